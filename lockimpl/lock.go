@@ -1,0 +1,122 @@
+// Package lockimpl is the catalogue of Redis lock implementations that
+// lockstep runs: from a bare SETNX up to watchdog renewal, Redlock and fencing
+// tokens. Each implementation is ordinary go-redis code that works unchanged
+// against a production Redis; it knows nothing of the simulator. The simulator
+// reaches it only through Env: the clients it is given, the clock, the token
+// source and the way to start a background goroutine.
+//
+// Adding an implementation: write one file with a type that satisfies Lock and
+// a doc comment that says what it fixes and what it still misses, then add one
+// Info entry to the registry in registry.go.
+package lockimpl
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Lock is one client's handle on one named lock.
+type Lock interface {
+	// TryAcquire makes one attempt. It returns false when someone else holds
+	// the lock.
+	TryAcquire(ctx context.Context) (bool, error)
+	// Release gives the lock back. It returns ErrNotHeld when the lock was
+	// found to belong to someone else (or to nobody) and was left alone.
+	Release(ctx context.Context) error
+}
+
+// Fencer is implemented by locks that hand out a fencing token: a number that
+// grows with every successful acquire, for the protected resource to check.
+type Fencer interface {
+	// Fence is the token of the current hold, 0 when nothing is held.
+	Fence() int64
+}
+
+// Watcher is implemented by locks with a watchdog that can tell when a
+// renewal found the lock gone.
+type Watcher interface {
+	// Lost is closed when the watchdog found that the lock no longer holds
+	// this client's token.
+	Lost() <-chan struct{}
+}
+
+// Clock is where a lock's notion of time comes from: virtual in the
+// simulator, the wall clock against a real server. Lock code never calls
+// time.Now or time.Sleep directly.
+type Clock interface {
+	Now() time.Time
+	// Sleep waits for d, or until ctx is done, whichever comes first; it
+	// returns ctx.Err() in the second case.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// Env is everything a lock implementation gets from its surroundings.
+type Env struct {
+	// Nodes are the Redis servers: one for single-instance locks, N
+	// independent ones for Redlock.
+	Nodes []*redis.Client
+	// Key is the lock's key, for example "lock:product:1001".
+	Key string
+	// TTL is the lease: how long the lock lives without renewal.
+	TTL time.Duration
+	// Clock drives the implementation's timers (watchdogs, Redlock validity).
+	Clock Clock
+	// Token returns a new owner token, unique among all clients. A real
+	// deployment uses a UUID; the simulator hands out readable ones (A#1).
+	Token func() string
+	// Go starts fn in a new goroutine (a watchdog, say). name says what the
+	// goroutine is for. When nil, a plain go statement is used.
+	Go func(ctx context.Context, name string, fn func(ctx context.Context))
+}
+
+// Maker builds a lock handle for one client.
+type Maker func(Env) Lock
+
+// ErrNotHeld is returned by Release when the lock was no longer this
+// client's and was therefore left alone.
+var ErrNotHeld = errors.New("lock not held")
+
+// WallClock is the real clock, for runs against real servers.
+type WallClock struct{}
+
+// Now returns time.Now().
+func (WallClock) Now() time.Time { return time.Now() }
+
+// Sleep waits for d or until ctx is done.
+func (WallClock) Sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (e Env) goroutine(ctx context.Context, name string, fn func(context.Context)) {
+	if e.Go != nil {
+		e.Go(ctx, name, fn)
+		return
+	}
+	go fn(ctx)
+}
+
+// owner keeps the token of one client's current or next hold: drawn on the
+// first attempt, kept across failed attempts, dropped on release.
+type owner struct {
+	env   Env
+	token string
+}
+
+func (o *owner) current() string {
+	if o.token == "" {
+		o.token = o.env.Token()
+	}
+	return o.token
+}
+
+func (o *owner) drop() { o.token = "" }

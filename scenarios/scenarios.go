@@ -1,0 +1,68 @@
+// Package scenarios is lockstep's catalogue of failure modes: one file per
+// classic Redis lock bug, each a scripted timeline, plus the expectation
+// matrix that says which implementation survives which bug. The engine that
+// plays them lives in scenarios/sim.
+//
+// Adding a failure mode: write one file with a Scenario (id, titles, setup,
+// script), add it to catalogue below, and give it a row in matrix.go.
+package scenarios
+
+import (
+	"fmt"
+	"strings"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios/sim"
+)
+
+// Scenario is one failure mode.
+type Scenario struct {
+	ID      string
+	Title   sim.Text
+	Summary sim.Text
+	// Naive is the implementation this failure mode is about: the default
+	// for "lockstep play".
+	Naive  string
+	Setup  sim.Setup
+	Script sim.Script
+}
+
+// Run plays the scenario against impl.
+func (s Scenario) Run(impl lockimpl.Info) (*sim.Trace, error) {
+	tr, err := sim.Run(s.Setup, s.Script, impl)
+	if err != nil {
+		return nil, fmt.Errorf("%s × %s: %w", s.ID, impl.Name, err)
+	}
+	tr.Scenario, tr.Title = s.ID, s.Title
+	return tr, nil
+}
+
+var catalogue = []Scenario{
+	setnxNoEX,
+	delOther,
+	getThenDel,
+	failover,
+	gcPause,
+}
+
+// All returns the failure modes in teaching order.
+func All() []Scenario { return append([]Scenario(nil), catalogue...) }
+
+// IDs returns the scenario ids in teaching order.
+func IDs() []string {
+	ids := make([]string, len(catalogue))
+	for i, s := range catalogue {
+		ids[i] = s.ID
+	}
+	return ids
+}
+
+// Lookup finds a scenario by id. The error lists the valid ids.
+func Lookup(id string) (Scenario, error) {
+	for _, s := range catalogue {
+		if s.ID == id {
+			return s, nil
+		}
+	}
+	return Scenario{}, fmt.Errorf("unknown scenario %q; valid: %s", id, strings.Join(IDs(), ", "))
+}

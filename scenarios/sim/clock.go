@@ -1,0 +1,63 @@
+package sim
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// epoch is virtual time zero, as the servers' TIME command reports it.
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// vclock is the virtual clock lock code sees through lockimpl.Env.Clock.
+type vclock struct{ w *World }
+
+// Now is the virtual time.
+func (c vclock) Now() time.Time { return epoch.Add(c.w.now) }
+
+// Sleep parks the calling actor until the scheduler's clock reaches now+d,
+// or until ctx is done.
+func (c vclock) Sleep(ctx context.Context, d time.Duration) error {
+	w := c.w
+	a := actorFrom(ctx)
+	if a == nil {
+		panic("lockstep: virtual Sleep outside a simulated goroutine")
+	}
+	if w.closing.Load() {
+		return redis.ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	w.send(msg{a: a, kind: msgSleep, deadline: w.now + max(d, 0)})
+	select {
+	case err := <-a.resume:
+		return err
+	case <-ctx.Done():
+		w.send(msg{a: a, kind: msgUnsleep})
+		_ = a.wait()
+		return ctx.Err()
+	}
+}
+
+// spawn is lockimpl.Env.Go in the simulator: the new goroutine becomes an
+// actor of the same client, named after its purpose ("A.watchdog"), and waits
+// for the scheduler before it runs.
+func (w *World) spawn(ctx context.Context, name string, fn func(context.Context)) {
+	parent := actorFrom(ctx)
+	if parent == nil {
+		panic("lockstep: Env.Go outside a simulated goroutine")
+	}
+	c := parent.client
+	child := w.newActor(c, c.name+"."+name, true)
+	ctx = withActor(ctx, child)
+	go func() {
+		if err := child.wait(); err == nil {
+			fn(ctx)
+		}
+		w.send(msg{a: child, kind: msgExit})
+	}()
+	w.send(msg{a: parent, kind: msgSpawn, child: child})
+	_ = parent.wait()
+}

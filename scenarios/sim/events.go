@@ -1,0 +1,213 @@
+package sim
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// commandDone records a finished command: the reply, what changed on the
+// server, who wrote what, and whether a release or renewal touched another
+// client's lock.
+func (w *World) commandDone(a *actor, m msg) {
+	srv := w.servers[m.server]
+	before := srv.keys
+	after := readKeys(srv, before)
+	c := a.client
+	op := a.op
+	if a.bg {
+		op = OpRenew
+	}
+	changes := diffKeys(before, after)
+	var owned []change
+	for _, ch := range changes {
+		i := slices.IndexFunc(after, func(k KeyState) bool { return k.Key == ch.key })
+		switch ch.kind {
+		case changeCreated, changeValue:
+			after[i].Writer = c.name
+		case changeDeleted, changeExtended:
+			if ch.key == w.setup.Key && ch.before.Writer != "" && ch.before.Writer != c.name {
+				owned = append(owned, ch)
+			}
+		}
+	}
+	srv.keys = after
+	if a.hold != nil && a.hold.op == a.op && !a.bg {
+		a.hold.count++
+	}
+	w.emit(Event{
+		Kind:    KindCommand,
+		Actor:   a.name,
+		Server:  srv.name,
+		Args:    cmdArgs(m.cmd),
+		Command: formatCommand(m.cmd),
+		Reply:   formatReply(m.cmd, m.err),
+		Text:    textCommand(a.name, op, changes, m.err),
+	})
+	for _, ch := range owned {
+		w.violate(InvOwnership, textOwnership(c.name, ch))
+	}
+	if srv.replica >= 0 && len(changes) > 0 {
+		w.enqueueReplication(m.server, changes)
+	}
+}
+
+// noted applies what a program reports about its beliefs.
+func (w *World) noted(a *actor, n note) {
+	c := a.client
+	switch n.kind {
+	case noteOp:
+		a.op, c.op = n.op, n.op
+		switch n.op {
+		case OpAcquire:
+			if c.belief != BeliefWaiting {
+				c.belief = BeliefWaiting
+				w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWants(c.name)})
+			}
+		case OpWork:
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWork(c.name, c.prog.Work)})
+		case OpRelease:
+			c.belief = BeliefReleased
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeaves(c.name)})
+		}
+	case noteAcquired:
+		c.belief, c.fence, c.lost = BeliefHolds, n.fence, n.lost
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textAcquired(c.name, c.token, n.fence)})
+	case noteRefused:
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textRefused(c.name, c.prog.Retry, n.err)})
+	case noteReleased:
+		c.fence, c.lost = 0, nil
+		c.op = OpDone
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReleased(c.name, n.err)})
+	case noteGaveUp:
+		c.belief, c.op = BeliefGaveUp, OpDone
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textGaveUp(c.name)})
+	}
+}
+
+// checkLost turns a watchdog's "lock lost" signal into a belief change.
+func (w *World) checkLost(c *client) {
+	if c.lost == nil || c.belief != BeliefHolds {
+		return
+	}
+	select {
+	case <-c.lost:
+		c.belief = BeliefLost
+		c.lost = nil
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLost(c.name)})
+	default:
+	}
+}
+
+// passPoint performs the resource access the actor is parked at.
+func (w *World) passPoint(a *actor) {
+	c := a.client
+	switch a.point {
+	case OpRead:
+		c.readVal, c.readVer = w.res.value, w.res.version
+		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textRead(c.name, w.res.name, c.readVal)})
+	case OpWrite:
+		r := w.res.write(c.readVal-1, c.readVer, c.fence)
+		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textWrite(c.name, w.res.name, r)})
+		if r.lostUpdate {
+			w.violate(InvResource, textLostUpdate(c.name, r))
+		}
+	}
+}
+
+// checkHold freezes a business actor that has reached its hold point.
+func (w *World) checkHold(a *actor) {
+	h := a.hold
+	if h == nil || a.held || a.bg {
+		return
+	}
+	var hit bool
+	if h.at != "" {
+		hit = a.park == parkPoint && a.point == h.at
+	} else {
+		hit = h.count >= h.after
+	}
+	if !hit {
+		return
+	}
+	a.held = true
+	next := ""
+	if a.park == parkGate {
+		next = formatCommand(a.cmd)
+	}
+	w.emit(Event{Kind: KindSchedule, Actor: a.name, Text: textHeld(a.name, next, a.point)})
+}
+
+// hold is where the scenario wants a client stopped: at a program point, or
+// at its first stop after it has sent `after` commands in stage op.
+type hold struct {
+	at    Op
+	op    Op
+	after int
+	count int
+}
+
+// violate records a violation right after the event that caused it.
+func (w *World) violate(inv string, text Text) {
+	step := w.record(Event{Kind: KindViolation, Invariant: inv, Text: text})
+	w.judge.broke(inv, step, w.now, text)
+}
+
+// --- key diffs ------------------------------------------------------------
+
+type changeKind int
+
+const (
+	changeCreated changeKind = iota
+	changeDeleted
+	changeValue
+	changeExtended // TTL moved later
+	changeTTLSet   // TTL added or shortened
+)
+
+type change struct {
+	key           string
+	kind          changeKind
+	before, after KeyState
+}
+
+// diffKeys lists what one command changed, in key order.
+func diffKeys(before, after []KeyState) []change {
+	var out []change
+	for _, b := range before {
+		a, ok := findKey(after, b.Key)
+		switch {
+		case !ok:
+			out = append(out, change{key: b.Key, kind: changeDeleted, before: b})
+		case a.Value != b.Value || a.Type != b.Type:
+			out = append(out, change{key: b.Key, kind: changeValue, before: b, after: a})
+		case a.TTL != b.TTL:
+			// A lease that moves later (or stops expiring) is extended; one
+			// that starts expiring or gets shorter is merely set.
+			kind := changeTTLSet
+			if b.TTL > 0 && (a.TTL > b.TTL || a.TTL < 0) {
+				kind = changeExtended
+			}
+			out = append(out, change{key: b.Key, kind: kind, before: b, after: a})
+		}
+	}
+	for _, a := range after {
+		if _, ok := findKey(before, a.Key); !ok {
+			out = append(out, change{key: a.Key, kind: changeCreated, after: a})
+		}
+	}
+	slices.SortStableFunc(out, func(x, y change) int {
+		switch {
+		case x.key < y.key:
+			return -1
+		case x.key > y.key:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// isReply says whether err is a normal reply (nil) rather than a failure.
+func isReply(err error) bool { return err == nil || errors.Is(err, redis.Nil) }

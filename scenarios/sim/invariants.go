@@ -1,0 +1,147 @@
+package sim
+
+import (
+	"strings"
+	"time"
+)
+
+// The invariant ids.
+const (
+	InvMutex     = "mutex"
+	InvOwnership = "ownership"
+	InvLiveness  = "liveness"
+	InvResource  = "resource"
+)
+
+// Invariant describes one property every run is judged on.
+type Invariant struct {
+	ID   string
+	Rule Text
+}
+
+// Invariants are judged from observations only: beliefs, server contents,
+// what the resource accepted.
+var Invariants = []Invariant{
+	{InvMutex, Text{
+		"at no instant do two live clients believe they hold the lock (a paused client still believes)",
+		"任何时刻都不会有两个存活的客户端同时认为自己持有锁（暂停中的客户端仍然认为自己持有）"}},
+	{InvOwnership, Text{
+		"no release or renewal removes or extends a lock value the client did not write",
+		"释放或续期不会删除或延长不是自己写入的锁"}},
+	{InvLiveness, Text{
+		"once the holder is dead or done, a waiting client gets the lock within a bounded time",
+		"持有者崩溃或结束后，等待的客户端能在有限时间内拿到锁"}},
+	{InvResource, Text{
+		"the protected data never loses an update (no oversell, no stale write accepted)",
+		"受保护的数据不丢失更新（不超卖，不接受过期的写入）"}},
+}
+
+// InvariantIDs lists the invariant ids in order.
+func InvariantIDs() []string {
+	ids := make([]string, len(Invariants))
+	for i, inv := range Invariants {
+		ids[i] = inv.ID
+	}
+	return ids
+}
+
+// judge keeps the verdicts and the state the invariants need over time.
+type judge struct {
+	verdicts []Verdict
+	pairs    map[string]bool // holder pairs already reported
+	orphan   bool
+	since    time.Duration
+}
+
+func newJudge() judge {
+	j := judge{pairs: map[string]bool{}}
+	for _, inv := range Invariants {
+		j.verdicts = append(j.verdicts, Verdict{Invariant: inv.ID})
+	}
+	return j
+}
+
+func (j *judge) broke(id string, step int, t time.Duration, reason Text) {
+	for i := range j.verdicts {
+		if j.verdicts[i].Invariant == id && !j.verdicts[i].Broken {
+			j.verdicts[i] = Verdict{Invariant: id, Broken: true, Step: step, T: t, Reason: reason}
+		}
+	}
+}
+
+func (j *judge) isBroken(id string) bool {
+	for _, v := range j.verdicts {
+		if v.Invariant == id {
+			return v.Broken
+		}
+	}
+	return false
+}
+
+// checkMutex reports every new pair of live clients that both believe they
+// hold the lock.
+func (w *World) checkMutex() {
+	var holders []string
+	for _, c := range w.clients {
+		if c.belief == BeliefHolds && !c.crashed {
+			holders = append(holders, c.name)
+		}
+	}
+	fresh := false
+	for i := range holders {
+		for k := i + 1; k < len(holders); k++ {
+			pair := holders[i] + "+" + holders[k]
+			if !w.judge.pairs[pair] {
+				w.judge.pairs[pair] = true
+				fresh = true
+			}
+		}
+	}
+	if fresh {
+		w.violate(InvMutex, textMutex(holders))
+	}
+}
+
+// updateLiveness tracks whether some client waits while no live client holds
+// the lock: from that moment the liveness bound runs.
+func (j *judge) updateLiveness(w *World) {
+	waiting, live := false, false
+	for _, c := range w.clients {
+		if c.crashed {
+			continue
+		}
+		switch c.belief {
+		case BeliefWaiting:
+			waiting = true
+		case BeliefHolds:
+			live = true
+		}
+	}
+	orphan := waiting && !live
+	if orphan && !j.orphan {
+		j.since = w.now
+	}
+	j.orphan = orphan
+}
+
+func (j *judge) livenessDeadline(bound time.Duration) (time.Duration, bool) {
+	if !j.orphan || j.isBroken(InvLiveness) {
+		return 0, false
+	}
+	return j.since + bound, true
+}
+
+// checkLiveness reports a broken liveness once the bound has run out.
+func (w *World) checkLiveness() {
+	d, on := w.judge.livenessDeadline(w.setup.LivenessBound)
+	if !on || w.now < d {
+		return
+	}
+	var waiting []string
+	for _, c := range w.clients {
+		if c.belief == BeliefWaiting && !c.crashed {
+			waiting = append(waiting, c.name)
+		}
+	}
+	w.violate(InvLiveness, textLiveness(strings.Join(waiting, ", "), w.now-w.judge.since))
+}

@@ -1,0 +1,343 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/lockimpl"
+)
+
+// This file holds every line the engine says, in English and Chinese. The
+// engine narrates what it observes; it never knows which implementation runs.
+
+// Secs formats a duration as seconds: "30s", "0.5s".
+func Secs(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+}
+
+func secsZH(d time.Duration) string {
+	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " 秒"
+}
+
+func ttlText(k KeyState) (string, string) {
+	if k.TTL < 0 {
+		return "no TTL", "没有过期时间"
+	}
+	return "TTL " + Secs(k.TTL), "TTL " + secsZH(k.TTL)
+}
+
+func textCommand(actor string, op Op, changes []change, err error) Text {
+	var en, zh string
+	switch op {
+	case OpAcquire:
+		en, zh = actor+"'s acquire", actor+" 加锁"
+	case OpRelease:
+		en, zh = actor+"'s release", actor+" 释放锁"
+	case OpRenew:
+		en, zh = actor+"'s renewal", actor+" 续期"
+	default:
+		en, zh = actor+"'s command", actor+" 的命令"
+	}
+	var ens, zhs []string
+	if !isReply(err) {
+		ens = append(ens, "the command fails ("+err.Error()+")")
+		zhs = append(zhs, "命令失败（"+err.Error()+"）")
+	}
+	for _, ch := range changes {
+		e, z := describeChange(ch)
+		ens = append(ens, e)
+		zhs = append(zhs, z)
+	}
+	if len(ens) == 0 {
+		ens, zhs = []string{"nothing changes"}, []string{"没有任何改变"}
+	}
+	return Text{en + ": " + strings.Join(ens, "; "), zh + "：" + strings.Join(zhs, "；")}
+}
+
+func describeChange(ch change) (string, string) {
+	a, b := ch.after, ch.before
+	switch ch.kind {
+	case changeCreated:
+		te, tz := ttlText(a)
+		return fmt.Sprintf("%s = %s is written (%s)", a.Key, a.Value, te),
+			fmt.Sprintf("写入 %s = %s（%s）", a.Key, a.Value, tz)
+	case changeDeleted:
+		return fmt.Sprintf("%s is deleted (it held %s, written by %s)", b.Key, b.Value, b.Writer),
+			fmt.Sprintf("删除了 %s（原值 %s，由 %s 写入）", b.Key, b.Value, b.Writer)
+	case changeValue:
+		return fmt.Sprintf("%s is now %s", a.Key, a.Value),
+			fmt.Sprintf("%s 变为 %s", a.Key, a.Value)
+	case changeExtended:
+		te, tz := ttlText(a)
+		return fmt.Sprintf("%s is extended (%s)", a.Key, te),
+			fmt.Sprintf("%s 被续期（%s）", a.Key, tz)
+	default:
+		te, tz := ttlText(a)
+		return fmt.Sprintf("%s now has %s", a.Key, te),
+			fmt.Sprintf("%s 设置了 %s", a.Key, tz)
+	}
+}
+
+func textExpired(k KeyState, srv string) Text {
+	return Text{
+		fmt.Sprintf("%s expires on %s: its TTL ran out (it held %s)", k.Key, srv, k.Value),
+		fmt.Sprintf("%s 在 %s 上过期：TTL 到期（原值 %s）", k.Key, srv, k.Value),
+	}
+}
+
+func textWants(c string) Text {
+	return Text{c + " wants the lock", c + " 想要获取锁"}
+}
+
+func textWork(c string, d time.Duration) Text {
+	return Text{
+		fmt.Sprintf("%s works inside its critical section for %s", c, Secs(d)),
+		fmt.Sprintf("%s 在临界区内执行业务，耗时 %s", c, secsZH(d)),
+	}
+}
+
+func textLeaves(c string) Text {
+	return Text{c + " leaves its critical section and releases the lock",
+		c + " 离开临界区，释放锁"}
+}
+
+func textAcquired(c, token string, fence int64) Text {
+	en, zh := c+" now holds the lock", c+" 拿到了锁"
+	if token != "" {
+		en += " (token " + token + ")"
+		zh += "（标识 " + token + "）"
+	}
+	if fence > 0 {
+		en += fmt.Sprintf(" with fencing token %d", fence)
+		zh += fmt.Sprintf("，栅栏令牌 %d", fence)
+	}
+	return Text{en, zh}
+}
+
+func textRefused(c string, retry time.Duration, err error) Text {
+	if err != nil {
+		return Text{
+			fmt.Sprintf("%s's attempt fails (%v); it retries in %s", c, err, Secs(retry)),
+			fmt.Sprintf("%s 加锁出错（%v），%s后重试", c, err, secsZH(retry)),
+		}
+	}
+	return Text{
+		fmt.Sprintf("%s does not get the lock; it retries in %s", c, Secs(retry)),
+		fmt.Sprintf("%s 没抢到锁，%s后重试", c, secsZH(retry)),
+	}
+}
+
+func textReleased(c string, err error) Text {
+	switch {
+	case err == nil:
+		return Text{c + " has released the lock", c + " 释放锁完成"}
+	case errors.Is(err, lockimpl.ErrNotHeld):
+		return Text{c + "'s release found the lock was not its own and left it alone",
+			c + " 释放时发现锁已不是自己的，没有删除"}
+	default:
+		return Text{fmt.Sprintf("%s's release fails (%v)", c, err),
+			fmt.Sprintf("%s 释放锁失败（%v）", c, err)}
+	}
+}
+
+func textGaveUp(c string) Text {
+	return Text{c + " gives up", c + " 放弃加锁"}
+}
+
+func textLost(c string) Text {
+	return Text{c + "'s watchdog found the lock gone: " + c + " now knows it no longer holds it",
+		c + " 的看门狗发现锁已丢失：" + c + " 知道自己不再持有锁"}
+}
+
+func textRead(c, res string, v int) Text {
+	return Text{fmt.Sprintf("%s reads %s = %d", c, res, v),
+		fmt.Sprintf("%s 读取 %s = %d", c, res, v)}
+}
+
+func textWrite(c, res string, r writeResult) Text {
+	if r.rejected {
+		return Text{
+			fmt.Sprintf("the store rejects %s's write of %s = %d: fencing token %d < %d already seen", c, res, r.value, r.fence, r.maxFence),
+			fmt.Sprintf("存储拒绝了 %s 的写入 %s = %d：栅栏令牌 %d < 已见过的 %d", c, res, r.value, r.fence, r.maxFence),
+		}
+	}
+	en := fmt.Sprintf("%s writes %s = %d", c, res, r.value)
+	zh := fmt.Sprintf("%s 写入 %s = %d", c, res, r.value)
+	if r.fence > 0 {
+		en += fmt.Sprintf(" with fencing token %d", r.fence)
+		zh += fmt.Sprintf("（栅栏令牌 %d）", r.fence)
+	}
+	return Text{en, zh}
+}
+
+func textHeld(a, next string, point Op) Text {
+	switch {
+	case next != "":
+		return Text{fmt.Sprintf("the scheduler holds %s before its next command: %s", a, next),
+			fmt.Sprintf("调度器让 %s 停在下一条命令之前：%s", a, next)}
+	case point == OpWrite:
+		return Text{fmt.Sprintf("the scheduler holds %s just before it writes", a),
+			fmt.Sprintf("调度器让 %s 停在写入之前", a)}
+	default:
+		return Text{fmt.Sprintf("the scheduler holds %s here", a),
+			fmt.Sprintf("调度器让 %s 停在这里", a)}
+	}
+}
+
+func textUnheld(a string) Text {
+	return Text{"the scheduler lets " + a + " go on", "调度器让 " + a + " 继续执行"}
+}
+
+func textReplicated(srv string, keys []string) Text {
+	k := strings.Join(keys, ", ")
+	return Text{fmt.Sprintf("%s (replica) receives the primary's writes to %s", srv, k),
+		fmt.Sprintf("%s（从库）收到主库对 %s 的写入", srv, k)}
+}
+
+func textFailover(dead, promoted string, lost int) Text {
+	return Text{
+		fmt.Sprintf("%s (primary) dies with %d write(s) not yet replicated; %s is promoted to primary and clients now reach it", dead, lost, promoted),
+		fmt.Sprintf("%s（主库）宕机，还有 %d 条写入没复制出去；%s 被提升为主库，客户端改连它（主从切换）", dead, lost, promoted),
+	}
+}
+
+func textNodeDown(srv string) Text {
+	return Text{srv + " dies; its keys are gone", srv + " 宕机，它上面的 key 全部丢失"}
+}
+
+func textCrash(c string) Text {
+	return Text{c + "'s process crashes: it sends nothing more; its keys stay in Redis",
+		c + " 的进程崩溃：不再发送任何命令；它写下的 key 仍留在 Redis 里"}
+}
+
+func textPause(c string) Text {
+	return Text{c + "'s process stops the world (a long GC pause): all its goroutines and timers freeze, and it still believes what it believed",
+		c + " 的进程发生长时间停顿（GC）：所有协程和定时器都被冻结，它仍然相信自己之前的判断"}
+}
+
+func textResume(c string, d time.Duration) Text {
+	return Text{fmt.Sprintf("%s's process wakes up after %s, unaware of the pause", c, Secs(d)),
+		fmt.Sprintf("%s 的进程在 %s后恢复运行，并不知道自己停顿过", c, secsZH(d))}
+}
+
+func textMutex(holders []string) Text {
+	h := strings.Join(holders[:len(holders)-1], ", ") + " and " + holders[len(holders)-1]
+	both := "both"
+	if len(holders) > 2 {
+		both = "all"
+	}
+	return Text{fmt.Sprintf("%s %s believe they hold the lock at the same time", h, both),
+		fmt.Sprintf("%s 同时认为自己持有锁：互斥被破坏", strings.Join(holders, " 和 "))}
+}
+
+func textOwnership(c string, ch change) Text {
+	if ch.kind == changeDeleted {
+		return Text{fmt.Sprintf("%s deleted the lock that %s wrote (误删)", c, ch.before.Writer),
+			fmt.Sprintf("%s 删除了 %s 写入的锁（误删）", c, ch.before.Writer)}
+	}
+	return Text{fmt.Sprintf("%s extended the lock that %s wrote", c, ch.before.Writer),
+		fmt.Sprintf("%s 延长了 %s 写入的锁", c, ch.before.Writer)}
+}
+
+func textLostUpdate(c string, r writeResult) Text {
+	return Text{
+		fmt.Sprintf("%s's write is based on a stale read: an update made since is lost", c),
+		fmt.Sprintf("%s 基于过期的读取写入：之后的更新丢失了（超卖）", c),
+	}
+}
+
+func textLiveness(waiting string, d time.Duration) Text {
+	return Text{
+		fmt.Sprintf("%s has waited %s while no live client holds the lock: it is orphaned", waiting, Secs(d)),
+		fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁成了孤儿（死锁）", waiting, secsZH(d)),
+	}
+}
+
+// --- commands and replies, redis-cli style ------------------------------
+
+func cmdArgs(cmd redis.Cmder) []string {
+	args := cmd.Args()
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = fmt.Sprint(a)
+	}
+	return out
+}
+
+// formatCommand renders a command as redis-cli would take it. A Lua script
+// body shows as the name on its first comment line: EVAL <release> 1 key A#1.
+func formatCommand(cmd redis.Cmder) string {
+	args := cmdArgs(cmd)
+	parts := make([]string, len(args))
+	for i, a := range args {
+		switch {
+		case i == 0 || keywords[a]:
+			parts[i] = strings.ToUpper(a)
+		case strings.HasPrefix(a, "-- "):
+			name, _, _ := strings.Cut(strings.TrimPrefix(a, "-- "), ":")
+			parts[i] = "<" + name + ">"
+		case a == "" || strings.ContainsAny(a, " \"\n"):
+			parts[i] = strconv.Quote(a)
+		default:
+			parts[i] = a
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// keywords are the command options go-redis sends in lower case.
+var keywords = map[string]bool{"nx": true, "xx": true, "ex": true, "px": true, "keepttl": true, "get": true}
+
+// formatReply renders a reply as redis-cli prints it.
+func formatReply(cmd redis.Cmder, err error) string {
+	if errors.Is(err, redis.Nil) {
+		return "(nil)"
+	}
+	if err != nil {
+		return "(error) " + err.Error()
+	}
+	name := strings.ToLower(cmd.Name())
+	switch c := cmd.(type) {
+	case *redis.StatusCmd:
+		return c.Val()
+	case *redis.IntCmd:
+		return "(integer) " + strconv.FormatInt(c.Val(), 10)
+	case *redis.StringCmd:
+		return strconv.Quote(c.Val())
+	case *redis.BoolCmd:
+		if name == "set" {
+			if c.Val() {
+				return "OK"
+			}
+			return "(nil)"
+		}
+		return "(integer) " + boolInt(c.Val())
+	case *redis.Cmd:
+		switch v := c.Val().(type) {
+		case nil:
+			return "(nil)"
+		case int64:
+			return "(integer) " + strconv.FormatInt(v, 10)
+		case string:
+			if v == "OK" {
+				return v
+			}
+			return strconv.Quote(v)
+		default:
+			return fmt.Sprint(v)
+		}
+	}
+	return fmt.Sprint(cmd)
+}
+
+func boolInt(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}

@@ -1,0 +1,126 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/lockimpl"
+)
+
+// Program is what one client's business goroutine does: take the lock
+// (retrying), read the protected resource, work, write it back, release.
+type Program struct {
+	// Start is when the client begins, from time zero.
+	Start time.Duration
+	// Retry is the wait between failed acquire attempts.
+	Retry time.Duration
+	// Attempts caps the acquire attempts; 0 means keep trying.
+	Attempts int
+	// Work is how long the critical section takes between read and write.
+	Work time.Duration
+}
+
+// Op is a stage of a client's program, or a watchdog's renewal.
+type Op string
+
+// The stages of a program.
+const (
+	OpStart   Op = "start"
+	OpAcquire Op = "acquire"
+	OpRead    Op = "read"
+	OpWork    Op = "work"
+	OpWrite   Op = "write"
+	OpRelease Op = "release"
+	OpRenew   Op = "renew"
+	OpDone    Op = "done"
+)
+
+// note is what the program reports to the scheduler.
+type note struct {
+	kind  noteKind
+	op    Op
+	err   error
+	fence int64
+	lost  <-chan struct{}
+}
+
+type noteKind int
+
+const (
+	noteOp       noteKind = iota // a new stage begins
+	noteAcquired                 // TryAcquire said yes
+	noteRefused                  // TryAcquire said no (or failed)
+	noteReleased                 // Release returned
+	noteGaveUp                   // no attempts left
+)
+
+func (w *World) report(a *actor, n note) {
+	if w.closing.Load() {
+		return
+	}
+	w.send(msg{a: a, kind: msgNote, note: n})
+	_ = a.wait()
+}
+
+// pointAt parks the business goroutine before it touches the resource; the
+// scheduler performs the read or write when it lets the actor pass.
+func (w *World) pointAt(a *actor, op Op) error {
+	if w.closing.Load() {
+		return redis.ErrClosed
+	}
+	w.send(msg{a: a, kind: msgPoint, point: op})
+	return a.wait()
+}
+
+// runProgram is the business goroutine of client c.
+func (w *World) runProgram(ctx context.Context, a *actor) {
+	c, p, clock := a.client, a.client.prog, vclock{w}
+	lock := c.lock
+	for attempt := 1; ; attempt++ {
+		w.report(a, note{kind: noteOp, op: OpAcquire})
+		ok, err := lock.TryAcquire(ctx)
+		if errors.Is(err, redis.ErrClosed) {
+			return
+		}
+		if ok {
+			n := note{kind: noteAcquired, err: err}
+			if f, isF := lock.(lockimpl.Fencer); isF {
+				n.fence = f.Fence()
+			}
+			if wt, isW := lock.(lockimpl.Watcher); isW {
+				n.lost = wt.Lost()
+			}
+			w.report(a, n)
+			break
+		}
+		w.report(a, note{kind: noteRefused, err: err})
+		if p.Attempts > 0 && attempt >= p.Attempts {
+			w.report(a, note{kind: noteGaveUp})
+			return
+		}
+		if clock.Sleep(ctx, p.Retry) != nil {
+			return
+		}
+	}
+	w.report(a, note{kind: noteOp, op: OpRead})
+	if w.pointAt(a, OpRead) != nil {
+		return
+	}
+	w.report(a, note{kind: noteOp, op: OpWork})
+	if clock.Sleep(ctx, p.Work) != nil {
+		return
+	}
+	w.report(a, note{kind: noteOp, op: OpWrite})
+	if w.pointAt(a, OpWrite) != nil {
+		return
+	}
+	w.report(a, note{kind: noteOp, op: OpRelease})
+	err := lock.Release(ctx)
+	if errors.Is(err, redis.ErrClosed) {
+		return
+	}
+	w.report(a, note{kind: noteReleased, err: err})
+}

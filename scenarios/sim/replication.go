@@ -1,0 +1,116 @@
+package sim
+
+import (
+	"strings"
+	"time"
+)
+
+// replEntry is one write on its way from a primary to its replica. Redis
+// replicates asynchronously: the primary answers the client first and ships
+// the write afterwards, so for a while (the lag) the replica does not have it.
+type replEntry struct {
+	due      time.Duration
+	replica  int
+	key      string
+	deleted  bool
+	state    KeyState
+	expireAt time.Duration // absolute virtual time, 0 for none
+}
+
+// enqueueReplication schedules the changes a command made on primary p.
+func (w *World) enqueueReplication(p int, changes []change) {
+	r := w.servers[p].replica
+	if !w.servers[r].up {
+		return
+	}
+	for _, ch := range changes {
+		e := replEntry{due: w.now + w.servers[r].lag, replica: r, key: ch.key}
+		if ch.kind == changeDeleted {
+			e.deleted = true
+		} else {
+			e.state = ch.after
+			if ch.after.TTL > 0 {
+				e.expireAt = w.now + ch.after.TTL
+			}
+		}
+		w.repl = append(w.repl, e)
+	}
+	w.applyReplication()
+}
+
+// applyReplication applies every write that is due, in the order the primary
+// made them, with one event per replica and moment.
+func (w *World) applyReplication() {
+	var keys []string
+	r := -1
+	for len(w.repl) > 0 && w.repl[0].due <= w.now {
+		e := w.repl[0]
+		w.repl = w.repl[1:]
+		srv := w.servers[e.replica]
+		if !srv.up {
+			continue
+		}
+		m := srv.m
+		m.Del(e.key)
+		if !e.deleted {
+			switch e.state.Type {
+			case "hash":
+				var fv []string
+				for _, pair := range strings.Fields(e.state.Value) {
+					f, v, _ := strings.Cut(pair, "=")
+					fv = append(fv, f, v)
+				}
+				m.HSet(e.key, fv...)
+			default:
+				_ = m.Set(e.key, e.state.Value)
+			}
+			if e.expireAt > 0 {
+				if left := e.expireAt - w.now; left > 0 {
+					m.SetTTL(e.key, left)
+				} else {
+					m.Del(e.key)
+				}
+			}
+		}
+		srv.keys = readKeys(srv, srv.keys)
+		for i := range srv.keys {
+			if srv.keys[i].Key == e.key {
+				srv.keys[i].Writer = e.state.Writer
+			}
+		}
+		keys = append(keys, e.key)
+		r = e.replica
+	}
+	if r >= 0 {
+		w.emit(Event{Kind: KindReplicate, Server: w.servers[r].name,
+			Text: textReplicated(w.servers[r].name, keys)})
+	}
+}
+
+// failover kills the first node's server. A primary with a replica is
+// replaced by it: the replica is promoted with whatever it had received, the
+// writes still on their way are lost, and clients reconnect to it. A server
+// without a replica (a Redlock node) is simply gone.
+func (w *World) failover() {
+	p := w.route[0]
+	dead := w.servers[p]
+	lost := 0
+	for _, e := range w.repl {
+		if e.replica == dead.replica {
+			lost++
+		}
+	}
+	w.repl = nil
+	dead.up = false
+	dead.keys = nil
+	dead.m.Close()
+	if dead.replica < 0 {
+		w.emit(Event{Kind: KindFault, Server: dead.name, Text: textNodeDown(dead.name)})
+		return
+	}
+	r := w.servers[dead.replica]
+	r.role, r.primary, r.lag = "primary", -1, 0
+	dead.role = "primary (down)"
+	w.route[0] = dead.replica
+	w.emit(Event{Kind: KindFault, Server: dead.name, Text: textFailover(dead.name, r.name, lost)})
+}

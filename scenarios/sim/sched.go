@@ -1,0 +1,214 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// stallTimeout turns a hang into an error that names the actor: lock code
+// that blocks outside the gate and the clock would otherwise stop the run
+// forever. It is a debugging aid on the wall clock and never shows in a trace.
+const stallTimeout = 10 * time.Second
+
+// settle runs actors, one at a time, until none can move without time
+// passing. The running actor keeps going until it sleeps, finishes or is
+// stopped by a hold, a pause or a crash; then the next runnable actor in line
+// goes.
+func (w *World) settle() {
+	for w.err == nil {
+		w.drain()
+		if w.err != nil {
+			return
+		}
+		a := w.dequeue()
+		if a == nil {
+			return
+		}
+		w.start(a)
+	}
+}
+
+// drain handles messages until no actor is running.
+func (w *World) drain() {
+	timer := time.NewTimer(stallTimeout)
+	defer timer.Stop()
+	for w.running > 0 && w.err == nil {
+		select {
+		case m := <-w.ch:
+			w.handle(m)
+		case <-timer.C:
+			w.fail(fmt.Errorf("stalled: %s did not reach a Redis command, a clock sleep or a program point within %s",
+				strings.Join(w.runningNames(), ", "), stallTimeout))
+			return
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(stallTimeout)
+	}
+}
+
+func (w *World) runningNames() []string {
+	var names []string
+	for _, a := range w.actors {
+		if a.state == stateRunning {
+			names = append(names, a.name)
+		}
+	}
+	return names
+}
+
+// start lets a parked actor go on: it sends its command, passes its program
+// point, or returns from its sleep.
+func (w *World) start(a *actor) {
+	if a.park == parkPoint {
+		w.passPoint(a)
+	}
+	a.park = parkNone
+	a.state = stateRunning
+	a.fresh = false
+	w.running++
+	a.resume <- nil
+}
+
+// runnable says whether a parked actor may move now.
+func (w *World) runnable(a *actor) bool {
+	c := a.client
+	return a.state == stateParked && !a.held && !c.paused && !c.crashed
+}
+
+// enqueue puts a at the back of the line.
+func (w *World) enqueue(a *actor) {
+	if !slices.Contains(w.queue, a) {
+		w.queue = append(w.queue, a)
+	}
+}
+
+// dequeue takes the first runnable actor in line.
+func (w *World) dequeue() *actor {
+	for i, a := range w.queue {
+		if w.runnable(a) {
+			w.queue = slices.Delete(w.queue, i, i+1)
+			return a
+		}
+	}
+	return nil
+}
+
+// handle applies one message from an actor.
+func (w *World) handle(m msg) {
+	a := m.a
+	switch m.kind {
+	case msgGate, msgPoint:
+		w.running--
+		a.state = stateParked
+		if m.kind == msgGate {
+			a.park, a.cmd, a.node = parkGate, m.cmd, m.node
+		} else {
+			a.park, a.point = parkPoint, m.point
+		}
+		w.checkHold(a)
+		// The actor that just ran goes on first: it runs until it blocks.
+		w.queue = slices.Insert(w.queue, 0, a)
+	case msgCmdDone:
+		w.commandDone(a, m)
+	case msgSleep:
+		w.running--
+		a.state, a.deadline = stateSleeping, m.deadline
+	case msgUnsleep:
+		if a.state == stateSleeping {
+			a.state = stateRunning
+			w.running++
+		}
+	case msgNote:
+		w.noted(a, m.note)
+	case msgSpawn:
+		m.child.id = len(w.actors)
+		w.actors = append(w.actors, m.child)
+		w.enqueue(m.child)
+	case msgExit:
+		if a.state == stateRunning {
+			w.running--
+		}
+		a.state = stateDone
+		w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+	}
+	w.checkLost(a.client)
+	switch m.kind {
+	case msgCmdDone, msgNote, msgSpawn, msgUnsleep:
+		// The actor waits for this: scheduler and actors take turns, so
+		// the scheduler never reads what a running actor writes.
+		a.resume <- nil
+	}
+}
+
+// wakeDue moves sleepers whose deadline has come into the line, in
+// (deadline, creation) order.
+func (w *World) wakeDue() {
+	var due []*actor
+	for _, a := range w.actors {
+		if a.state == stateSleeping && a.deadline <= w.now && !a.client.paused && !a.client.crashed {
+			due = append(due, a)
+		}
+	}
+	slices.SortStableFunc(due, func(x, y *actor) int {
+		if x.deadline != y.deadline {
+			return int(x.deadline - y.deadline)
+		}
+		return x.id - y.id
+	})
+	for _, a := range due {
+		a.state = stateParked
+		a.park = parkNone
+		w.enqueue(a)
+	}
+}
+
+// nextSleeper is the earliest deadline of a sleeper that can wake.
+func (w *World) nextSleeper() (time.Duration, bool) {
+	var best time.Duration
+	found := false
+	for _, a := range w.actors {
+		if a.state != stateSleeping || a.client.paused || a.client.crashed {
+			continue
+		}
+		if !found || a.deadline < best {
+			best, found = a.deadline, true
+		}
+	}
+	return best, found
+}
+
+// shutdown stops every actor: parked ones are resumed with redis.ErrClosed,
+// and so is everything they do afterwards, until all goroutines have
+// finished.
+func (w *World) shutdown() {
+	w.closing.Store(true)
+	w.err = nil
+	for {
+		var next *actor
+		for _, a := range w.actors {
+			if a.state == stateParked || a.state == stateSleeping {
+				next = a
+				break
+			}
+		}
+		if next == nil {
+			break
+		}
+		next.state = stateRunning
+		w.running++
+		next.resume <- redis.ErrClosed
+		w.drain()
+		if w.err != nil {
+			return
+		}
+	}
+}

@@ -1,0 +1,135 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+
+	"lockstep/lockimpl"
+)
+
+// Script is a scenario's timeline. It declares the clients, then moves time
+// and injects holds and faults; everything else — which commands go out,
+// what they return, what breaks — comes from the implementation under test.
+type Script func(t *Timeline)
+
+// Timeline is what a Script drives. Its methods run on the caller's goroutine
+// and return when the world has settled.
+type Timeline struct {
+	w *World
+}
+
+// Client is a handle on one client process of the timeline.
+type Client struct {
+	w *World
+	c *client
+}
+
+// Run plays script against impl and returns the trace. Only a malformed
+// scenario or a stalled implementation is an error; broken invariants are
+// results, recorded in the trace.
+func Run(setup Setup, script Script, impl lockimpl.Info) (tr *Trace, err error) {
+	w := newWorld(setup, impl)
+	defer func() {
+		w.close()
+		if err == nil && w.err != nil {
+			tr, err = nil, w.err
+		}
+	}()
+	script(&Timeline{w: w})
+	if w.err != nil {
+		return nil, w.err
+	}
+	w.trace.Verdicts = w.judge.verdicts
+	return &w.trace, nil
+}
+
+// Now is the virtual time since the start.
+func (t *Timeline) Now() time.Duration { return t.w.now }
+
+// Client adds a client process named name that runs program p.
+func (t *Timeline) Client(name string, p Program) *Client {
+	for _, c := range t.w.clients {
+		if c.name == name {
+			t.w.fail(fmt.Errorf("scenario: client %q declared twice", name))
+		}
+	}
+	return &Client{w: t.w, c: t.w.addClient(name, p)}
+}
+
+// Say adds a line of narration: what the timeline does next and why.
+func (t *Timeline) Say(en, zh string) {
+	t.w.record(Event{Kind: KindNarration, Text: Text{en, zh}})
+}
+
+// RunUntil lets the world run until virtual time at.
+func (t *Timeline) RunUntil(at time.Duration) {
+	if at < t.w.now {
+		t.w.fail(fmt.Errorf("scenario: RunUntil(%s) is in the past (now %s)", at, t.w.now))
+		return
+	}
+	t.w.runUntil(at, false)
+}
+
+// RunToEnd lets the world run until every client has finished or crashed, or
+// until the setup's horizon.
+func (t *Timeline) RunToEnd() {
+	t.w.runUntil(t.w.setup.Horizon, true)
+}
+
+// Failover kills the server of the first node. With a replica, the replica is
+// promoted with what it has received so far; without one (Redlock) the node
+// is simply down.
+func (t *Timeline) Failover() { t.w.failover() }
+
+// Name is the client's name.
+func (c *Client) Name() string { return c.c.name }
+
+// HoldAfter stops the client at its first stop after it has sent n commands
+// while in stage op: "A's release stops between its commands". If the stage
+// takes fewer commands, the client stops at its next command or program
+// point after the stage.
+func (c *Client) HoldAfter(op Op, n int) {
+	c.c.biz.hold = &hold{op: op, after: n}
+	c.w.checkHold(c.c.biz)
+}
+
+// HoldAt stops the client when it reaches program point op (OpRead or
+// OpWrite), before it touches the resource.
+func (c *Client) HoldAt(op Op) {
+	c.c.biz.hold = &hold{at: op}
+	c.w.checkHold(c.c.biz)
+}
+
+// Unhold lets a held client go on.
+func (c *Client) Unhold() {
+	a := c.c.biz
+	a.hold = nil
+	if a.held {
+		a.held = false
+		c.w.emit(Event{Kind: KindSchedule, Actor: a.name, Text: textUnheld(a.name)})
+	}
+}
+
+// Pause stops the whole process: every goroutine and timer of the client
+// freezes (a stop-the-world GC pause). It keeps its beliefs.
+func (c *Client) Pause() {
+	c.c.paused = true
+	c.w.pausedAt[c.c] = c.w.now
+	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textPause(c.c.name)})
+}
+
+// Resume ends a pause: timers that came due during it fire now.
+func (c *Client) Resume() {
+	if !c.c.paused {
+		return
+	}
+	c.c.paused = false
+	c.w.emit(Event{Kind: KindFault, Actor: c.c.name,
+		Text: textResume(c.c.name, c.w.now-c.w.pausedAt[c.c])})
+}
+
+// Crash ends the process: it sends nothing more; its keys stay.
+func (c *Client) Crash() {
+	c.c.crashed = true
+	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textCrash(c.c.name)})
+}

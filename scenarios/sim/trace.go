@@ -1,0 +1,162 @@
+package sim
+
+import "time"
+
+// Trace is the one product of a run: every event in order, each with a
+// snapshot of the world after it. Front ends render traces; nothing renders
+// from live state.
+type Trace struct {
+	Scenario string        `json:"scenario"`
+	Title    Text          `json:"title"`
+	Impl     string        `json:"impl"`
+	Key      string        `json:"key"`
+	TTL      time.Duration `json:"ttl_ns"`
+	Servers  []string      `json:"servers"`
+	Clients  []string      `json:"clients"`
+	Events   []Event       `json:"events"`
+	// Verdicts has one entry per invariant, in the order of Invariants.
+	Verdicts []Verdict `json:"verdicts"`
+}
+
+// Text is a line in English and in Chinese (简体中文).
+type Text struct {
+	EN string `json:"en"`
+	ZH string `json:"zh"`
+}
+
+// In returns the text in lang ("zh" for Chinese, anything else English).
+func (t Text) In(lang string) string {
+	if lang == "zh" {
+		return t.ZH
+	}
+	return t.EN
+}
+
+// Kind says what an event is.
+type Kind string
+
+// The kinds of event.
+const (
+	KindNarration Kind = "narration" // the scenario explains what comes next
+	KindCommand   Kind = "command"   // one Redis command and its reply
+	KindBelief    Kind = "belief"    // a client's view of the lock changed
+	KindResource  Kind = "resource"  // a read or write of the protected data
+	KindExpire    Kind = "expire"    // a key's TTL ran out
+	KindReplicate Kind = "replicate" // a replica caught up with its primary
+	KindFault     Kind = "fault"     // crash, pause, resume, failover
+	KindSchedule  Kind = "schedule"  // the scheduler held or let go a client
+	KindViolation Kind = "violation" // an invariant broke
+)
+
+// Event is one step of a trace.
+type Event struct {
+	Step  int           `json:"step"`
+	T     time.Duration `json:"t_ns"`
+	Kind  Kind          `json:"kind"`
+	Actor string        `json:"actor,omitempty"`
+	// Server, Args, Command and Reply describe a command: the server that
+	// served it, its arguments, the redis-cli style line, and the reply.
+	Server  string   `json:"server,omitempty"`
+	Args    []string `json:"args,omitempty"`
+	Command string   `json:"command,omitempty"`
+	Reply   string   `json:"reply,omitempty"`
+	// Invariant is set on violations.
+	Invariant string   `json:"invariant,omitempty"`
+	Text      Text     `json:"text"`
+	Snap      Snapshot `json:"snapshot"`
+}
+
+// Snapshot is the world after an event.
+type Snapshot struct {
+	Servers  []ServerState `json:"servers"`
+	Clients  []ClientState `json:"clients"`
+	Resource ResourceState `json:"resource"`
+}
+
+// ServerState is one Redis server.
+type ServerState struct {
+	Name      string `json:"name"`
+	Role      string `json:"role"` // primary, replica, or node (Redlock)
+	Up        bool   `json:"up"`
+	ReplicaOf string `json:"replica_of,omitempty"`
+	// Lag is how far a replica trails its primary; Pending counts the
+	// writes it has not received yet.
+	Lag     time.Duration `json:"lag_ns,omitempty"`
+	Pending int           `json:"pending,omitempty"`
+	Keys    []KeyState    `json:"keys"`
+}
+
+// KeyState is one key on one server.
+type KeyState struct {
+	Key   string `json:"key"`
+	Type  string `json:"type"`
+	Value string `json:"value"` // a hash shows as field=value pairs
+	// TTL is the time left, or -1 when the key does not expire.
+	TTL time.Duration `json:"ttl_ns"`
+	// Writer is the client whose command last set the value.
+	Writer string `json:"writer,omitempty"`
+}
+
+// Belief is what a client thinks about the lock.
+type Belief string
+
+// The beliefs.
+const (
+	BeliefIdle     Belief = "idle"     // not started
+	BeliefWaiting  Belief = "waiting"  // trying to acquire
+	BeliefHolds    Belief = "holds"    // believes it holds the lock
+	BeliefLost     Belief = "lost"     // its watchdog told it the lock is gone
+	BeliefReleased Belief = "released" // gave the lock back, finished
+	BeliefGaveUp   Belief = "gave-up"  // stopped trying
+)
+
+// ClientState is one client process.
+type ClientState struct {
+	Name    string `json:"name"`
+	Belief  Belief `json:"belief"`
+	Op      Op     `json:"op"`
+	Token   string `json:"token,omitempty"`
+	Fence   int64  `json:"fence,omitempty"`
+	Paused  bool   `json:"paused,omitempty"`
+	Crashed bool   `json:"crashed,omitempty"`
+	Held    bool   `json:"held,omitempty"`
+}
+
+// ResourceState is the protected data.
+type ResourceState struct {
+	Name     string `json:"name"`
+	Value    int    `json:"value"`
+	Version  int    `json:"version"`
+	MaxFence int64  `json:"max_fence,omitempty"`
+	Rejected int    `json:"rejected,omitempty"`
+}
+
+// Verdict is the outcome of one invariant over a run.
+type Verdict struct {
+	Invariant string        `json:"invariant"`
+	Broken    bool          `json:"broken"`
+	Step      int           `json:"step,omitempty"` // the violation event
+	T         time.Duration `json:"t_ns,omitempty"`
+	Reason    Text          `json:"reason,omitzero"`
+}
+
+// Broken lists the invariants that broke, in invariant order.
+func (t *Trace) Broken() []string {
+	var ids []string
+	for _, v := range t.Verdicts {
+		if v.Broken {
+			ids = append(ids, v.Invariant)
+		}
+	}
+	return ids
+}
+
+// Verdict returns the verdict of invariant id.
+func (t *Trace) Verdict(id string) Verdict {
+	for _, v := range t.Verdicts {
+		if v.Invariant == id {
+			return v
+		}
+	}
+	return Verdict{Invariant: id}
+}

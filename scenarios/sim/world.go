@@ -1,0 +1,407 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/lockimpl"
+)
+
+// Setup is the fixed part of a scenario: the lock, the servers, the data.
+type Setup struct {
+	// Key is the lock's key; default "lock:product:1001".
+	Key string
+	// TTL is the lease; default 30s.
+	TTL time.Duration
+	// Replica gives a single-instance lock's server a replica that trails
+	// it by Lag and can be promoted by Failover. Redlock ignores it: its
+	// servers are independent.
+	Replica bool
+	Lag     time.Duration
+	// LivenessBound is how long a client may wait for a lock that no live
+	// client holds before liveness counts as broken; default 2×TTL.
+	LivenessBound time.Duration
+	// Horizon ends a run that has not finished by then; default 5 minutes.
+	Horizon time.Duration
+	// Stock is the protected resource's starting value; default 100.
+	Stock int
+}
+
+func (s Setup) withDefaults() Setup {
+	if s.Key == "" {
+		s.Key = "lock:product:1001"
+	}
+	if s.TTL == 0 {
+		s.TTL = 30 * time.Second
+	}
+	if s.LivenessBound == 0 {
+		s.LivenessBound = 2 * s.TTL
+	}
+	if s.Horizon == 0 {
+		s.Horizon = 5 * time.Minute
+	}
+	if s.Stock == 0 {
+		s.Stock = 100
+	}
+	return s
+}
+
+// World is one run: servers, clients, the resource, the clock, the trace.
+// Only the scheduler goroutine touches it while no actor runs; actors reach
+// it through messages.
+type World struct {
+	setup Setup
+	impl  lockimpl.Info
+
+	ch      chan msg
+	closing atomic.Bool
+	err     error
+
+	now     time.Duration
+	servers []*server
+	route   []int // logical node → server serving it
+	clients []*client
+	actors  []*actor
+	queue   []*actor
+	running int
+	repl    []replEntry
+
+	res      resource
+	judge    judge
+	trace    Trace
+	pausedAt map[*client]time.Duration
+}
+
+type server struct {
+	name    string
+	m       *miniredis.Miniredis
+	up      bool
+	role    string
+	replica int // index of its replica, -1 for none
+	primary int // index of its primary, -1 for none
+	lag     time.Duration
+	keys    []KeyState // as of the last event
+}
+
+type client struct {
+	name  string
+	prog  Program
+	rdb   []*redis.Client
+	conn  []int // server each go-redis client's connection goes to
+	lock  lockimpl.Lock
+	biz   *actor
+	token string
+	count int // tokens handed out
+
+	belief  Belief
+	op      Op
+	fence   int64
+	lost    <-chan struct{}
+	paused  bool
+	crashed bool
+
+	readVal, readVer int
+}
+
+func newWorld(setup Setup, impl lockimpl.Info) *World {
+	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg),
+		pausedAt: map[*client]time.Duration{}}
+	s := w.setup
+	w.res = resource{name: "stock:product:1001", value: s.Stock}
+	w.judge = newJudge()
+	add := func(name, role string) int {
+		m := miniredis.NewMiniRedis()
+		m.SetTime(epoch)
+		w.servers = append(w.servers, &server{name: name, m: m, up: true, role: role, replica: -1, primary: -1})
+		return len(w.servers) - 1
+	}
+	if impl.Nodes > 1 {
+		for i := range impl.Nodes {
+			w.route = append(w.route, add(fmt.Sprintf("redis-%d", i+1), "node"))
+		}
+	} else {
+		p := add("redis-1", "primary")
+		w.route = []int{p}
+		if s.Replica {
+			r := add("redis-2", "replica")
+			w.servers[p].replica = r
+			w.servers[r].primary = p
+			w.servers[r].lag = s.Lag
+		}
+	}
+	w.trace = Trace{Impl: impl.Name, Key: s.Key, TTL: s.TTL}
+	for _, srv := range w.servers {
+		w.trace.Servers = append(w.trace.Servers, srv.name)
+	}
+	return w
+}
+
+// addClient creates a client process with its go-redis clients, its lock
+// handle and its business goroutine, which starts at p.Start.
+func (w *World) addClient(name string, p Program) *client {
+	c := &client{name: name, prog: p, belief: BeliefIdle, op: OpStart}
+	for i := range w.route {
+		c.rdb = append(c.rdb, w.newRedisClient(c, i))
+		c.conn = append(c.conn, w.route[i])
+	}
+	c.lock = w.impl.New(lockimpl.Env{
+		Nodes: c.rdb,
+		Key:   w.setup.Key,
+		TTL:   w.setup.TTL,
+		Clock: vclock{w},
+		Token: func() string {
+			c.count++
+			c.token = fmt.Sprintf("%s#%d", c.name, c.count)
+			return c.token
+		},
+		Go: w.spawn,
+	})
+	w.clients = append(w.clients, c)
+	w.trace.Clients = append(w.trace.Clients, name)
+
+	a := w.newActor(c, name, false)
+	c.biz = a
+	a.id = len(w.actors)
+	w.actors = append(w.actors, a)
+	ctx := withActor(context.Background(), a)
+	go func() {
+		if err := a.wait(); err == nil {
+			w.runProgram(ctx, a)
+		}
+		w.send(msg{a: a, kind: msgExit})
+	}()
+	if p.Start > w.now {
+		a.state, a.deadline = stateSleeping, p.Start
+	} else {
+		w.enqueue(a)
+	}
+	return c
+}
+
+func (w *World) newActor(c *client, name string, bg bool) *actor {
+	return &actor{name: name, client: c, bg: bg, resume: make(chan error, 1),
+		state: stateParked, park: parkStart, fresh: true}
+}
+
+func (w *World) fail(err error) {
+	if w.err == nil {
+		w.err = err
+	}
+}
+
+// --- time ---------------------------------------------------------------
+
+// runUntil moves time to target, letting every actor run whenever it can. With
+// untilQuiet it stops early once every client has finished or crashed.
+func (w *World) runUntil(target time.Duration, untilQuiet bool) {
+	for w.err == nil {
+		w.wakeDue()
+		w.settle()
+		w.tick()
+		if untilQuiet && w.quiet() {
+			return
+		}
+		next, ok := w.nextDeadline()
+		if !ok || next > target {
+			break
+		}
+		w.advance(next)
+	}
+	if w.err == nil && target > w.now && !untilQuiet {
+		w.advance(target)
+		w.tick()
+	}
+}
+
+// quiet says whether every client has finished or crashed.
+func (w *World) quiet() bool {
+	for _, c := range w.clients {
+		if c.biz.state != stateDone && !c.crashed {
+			return false
+		}
+	}
+	return true
+}
+
+// nextDeadline is the earliest future moment something happens by itself:
+// a sleeper wakes, a key expires, a replica catches up, the liveness bound
+// runs out.
+func (w *World) nextDeadline() (time.Duration, bool) {
+	best, ok := w.nextSleeper()
+	consider := func(t time.Duration) {
+		if t > w.now && (!ok || t < best) {
+			best, ok = t, true
+		}
+	}
+	for _, srv := range w.servers {
+		if !srv.up {
+			continue
+		}
+		for _, k := range srv.keys {
+			if k.TTL > 0 {
+				consider(w.now + k.TTL)
+			}
+		}
+	}
+	for _, e := range w.repl {
+		consider(e.due)
+	}
+	if d, on := w.judge.livenessDeadline(w.setup.LivenessBound); on {
+		consider(d)
+	}
+	return best, ok
+}
+
+// advance sets the clock to t: keys whose TTL runs out expire, each with an
+// event.
+func (w *World) advance(t time.Duration) {
+	delta := t - w.now
+	if delta <= 0 {
+		return
+	}
+	w.now = t
+	type expiry struct {
+		srv string
+		key KeyState
+	}
+	var expired []expiry
+	for _, srv := range w.servers {
+		if !srv.up {
+			continue
+		}
+		srv.m.SetTime(epoch.Add(t))
+		srv.m.FastForward(delta)
+		for _, k := range srv.keys {
+			if k.TTL > 0 && k.TTL <= delta {
+				expired = append(expired, expiry{srv.name, k})
+			}
+		}
+		srv.keys = readKeys(srv, srv.keys)
+	}
+	for _, x := range expired {
+		w.emit(Event{Kind: KindExpire, Server: x.srv, Text: textExpired(x.key, x.srv)})
+	}
+}
+
+// tick handles what is due now: replication and the liveness bound.
+func (w *World) tick() {
+	w.applyReplication()
+	w.checkLiveness()
+}
+
+// --- servers --------------------------------------------------------------
+
+// readKeys reads a server's keyspace through miniredis's direct API, keeping
+// each key's writer from prev.
+func readKeys(srv *server, prev []KeyState) []KeyState {
+	if !srv.up {
+		return nil
+	}
+	m := srv.m
+	var keys []KeyState
+	for _, k := range m.Keys() {
+		ks := KeyState{Key: k, Type: m.Type(k), TTL: -1}
+		switch ks.Type {
+		case "string":
+			ks.Value, _ = m.Get(k)
+		case "hash":
+			fields, _ := m.HKeys(k)
+			slices.Sort(fields)
+			for i, f := range fields {
+				if i > 0 {
+					ks.Value += " "
+				}
+				ks.Value += f + "=" + m.HGet(k, f)
+			}
+		default:
+			ks.Value = "(" + ks.Type + ")"
+		}
+		if ttl := m.TTL(k); ttl > 0 {
+			ks.TTL = ttl
+		}
+		if old, ok := findKey(prev, k); ok {
+			ks.Writer = old.Writer
+		}
+		keys = append(keys, ks)
+	}
+	return keys
+}
+
+func findKey(keys []KeyState, k string) (KeyState, bool) {
+	for _, ks := range keys {
+		if ks.Key == k {
+			return ks, true
+		}
+	}
+	return KeyState{}, false
+}
+
+// --- events ---------------------------------------------------------------
+
+// emit appends an event with a snapshot of the world, then judges the
+// invariants that look at beliefs.
+func (w *World) emit(e Event) {
+	w.record(e)
+	if e.Kind != KindViolation && e.Kind != KindNarration {
+		w.checkMutex()
+		w.judge.updateLiveness(w)
+	}
+}
+
+func (w *World) record(e Event) int {
+	e.Step = len(w.trace.Events)
+	e.T = w.now
+	e.Snap = w.snapshot()
+	w.trace.Events = append(w.trace.Events, e)
+	return e.Step
+}
+
+func (w *World) snapshot() Snapshot {
+	var s Snapshot
+	for _, srv := range w.servers {
+		st := ServerState{Name: srv.name, Role: srv.role, Up: srv.up,
+			Keys: slices.Clone(srv.keys)}
+		if srv.primary >= 0 {
+			st.ReplicaOf = w.servers[srv.primary].name
+			st.Lag = srv.lag
+			for _, e := range w.repl {
+				if e.replica == w.indexOf(srv) {
+					st.Pending++
+				}
+			}
+		}
+		s.Servers = append(s.Servers, st)
+	}
+	for _, c := range w.clients {
+		cs := ClientState{Name: c.name, Belief: c.belief, Op: c.op, Token: c.token,
+			Fence: c.fence, Paused: c.paused, Crashed: c.crashed, Held: c.biz.held}
+		s.Clients = append(s.Clients, cs)
+	}
+	s.Resource = w.res.state()
+	return s
+}
+
+func (w *World) indexOf(srv *server) int { return slices.Index(w.servers, srv) }
+
+// close stops every goroutine and server of the run.
+func (w *World) close() {
+	err := w.err
+	w.shutdown()
+	for _, c := range w.clients {
+		for _, rc := range c.rdb {
+			_ = rc.Close()
+		}
+	}
+	for _, srv := range w.servers {
+		srv.m.Close()
+	}
+	if err != nil {
+		w.err = err
+	}
+}
