@@ -291,7 +291,7 @@ func formatCommand(cmd redis.Cmder) string {
 }
 
 // keywords are the command options go-redis sends in lower case.
-var keywords = map[string]bool{"nx": true, "xx": true, "ex": true, "px": true, "keepttl": true, "get": true}
+var keywords = map[string]bool{"nx": true, "xx": true, "ex": true, "px": true, "keepttl": true}
 
 // formatReply renders a reply as redis-cli prints it.
 func formatReply(cmd redis.Cmder, err error) string {

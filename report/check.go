@@ -1,0 +1,122 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"slices"
+	"strings"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
+)
+
+// letters abbreviates the invariants in the matrix table.
+var letters = map[string]string{
+	sim.InvMutex:     "M",
+	sim.InvOwnership: "O",
+	sim.InvLiveness:  "L",
+	sim.InvResource:  "R",
+}
+
+// Matrix writes the check results as a table: one row per implementation,
+// one column per scenario, each cell the invariants that broke ("—" for
+// none), marked "!" where that differs from the expectation. Unmet cells
+// are listed below the table.
+func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
+	p := &printer{w: w}
+	var ids, impls []string
+	cells := map[[2]string]scenarios.Result{}
+	for _, r := range results {
+		if !slices.Contains(ids, r.Scenario) {
+			ids = append(ids, r.Scenario)
+		}
+		if !slices.Contains(impls, r.Impl) {
+			impls = append(impls, r.Impl)
+		}
+		cells[[2]string{r.Impl, r.Scenario}] = r
+	}
+	width := 0
+	for _, name := range impls {
+		width = max(width, len(name))
+	}
+	col := func(id string) int { return max(len(id), 6) + 2 }
+	p.printf("%-*s", width+2, "")
+	for _, id := range ids {
+		p.printf("%-*s", col(id), id)
+	}
+	p.printf("\n")
+	for _, name := range impls {
+		p.printf("%-*s", width+2, name)
+		for _, id := range ids {
+			r := cells[[2]string{name, id}]
+			cell := abbreviate(r.Broken)
+			if !r.Pass {
+				cell += "!"
+			}
+			p.printf("%-*s", col(id), cell)
+		}
+		p.printf("\n")
+	}
+	p.printf("\n%s\n", pick(lang,
+		"M mutex · O ownership · L liveness · R resource — the invariants that broke; — none broke",
+		"M 互斥 · O 归属 · L 活性 · R 资源 —— 被破坏的不变量；— 表示都没被破坏"))
+	failed := 0
+	for _, r := range results {
+		if r.Pass {
+			continue
+		}
+		failed++
+		p.printf("%s %s × %s: %s %s, %s %s\n", pick(lang, "UNMET", "不符合预期"), r.Scenario, r.Impl,
+			pick(lang, "expected", "预期"), list(r.Expected), pick(lang, "got", "实际"), list(r.Broken))
+	}
+	if failed == 0 {
+		p.printf(pick(lang, "all %d cells meet their expectation\n", "全部 %d 个组合都符合预期\n"), len(results))
+	} else {
+		p.printf(pick(lang, "%d of %d cells do not meet their expectation\n", "%d / %d 个组合不符合预期\n"), failed, len(results))
+	}
+	return p.err
+}
+
+func abbreviate(ids []string) string {
+	if len(ids) == 0 {
+		return "—"
+	}
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(letters[id])
+	}
+	return b.String()
+}
+
+func list(ids []string) string {
+	if len(ids) == 0 {
+		return "{}"
+	}
+	return "{" + strings.Join(ids, ",") + "}"
+}
+
+// JSON writes v as indented JSON.
+func JSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// List writes the scenarios and implementations, one line each.
+func List(w io.Writer, lang string) error {
+	p := &printer{w: w}
+	p.printf("%s\n", pick(lang, "scenarios (failure modes):", "场景（故障模式）："))
+	for _, s := range scenarios.All() {
+		p.printf("  %-14s %s\n", s.ID, s.Summary.In(lang))
+	}
+	p.printf("\n%s\n", pick(lang, "implementations:", "锁实现："))
+	for _, in := range lockimpl.All() {
+		summary := in.Summary
+		if lang == "zh" {
+			summary = in.SummaryZH
+		}
+		p.printf("  %-18s %s\n", in.Name, summary)
+	}
+	return p.err
+}

@@ -1,0 +1,146 @@
+package scenarios
+
+import (
+	"runtime"
+	"slices"
+	"sync"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios/sim"
+)
+
+// Invariant ids, short for the matrix below.
+const (
+	mutex     = sim.InvMutex
+	ownership = sim.InvOwnership
+	liveness  = sim.InvLiveness
+	resource  = sim.InvResource
+)
+
+// expected is the lesson: for every failure mode and implementation, the
+// invariants that break. A missing implementation means none break.
+var expected = map[string]map[string][]string{
+	// A lock with no lease outlives a crashed holder; so does one whose lease
+	// is set by a second command that never comes.
+	"setnx-no-ex": {
+		"setnx":        {liveness},
+		"setnx-expire": {liveness},
+	},
+	// Work outlasts the TTL: every lease without renewal lets B in while A
+	// works (mutex) and A's late write loses B's update (resource); a
+	// constant value also lets A's DEL remove B's lock (ownership). No lease
+	// at all (setnx) or a watchdog keeps A's hold.
+	"del-other": {
+		"setnx-expire": {mutex, ownership, resource},
+		"set-nx-ex":    {mutex, ownership, resource},
+		"uuid-get-del": {mutex, resource},
+		"uuid-lua":     {mutex, resource},
+		"redlock":      {mutex, resource},
+		"reentrant":    {mutex, resource},
+	},
+	// Only a release that checks and deletes in two commands has a "between".
+	"get-then-del": {
+		"uuid-get-del": {mutex, ownership, resource},
+	},
+	// Asynchronous replication loses the lock for every single-instance
+	// implementation — the fencing counter too, so a token is handed out
+	// twice. Redlock's majority survives one server.
+	"failover": {
+		"setnx":             {mutex, resource},
+		"setnx-expire":      {mutex, resource},
+		"set-nx-ex":         {mutex, resource},
+		"uuid-get-del":      {mutex, resource},
+		"uuid-lua":          {mutex, resource},
+		"uuid-lua-watchdog": {mutex, resource},
+		"fenced":            {mutex, resource},
+		"reentrant":         {mutex, resource},
+	},
+	// A pause longer than the lease breaks every lease, watchdog and Redlock
+	// included; fencing keeps the data right though two clients believe.
+	// Without a lease (setnx) B simply waits for A.
+	"gc-pause": {
+		"setnx-expire":      {mutex, resource},
+		"set-nx-ex":         {mutex, resource},
+		"uuid-get-del":      {mutex, resource},
+		"uuid-lua":          {mutex, resource},
+		"uuid-lua-watchdog": {mutex, resource},
+		"redlock":           {mutex, resource},
+		"fenced":            {mutex},
+		"reentrant":         {mutex, resource},
+	},
+}
+
+// Expected returns the invariants expected to break when scenario runs
+// against impl, in invariant order.
+func Expected(scenario, impl string) []string {
+	return slices.Clone(expected[scenario][impl])
+}
+
+// Result is one cell of the matrix.
+type Result struct {
+	Scenario string        `json:"scenario"`
+	Impl     string        `json:"impl"`
+	Broken   []string      `json:"broken"`
+	Expected []string      `json:"expected"`
+	Pass     bool          `json:"pass"`
+	Verdicts []sim.Verdict `json:"verdicts"`
+	Trace    *sim.Trace    `json:"-"`
+}
+
+// Check runs every scenario against every implementation, in parallel, and
+// compares the broken invariants with the expectation. Results come in
+// scenario-major catalogue order. Only a run that could not complete is an
+// error.
+func Check() ([]Result, error) {
+	return CheckCells(All(), lockimpl.All())
+}
+
+// CheckCells runs the given scenarios against the given implementations.
+func CheckCells(scs []Scenario, impls []lockimpl.Info) ([]Result, error) {
+	type job struct {
+		i    int
+		s    Scenario
+		impl lockimpl.Info
+	}
+	results := make([]Result, len(scs)*len(impls))
+	errs := make([]error, len(results))
+	jobs := make(chan job)
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			for j := range jobs {
+				results[j.i], errs[j.i] = runCell(j.s, j.impl)
+			}
+		})
+	}
+	for si, s := range scs {
+		for ii, impl := range impls {
+			jobs <- job{si*len(impls) + ii, s, impl}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}
+
+func runCell(s Scenario, impl lockimpl.Info) (Result, error) {
+	tr, err := s.Run(impl)
+	if err != nil {
+		return Result{}, err
+	}
+	r := Result{Scenario: s.ID, Impl: impl.Name, Broken: tr.Broken(),
+		Expected: Expected(s.ID, impl.Name), Verdicts: tr.Verdicts, Trace: tr}
+	if r.Broken == nil {
+		r.Broken = []string{}
+	}
+	if r.Expected == nil {
+		r.Expected = []string{}
+	}
+	r.Pass = slices.Equal(r.Broken, r.Expected)
+	return r, nil
+}
