@@ -59,9 +59,13 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		if !g.w.servers[srv].up {
 			err = &NodeDownError{Server: g.w.servers[srv].name}
 		} else {
+			if n := g.w.inflight.Add(1); n != 1 {
+				panic(fmt.Sprintf("lockstep: %d Redis commands in flight at once", n))
+			}
 			g.depth++
 			err = next(ctx, cmd)
 			g.depth--
+			g.w.inflight.Add(-1)
 			srv = g.c.conn[g.node]
 			if err != nil && isConnErr(err) && !g.w.servers[srv].up {
 				err = &NodeDownError{Server: g.w.servers[srv].name, Lost: true}

@@ -59,9 +59,10 @@ type World struct {
 	setup Setup
 	impl  lockimpl.Info
 
-	ch      chan msg
-	closing atomic.Bool
-	err     error
+	ch       chan msg
+	closing  atomic.Bool
+	inflight atomic.Int32 // gated commands inside go-redis: never more than one
+	err      error
 
 	now     time.Duration
 	servers []*server
