@@ -21,11 +21,12 @@ func (w *World) commandDone(a *actor, m msg) {
 	}
 	changes := diffKeys(before, after)
 	var owned []change
-	for _, ch := range changes {
+	for j, ch := range changes {
 		i := slices.IndexFunc(after, func(k KeyState) bool { return k.Key == ch.key })
 		switch ch.kind {
 		case changeCreated, changeValue:
 			after[i].Writer = c.name
+			changes[j].after.Writer = c.name
 		case changeDeleted, changeExtended:
 			if ch.key == w.setup.Key && ch.before.Writer != "" && ch.before.Writer != c.name {
 				owned = append(owned, ch)

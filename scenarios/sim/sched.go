@@ -12,7 +12,7 @@ import (
 // stallTimeout turns a hang into an error that names the actor: lock code
 // that blocks outside the gate and the clock would otherwise stop the run
 // forever. It is a debugging aid on the wall clock and never shows in a trace.
-const stallTimeout = 10 * time.Second
+var stallTimeout = 10 * time.Second
 
 // settle runs actors, one at a time, until none can move without time
 // passing. The running actor keeps going until it sleeps, finishes or is

@@ -1,0 +1,295 @@
+package sim
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"lockstep/lockimpl"
+)
+
+func impl(t *testing.T, name string) lockimpl.Info {
+	t.Helper()
+	in, err := lockimpl.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func run(t *testing.T, setup Setup, name string, script Script) *Trace {
+	t.Helper()
+	tr, err := Run(setup, script, impl(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr
+}
+
+// commands returns the command events, as "T actor server command → reply".
+func commands(tr *Trace) []string {
+	var out []string
+	for _, e := range tr.Events {
+		if e.Kind == KindCommand {
+			out = append(out, Secs(e.T)+" "+e.Actor+" "+e.Server+" "+e.Command+" → "+e.Reply)
+		}
+	}
+	return out
+}
+
+func last(tr *Trace) Snapshot { return tr.Events[len(tr.Events)-1].Snap }
+
+func key(s Snapshot, server, k string) (KeyState, bool) {
+	for _, srv := range s.Servers {
+		if srv.Name == server {
+			return findKey(srv.Keys, k)
+		}
+	}
+	return KeyState{}, false
+}
+
+func equal(t *testing.T, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
+	}
+}
+
+// The gate lets exactly one command out at a time and the running client
+// goes on until it blocks: A's whole program, then B's attempt.
+func TestOneCommandAtATimeInClientOrder(t *testing.T) {
+	tr := run(t, Setup{}, "uuid-lua", func(tl *Timeline) {
+		tl.Client("A", Program{Work: time.Second})
+		tl.Client("B", Program{Retry: 5 * time.Second, Work: time.Second})
+		tl.RunToEnd()
+	})
+	equal(t, commands(tr), []string{
+		"0s A redis-1 SET lock:product:1001 A#1 EX 30 NX → OK",
+		"0s B redis-1 SET lock:product:1001 B#1 EX 30 NX → (nil)",
+		"1s A redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"5s B redis-1 SET lock:product:1001 B#1 EX 30 NX → OK",
+		"6s B redis-1 EVAL <release> 1 lock:product:1001 B#1 → (integer) 1",
+	})
+	for i, e := range tr.Events {
+		if e.Step != i {
+			t.Fatalf("event %d has step %d", i, e.Step)
+		}
+		if i > 0 && e.T < tr.Events[i-1].T {
+			t.Fatalf("time goes back at step %d", i)
+		}
+	}
+}
+
+// Virtual time drives key expiry: the key expires exactly at its TTL, with an
+// event at that instant.
+func TestKeyExpiresAtItsTTL(t *testing.T) {
+	tr := run(t, Setup{TTL: 10 * time.Second}, "set-nx-ex", func(tl *Timeline) {
+		a := tl.Client("A", Program{Work: time.Minute})
+		a.HoldAt(OpWrite)
+		tl.RunUntil(9999 * time.Millisecond)
+		if k, ok := key(tl.w.snapshot(), "redis-1", "lock:product:1001"); !ok || k.TTL != time.Millisecond {
+			t.Errorf("at 9.999s the lock is %+v (present %v), want 1ms left", k, ok)
+		}
+		tl.RunUntil(20 * time.Second)
+	})
+	var expired []string
+	for _, e := range tr.Events {
+		if e.Kind == KindExpire {
+			expired = append(expired, Secs(e.T)+" "+e.Server)
+		}
+	}
+	equal(t, expired, []string{"10s redis-1"})
+}
+
+// The watchdog renews every TTL/3 while the business goroutine works.
+func TestWatchdogRenewsEveryThirdOfTheTTL(t *testing.T) {
+	tr := run(t, Setup{}, "uuid-lua-watchdog", func(tl *Timeline) {
+		tl.Client("A", Program{Work: 25 * time.Second})
+		tl.RunToEnd()
+	})
+	equal(t, commands(tr), []string{
+		"0s A redis-1 SET lock:product:1001 A#1 EX 30 NX → OK",
+		"10s A.watchdog redis-1 EVAL <renew> 1 lock:product:1001 A#1 30000 → (integer) 1",
+		"20s A.watchdog redis-1 EVAL <renew> 1 lock:product:1001 A#1 30000 → (integer) 1",
+		"25s A redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+	})
+}
+
+// A pause freezes every goroutine of the process, the watchdog included: no
+// renewal from t=5s to t=40s, the lease runs out at t=30s, and the overdue
+// timer fires on resume, finding the lock gone.
+func TestPauseFreezesTheWatchdog(t *testing.T) {
+	tr := run(t, Setup{}, "uuid-lua-watchdog", func(tl *Timeline) {
+		a := tl.Client("A", Program{Work: time.Minute})
+		tl.RunUntil(5 * time.Second)
+		a.Pause()
+		tl.RunUntil(40 * time.Second)
+		a.Resume()
+		tl.RunUntil(41 * time.Second)
+	})
+	equal(t, commands(tr), []string{
+		"0s A redis-1 SET lock:product:1001 A#1 EX 30 NX → OK",
+		"40s A.watchdog redis-1 EVAL <renew> 1 lock:product:1001 A#1 30000 → (integer) 0",
+	})
+	if c := last(tr).Clients[0]; c.Belief != BeliefLost {
+		t.Errorf("A's belief after the failed renewal = %s, want %s", c.Belief, BeliefLost)
+	}
+}
+
+// HoldAfter stops a client between the commands of a stage and Unhold lets
+// it go on; a stage of one command is complete before the hold applies.
+func TestHoldAfterStopsBetweenCommands(t *testing.T) {
+	script := func(tl *Timeline) {
+		a := tl.Client("A", Program{Work: time.Second})
+		a.HoldAfter(OpRelease, 1)
+		tl.RunUntil(5 * time.Second)
+		a.Unhold()
+		tl.RunToEnd()
+	}
+	tr := run(t, Setup{}, "uuid-get-del", script)
+	equal(t, commands(tr), []string{
+		"0s A redis-1 SET lock:product:1001 A#1 EX 30 NX → OK",
+		"1s A redis-1 GET lock:product:1001 → \"A#1\"",
+		"5s A redis-1 DEL lock:product:1001 → (integer) 1",
+	})
+	tr = run(t, Setup{}, "uuid-lua", script)
+	for _, e := range tr.Events {
+		if e.Kind == KindSchedule {
+			t.Errorf("a one-command release was held: %s", e.Text.EN)
+		}
+	}
+}
+
+// Replication trails the primary by the lag; the replica gets the key with
+// what is left of its TTL and remembers who wrote it.
+func TestReplicationLag(t *testing.T) {
+	tr := run(t, Setup{Replica: true, Lag: 2 * time.Second}, "uuid-lua", func(tl *Timeline) {
+		a := tl.Client("A", Program{Work: time.Minute})
+		a.HoldAt(OpWrite)
+		tl.RunUntil(time.Second)
+		if _, ok := key(tl.w.snapshot(), "redis-2", "lock:product:1001"); ok {
+			t.Error("the replica has the lock before the lag has passed")
+		}
+		if p := tl.w.snapshot().Servers[1].Pending; p != 1 {
+			t.Errorf("pending writes at 1s = %d, want 1", p)
+		}
+		tl.RunUntil(3 * time.Second)
+	})
+	k, ok := key(last(tr), "redis-2", "lock:product:1001")
+	if !ok || k.Value != "A#1" || k.TTL != 28*time.Second || k.Writer != "A" {
+		t.Errorf("replica's lock = %+v (present %v), want A#1 written by A with 28s left", k, ok)
+	}
+}
+
+// Failover promotes the replica: clients lose their connection once, then
+// reach the new primary, which never got the lock.
+func TestFailoverPromotesTheReplica(t *testing.T) {
+	tr := run(t, Setup{Replica: true, Lag: time.Second}, "set-nx-ex", func(tl *Timeline) {
+		tl.Client("A", Program{Work: 10 * time.Second})
+		tl.RunUntil(500 * time.Millisecond)
+		tl.Failover()
+		tl.Client("B", Program{Start: time.Second, Work: time.Second})
+		tl.RunToEnd()
+	})
+	equal(t, commands(tr), []string{
+		"0s A redis-1 SET lock:product:1001 1 EX 30 NX → OK",
+		"1s B redis-2 SET lock:product:1001 1 EX 30 NX → OK",
+		"2s B redis-2 DEL lock:product:1001 → (integer) 1",
+		"10s A redis-1 DEL lock:product:1001 → (error) connection to redis-1 lost: server is down",
+	})
+	s := last(tr).Servers
+	if s[0].Up || s[1].Role != "primary" {
+		t.Errorf("after failover: %s up=%v, %s role=%s", s[0].Name, s[0].Up, s[1].Name, s[1].Role)
+	}
+}
+
+// A server without a replica (a Redlock node) refuses connections once down.
+func TestDownNodeRefuses(t *testing.T) {
+	tr := run(t, Setup{}, "redlock", func(tl *Timeline) {
+		tl.Failover()
+		tl.Client("A", Program{Work: time.Second})
+		tl.RunToEnd()
+	})
+	got := commands(tr)
+	if want := "0s A redis-1 SET lock:product:1001 A#1 EX 30 NX → (error) dial redis-1: connection refused: server is down"; got[0] != want {
+		t.Errorf("first command = %q, want %q", got[0], want)
+	}
+	if c := tr.Events[len(tr.Events)-1]; !strings.Contains(c.Text.EN, "A has released the lock") {
+		t.Errorf("A did not acquire and release on the majority; last event: %s", c.Text.EN)
+	}
+}
+
+// blocker is a lock whose acquire blocks outside the gate and the clock.
+type blocker struct{ never chan struct{} }
+
+func (b blocker) TryAcquire(ctx context.Context) (bool, error) { <-b.never; return false, nil }
+func (b blocker) Release(ctx context.Context) error           { return nil }
+
+// Lock code that blocks where the scheduler cannot see is an error naming the
+// client, not a hang.
+func TestStallIsAnError(t *testing.T) {
+	old := stallTimeout
+	stallTimeout = 50 * time.Millisecond
+	defer func() { stallTimeout = old }()
+	never := make(chan struct{})
+	defer close(never)
+	bad := lockimpl.Info{Name: "blocker", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock { return blocker{never} }}
+	_, err := Run(Setup{}, func(tl *Timeline) {
+		tl.Client("A", Program{})
+		tl.RunToEnd()
+	}, bad)
+	if err == nil || !strings.Contains(err.Error(), "stalled: A did not reach") {
+		t.Fatalf("err = %v, want a stall naming A", err)
+	}
+}
+
+// A malformed script is an error, not a trace.
+func TestMalformedScript(t *testing.T) {
+	for name, script := range map[string]Script{
+		"duplicate client": func(tl *Timeline) { tl.Client("A", Program{}); tl.Client("A", Program{}) },
+		"time going back":  func(tl *Timeline) { tl.RunUntil(time.Second); tl.RunUntil(0) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := Run(Setup{}, script, impl(t, "uuid-lua")); err == nil {
+				t.Error("no error")
+			}
+		})
+	}
+}
+
+func TestDiffKeys(t *testing.T) {
+	k := func(key, v string, ttl time.Duration) KeyState {
+		return KeyState{Key: key, Type: "string", Value: v, TTL: ttl}
+	}
+	for _, tc := range []struct {
+		name          string
+		before, after []KeyState
+		want          []changeKind
+	}{
+		{"created", nil, []KeyState{k("a", "1", -1)}, []changeKind{changeCreated}},
+		{"deleted", []KeyState{k("a", "1", -1)}, nil, []changeKind{changeDeleted}},
+		{"value", []KeyState{k("a", "1", 5)}, []KeyState{k("a", "2", 5)}, []changeKind{changeValue}},
+		{"extended", []KeyState{k("a", "1", 5)}, []KeyState{k("a", "1", 30)}, []changeKind{changeExtended}},
+		{"persisted", []KeyState{k("a", "1", 5)}, []KeyState{k("a", "1", -1)}, []changeKind{changeExtended}},
+		{"expiry set", []KeyState{k("a", "1", -1)}, []KeyState{k("a", "1", 30)}, []changeKind{changeTTLSet}},
+		{"shortened", []KeyState{k("a", "1", 30)}, []KeyState{k("a", "1", 5)}, []changeKind{changeTTLSet}},
+		{"unchanged", []KeyState{k("a", "1", 5)}, []KeyState{k("a", "1", 5)}, nil},
+		{"sorted", nil, []KeyState{k("b", "1", -1), k("a", "1", -1)}, []changeKind{changeCreated, changeCreated}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := diffKeys(tc.before, tc.after)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %d changes, want %d", len(got), len(tc.want))
+			}
+			for i, c := range got {
+				if c.kind != tc.want[i] {
+					t.Errorf("change %d kind = %d, want %d", i, c.kind, tc.want[i])
+				}
+			}
+			if tc.name == "sorted" && got[0].key != "a" {
+				t.Error("changes not in key order")
+			}
+		})
+	}
+}
