@@ -224,7 +224,7 @@ func TestDownNodeRefuses(t *testing.T) {
 type blocker struct{ never chan struct{} }
 
 func (b blocker) TryAcquire(ctx context.Context) (bool, error) { <-b.never; return false, nil }
-func (b blocker) Release(ctx context.Context) error           { return nil }
+func (b blocker) Release(ctx context.Context) error            { return nil }
 
 // Lock code that blocks where the scheduler cannot see is an error naming the
 // client, not a hang.
