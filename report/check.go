@@ -2,9 +2,11 @@ package report
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
@@ -41,22 +43,28 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		width = max(width, len(name))
 	}
 	col := func(id string) int { return max(len(id), 6) + 2 }
-	p.printf("%-*s", width+2, "")
-	for _, id := range ids {
-		p.printf("%-*s", col(id), id)
+	var line strings.Builder
+	flush := func() {
+		p.printf("%s\n", strings.TrimRight(line.String(), " "))
+		line.Reset()
 	}
-	p.printf("\n")
+	fmt.Fprintf(&line, "%-*s", width+2, "")
+	for _, id := range ids {
+		fmt.Fprintf(&line, "%-*s", col(id), id)
+	}
+	flush()
 	for _, name := range impls {
-		p.printf("%-*s", width+2, name)
+		fmt.Fprintf(&line, "%-*s", width+2, name)
 		for _, id := range ids {
 			r := cells[[2]string{name, id}]
 			cell := abbreviate(r.Broken)
 			if !r.Pass {
 				cell += "!"
 			}
-			p.printf("%-*s", col(id), cell)
+			// Pad by runes: "—" is one column but three bytes.
+			fmt.Fprintf(&line, "%s%s", cell, strings.Repeat(" ", col(id)-utf8.RuneCountInString(cell)))
 		}
-		p.printf("\n")
+		flush()
 	}
 	p.printf("\n%s\n", pick(lang,
 		"M mutex · O ownership · L liveness · R resource — the invariants that broke; — none broke",
