@@ -26,10 +26,9 @@ type actor struct {
 	point    Op          // the program point waiting
 	deadline time.Duration
 
-	op    Op // what the business goroutine is doing now
-	hold  *hold
-	held  bool // frozen by a hold until Unhold
-	fresh bool // not yet started
+	op   Op // what the business goroutine is doing now
+	hold *hold
+	held bool // frozen by a hold until Unhold
 }
 
 type actorState int

@@ -73,7 +73,6 @@ func (w *World) start(a *actor) {
 	}
 	a.park = parkNone
 	a.state = stateRunning
-	a.fresh = false
 	w.running++
 	a.resume <- nil
 }

@@ -187,7 +187,7 @@ func (w *World) addClient(name string, p Program) *client {
 
 func (w *World) newActor(c *client, name string, bg bool) *actor {
 	return &actor{name: name, client: c, bg: bg, resume: make(chan error, 1),
-		state: stateParked, park: parkStart, fresh: true}
+		state: stateParked, park: parkStart}
 }
 
 func (w *World) fail(err error) {
