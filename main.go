@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"lockstep/lockimpl"
@@ -20,7 +21,7 @@ import (
 const (
 	exitOK    = 0
 	exitUnmet = 1 // check: some cell differs from its expectation
-	exitUsage = 2 // bad input: unknown names, bad flags, setup errors
+	exitUsage = 2 // bad input (unknown names, bad flags) or a run that could not complete
 )
 
 const usage = `lockstep — Redis distributed locks, broken on purpose, step by step
@@ -35,10 +36,10 @@ usage:
                                       differs from the expectation matrix
   lockstep help                       this text
 
-flags for every command:
+flags, after the command:
   --lang en|zh                        narration language (default en)
 
-exit codes: 0 ok, 1 unmet expectations, 2 bad input
+exit codes: 0 ok, 1 unmet expectations, 2 bad input or a run that failed
 `
 
 func main() {
@@ -47,6 +48,8 @@ func main() {
 
 // errUsage marks errors that are the user's input, not a failed run.
 type errUsage struct{ error }
+
+func (e errUsage) Unwrap() error { return e.error }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
@@ -69,33 +72,46 @@ func run(args []string, stdout, stderr io.Writer) int {
 	default:
 		err = errUsage{fmt.Errorf("unknown command %q; valid: list, play, check, help", cmd)}
 	}
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
 	if err != nil {
+		// Bad input and runs that could not complete alike: exit 1 is kept
+		// for "the matrix does not meet its expectation".
 		fmt.Fprintln(stderr, "lockstep:", err)
-		var u errUsage
-		if errors.As(err, &u) {
-			return exitUsage
-		}
-		return exitUnmet
+		return exitUsage
 	}
 	return code
 }
 
 // parse parses flags that may come before or after the positional
-// arguments ("play get-then-del --impl uuid-lua").
+// arguments ("play get-then-del --impl uuid-lua"). Everything after "--" is
+// positional.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	fs.SetOutput(io.Discard)
-	var pos []string
+	var pos, rest []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, rest = args[:i], args[i+1:]
+	}
 	for {
 		if err := fs.Parse(args); err != nil {
 			return nil, errUsage{err}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return pos, nil
+			return append(pos, rest...), nil
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// isSet says whether flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func langFlag(fs *flag.FlagSet) *string {
@@ -147,7 +163,7 @@ func cmdPlay(args []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return 0, errUsage{err}
 	}
-	if *implName == "" {
+	if !isSet(fs, "impl") {
 		*implName = s.Naive
 	}
 	impl, err := lockimpl.Lookup(*implName)

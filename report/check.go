@@ -23,8 +23,8 @@ var letters = map[string]string{
 
 // Matrix writes the check results as a table: one row per implementation,
 // one column per scenario, each cell the invariants that broke ("—" for
-// none), marked "!" where that differs from the expectation. Unmet cells
-// are listed below the table.
+// none), marked "!" where that differs from the expectation and "?" where
+// no result was given. Unmet cells are listed below the table.
 func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 	p := &printer{w: w}
 	var ids, impls []string
@@ -43,6 +43,7 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		width = max(width, len(name))
 	}
 	col := func(id string) int { return max(len(id), 6) + 2 }
+	failed := 0
 	var line strings.Builder
 	flush := func() {
 		p.printf("%s\n", strings.TrimRight(line.String(), " "))
@@ -56,10 +57,15 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 	for _, name := range impls {
 		fmt.Fprintf(&line, "%-*s", width+2, name)
 		for _, id := range ids {
-			r := cells[[2]string{name, id}]
+			r, ok := cells[[2]string{name, id}]
 			cell := abbreviate(r.Broken)
-			if !r.Pass {
+			switch {
+			case !ok:
+				cell = "?" // not run: counts as unmet
+				failed++
+			case !r.Pass:
 				cell += "!"
+				failed++
 			}
 			// Pad by runes: "—" is one column but three bytes.
 			fmt.Fprintf(&line, "%s%s", cell, strings.Repeat(" ", col(id)-utf8.RuneCountInString(cell)))
@@ -69,19 +75,17 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 	p.printf("\n%s\n", pick(lang,
 		"M mutex · O ownership · L liveness · R resource — the invariants that broke; — none broke",
 		"M 互斥 · O 归属 · L 活性 · R 资源 —— 被破坏的不变量；— 表示都没被破坏"))
-	failed := 0
 	for _, r := range results {
 		if r.Pass {
 			continue
 		}
-		failed++
 		p.printf("%s %s × %s: %s %s, %s %s\n", pick(lang, "UNMET", "不符合预期"), r.Scenario, r.Impl,
 			pick(lang, "expected", "预期"), list(r.Expected), pick(lang, "got", "实际"), list(r.Broken))
 	}
 	if failed == 0 {
-		p.printf(pick(lang, "all %d cells meet their expectation\n", "全部 %d 个组合都符合预期\n"), len(results))
+		p.printf(pick(lang, "all %d cells meet their expectation\n", "全部 %d 个组合都符合预期\n"), len(impls)*len(ids))
 	} else {
-		p.printf(pick(lang, "%d of %d cells do not meet their expectation\n", "%d / %d 个组合不符合预期\n"), failed, len(results))
+		p.printf(pick(lang, "%d of %d cells do not meet their expectation\n", "%d / %d 个组合不符合预期\n"), failed, len(impls)*len(ids))
 	}
 	return p.err
 }

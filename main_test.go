@@ -1,0 +1,571 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
+)
+
+// runCLI runs the command line with args and returns the exit code and what
+// it wrote to stdout and stderr.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// mustRun runs the command line, requires exit 0 and a silent stderr, and
+// returns stdout.
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	code, stdout, stderr := runCLI(t, args...)
+	if code != exitOK {
+		t.Fatalf("lockstep %s: exit %d, want %d; stderr:\n%s", strings.Join(args, " "), code, exitOK, stderr)
+	}
+	if stderr != "" {
+		t.Fatalf("lockstep %s: unexpected stderr:\n%s", strings.Join(args, " "), stderr)
+	}
+	if stdout == "" {
+		t.Fatalf("lockstep %s: empty stdout", strings.Join(args, " "))
+	}
+	return stdout
+}
+
+// decodeJSON decodes data into a T, failing the test if it is not valid JSON
+// or has trailing garbage.
+func decodeJSON[T any](t *testing.T, data string) T {
+	t.Helper()
+	var v T
+	dec := json.NewDecoder(strings.NewReader(data))
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("output is not JSON for %T: %v\n%s", v, err, data)
+	}
+	if dec.More() {
+		t.Fatalf("trailing data after the JSON value:\n%s", data)
+	}
+	return v
+}
+
+// invariantMarks reads the verdict section of a play timeline (the lines
+// after heading) into invariant → "✓" or "✗".
+func invariantMarks(t *testing.T, out, heading string) map[string]string {
+	t.Helper()
+	_, section, ok := strings.Cut(out, "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("no %q section in output:\n%s", heading, out)
+	}
+	marks := map[string]string{}
+	for line := range strings.Lines(section) {
+		f := strings.Fields(line)
+		if len(f) < 2 {
+			t.Fatalf("malformed verdict line %q", line)
+		}
+		marks[f[0]] = f[1]
+	}
+	return marks
+}
+
+// wantMarks is the verdict section expected when exactly broken break.
+func wantMarks(broken []string) map[string]string {
+	m := map[string]string{}
+	for _, id := range sim.InvariantIDs() {
+		m[id] = "✓"
+		if slices.Contains(broken, id) {
+			m[id] = "✗"
+		}
+	}
+	return m
+}
+
+func assertMarks(t *testing.T, got, want map[string]string) {
+	t.Helper()
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("invariant verdicts = %v, want %v", got, want)
+	}
+}
+
+// firstFieldLines counts, for each name, the output lines whose first field
+// is that name.
+func firstFieldLines(out string) map[string]int {
+	n := map[string]int{}
+	for line := range strings.Lines(out) {
+		if f := strings.Fields(line); len(f) > 0 {
+			n[f[0]]++
+		}
+	}
+	return n
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"no arguments", nil},
+		{"help", []string{"help"}},
+		{"-h", []string{"-h"}},
+		{"--help", []string{"--help"}},
+		{"play -h", []string{"play", "-h"}},
+		{"check --help", []string{"check", "--help"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := mustRun(t, tc.args...)
+			for _, want := range []string{"lockstep list", "lockstep play", "lockstep check", "lockstep help", "--lang", "exit codes"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("usage does not mention %q:\n%s", want, out)
+				}
+			}
+		})
+	}
+}
+
+func TestList(t *testing.T) {
+	out := mustRun(t, "list")
+	for _, heading := range []string{"scenarios (failure modes):", "implementations:"} {
+		if !strings.Contains(out, heading+"\n") {
+			t.Errorf("list lacks heading %q:\n%s", heading, out)
+		}
+	}
+	ids, names := scenarios.IDs(), lockimpl.Names()
+	wantIDs := []string{"setnx-no-ex", "del-other", "get-then-del", "failover", "gc-pause"}
+	if !slices.Equal(ids, wantIDs) {
+		t.Errorf("scenario ids = %v, want %v", ids, wantIDs)
+	}
+	lines := firstFieldLines(out)
+	for _, name := range slices.Concat(ids, names) {
+		if lines[name] != 1 {
+			t.Errorf("list has %d lines starting with %q, want 1", lines[name], name)
+		}
+	}
+	// Every entry line is indented; there is nothing else indented.
+	entries := 0
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(line, "  ") {
+			entries++
+		}
+	}
+	if want := len(ids) + len(names); entries != want {
+		t.Errorf("list has %d entry lines, want %d:\n%s", entries, want, out)
+	}
+	// Scenarios come first, in teaching order; implementations after.
+	last := -1
+	for _, name := range slices.Concat(ids, names) {
+		i := strings.Index(out, "  "+name+" ")
+		if i <= last {
+			t.Errorf("%q is out of order in list:\n%s", name, out)
+		}
+		last = i
+	}
+}
+
+func TestListChinese(t *testing.T) {
+	out := mustRun(t, "list", "--lang", "zh")
+	for _, want := range []string{"场景（故障模式）：", "锁实现："} {
+		if !strings.Contains(out, want) {
+			t.Errorf("list --lang zh lacks %q:\n%s", want, out)
+		}
+	}
+	for _, english := range []string{"scenarios (failure modes):", "implementations:"} {
+		if strings.Contains(out, english) {
+			t.Errorf("list --lang zh still has English heading %q", english)
+		}
+	}
+	lines := firstFieldLines(out)
+	for _, name := range slices.Concat(scenarios.IDs(), lockimpl.Names()) {
+		if lines[name] != 1 {
+			t.Errorf("list --lang zh has %d lines starting with %q, want 1", lines[name], name)
+		}
+	}
+}
+
+func TestPlayDefaultsToNaiveImpl(t *testing.T) {
+	out := mustRun(t, "play", "get-then-del")
+	if want := "get-then-del × uuid-get-del — "; !strings.HasPrefix(out, want) {
+		t.Errorf("first line = %q, want prefix %q", strings.SplitN(out, "\n", 2)[0], want)
+	}
+	for _, want := range []string{
+		"✗ OWNERSHIP: A deleted the lock that B wrote",
+		"DEL lock:product:1001",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("play get-then-del lacks %q:\n%s", want, out)
+		}
+	}
+	assertMarks(t, invariantMarks(t, out, "invariants:"), wantMarks([]string{sim.InvMutex, sim.InvOwnership, sim.InvResource}))
+
+	// The default is the same as naming the naive implementation.
+	if explicit := mustRun(t, "play", "get-then-del", "--impl", "uuid-get-del"); explicit != out {
+		t.Errorf("play get-then-del differs from play get-then-del --impl uuid-get-del")
+	}
+}
+
+func TestPlayFixedImpl(t *testing.T) {
+	out := mustRun(t, "play", "get-then-del", "--impl", "uuid-lua")
+	if want := "get-then-del × uuid-lua — "; !strings.HasPrefix(out, want) {
+		t.Errorf("first line = %q, want prefix %q", strings.SplitN(out, "\n", 2)[0], want)
+	}
+	if strings.Contains(out, "✗") {
+		t.Errorf("uuid-lua breaks something in get-then-del:\n%s", out)
+	}
+	assertMarks(t, invariantMarks(t, out, "invariants:"), wantMarks(nil))
+}
+
+// TestPlayEveryScenario plays each failure mode with its default
+// implementation: the header names the naive one, and the verdicts are the
+// expectation matrix's, which is never empty for the naive implementation.
+func TestPlayEveryScenario(t *testing.T) {
+	for _, s := range scenarios.All() {
+		t.Run(s.ID, func(t *testing.T) {
+			out := mustRun(t, "play", s.ID)
+			if want := s.ID + " × " + s.Naive + " — " + s.Title.EN + "\n"; !strings.HasPrefix(out, want) {
+				t.Errorf("first line = %q, want %q", strings.SplitN(out, "\n", 2)[0], want)
+			}
+			want := scenarios.Expected(s.ID, s.Naive)
+			if len(want) == 0 {
+				t.Errorf("the naive implementation %s breaks nothing in %s", s.Naive, s.ID)
+			}
+			assertMarks(t, invariantMarks(t, out, "invariants:"), wantMarks(want))
+		})
+	}
+}
+
+func TestPlayFlagPosition(t *testing.T) {
+	want := mustRun(t, "play", "get-then-del", "--impl", "uuid-lua", "--lang", "zh")
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"flags after", []string{"play", "get-then-del", "--impl", "uuid-lua", "--lang", "zh"}},
+		{"flags before", []string{"play", "--impl", "uuid-lua", "--lang", "zh", "get-then-del"}},
+		{"flags around", []string{"play", "--lang", "zh", "get-then-del", "--impl", "uuid-lua"}},
+		{"equals form", []string{"play", "--impl=uuid-lua", "get-then-del", "--lang=zh"}},
+		{"single dash", []string{"play", "-impl", "uuid-lua", "get-then-del", "-lang", "zh"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := mustRun(t, tc.args...); got != want {
+				t.Errorf("lockstep %s differs from the flags-after form:\n%s", strings.Join(tc.args, " "), got)
+			}
+		})
+	}
+}
+
+// playJSON is the part of a trace's JSON that the tests look at.
+type playJSON struct {
+	Scenario string `json:"scenario"`
+	Impl     string `json:"impl"`
+	Events   []struct {
+		Step      int    `json:"step"`
+		Kind      string `json:"kind"`
+		Command   string `json:"command"`
+		Invariant string `json:"invariant"`
+	} `json:"events"`
+	Verdicts []struct {
+		Invariant string `json:"invariant"`
+		Broken    bool   `json:"broken"`
+	} `json:"verdicts"`
+}
+
+func TestPlayJSON(t *testing.T) {
+	tests := []struct {
+		name       string
+		args       []string
+		wantImpl   string
+		wantBroken []string
+	}{
+		{"naive", []string{"play", "get-then-del", "--format", "json"}, "uuid-get-del",
+			[]string{sim.InvMutex, sim.InvOwnership, sim.InvResource}},
+		{"fixed, flag first", []string{"play", "--format=json", "--impl", "uuid-lua", "get-then-del"}, "uuid-lua", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := mustRun(t, tc.args...)
+			raw := decodeJSON[map[string]json.RawMessage](t, out)
+			for _, key := range []string{"scenario", "impl", "events", "verdicts"} {
+				if _, ok := raw[key]; !ok {
+					t.Errorf("JSON lacks field %q", key)
+				}
+			}
+			tr := decodeJSON[playJSON](t, out)
+			if tr.Scenario != "get-then-del" || tr.Impl != tc.wantImpl {
+				t.Errorf("scenario, impl = %q, %q, want %q, %q", tr.Scenario, tr.Impl, "get-then-del", tc.wantImpl)
+			}
+			if len(tr.Events) == 0 {
+				t.Fatal("no events")
+			}
+			for i, e := range tr.Events {
+				if e.Step != i {
+					t.Errorf("event %d has step %d", i, e.Step)
+				}
+			}
+			var broken, violated []string
+			for _, v := range tr.Verdicts {
+				if v.Broken {
+					broken = append(broken, v.Invariant)
+				}
+			}
+			for _, e := range tr.Events {
+				if e.Kind == string(sim.KindViolation) && !slices.Contains(violated, e.Invariant) {
+					violated = append(violated, e.Invariant)
+				}
+			}
+			if len(tr.Verdicts) != len(sim.InvariantIDs()) {
+				t.Errorf("%d verdicts, want one per invariant (%d)", len(tr.Verdicts), len(sim.InvariantIDs()))
+			}
+			if !slices.Equal(broken, tc.wantBroken) {
+				t.Errorf("broken verdicts = %v, want %v", broken, tc.wantBroken)
+			}
+			slices.Sort(violated)
+			want := slices.Clone(tc.wantBroken)
+			slices.Sort(want)
+			if !slices.Equal(violated, want) {
+				t.Errorf("violation events for %v, want %v", violated, want)
+			}
+		})
+	}
+}
+
+func TestPlayChinese(t *testing.T) {
+	out := mustRun(t, "play", "get-then-del", "--lang", "zh")
+	s, err := scenarios.Lookup("get-then-del")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{s.Title.ZH, "误删", "不变量：", "锁 lock:product:1001"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("play --lang zh lacks %q:\n%s", want, out)
+		}
+	}
+	for _, english := range []string{s.Title.EN, "invariants:", "A deleted the lock that B wrote"} {
+		if strings.Contains(out, english) {
+			t.Errorf("play --lang zh still has English %q", english)
+		}
+	}
+	assertMarks(t, invariantMarks(t, out, "不变量："), wantMarks([]string{sim.InvMutex, sim.InvOwnership, sim.InvResource}))
+}
+
+func TestBadInput(t *testing.T) {
+	ids, names := scenarios.IDs(), lockimpl.Names()
+	tests := []struct {
+		name string
+		args []string
+		want []string // substrings of stderr
+	}{
+		{"unknown command", []string{"frobnicate"}, []string{`unknown command "frobnicate"`, "list", "play", "check", "help"}},
+		{"flag before command", []string{"--lang", "zh", "list"}, []string{`unknown command "--lang"`}},
+		{"unknown scenario", []string{"play", "no-such-bug"}, append([]string{`unknown scenario "no-such-bug"`}, ids...)},
+		{"unknown implementation", []string{"play", "get-then-del", "--impl", "no-such-lock"}, append([]string{`unknown implementation "no-such-lock"`}, names...)},
+		{"unknown lang list", []string{"list", "--lang", "fr"}, []string{`unknown language "fr"`, "en", "zh"}},
+		{"unknown lang play", []string{"play", "get-then-del", "--lang", "fr"}, []string{`unknown language "fr"`}},
+		{"unknown lang check", []string{"check", "--lang", "fr"}, []string{`unknown language "fr"`}},
+		{"unknown format", []string{"play", "get-then-del", "--format", "xml"}, []string{`unknown format "xml"`, "text", "json"}},
+		{"undefined flag play", []string{"play", "get-then-del", "--verbose"}, []string{"flag provided but not defined", "verbose"}},
+		{"undefined flag list", []string{"list", "--verbose"}, []string{"flag provided but not defined", "verbose"}},
+		{"undefined flag check", []string{"check", "--format", "json"}, []string{"flag provided but not defined", "format"}},
+		{"flag without value", []string{"play", "get-then-del", "--impl"}, []string{"flag needs an argument", "impl"}},
+		{"empty implementation", []string{"play", "get-then-del", "--impl="}, append([]string{`unknown implementation ""`}, names...)},
+		{"flag after --", []string{"play", "--", "--impl"}, append([]string{`unknown scenario "--impl"`}, ids...)},
+		{"bad bool", []string{"check", "--json=maybe"}, []string{"invalid boolean value", "maybe"}},
+		{"play no scenario", []string{"play"}, append([]string{"play needs one scenario"}, ids...)},
+		{"play only flags", []string{"play", "--impl", "uuid-lua"}, append([]string{"play needs one scenario"}, ids...)},
+		{"play two scenarios", []string{"play", "get-then-del", "failover"}, append([]string{"play needs one scenario"}, ids...)},
+		{"list stray argument", []string{"list", "extra"}, []string{"list takes no arguments", "extra"}},
+		{"check stray argument", []string{"check", "extra"}, []string{"check takes no arguments", "extra"}},
+		{"check stray after flag", []string{"check", "--json", "extra"}, []string{"check takes no arguments", "extra"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if stdout != "" {
+				t.Errorf("stdout not empty:\n%s", stdout)
+			}
+			if !strings.HasPrefix(stderr, "lockstep: ") || strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, "\n") {
+				t.Errorf("stderr = %q, want one line starting with %q", stderr, "lockstep: ")
+			}
+			for _, want := range tc.want {
+				if !strings.Contains(stderr, want) {
+					t.Errorf("stderr %q does not mention %q", stderr, want)
+				}
+			}
+		})
+	}
+}
+
+// letters abbreviates invariants as the check table does.
+func letters(ids []string) string {
+	if len(ids) == 0 {
+		return "—"
+	}
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString(strings.ToUpper(id[:1]))
+	}
+	return b.String()
+}
+
+func TestCheckText(t *testing.T) {
+	out := mustRun(t, "check")
+	ids, names := scenarios.IDs(), lockimpl.Names()
+	lines := strings.Split(out, "\n")
+	if got := strings.Fields(lines[0]); !slices.Equal(got, ids) {
+		t.Errorf("header = %v, want %v", got, ids)
+	}
+	rows := map[string][]string{}
+	for _, line := range lines[1:] {
+		f := strings.Fields(line)
+		if len(f) > 0 && slices.Contains(names, f[0]) {
+			if _, dup := rows[f[0]]; dup {
+				t.Errorf("two rows for %s", f[0])
+			}
+			rows[f[0]] = f[1:]
+		}
+	}
+	for _, name := range names {
+		cells, ok := rows[name]
+		if !ok {
+			t.Errorf("no row for implementation %s", name)
+			continue
+		}
+		if len(cells) != len(ids) {
+			t.Errorf("row %s has %d cells, want %d: %v", name, len(cells), len(ids), cells)
+			continue
+		}
+		for i, id := range ids {
+			if want := letters(scenarios.Expected(id, name)); cells[i] != want {
+				t.Errorf("cell %s × %s = %q, want %q", id, name, cells[i], want)
+			}
+		}
+	}
+	want := fmt.Sprintf("all %d cells meet their expectation\n", len(ids)*len(names))
+	if !strings.HasSuffix(out, want) {
+		t.Errorf("check does not end with %q:\n%s", want, out)
+	}
+	if strings.Contains(out, "UNMET") || strings.Contains(out, "!") {
+		t.Errorf("check reports unmet cells:\n%s", out)
+	}
+}
+
+func TestCheckChinese(t *testing.T) {
+	out := mustRun(t, "check", "--lang", "zh")
+	want := fmt.Sprintf("全部 %d 个组合都符合预期\n", len(scenarios.IDs())*len(lockimpl.Names()))
+	if !strings.HasSuffix(out, want) {
+		t.Errorf("check --lang zh does not end with %q:\n%s", want, out)
+	}
+	if strings.Contains(out, "meet their expectation") {
+		t.Errorf("check --lang zh has the English summary:\n%s", out)
+	}
+}
+
+func TestCheckJSON(t *testing.T) {
+	out := mustRun(t, "check", "--json")
+	raw := decodeJSON[[]map[string]json.RawMessage](t, out)
+	for i, r := range raw {
+		for _, key := range []string{"scenario", "impl", "broken", "expected", "pass"} {
+			if _, ok := r[key]; !ok {
+				t.Errorf("result %d lacks key %q", i, key)
+			}
+		}
+		for _, key := range []string{"broken", "expected"} {
+			if string(r[key]) == "null" {
+				t.Errorf("result %d: %s is null, want a list", i, key)
+			}
+		}
+	}
+	type result struct {
+		Scenario string   `json:"scenario"`
+		Impl     string   `json:"impl"`
+		Broken   []string `json:"broken"`
+		Expected []string `json:"expected"`
+		Pass     bool     `json:"pass"`
+	}
+	results := decodeJSON[[]result](t, out)
+	ids, names := scenarios.IDs(), lockimpl.Names()
+	if len(results) != 45 || len(ids)*len(names) != 45 {
+		t.Fatalf("%d results for %d scenarios × %d implementations, want 45", len(results), len(ids), len(names))
+	}
+	for i, r := range results {
+		// Scenario-major, in catalogue order.
+		if want := [2]string{ids[i/len(names)], names[i%len(names)]}; [2]string{r.Scenario, r.Impl} != want {
+			t.Errorf("result %d is %s × %s, want %s × %s", i, r.Scenario, r.Impl, want[0], want[1])
+		}
+		if !r.Pass {
+			t.Errorf("%s × %s does not pass", r.Scenario, r.Impl)
+		}
+		if !slices.Equal(r.Broken, r.Expected) {
+			t.Errorf("%s × %s: broken %v, expected %v", r.Scenario, r.Impl, r.Broken, r.Expected)
+		}
+		if want := scenarios.Expected(r.Scenario, r.Impl); !slices.Equal(r.Expected, want) {
+			t.Errorf("%s × %s: expected %v, matrix says %v", r.Scenario, r.Impl, r.Expected, want)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"play get-then-del", []string{"play", "get-then-del"}},
+		{"play failover redlock", []string{"play", "failover", "--impl", "redlock"}},
+		{"play gc-pause fenced zh", []string{"play", "gc-pause", "--impl", "fenced", "--lang", "zh"}},
+		{"play del-other watchdog json", []string{"play", "del-other", "--impl", "uuid-lua-watchdog", "--format", "json"}},
+		{"check", []string{"check"}},
+		{"check json", []string{"check", "--json"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			first := mustRun(t, tc.args...)
+			for range 2 {
+				if again := mustRun(t, tc.args...); again != first {
+					t.Fatalf("lockstep %s is not deterministic", strings.Join(tc.args, " "))
+				}
+			}
+		})
+	}
+}
+
+// failWriter fails every write.
+type failWriter struct{}
+
+var errDiskFull = errors.New("disk full")
+
+func (failWriter) Write([]byte) (int, error) { return 0, errDiskFull }
+
+// TestWriteError: output that cannot be written is not a success, and the
+// error is reported on stderr.
+func TestWriteError(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"list", []string{"list"}},
+		{"play", []string{"play", "get-then-del"}},
+		{"play json", []string{"play", "get-then-del", "--format", "json"}},
+		{"check", []string{"check"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var stderr bytes.Buffer
+			code := run(tc.args, failWriter{}, &stderr)
+			if code == exitOK {
+				t.Errorf("exit %d after a failed write", code)
+			}
+			if !strings.Contains(stderr.String(), errDiskFull.Error()) {
+				t.Errorf("stderr = %q, want it to name %q", stderr.String(), errDiskFull)
+			}
+		})
+	}
+}
