@@ -51,6 +51,7 @@ func (l *Fenced) TryAcquire(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	l.fence = n
+	l.dog.stop() // a watchdog left from a hold that was lost
 	l.dog = startWatchdog(ctx, l.env, token, DefaultMaxRenewals)
 	return true, nil
 }
@@ -58,10 +59,9 @@ func (l *Fenced) TryAcquire(ctx context.Context) (bool, error) {
 // Release stops the watchdog, then runs the compare-and-delete script.
 func (l *Fenced) Release(ctx context.Context) error {
 	l.dog.stop()
+	l.dog = nil
 	l.fence = 0
-	token := l.own.current()
-	l.own.drop()
-	return releaseOn(ctx, l.env, 0, token)
+	return releaseOwned(ctx, l.env, &l.own)
 }
 
 // Fence is the fencing token of the current hold.

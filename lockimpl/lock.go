@@ -21,7 +21,8 @@ import (
 // Lock is one client's handle on one named lock.
 type Lock interface {
 	// TryAcquire makes one attempt. It returns false when someone else holds
-	// the lock.
+	// the lock. It may return true with an error when the lock was taken but
+	// a follow-up step failed: the caller holds the lock and must release it.
 	TryAcquire(ctx context.Context) (bool, error)
 	// Release gives the lock back. It returns ErrNotHeld when the lock was
 	// found to belong to someone else (or to nobody) and was left alone.
@@ -120,3 +121,6 @@ func (o *owner) current() string {
 }
 
 func (o *owner) drop() { o.token = "" }
+
+// held returns the token of the current hold, if an acquire drew one.
+func (o *owner) held() (string, bool) { return o.token, o.token != "" }

@@ -60,20 +60,26 @@ func (l *Reentrant) TryAcquire(ctx context.Context) (bool, error) {
 
 // Release runs the release script: one hold fewer, the key gone at zero.
 func (l *Reentrant) Release(ctx context.Context) error {
-	token := l.own.current()
-	if l.holds > 0 {
-		l.holds--
-	}
-	if l.holds == 0 {
-		l.own.drop()
+	token, ok := l.own.held()
+	if !ok {
+		return ErrNotHeld
 	}
 	n, err := reentrantReleaseScript.Eval(ctx, l.env.Nodes[0], []string{l.env.Key},
 		token, ttlMillis(l.env.TTL)).Int64()
-	if err != nil {
-		return err
-	}
-	if n < 0 {
+	switch {
+	case err != nil:
+		return err // nothing changed locally: a retry can try again
+	case n < 0:
+		// The lock is not ours (any more): forget every hold.
+		l.holds = 0
+		l.own.drop()
 		return ErrNotHeld
+	case n == 1:
+		// Redis counted down to zero and deleted the key.
+		l.holds = 0
+		l.own.drop()
+	default:
+		l.holds = max(l.holds-1, 1)
 	}
 	return nil
 }

@@ -33,17 +33,21 @@ func (l *UUIDGetDel) TryAcquire(ctx context.Context) (bool, error) {
 // Release sends GET key and, when the value is our token, DEL key.
 func (l *UUIDGetDel) Release(ctx context.Context) error {
 	c := l.env.Nodes[0]
-	token := l.own.current()
-	l.own.drop()
-	v, err := c.Get(ctx, l.env.Key).Result()
-	if errors.Is(err, redis.Nil) {
+	token, ok := l.own.held()
+	if !ok {
 		return ErrNotHeld
 	}
-	if err != nil {
+	v, err := c.Get(ctx, l.env.Key).Result()
+	switch {
+	case errors.Is(err, redis.Nil) || err == nil && v != token:
+		l.own.drop()
+		return ErrNotHeld
+	case err != nil:
+		return err // keep the token: a retry may still find the lock ours
+	}
+	if err := c.Del(ctx, l.env.Key).Err(); err != nil {
 		return err
 	}
-	if v != token {
-		return ErrNotHeld
-	}
-	return c.Del(ctx, l.env.Key).Err()
+	l.own.drop()
+	return nil
 }

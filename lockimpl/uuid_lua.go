@@ -1,6 +1,9 @@
 package lockimpl
 
-import "context"
+import (
+	"context"
+	"errors"
+)
 
 // UUIDLua is the correct single-instance lock: SET key token NX EX ttl to take
 // it, and a Lua script that compares the token and deletes in one atomic step
@@ -28,9 +31,22 @@ func (l *UUIDLua) TryAcquire(ctx context.Context) (bool, error) {
 
 // Release runs the compare-and-delete script.
 func (l *UUIDLua) Release(ctx context.Context) error {
-	token := l.own.current()
-	l.own.drop()
-	return releaseOn(ctx, l.env, 0, token)
+	return releaseOwned(ctx, l.env, &l.own)
+}
+
+// releaseOwned runs the compare-and-delete script on node 0 for the current
+// hold. The token is forgotten once the server has answered; after a network
+// error it is kept so that a retried release can still find the lock.
+func releaseOwned(ctx context.Context, env Env, own *owner) error {
+	token, ok := own.held()
+	if !ok {
+		return ErrNotHeld
+	}
+	err := releaseOn(ctx, env, 0, token)
+	if err == nil || errors.Is(err, ErrNotHeld) {
+		own.drop()
+	}
+	return err
 }
 
 // releaseOn runs the compare-and-delete script on node i.

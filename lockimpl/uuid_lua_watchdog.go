@@ -34,6 +34,7 @@ func (l *UUIDLuaWatchdog) TryAcquire(ctx context.Context) (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
+	l.dog.stop() // a watchdog left from a hold that was lost
 	l.dog = startWatchdog(ctx, l.env, token, DefaultMaxRenewals)
 	return true, nil
 }
@@ -41,9 +42,8 @@ func (l *UUIDLuaWatchdog) TryAcquire(ctx context.Context) (bool, error) {
 // Release stops the watchdog, then runs the compare-and-delete script.
 func (l *UUIDLuaWatchdog) Release(ctx context.Context) error {
 	l.dog.stop()
-	token := l.own.current()
-	l.own.drop()
-	return releaseOn(ctx, l.env, 0, token)
+	l.dog = nil
+	return releaseOwned(ctx, l.env, &l.own)
 }
 
 // Lost is closed when a renewal found the lock gone.

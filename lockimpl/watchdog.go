@@ -9,8 +9,8 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// DefaultMaxRenewals caps a watchdog: after this many renewals it stops and
-// lets the lease run out. Without a cap, a live process whose business code
+// DefaultMaxRenewals caps a watchdog: after this many successful renewals it
+// stops and lets the lease run out. Without a cap, a live process whose business code
 // is stuck would keep the lock forever (看门狗无限续期).
 const DefaultMaxRenewals = 10
 
@@ -32,7 +32,7 @@ func startWatchdog(ctx context.Context, env Env, token string, maxRenewals int) 
 	every := env.TTL / 3
 	env.goroutine(ctx, "watchdog", func(ctx context.Context) {
 		defer close(w.done)
-		for i := 0; maxRenewals <= 0 || i < maxRenewals; i++ {
+		for renewed := 0; maxRenewals <= 0 || renewed < maxRenewals; {
 			if env.Clock.Sleep(ctx, every) != nil {
 				return
 			}
@@ -46,8 +46,11 @@ func startWatchdog(ctx context.Context, env Env, token string, maxRenewals int) 
 			case !ok:
 				close(w.lost)
 				return
+			default:
+				renewed++
 			}
 		}
+		// At the cap the watchdog stops; the lease runs out within a TTL.
 	})
 	return w
 }

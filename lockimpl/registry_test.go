@@ -1,0 +1,114 @@
+package lockimpl_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+
+	"lockstep/lockimpl"
+)
+
+func TestLookupUnknown(t *testing.T) {
+	// A typo must not silently pick some lock; the error tells the user the
+	// valid choices.
+	_, err := lockimpl.Lookup("redlock2")
+	if err == nil {
+		t.Fatal("Lookup of an unknown name succeeded")
+	}
+	// Split into whole words so that "setnx" is not found inside
+	// "setnx-expire".
+	words := strings.FieldsFunc(err.Error(), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-'
+	})
+	for _, name := range lockimpl.Names() {
+		if !slices.Contains(words, name) {
+			t.Errorf("error %q does not list %q", err, name)
+		}
+	}
+	if !strings.Contains(err.Error(), "redlock2") {
+		t.Errorf("error %q does not name what was asked for", err)
+	}
+}
+
+func TestLookupKnown(t *testing.T) {
+	for _, want := range lockimpl.All() {
+		t.Run(want.Name, func(t *testing.T) {
+			got, err := lockimpl.Lookup(want.Name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Name != want.Name || got.Nodes != want.Nodes || got.Summary != want.Summary {
+				t.Errorf("Lookup(%q) = %+v, want %+v", want.Name, got, want)
+			}
+		})
+	}
+}
+
+func TestNamesMatchAll(t *testing.T) {
+	var fromAll []string
+	for _, in := range lockimpl.All() {
+		fromAll = append(fromAll, in.Name)
+	}
+	if got := lockimpl.Names(); !slices.Equal(got, fromAll) {
+		t.Fatalf("Names() = %v, want All() order %v", got, fromAll)
+	}
+	want := []string{"setnx", "setnx-expire", "set-nx-ex", "uuid-get-del", "uuid-lua",
+		"uuid-lua-watchdog", "redlock", "fenced", "reentrant"}
+	if !slices.Equal(fromAll, want) {
+		t.Errorf("catalogue = %v, want %v (most naive first)", fromAll, want)
+	}
+	seen := map[string]bool{}
+	for _, n := range fromAll {
+		if seen[n] {
+			t.Errorf("name %q registered twice", n)
+		}
+		seen[n] = true
+	}
+}
+
+func TestAllReturnsACopy(t *testing.T) {
+	// Callers may reorder or edit what All returns; the catalogue must not
+	// change under them.
+	all := lockimpl.All()
+	all[0].Name = "mutated"
+	all[0].New = nil
+	if got := lockimpl.All()[0].Name; got == "mutated" {
+		t.Fatal("All() exposes the catalogue itself")
+	}
+	if _, err := lockimpl.Lookup("mutated"); err == nil {
+		t.Fatal("Lookup finds a name written into All()'s result")
+	}
+}
+
+func TestInfoComplete(t *testing.T) {
+	// Every entry is shown in both languages and says what it needs.
+	for _, in := range lockimpl.All() {
+		t.Run(in.Name, func(t *testing.T) {
+			for field, s := range map[string]string{"Summary": in.Summary, "Fixes": in.Fixes, "Misses": in.Misses} {
+				if strings.TrimSpace(s) == "" {
+					t.Errorf("%s is empty", field)
+				}
+			}
+			for field, s := range map[string]string{"SummaryZH": in.SummaryZH, "FixesZH": in.FixesZH, "MissesZH": in.MissesZH} {
+				if strings.TrimSpace(s) == "" {
+					t.Errorf("%s is empty", field)
+				} else if !strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
+					t.Errorf("%s = %q has no Chinese text", field, s)
+				}
+			}
+			if in.Nodes < 1 {
+				t.Errorf("Nodes = %d, want ≥ 1", in.Nodes)
+			}
+			if in.New == nil {
+				t.Fatal("New is nil")
+			}
+			if l := in.New(lockimpl.Env{Key: testKey, TTL: testTTL}); l == nil {
+				t.Error("New returned a nil Lock")
+			}
+		})
+	}
+	if in, _ := lockimpl.Lookup("redlock"); in.Nodes != lockimpl.RedlockNodes {
+		t.Errorf("redlock Nodes = %d, want %d", in.Nodes, lockimpl.RedlockNodes)
+	}
+}
