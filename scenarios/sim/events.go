@@ -2,6 +2,7 @@ package sim
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/redis/go-redis/v9"
@@ -45,6 +46,7 @@ func (w *World) commandDone(a *actor, m msg) {
 		Command: formatCommand(m.cmd),
 		Reply:   formatReply(m.cmd, m.err),
 		Text:    textCommand(a.name, op, changes, m.err),
+		Short:   same(shortCommand(m.cmd, m.err)),
 	})
 	for _, ch := range owned {
 		w.violate(InvOwnership, textOwnership(c.name, ch))
@@ -64,26 +66,29 @@ func (w *World) noted(a *actor, n note) {
 		case OpAcquire:
 			if c.belief != BeliefWaiting {
 				c.belief = BeliefWaiting
-				w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWants(c.name)})
+				w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWants(c.name), Short: Text{"wants", "想要锁"}})
 			}
 		case OpWork:
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWork(c.name, c.prog.Work)})
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWork(c.name, c.prog.Work),
+				Short: Text{"works " + Secs(c.prog.Work), "干活 " + secsZH(c.prog.Work)}})
 		case OpRelease:
 			c.belief = BeliefReleased
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeaves(c.name)})
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeaves(c.name), Short: Text{"releases", "释放"}})
 		}
 	case noteAcquired:
 		c.belief, c.fence, c.lost = BeliefHolds, n.fence, n.lost
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textAcquired(c.name, c.token, n.fence)})
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textAcquired(c.name, c.token, n.fence),
+			Short: shortAcquired(c.token, n.fence)})
 	case noteRefused:
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textRefused(c.name, c.prog.Retry, n.err)})
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textRefused(c.name, c.prog.Retry, n.err),
+			Short: shortRefused(n.err)})
 	case noteReleased:
 		c.fence, c.lost = 0, nil
 		c.op = OpDone
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReleased(c.name, n.err)})
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReleased(c.name, n.err), Short: shortReleased(n.err)})
 	case noteGaveUp:
 		c.belief, c.op = BeliefGaveUp, OpDone
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textGaveUp(c.name)})
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textGaveUp(c.name), Short: Text{"gives up", "放弃"}})
 	}
 }
 
@@ -96,7 +101,7 @@ func (w *World) checkLost(c *client) {
 	case <-c.lost:
 		c.belief = BeliefLost
 		c.lost = nil
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLost(c.name)})
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLost(c.name), Short: Text{"lost!", "丢锁!"}})
 	default:
 	}
 }
@@ -107,10 +112,11 @@ func (w *World) passPoint(a *actor) {
 	switch a.point {
 	case OpRead:
 		c.readVal, c.readVer = w.res.value, w.res.version
-		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textRead(c.name, w.res.name, c.readVal)})
+		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textRead(c.name, w.res.name, c.readVal),
+			Short: Text{fmt.Sprintf("read %d", c.readVal), fmt.Sprintf("读 %d", c.readVal)}})
 	case OpWrite:
 		r := w.res.write(c.readVal-1, c.readVer, c.fence)
-		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textWrite(c.name, w.res.name, r)})
+		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textWrite(c.name, w.res.name, r), Short: shortWrite(r)})
 		if r.lostUpdate {
 			w.violate(InvResource, textLostUpdate(c.name, r))
 		}
@@ -137,7 +143,8 @@ func (w *World) checkHold(a *actor) {
 	if a.park == parkGate {
 		next = formatCommand(a.cmd)
 	}
-	w.emit(Event{Kind: KindSchedule, Actor: a.name, Text: textHeld(a.name, next, a.point)})
+	w.emit(Event{Kind: KindSchedule, Actor: a.name, Text: textHeld(a.name, next, a.point),
+		Short: Text{"⏸ held", "⏸ 被挂起"}})
 }
 
 // hold is where the scenario wants a client stopped: at a program point, or
@@ -151,7 +158,7 @@ type hold struct {
 
 // violate records a violation right after the event that caused it.
 func (w *World) violate(inv string, text Text) {
-	step := w.record(Event{Kind: KindViolation, Invariant: inv, Text: text})
+	step := w.record(Event{Kind: KindViolation, Invariant: inv, Text: text, Short: same("✗ " + inv)})
 	w.judge.broke(inv, step, w.now, text)
 }
 

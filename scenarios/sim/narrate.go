@@ -258,6 +258,83 @@ func textLiveness(waiting string, d time.Duration) Text {
 	}
 }
 
+// --- short labels -------------------------------------------------------
+
+// same is a label that reads the same in both languages.
+func same(s string) Text { return Text{s, s} }
+
+// shortCommand is a command and its reply in a few words: "SET NX → OK",
+// "EVAL release → 1", "GET → A#1".
+func shortCommand(cmd redis.Cmder, err error) string {
+	args := cmdArgs(cmd)
+	name := strings.ToUpper(args[0])
+	switch name {
+	case "SET":
+		for _, a := range args[3:] {
+			if strings.EqualFold(a, "nx") {
+				name += " NX"
+			}
+		}
+	case "EVAL", "EVALSHA":
+		if len(args) > 1 && strings.HasPrefix(args[1], "-- ") {
+			script, _, _ := strings.Cut(strings.TrimPrefix(args[1], "-- "), ":")
+			name += " " + script
+		}
+	}
+	reply := formatReply(cmd, err)
+	switch {
+	case strings.HasPrefix(reply, "(integer) "):
+		reply = strings.TrimPrefix(reply, "(integer) ")
+	case reply == "(nil)":
+		reply = "nil"
+	case strings.HasPrefix(reply, "(error) "):
+		reply = "ERR"
+	default:
+		if u, err := strconv.Unquote(reply); err == nil {
+			reply = u
+		}
+	}
+	return name + " → " + reply
+}
+
+func shortAcquired(token string, fence int64) Text {
+	t := Text{"holds", "持有"}
+	if token != "" {
+		t.EN += " " + token
+		t.ZH += " " + token
+	}
+	if fence > 0 {
+		t.EN += fmt.Sprintf(" ⚑%d", fence)
+		t.ZH += fmt.Sprintf(" ⚑%d", fence)
+	}
+	return t
+}
+
+func shortRefused(err error) Text {
+	if err != nil {
+		return Text{"error", "出错"}
+	}
+	return Text{"refused", "没抢到"}
+}
+
+func shortReleased(err error) Text {
+	switch {
+	case err == nil:
+		return Text{"released", "已释放"}
+	case errors.Is(err, lockimpl.ErrNotHeld):
+		return Text{"not its own", "不是自己的锁"}
+	default:
+		return Text{"release failed", "释放失败"}
+	}
+}
+
+func shortWrite(r writeResult) Text {
+	if r.rejected {
+		return Text{fmt.Sprintf("write %d ✗", r.value), fmt.Sprintf("写 %d 被拒", r.value)}
+	}
+	return Text{fmt.Sprintf("write %d", r.value), fmt.Sprintf("写 %d", r.value)}
+}
+
 // --- commands and replies, redis-cli style ------------------------------
 
 func cmdArgs(cmd redis.Cmder) []string {

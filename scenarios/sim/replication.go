@@ -83,7 +83,7 @@ func (w *World) applyReplication() {
 	}
 	if r >= 0 {
 		w.emit(Event{Kind: KindReplicate, Server: w.servers[r].name,
-			Text: textReplicated(w.servers[r].name, keys)})
+			Text: textReplicated(w.servers[r].name, keys), Short: Text{"replicated", "已复制"}})
 	}
 }
 
@@ -105,12 +105,14 @@ func (w *World) failover() {
 	dead.keys = nil
 	dead.m.Close()
 	if dead.replica < 0 {
-		w.emit(Event{Kind: KindFault, Server: dead.name, Text: textNodeDown(dead.name)})
+		w.emit(Event{Kind: KindFault, Server: dead.name, Text: textNodeDown(dead.name),
+			Short: Text{"DOWN", "宕机"}})
 		return
 	}
 	r := w.servers[dead.replica]
 	r.role, r.primary, r.lag = "primary", -1, 0
 	dead.role = "primary (down)"
 	w.route[0] = dead.replica
-	w.emit(Event{Kind: KindFault, Server: dead.name, Text: textFailover(dead.name, r.name, lost)})
+	w.emit(Event{Kind: KindFault, Server: dead.name, Text: textFailover(dead.name, r.name, lost),
+		Short: Text{"DOWN → " + r.name, "宕机 → " + r.name}})
 }

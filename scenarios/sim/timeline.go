@@ -106,7 +106,8 @@ func (c *Client) Unhold() {
 	a.hold = nil
 	if a.held {
 		a.held = false
-		c.w.emit(Event{Kind: KindSchedule, Actor: a.name, Text: textUnheld(a.name)})
+		c.w.emit(Event{Kind: KindSchedule, Actor: a.name, Text: textUnheld(a.name),
+			Short: Text{"▶ goes on", "▶ 继续"}})
 	}
 }
 
@@ -115,7 +116,8 @@ func (c *Client) Unhold() {
 func (c *Client) Pause() {
 	c.c.paused = true
 	c.w.pausedAt[c.c] = c.w.now
-	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textPause(c.c.name)})
+	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textPause(c.c.name),
+		Short: Text{"PAUSE", "停顿"}})
 }
 
 // Resume ends a pause: timers that came due during it fire now.
@@ -125,11 +127,11 @@ func (c *Client) Resume() {
 	}
 	c.c.paused = false
 	c.w.emit(Event{Kind: KindFault, Actor: c.c.name,
-		Text: textResume(c.c.name, c.w.now-c.w.pausedAt[c.c])})
+		Text: textResume(c.c.name, c.w.now-c.w.pausedAt[c.c]), Short: Text{"RESUME", "恢复"}})
 }
 
 // Crash ends the process: it sends nothing more; its keys stay.
 func (c *Client) Crash() {
 	c.c.crashed = true
-	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textCrash(c.c.name)})
+	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textCrash(c.c.name), Short: Text{"CRASH", "崩溃"}})
 }

@@ -61,9 +61,12 @@ type Event struct {
 	Command string   `json:"command,omitempty"`
 	Reply   string   `json:"reply,omitempty"`
 	// Invariant is set on violations.
-	Invariant string   `json:"invariant,omitempty"`
-	Text      Text     `json:"text"`
-	Snap      Snapshot `json:"snapshot"`
+	Invariant string `json:"invariant,omitempty"`
+	// Text says what happened in a sentence; Short in a few words, for
+	// compact views (a lane of the TUI's timeline). Narration has no Short.
+	Text  Text     `json:"text"`
+	Short Text     `json:"short,omitzero"`
+	Snap  Snapshot `json:"snapshot"`
 }
 
 // Snapshot is the world after an event.

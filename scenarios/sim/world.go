@@ -286,7 +286,8 @@ func (w *World) advance(t time.Duration) {
 		srv.keys = readKeys(srv, srv.keys)
 	}
 	for _, x := range expired {
-		w.emit(Event{Kind: KindExpire, Server: x.srv, Text: textExpired(x.key, x.srv)})
+		w.emit(Event{Kind: KindExpire, Server: x.srv, Text: textExpired(x.key, x.srv),
+			Short: Text{"expired", "过期"}})
 	}
 }
 
