@@ -12,9 +12,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
+
 	"lockstep/lockimpl"
 	"lockstep/report"
 	"lockstep/scenarios"
+	"lockstep/tui"
 )
 
 // Exit codes.
@@ -27,6 +30,9 @@ const (
 const usage = `lockstep — Redis distributed locks, broken on purpose, step by step
 
 usage:
+  lockstep [--scenario ID [--impl NAME]] [--autoplay [--speed N]]
+                                      the terminal UI: pick a failure mode and an
+                                      implementation, step through it, compare
   lockstep list                       the failure modes and the lock implementations
   lockstep play SCENARIO [--impl NAME] [--format text|json]
                                       play one failure mode as a text timeline
@@ -46,31 +52,41 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// isTerminal says whether w is a terminal the TUI can draw on.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd()) && term.IsTerminal(os.Stdin.Fd())
+}
+
+// commands are the subcommands.
+var commands = []string{"list", "play", "check", "help"}
+
 // errUsage marks errors that are the user's input, not a failed run.
 type errUsage struct{ error }
 
 func (e errUsage) Unwrap() error { return e.error }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		// The terminal UI is not here yet: say what there is.
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	}
 	var code int
 	var err error
-	switch cmd, rest := args[0], args[1:]; cmd {
+	cmd, rest := "", args
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, rest = args[0], args[1:]
+	}
+	switch cmd {
+	case "":
+		code, err = cmdTUI(rest, stdout)
 	case "list":
 		code, err = cmdList(rest, stdout)
 	case "play":
 		code, err = cmdPlay(rest, stdout)
 	case "check":
 		code, err = cmdCheck(rest, stdout)
-	case "help", "-h", "--help":
+	case "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	default:
-		err = errUsage{fmt.Errorf("unknown command %q; valid: list, play, check, help", cmd)}
+		err = errUsage{fmt.Errorf("unknown command %q; valid: %s", cmd, strings.Join(commands, ", "))}
 	}
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(stdout, usage)
@@ -123,6 +139,36 @@ func checkLang(lang string) error {
 		return errUsage{fmt.Errorf("unknown language %q; valid: en, zh", lang)}
 	}
 	return nil
+}
+
+// cmdTUI opens the terminal UI. Without a terminal (a pipe, CI) it prints
+// the usage instead of waiting for keys that never come.
+func cmdTUI(args []string, stdout io.Writer) (int, error) {
+	fs := flag.NewFlagSet("lockstep", flag.ContinueOnError)
+	var opts tui.Options
+	fs.StringVar(&opts.Lang, "lang", "en", "narration language: en or zh")
+	fs.StringVar(&opts.Scenario, "scenario", "", "open the player on this failure mode")
+	fs.StringVar(&opts.Impl, "impl", "", "and this implementation (default: the scenario's naive one)")
+	fs.BoolVar(&opts.Autoplay, "autoplay", false, "start playing at once")
+	fs.Float64Var(&opts.Speed, "speed", 2, "autoplay speed in steps per second")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return 0, err
+	}
+	if len(pos) > 0 {
+		if slices.Contains(commands, pos[0]) {
+			return 0, errUsage{fmt.Errorf("flags go after the command: lockstep %s %s", pos[0], strings.Join(args[:len(args)-len(pos)], " "))}
+		}
+		return 0, errUsage{fmt.Errorf("unknown command %q; valid: %s", pos[0], strings.Join(commands, ", "))}
+	}
+	if err := opts.Check(); err != nil {
+		return 0, errUsage{err}
+	}
+	if !isTerminal(stdout) {
+		fmt.Fprint(stdout, usage)
+		return exitOK, nil
+	}
+	return exitOK, tui.Run(opts, os.Stdin, stdout)
 }
 
 func cmdList(args []string, stdout io.Writer) (int, error) {

@@ -362,7 +362,11 @@ func TestBadInput(t *testing.T) {
 		want []string // substrings of stderr
 	}{
 		{"unknown command", []string{"frobnicate"}, []string{`unknown command "frobnicate"`, "list", "play", "check", "help"}},
-		{"flag before command", []string{"--lang", "zh", "list"}, []string{`unknown command "--lang"`}},
+		{"flag before command", []string{"--lang", "zh", "list"}, []string{"flags go after the command: lockstep list --lang zh"}},
+		{"unknown command after flags", []string{"--lang", "zh", "frobnicate"}, []string{`unknown command "frobnicate"`}},
+		{"tui unknown scenario", []string{"--scenario", "no-such-bug"}, append([]string{`unknown scenario "no-such-bug"`}, ids...)},
+		{"tui unknown implementation", []string{"--impl", "no-such-lock"}, append([]string{`unknown implementation "no-such-lock"`}, names...)},
+		{"tui bad speed", []string{"--speed", "-1"}, []string{"speed -1 out of range"}},
 		{"unknown scenario", []string{"play", "no-such-bug"}, append([]string{`unknown scenario "no-such-bug"`}, ids...)},
 		{"unknown implementation", []string{"play", "get-then-del", "--impl", "no-such-lock"}, append([]string{`unknown implementation "no-such-lock"`}, names...)},
 		{"unknown lang list", []string{"list", "--lang", "fr"}, []string{`unknown language "fr"`, "en", "zh"}},

@@ -1,0 +1,94 @@
+package tui
+
+import (
+	"fmt"
+
+	"lockstep/scenarios/sim"
+)
+
+// pair is one row of compare mode: an event of each trace, -1 for a gap.
+// same says whether the two events are identical.
+type pair struct {
+	l, r int
+	same bool
+}
+
+// slot is what makes two events "the same step" of the timeline in two
+// traces: the same instant, actor and kind. Whether they are the same event
+// is signature's question.
+func slot(e sim.Event) string {
+	return fmt.Sprintf("%d|%s|%s|%s", e.T, e.Kind, e.Actor, e.Server)
+}
+
+func signature(e sim.Event) string {
+	return slot(e) + "|" + e.Text.EN
+}
+
+// align lines two traces up along their longest common subsequence of
+// steps, so that what both runs did at the same moment sits on one row —
+// identical or not — and what only one did stands alone. Among equally long
+// alignments it prefers identical events. It returns the rows and the first
+// row where the traces differ, -1 if they never do.
+func align(a, b *sim.Trace) ([]pair, int) {
+	n, m := len(a.Events), len(b.Events)
+	ka, kb := make([]string, n), make([]string, m)
+	fa, fb := make([]string, n), make([]string, m)
+	for i, e := range a.Events {
+		ka[i], fa[i] = slot(e), signature(e)
+	}
+	for j, e := range b.Events {
+		kb[j], fb[j] = slot(e), signature(e)
+	}
+	// score[i][j] is the best alignment of a[i:] and b[j:]: two points for
+	// an identical pair, one for a pair in the same slot.
+	score := make([][]int, n+1)
+	for i := range score {
+		score[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			best := max(score[i+1][j], score[i][j+1])
+			switch {
+			case fa[i] == fb[j]:
+				best = max(best, score[i+1][j+1]+2)
+			case ka[i] == kb[j]:
+				best = max(best, score[i+1][j+1]+1)
+			}
+			score[i][j] = best
+		}
+	}
+	var rows []pair
+	diverge := -1
+	i, j := 0, 0
+	for i < n || j < m {
+		var p pair
+		switch {
+		case i < n && j < m && fa[i] == fb[j] && score[i][j] == score[i+1][j+1]+2:
+			p = pair{i, j, true}
+			i, j = i+1, j+1
+		case i < n && j < m && ka[i] == kb[j] && score[i][j] == score[i+1][j+1]+1:
+			p = pair{i, j, false}
+			i, j = i+1, j+1
+		default:
+			// Step past an event only one trace has, keeping the best
+			// score; between equally good moves, time order.
+			skipA := j >= m
+			if i < n && j < m {
+				skipA = score[i+1][j] > score[i][j+1] ||
+					score[i+1][j] == score[i][j+1] && a.Events[i].T <= b.Events[j].T
+			}
+			if skipA {
+				p = pair{i, -1, false}
+				i++
+			} else {
+				p = pair{-1, j, false}
+				j++
+			}
+		}
+		rows = append(rows, p)
+		if !p.same && diverge < 0 {
+			diverge = len(rows) - 1
+		}
+	}
+	return rows, diverge
+}

@@ -1,0 +1,95 @@
+package tui
+
+import "github.com/charmbracelet/bubbles/key"
+
+// KeyMap is every key the TUI answers to. Keys are matched with key.Matches
+// only.
+type KeyMap struct {
+	// Player.
+	Next, Prev, Play, Faster, Slower, First, Last key.Binding
+	Violation, Divergence, SwitchImpl, Compare    key.Binding
+	// Start screen.
+	Up, Down, Focus, Open key.Binding
+	// Everywhere.
+	Lang, Back, Help, Quit key.Binding
+}
+
+// DefaultKeyMap is the key map lockstep ships with.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Next:       key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "step")),
+		Prev:       key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "back")),
+		Play:       key.NewBinding(key.WithKeys(" "), key.WithHelp("space", "play")),
+		Faster:     key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "faster")),
+		Slower:     key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("−", "slower")),
+		First:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "first")),
+		Last:       key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "last")),
+		Violation:  key.NewBinding(key.WithKeys("v"), key.WithHelp("v", "violation")),
+		Divergence: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "divergence")),
+		SwitchImpl: key.NewBinding(key.WithKeys("i", "tab"), key.WithHelp("i/tab", "impl")),
+		Compare:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare")),
+		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Focus:      key.NewBinding(key.WithKeys("tab", "left", "right", "h", "l"), key.WithHelp("tab", "switch list")),
+		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "play")),
+		Lang:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "English/中文")),
+		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the list")),
+		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+	}
+}
+
+// zhHelp are the keys' descriptions in Chinese.
+var zhHelp = map[string]string{
+	"step": "下一步", "back": "上一步", "play": "播放/暂停", "faster": "加速", "slower": "减速",
+	"first": "第一步", "last": "最后一步", "violation": "下一个违规", "divergence": "首次分歧",
+	"impl": "切换实现", "compare": "对比", "up": "上", "down": "下", "switch list": "切换列表",
+	"English/中文": "English/中文", "help": "帮助", "quit": "退出", "back to the list": "返回列表",
+}
+
+// In returns the key map with its descriptions in lang.
+func (k KeyMap) In(lang string) KeyMap {
+	if lang != "zh" {
+		return k
+	}
+	for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Play, &k.Faster, &k.Slower, &k.First, &k.Last,
+		&k.Violation, &k.Divergence, &k.SwitchImpl, &k.Compare, &k.Up, &k.Down, &k.Focus, &k.Open,
+		&k.Lang, &k.Back, &k.Help, &k.Quit} {
+		h := b.Help()
+		if zh, ok := zhHelp[h.Desc]; ok {
+			b.SetHelp(h.Key, zh)
+		}
+	}
+	return k
+}
+
+// playerHelp is the key map as the player shows it.
+type playerHelp struct{ k KeyMap }
+
+func (h playerHelp) ShortHelp() []key.Binding {
+	k := h.k
+	return []key.Binding{k.Next, k.Play, k.Violation, k.Compare, k.SwitchImpl, k.Help, k.Quit}
+}
+
+func (h playerHelp) FullHelp() [][]key.Binding {
+	k := h.k
+	return [][]key.Binding{
+		{k.Next, k.Prev, k.First, k.Last, k.Violation},
+		{k.Play, k.Faster, k.Slower},
+		{k.SwitchImpl, k.Compare, k.Divergence},
+		{k.Lang, k.Back, k.Help, k.Quit},
+	}
+}
+
+// startHelp is the key map as the start screen shows it.
+type startHelp struct{ k KeyMap }
+
+func (h startHelp) ShortHelp() []key.Binding {
+	k := h.k
+	return []key.Binding{k.Up, k.Down, k.Focus, k.Open, k.Lang, k.Help, k.Quit}
+}
+
+func (h startHelp) FullHelp() [][]key.Binding {
+	k := h.k
+	return [][]key.Binding{{k.Up, k.Down, k.Focus, k.Open}, {k.Lang, k.Help, k.Quit}}
+}

@@ -1,0 +1,39 @@
+package tui
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
+)
+
+// cell is one (failure mode, implementation) pair.
+type cell struct{ scenario, impl string }
+
+// traceMsg brings a trace the engine has produced.
+type traceMsg struct {
+	cell
+	tr  *sim.Trace
+	err error
+}
+
+// loadTrace runs the engine for c. Runs take a few milliseconds; they still
+// happen in a command so that Update and View stay pure.
+func loadTrace(c cell) tea.Cmd {
+	return func() tea.Msg {
+		s, err := scenarios.Lookup(c.scenario)
+		if err != nil {
+			return traceMsg{cell: c, err: err}
+		}
+		impl, err := lockimpl.Lookup(c.impl)
+		if err != nil {
+			return traceMsg{cell: c, err: err}
+		}
+		tr, err := s.Run(impl)
+		return traceMsg{cell: c, tr: tr, err: err}
+	}
+}
+
+// tickMsg advances autoplay; gen tells a tick from a stale one.
+type tickMsg struct{ gen int }

@@ -1,0 +1,238 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
+)
+
+// Below this size the screen says so instead of drawing garbage.
+const (
+	minWidth  = 64
+	minHeight = 20
+)
+
+// screen is what the TUI shows.
+type screen int
+
+const (
+	screenStart screen = iota
+	screenPlayer
+)
+
+func (s screen) String() string {
+	switch s {
+	case screenStart:
+		return "start"
+	case screenPlayer:
+		return "player"
+	}
+	return fmt.Sprintf("screen(%d)", int(s))
+}
+
+// Model is the root model: it owns the size, the language, the key map, the
+// trace cache and the two screens.
+type Model struct {
+	keys   KeyMap
+	styles Styles
+	help   help.Model
+
+	width, height int
+	lang          string
+	screen        screen
+	showHelp      bool
+
+	start  startView
+	player playerView
+
+	traces map[cell]*sim.Trace
+	err    error
+}
+
+// New builds the model for opts (which Check has accepted).
+func New(opts Options) Model { return newModel(opts, map[cell]*sim.Trace{}) }
+
+// newModel builds the model over a trace cache (tests fill it beforehand).
+func newModel(opts Options, traces map[cell]*sim.Trace) Model {
+	lang := opts.Lang
+	if lang == "" {
+		lang = "en"
+	}
+	st := NewStyles()
+	h := help.New()
+	h.Styles.ShortKey = st.Header
+	h.Styles.FullKey = st.Header
+	m := Model{
+		keys:   DefaultKeyMap(),
+		styles: st,
+		help:   h,
+		width:  80,
+		height: 24,
+		lang:   lang,
+		traces: traces,
+		start:  newStartView(),
+	}
+	m.player.speed = speedIndex(opts.Speed)
+	if opts.Scenario != "" {
+		s, _ := scenarios.Lookup(opts.Scenario)
+		impl := opts.Impl
+		if impl == "" {
+			impl = s.Naive
+		}
+		m.start.pick(opts.Scenario, impl)
+		m.screen = screenPlayer
+		m.player.open(s, impl)
+		m.player.playing = opts.Autoplay
+		m.player.arrived(m.traces)
+	} else if opts.Impl != "" {
+		m.start.pick("", opts.Impl)
+	}
+	return m
+}
+
+// Init loads the trace the player opens on, if any, and starts autoplay.
+func (m Model) Init() tea.Cmd {
+	if m.screen != screenPlayer {
+		return nil
+	}
+	if m.player.ready() && m.player.playing {
+		return m.player.schedule()
+	}
+	return m.player.wanted(m.traces)
+}
+
+// Update is the one place state changes.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.Width = msg.Width
+		return m, nil
+	case traceMsg:
+		if msg.err != nil {
+			m.err = msg.err
+			return m, nil
+		}
+		m.traces[msg.cell] = msg.tr
+		return m, m.player.arrived(m.traces)
+	case tickMsg:
+		return m, m.player.tick(msg, m.traces)
+	case tea.KeyMsg:
+		return m.key(msg)
+	}
+	return m, nil
+}
+
+func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, k.Help):
+		m.showHelp = !m.showHelp
+		return m, nil
+	case m.showHelp && key.Matches(msg, k.Back):
+		m.showHelp = false
+		return m, nil
+	case key.Matches(msg, k.Lang):
+		if m.lang == "zh" {
+			m.lang = "en"
+		} else {
+			m.lang = "zh"
+		}
+		return m, nil
+	}
+	if m.showHelp {
+		return m, nil
+	}
+	switch m.screen {
+	case screenStart:
+		if key.Matches(msg, k.Open) {
+			s, impl := m.start.selected()
+			m.screen = screenPlayer
+			m.player = playerView{speed: m.player.speed, gen: m.player.gen + 1}
+			m.player.open(s, impl)
+			return m, tea.Batch(m.player.wanted(m.traces), m.player.arrived(m.traces))
+		}
+		m.start.key(msg, k)
+		return m, nil
+	case screenPlayer:
+		if key.Matches(msg, k.Back) {
+			m.screen = screenStart
+			m.player.stop()
+			return m, nil
+		}
+		return m, m.player.key(msg, k, m.traces)
+	}
+	return m, nil
+}
+
+// View draws the screen from the model alone.
+func (m Model) View() string {
+	if m.width < minWidth || m.height < minHeight {
+		return m.tooSmall()
+	}
+	if m.err != nil {
+		return m.styles.Bad.Render("lockstep: "+m.err.Error()) + "\n\n" + m.help.ShortHelpView([]key.Binding{m.keys.Quit})
+	}
+	if m.showHelp {
+		return m.helpView()
+	}
+	switch m.screen {
+	case screenPlayer:
+		return m.player.view(m.styles, m.lang, m.width, m.height, m.help, m.keys.In(m.lang))
+	default:
+		return m.start.view(m.styles, m.lang, m.width, m.height, m.help, m.keys.In(m.lang))
+	}
+}
+
+func (m Model) tooSmall() string {
+	msg := fmt.Sprintf(tr(m.lang,
+		"lockstep needs a terminal of at least %d×%d; this one is %d×%d.\nMake it larger, or press q to quit.",
+		"lockstep 需要至少 %d×%d 的终端，当前是 %d×%d。\n请放大终端，或按 q 退出。"),
+		minWidth, minHeight, m.width, m.height)
+	msg = m.styles.Narration.Width(max(m.width-2, 10)).Render(msg)
+	lines := firstLines(lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, msg), max(m.height, 1))
+	for i, l := range lines {
+		lines[i] = ansi.Truncate(l, m.width, "")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m Model) helpView() string {
+	var keys help.KeyMap = startHelp{m.keys.In(m.lang)}
+	if m.screen == screenPlayer {
+		keys = playerHelp{m.keys.In(m.lang)}
+	}
+	h := m.help
+	h.ShowAll = true
+	body := m.styles.Title.Render(tr(m.lang, "Keys", "按键")) + "\n\n" + h.View(keys) + "\n\n" +
+		tr(m.lang, legendEN, legendZH) + "\n\n" +
+		m.styles.Dim.Render(tr(m.lang, "? or esc closes this help", "按 ? 或 esc 关闭帮助"))
+	box := m.styles.Box.Width(min(m.width-4, 76)).Render(body)
+	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, box)
+}
+
+const legendEN = `In the timeline: ▶ the current step · » narration · ✗ a broken invariant
+⟳ a watchdog's command · ⏸ a client held by the scheduler · ⚑ fencing token
+In compare mode: ≠ where the two implementations differ`
+
+const legendZH = `时间线：▶ 当前步骤 · » 旁白 · ✗ 被破坏的不变量
+⟳ 看门狗的命令 · ⏸ 被调度器挂起的客户端 · ⚑ 栅栏令牌
+对比模式：≠ 两种实现出现差异的地方`
+
+// tr picks the text for lang.
+func tr(lang, en, zh string) string {
+	if lang == "zh" {
+		return zh
+	}
+	return en
+}

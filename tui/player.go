@@ -1,0 +1,322 @@
+package tui
+
+import (
+	"slices"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
+)
+
+// playerView steps through one trace, or two side by side in compare mode.
+type playerView struct {
+	scenario scenarios.Scenario
+	impl     string
+	tr       *sim.Trace
+	step     int
+
+	playing bool
+	speed   int // index into speeds
+	gen     int // the current autoplay generation
+
+	compare bool
+	other   string
+	otr     *sim.Trace
+	rows    []pair // the two traces aligned
+	row     int
+	diverge int // first row where they differ, -1 if never
+
+	// at is the position to restore once a switched trace arrives.
+	at    position
+	hasAt bool
+}
+
+// position is a place in a trace that survives switching implementations:
+// a virtual time and how many events into that instant.
+type position struct {
+	t time.Duration
+	k int
+}
+
+func (p *playerView) open(s scenarios.Scenario, impl string) {
+	p.scenario, p.impl, p.tr, p.step = s, impl, nil, 0
+	p.compare, p.otr, p.rows = false, nil, nil
+}
+
+func (p *playerView) stop() { p.playing = false; p.gen++ }
+
+// wanted loads whatever the view needs and does not have yet.
+func (p *playerView) wanted(traces map[cell]*sim.Trace) tea.Cmd {
+	var cmds []tea.Cmd
+	if c := (cell{p.scenario.ID, p.impl}); traces[c] == nil {
+		cmds = append(cmds, loadTrace(c))
+	}
+	if c := (cell{p.scenario.ID, p.other}); p.compare && traces[c] == nil {
+		cmds = append(cmds, loadTrace(c))
+	}
+	return tea.Batch(cmds...)
+}
+
+// arrived takes the traces from the cache once they are there.
+func (p *playerView) arrived(traces map[cell]*sim.Trace) tea.Cmd {
+	tr := traces[cell{p.scenario.ID, p.impl}]
+	if tr == nil {
+		return nil
+	}
+	if p.compare {
+		otr := traces[cell{p.scenario.ID, p.other}]
+		if otr == nil {
+			return nil
+		}
+		p.tr, p.otr = tr, otr
+		p.rows, p.diverge = align(tr, otr)
+		p.row = 0
+		if p.hasAt {
+			p.row = p.rowAt(p.at)
+		}
+	} else {
+		p.tr = tr
+		p.step = 0
+		if p.hasAt {
+			p.step = stepAt(tr, p.at)
+		}
+	}
+	p.hasAt = false
+	return nil
+}
+
+func (p *playerView) ready() bool {
+	return p.tr != nil && (!p.compare || p.otr != nil)
+}
+
+// here is the current position.
+func (p *playerView) here() position {
+	if p.compare {
+		l, r := p.sides()
+		if l >= 0 {
+			return positionOf(p.tr, l)
+		}
+		return positionOf(p.otr, r)
+	}
+	return positionOf(p.tr, p.step)
+}
+
+func positionOf(tr *sim.Trace, i int) position {
+	e := tr.Events[i]
+	k := 0
+	for j := i - 1; j >= 0 && tr.Events[j].T == e.T; j-- {
+		k++
+	}
+	return position{e.T, k}
+}
+
+// stepAt finds pos in tr: the k-th event at that instant (or the last one),
+// else the last event before it.
+func stepAt(tr *sim.Trace, pos position) int {
+	best := 0
+	for i, e := range tr.Events {
+		if e.T > pos.t {
+			break
+		}
+		if e.T < pos.t || positionOf(tr, i).k <= pos.k {
+			best = i
+		}
+	}
+	return best
+}
+
+func (p *playerView) rowAt(pos position) int {
+	best := 0
+	for i, r := range p.rows {
+		if r.l < 0 {
+			continue
+		}
+		e := p.tr.Events[r.l]
+		if e.T > pos.t {
+			break
+		}
+		if e.T < pos.t || positionOf(p.tr, r.l).k <= pos.k {
+			best = i
+		}
+	}
+	return best
+}
+
+// sides are the events each trace shows at the current row: the latest one
+// at or before it.
+func (p *playerView) sides() (l, r int) {
+	l, r = -1, -1
+	for i := 0; i <= p.row && i < len(p.rows); i++ {
+		if p.rows[i].l >= 0 {
+			l = p.rows[i].l
+		}
+		if p.rows[i].r >= 0 {
+			r = p.rows[i].r
+		}
+	}
+	return l, r
+}
+
+func (p *playerView) length() int {
+	if p.compare {
+		return len(p.rows)
+	}
+	return len(p.tr.Events)
+}
+
+func (p *playerView) pos() int {
+	if p.compare {
+		return p.row
+	}
+	return p.step
+}
+
+func (p *playerView) setPos(i int) {
+	i = max(0, min(i, p.length()-1))
+	if p.compare {
+		p.row = i
+	} else {
+		p.step = i
+	}
+}
+
+// schedule asks for the next autoplay tick. Only stop changes the
+// generation, so one chain of ticks runs at a time.
+func (p playerView) schedule() tea.Cmd {
+	gen := p.gen
+	return tea.Tick(interval(p.speed), func(time.Time) tea.Msg { return tickMsg{gen} })
+}
+
+func (p *playerView) tick(msg tickMsg, traces map[cell]*sim.Trace) tea.Cmd {
+	if msg.gen != p.gen || !p.playing {
+		return nil
+	}
+	if !p.ready() {
+		return p.schedule() // a switched trace is on its way
+	}
+	if p.pos() >= p.length()-1 {
+		p.playing = false
+		return nil
+	}
+	p.setPos(p.pos() + 1)
+	return p.schedule()
+}
+
+func (p *playerView) key(msg tea.KeyMsg, k KeyMap, traces map[cell]*sim.Trace) tea.Cmd {
+	if !p.ready() {
+		return nil
+	}
+	switch {
+	case key.Matches(msg, k.Next):
+		p.setPos(p.pos() + 1)
+	case key.Matches(msg, k.Prev):
+		p.setPos(p.pos() - 1)
+	case key.Matches(msg, k.First):
+		p.setPos(0)
+	case key.Matches(msg, k.Last):
+		p.setPos(p.length() - 1)
+	case key.Matches(msg, k.Violation):
+		p.setPos(p.nextViolation())
+	case key.Matches(msg, k.Divergence):
+		if p.compare && p.diverge >= 0 {
+			p.row = p.diverge
+		}
+	case key.Matches(msg, k.Play):
+		if p.playing {
+			p.stop()
+			return nil
+		}
+		if p.pos() >= p.length()-1 {
+			p.setPos(0)
+		}
+		p.playing = true
+		return p.schedule()
+	case key.Matches(msg, k.Faster):
+		p.speed = min(p.speed+1, len(speeds)-1)
+	case key.Matches(msg, k.Slower):
+		p.speed = max(p.speed-1, 0)
+	case key.Matches(msg, k.SwitchImpl):
+		p.at, p.hasAt = p.here(), true
+		if p.compare {
+			p.other = p.nextImpl(p.other, p.impl)
+			p.otr = nil
+		} else {
+			p.impl = p.nextImpl(p.impl, "")
+			p.tr = nil
+		}
+		return tea.Batch(p.wanted(traces), p.arrived(traces))
+	case key.Matches(msg, k.Compare):
+		p.at, p.hasAt = p.here(), true
+		if p.compare {
+			p.compare, p.otr, p.rows = false, nil, nil
+		} else {
+			p.compare = true
+			p.other = partner(p.scenario.ID, p.impl)
+			p.otr = nil
+		}
+		return tea.Batch(p.wanted(traces), p.arrived(traces))
+	}
+	return nil
+}
+
+// nextViolation is the first violation after the current position, wrapping
+// around; the current position if there is none.
+func (p *playerView) nextViolation() int {
+	n := p.length()
+	for d := 1; d <= n; d++ {
+		i := (p.pos() + d) % n
+		if p.isViolation(i) {
+			return i
+		}
+	}
+	return p.pos()
+}
+
+func (p *playerView) isViolation(i int) bool {
+	if !p.compare {
+		return p.tr.Events[i].Kind == sim.KindViolation
+	}
+	r := p.rows[i]
+	return r.l >= 0 && p.tr.Events[r.l].Kind == sim.KindViolation ||
+		r.r >= 0 && p.otr.Events[r.r].Kind == sim.KindViolation
+}
+
+// nextImpl is the implementation after cur in catalogue order, skipping skip.
+func (p *playerView) nextImpl(cur, skip string) string {
+	names := lockimpl.Names()
+	i := slices.Index(names, cur)
+	for d := 1; d < len(names); d++ {
+		if n := names[(i+d)%len(names)]; n != skip {
+			return n
+		}
+	}
+	return cur
+}
+
+// partner is the implementation compare mode opens against impl: the first
+// one after it in the catalogue that keeps every invariant in this scenario,
+// else the first whose outcome differs, else the next one.
+func partner(scenario, impl string) string {
+	names := lockimpl.Names()
+	i := slices.Index(names, impl)
+	mine := scenarios.Expected(scenario, impl)
+	var differs string
+	for d := 1; d < len(names); d++ {
+		n := names[(i+d)%len(names)]
+		exp := scenarios.Expected(scenario, n)
+		if len(exp) == 0 && len(mine) > 0 {
+			return n
+		}
+		if differs == "" && !slices.Equal(exp, mine) {
+			differs = n
+		}
+	}
+	if differs != "" {
+		return differs
+	}
+	return names[(i+1)%len(names)]
+}

@@ -1,0 +1,150 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
+)
+
+// pane is the focused list of the start screen.
+type pane int
+
+const (
+	paneScenarios pane = iota
+	paneImpls
+)
+
+func (p pane) String() string {
+	if p == paneImpls {
+		return "implementations"
+	}
+	return "scenarios"
+}
+
+// startView lists the failure modes and the implementations; the user picks
+// one of each.
+type startView struct {
+	focus  pane
+	sc, im int
+	scs    []scenarios.Scenario
+	impls  []lockimpl.Info
+}
+
+func newStartView() startView {
+	v := startView{scs: scenarios.All(), impls: lockimpl.All()}
+	v.pick(v.scs[0].ID, v.scs[0].Naive)
+	return v
+}
+
+// pick moves the cursors to a scenario and an implementation by name.
+func (v *startView) pick(scenario, impl string) {
+	for i, s := range v.scs {
+		if s.ID == scenario {
+			v.sc = i
+		}
+	}
+	for i, in := range v.impls {
+		if in.Name == impl {
+			v.im = i
+		}
+	}
+}
+
+func (v startView) selected() (scenarios.Scenario, string) {
+	return v.scs[v.sc], v.impls[v.im].Name
+}
+
+func (v *startView) key(msg tea.KeyMsg, k KeyMap) {
+	n := len(v.scs)
+	cur := &v.sc
+	if v.focus == paneImpls {
+		n, cur = len(v.impls), &v.im
+	}
+	switch {
+	case key.Matches(msg, k.Up):
+		*cur = (*cur - 1 + n) % n
+	case key.Matches(msg, k.Down):
+		*cur = (*cur + 1) % n
+	case key.Matches(msg, k.Focus):
+		v.focus = 1 - v.focus
+	}
+}
+
+func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMap) string {
+	title := st.Title.Render("lockstep") + " " +
+		st.Dim.Render(tr(lang, "· Redis distributed locks, broken on purpose", "· 故意把 Redis 分布式锁弄坏给你看"))
+
+	colW := (w - 4) / 2
+	list := func(p pane, heading string, names []string, cur int) string {
+		var b strings.Builder
+		b.WriteString(st.Header.Render(heading) + "\n")
+		for i, name := range names {
+			line := "  " + name
+			if i == cur {
+				line = "▶ " + name
+				if v.focus == p {
+					line = st.Selected.Render(line)
+				}
+			}
+			b.WriteString(line + "\n")
+		}
+		box := st.Box
+		if v.focus == p {
+			box = st.FocusBox
+		}
+		return box.Width(colW - 2).Render(strings.TrimRight(b.String(), "\n"))
+	}
+	var ids, names []string
+	for _, s := range v.scs {
+		ids = append(ids, s.ID)
+	}
+	for _, in := range v.impls {
+		names = append(names, in.Name)
+	}
+	lists := lipgloss.JoinHorizontal(lipgloss.Top,
+		list(paneScenarios, tr(lang, "Failure mode", "故障场景"), ids, v.sc), " ",
+		list(paneImpls, tr(lang, "Implementation", "锁实现"), names, v.im))
+
+	s, in := v.scs[v.sc], v.impls[v.im]
+	expected := scenarios.Expected(s.ID, in.Name)
+	verdict := tr(lang, "Expected: all four invariants hold", "预期：四个不变量都成立")
+	if len(expected) > 0 {
+		verdict = tr(lang, "Expected to break: ", "预期被破坏：") + strings.Join(expected, ", ")
+	}
+	inner := w - 8
+	summary := firstLines(st.Narration.Width(inner).Render(s.Summary.In(lang)), 2)
+	detail := []string{fitStyled(st.Header.Render(s.ID+" × "+in.Name)+"  "+s.Title.In(lang), inner)}
+	detail = append(detail, summary...)
+	detail = append(detail, fit(in.Name+": "+pickLang(lang, in.Summary, in.SummaryZH), inner))
+	optional := []string{
+		fit(tr(lang, "  fixes: ", "  解决：")+pickLang(lang, in.Fixes, in.FixesZH), inner),
+		fit(tr(lang, "  misses: ", "  遗留：")+pickLang(lang, in.Misses, in.MissesZH), inner),
+	}
+	// Title, blank, lists, box (detail + optional + verdict + border), help.
+	full := 1 + 1 + lipgloss.Height(lists) + len(detail) + len(optional) + 3 + 1
+	if full <= h {
+		detail = append(detail, optional...)
+	}
+	detail = append(detail, st.Warn.Render(verdict))
+	box := st.Box.Width(w - 4).Render(strings.Join(detail, "\n"))
+	parts := []string{title, lists, box}
+	if full <= h {
+		parts = []string{title, "", lists, box}
+	}
+	body := lipgloss.JoinVertical(lipgloss.Left, parts...)
+	gap := h - lipgloss.Height(body) - 1
+	return body + strings.Repeat("\n", max(gap, 0)+1) + hm.ShortHelpView(startHelp{k}.ShortHelp())
+}
+
+func pickLang(lang, en, zh string) string {
+	if lang == "zh" && zh != "" {
+		return zh
+	}
+	return en
+}

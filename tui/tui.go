@@ -1,0 +1,82 @@
+// Package tui is lockstep's terminal UI: a start screen to pick a failure
+// mode and an implementation, a player that steps through the trace, and a
+// compare mode that sets two implementations side by side on the same
+// timeline. It renders traces only; the engine runs inside tea.Cmds.
+package tui
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
+)
+
+// Options configure a TUI session.
+type Options struct {
+	// Lang is "en" or "zh".
+	Lang string
+	// Scenario and Impl open the player directly when Scenario is set; an
+	// empty Impl means the scenario's naive implementation.
+	Scenario string
+	Impl     string
+	// Autoplay starts playing at once, Speed steps per second (default 2).
+	Autoplay bool
+	Speed    float64
+}
+
+// Check validates the options' names; the errors list the valid ones.
+func (o Options) Check() error {
+	if o.Lang != "" && o.Lang != "en" && o.Lang != "zh" {
+		return fmt.Errorf("unknown language %q; valid: en, zh", o.Lang)
+	}
+	if o.Scenario != "" {
+		if _, err := scenarios.Lookup(o.Scenario); err != nil {
+			return err
+		}
+	}
+	if o.Impl != "" {
+		if _, err := lockimpl.Lookup(o.Impl); err != nil {
+			return err
+		}
+	}
+	if o.Speed < 0 || o.Speed > maxSpeed {
+		return fmt.Errorf("speed %v out of range; valid: 0 < speed ≤ %v steps per second", o.Speed, maxSpeed)
+	}
+	return nil
+}
+
+// Run opens the TUI on the terminal and returns when the user quits.
+func Run(opts Options, in io.Reader, out io.Writer) error {
+	if err := opts.Check(); err != nil {
+		return err
+	}
+	p := tea.NewProgram(New(opts), tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out))
+	_, err := p.Run()
+	return err
+}
+
+// speeds are the autoplay rates, in steps per second.
+var speeds = []float64{0.5, 1, 2, 4, 8, 16}
+
+const maxSpeed = 16
+
+func speedIndex(s float64) int {
+	if s <= 0 {
+		s = 2
+	}
+	best := 0
+	for i, v := range speeds {
+		if v <= s {
+			best = i
+		}
+	}
+	return best
+}
+
+func interval(speed int) time.Duration {
+	return time.Duration(float64(time.Second) / speeds[speed])
+}
