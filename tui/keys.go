@@ -31,7 +31,7 @@ func DefaultKeyMap() KeyMap {
 		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		Focus:      key.NewBinding(key.WithKeys("tab", "left", "right", "h", "l"), key.WithHelp("tab", "switch list")),
-		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "play")),
+		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 		Lang:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "English/中文")),
 		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the list")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
@@ -44,7 +44,7 @@ var zhHelp = map[string]string{
 	"step": "下一步", "back": "上一步", "play": "播放/暂停", "faster": "加速", "slower": "减速",
 	"first": "第一步", "last": "最后一步", "violation": "下一个违规", "divergence": "首次分歧",
 	"impl": "切换实现", "compare": "对比", "up": "上", "down": "下", "switch list": "切换列表",
-	"English/中文": "English/中文", "help": "帮助", "quit": "退出", "back to the list": "返回列表",
+	"open": "打开", "English/中文": "English/中文", "help": "帮助", "quit": "退出", "back to the list": "返回列表",
 }
 
 // In returns the key map with its descriptions in lang.

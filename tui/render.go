@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -45,7 +46,7 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 		st.Rule.Render(strings.Repeat("─", w)),
 		narr + strings.Repeat("\n", 2-lipgloss.Height(narr)),
 		p.commandLine(st, lang, w),
-		hm.ShortHelpView(playerHelp{k}.ShortHelp()),
+		helpLine(hm, playerHelp{k}.ShortHelp(), w),
 	}
 	rows := h - 2 - lipgloss.Height(strings.Join(bottom, "\n"))
 	top := []string{st.Title.Render(fit(head, w))}
@@ -403,7 +404,7 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 		st.Rule.Render(strings.Repeat("─", w)),
 		fit(p.impl+": "+text(p.tr, l), w),
 		fit(p.other+": "+text(p.otr, r), w),
-		hm.ShortHelpView(playerHelp{k}.ShortHelp()),
+		helpLine(hm, playerHelp{k}.ShortHelp(), w),
 	}
 	rows := h - 2 - len(bottom)
 	out := []string{st.Title.Render(fit(head, w)),
@@ -466,4 +467,10 @@ func sideText(t *sim.Trace, i int, lang string) string {
 		return who + " " + e.Server + " " + e.Short.In(lang)
 	}
 	return who + " " + e.Short.In(lang)
+}
+
+// helpLine is the one-line key help, cut to the width (the help bubble
+// miscounts wide characters).
+func helpLine(hm help.Model, keys []key.Binding, w int) string {
+	return ansi.Truncate(hm.ShortHelpView(keys), w, "…")
 }

@@ -139,7 +139,7 @@ func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMa
 	}
 	body := lipgloss.JoinVertical(lipgloss.Left, parts...)
 	gap := h - lipgloss.Height(body) - 1
-	return body + strings.Repeat("\n", max(gap, 0)+1) + hm.ShortHelpView(startHelp{k}.ShortHelp())
+	return body + strings.Repeat("\n", max(gap, 0)+1) + helpLine(hm, startHelp{k}.ShortHelp(), w)
 }
 
 func pickLang(lang, en, zh string) string {
