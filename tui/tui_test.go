@@ -19,7 +19,13 @@ import (
 	"lockstep/scenarios/sim"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+// updating says whether -update was given: rewrite the golden files. The
+// flag itself is registered by teatest's golden package, which this test
+// binary links.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // Golden files hold plain text: the Ascii profile drops every escape code.
 func init() { lipgloss.SetColorProfile(termenv.Ascii) }
@@ -91,7 +97,7 @@ func press(m Model, keys ...string) (Model, tea.Cmd) {
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
-	if *update {
+	if updating() {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}

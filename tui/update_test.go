@@ -1,0 +1,299 @@
+package tui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"lockstep/scenarios/sim"
+)
+
+func player(t *testing.T, opts Options) Model {
+	t.Helper()
+	m := newTest(t, opts, 80, 24)
+	if m.screen != screenPlayer || !m.player.ready() {
+		t.Fatalf("player not open: screen %s, ready %v", m.screen, m.player.ready())
+	}
+	return m
+}
+
+func TestStepKeys(t *testing.T) {
+	m := player(t, Options{Scenario: "get-then-del"})
+	last := len(m.player.tr.Events) - 1
+	for _, tc := range []struct {
+		keys []string
+		want int
+	}{
+		{[]string{"right"}, 1},
+		{[]string{"l", "l"}, 2},
+		{[]string{"right", "left"}, 0},
+		{[]string{"left"}, 0}, // not before the first step
+		{[]string{"h"}, 0},
+		{[]string{"G"}, last},
+		{[]string{"end"}, last},
+		{[]string{"G", "right"}, last}, // not past the last step
+		{[]string{"G", "g"}, 0},
+		{[]string{"G", "home"}, 0},
+	} {
+		t.Run(strings.Join(tc.keys, " "), func(t *testing.T) {
+			got, _ := press(m, tc.keys...)
+			if got.player.step != tc.want {
+				t.Errorf("step = %d, want %d", got.player.step, tc.want)
+			}
+		})
+	}
+}
+
+// v walks the violations in order and wraps around.
+func TestViolationKey(t *testing.T) {
+	m := player(t, Options{Scenario: "get-then-del"})
+	var want []int
+	for i, e := range m.player.tr.Events {
+		if e.Kind == sim.KindViolation {
+			want = append(want, i)
+		}
+	}
+	if len(want) != 3 {
+		t.Fatalf("get-then-del × uuid-get-del has %d violations, want 3", len(want))
+	}
+	for _, w := range append(want, want[0]) {
+		m, _ = press(m, "v")
+		if m.player.step != w {
+			t.Fatalf("v: step %d, want %d", m.player.step, w)
+		}
+	}
+	// Without violations, v stays put.
+	m = player(t, Options{Scenario: "get-then-del", Impl: "uuid-lua"})
+	m, _ = press(m, "right", "v")
+	if m.player.step != 1 {
+		t.Errorf("v with no violation moved to %d", m.player.step)
+	}
+}
+
+// i switches the implementation and keeps the place on the timeline.
+func TestSwitchImplKeepsPosition(t *testing.T) {
+	m := player(t, Options{Scenario: "get-then-del"})
+	m, _ = press(m, "v") // the ownership violation at t=31.5s
+	at := m.player.tr.Events[m.player.step].T
+	m, _ = press(m, "i")
+	if m.player.impl != "uuid-lua" {
+		t.Fatalf("impl after i = %s, want uuid-lua (next in the catalogue)", m.player.impl)
+	}
+	if got := m.player.tr.Events[m.player.step].T; got != at {
+		t.Errorf("position after switching: t=%s, want t=%s", got, at)
+	}
+	m, _ = press(m, "tab")
+	if m.player.impl != "uuid-lua-watchdog" {
+		t.Errorf("impl after tab = %s, want uuid-lua-watchdog", m.player.impl)
+	}
+}
+
+// c compares the naive implementation with the one that fixes the bug, and
+// the first divergence is A's release: GET on one side, EVAL on the other.
+func TestCompareMode(t *testing.T) {
+	m := player(t, Options{Scenario: "get-then-del"})
+	m, _ = press(m, "c")
+	p := m.player
+	if !p.compare || p.other != "uuid-lua" {
+		t.Fatalf("compare %v against %q, want uuid-lua", p.compare, p.other)
+	}
+	if p.diverge < 0 {
+		t.Fatal("no divergence found")
+	}
+	row := p.rows[p.diverge]
+	l, r := p.tr.Events[row.l], p.otr.Events[row.r]
+	if l.Command != "GET lock:product:1001" || !strings.HasPrefix(r.Command, "EVAL <release>") {
+		t.Errorf("first divergence: %q vs %q, want GET vs EVAL <release>", l.Command, r.Command)
+	}
+	for i := 0; i < p.diverge; i++ {
+		if !p.rows[i].same {
+			t.Errorf("row %d before the divergence differs", i)
+		}
+	}
+	m, _ = press(m, "d")
+	if m.player.row != p.diverge {
+		t.Errorf("d: row %d, want %d", m.player.row, p.diverge)
+	}
+	m, _ = press(m, "i")
+	if m.player.other != "uuid-lua-watchdog" || m.player.impl != "uuid-get-del" {
+		t.Errorf("i in compare: %s vs %s, want uuid-get-del vs uuid-lua-watchdog", m.player.impl, m.player.other)
+	}
+	m, _ = press(m, "c")
+	if m.player.compare {
+		t.Error("c did not leave compare mode")
+	}
+}
+
+// Every pair of aligned rows keeps both traces in order and every event
+// appears exactly once.
+func TestAlignCoversBothTraces(t *testing.T) {
+	traces := allTraces()
+	a, b := traces[cell{"del-other", "set-nx-ex"}], traces[cell{"del-other", "uuid-lua-watchdog"}]
+	rows, _ := align(a, b)
+	nextL, nextR := 0, 0
+	for _, r := range rows {
+		if r.l >= 0 {
+			if r.l != nextL {
+				t.Fatalf("left event %d out of order", r.l)
+			}
+			nextL++
+		}
+		if r.r >= 0 {
+			if r.r != nextR {
+				t.Fatalf("right event %d out of order", r.r)
+			}
+			nextR++
+		}
+		if r.same && signature(a.Events[r.l]) != signature(b.Events[r.r]) {
+			t.Fatalf("row marked same but events differ")
+		}
+	}
+	if nextL != len(a.Events) || nextR != len(b.Events) {
+		t.Errorf("aligned %d/%d and %d/%d events", nextL, len(a.Events), nextR, len(b.Events))
+	}
+	if rows, d := align(a, a); d != -1 || len(rows) != len(a.Events) {
+		t.Errorf("a trace against itself: divergence %d, %d rows", d, len(rows))
+	}
+}
+
+func TestPlayPause(t *testing.T) {
+	m := player(t, Options{Scenario: "get-then-del"})
+	m, cmd := press(m, "space")
+	if !m.player.playing || cmd == nil {
+		t.Fatalf("space: playing %v, cmd %v", m.player.playing, cmd != nil)
+	}
+	gen := m.player.gen
+	m = send(m, tickMsg{gen})
+	if m.player.step != 1 {
+		t.Errorf("a tick moved to step %d, want 1", m.player.step)
+	}
+	m, _ = press(m, "space")
+	if m.player.playing {
+		t.Error("space did not pause")
+	}
+	m = send(m, tickMsg{gen})
+	if m.player.step != 1 {
+		t.Errorf("a stale tick moved the player to %d", m.player.step)
+	}
+	// At the end, playing stops by itself.
+	m, _ = press(m, "G", "space")
+	if m.player.step != 0 || !m.player.playing {
+		t.Errorf("space at the end: step %d playing %v, want a restart", m.player.step, m.player.playing)
+	}
+	m, _ = press(m, "G")
+	m = send(m, tickMsg{m.player.gen})
+	if m.player.playing {
+		t.Error("still playing after the last step")
+	}
+}
+
+func TestSpeedKeys(t *testing.T) {
+	m := player(t, Options{Scenario: "get-then-del"})
+	if got := speeds[m.player.speed]; got != 2 {
+		t.Fatalf("default speed %v, want 2 steps/s", got)
+	}
+	m, _ = press(m, "+", "+")
+	if got := speeds[m.player.speed]; got != 8 {
+		t.Errorf("after ++: %v, want 8", got)
+	}
+	m, _ = press(m, "-", "-", "-", "-", "-", "-")
+	if got := speeds[m.player.speed]; got != speeds[0] {
+		t.Errorf("after many −: %v, want %v", got, speeds[0])
+	}
+	if d := interval(m.player.speed); d != 2*time.Second {
+		t.Errorf("interval at 0.5/s = %s", d)
+	}
+}
+
+func TestStartScreenKeys(t *testing.T) {
+	m := newTest(t, Options{}, 80, 24)
+	m, _ = press(m, "down", "down", "tab", "up", "k", "enter")
+	if m.screen != screenPlayer {
+		t.Fatalf("enter: screen %s", m.screen)
+	}
+	if got := m.player.scenario.ID + "/" + m.player.impl; got != "get-then-del/fenced" {
+		t.Errorf("opened %s, want get-then-del/fenced", got)
+	}
+	m, _ = press(m, "esc")
+	if m.screen != screenStart {
+		t.Errorf("esc: screen %s, want start", m.screen)
+	}
+	if s, impl := m.start.selected(); s.ID != "get-then-del" || impl != "fenced" {
+		t.Errorf("start screen forgot the selection: %s/%s", s.ID, impl)
+	}
+	// Wrapping.
+	m, _ = press(m, "tab", "up", "up", "up")
+	if s, _ := m.start.selected(); s.ID != "gc-pause" {
+		t.Errorf("up past the top: %s, want gc-pause", s.ID)
+	}
+}
+
+func TestLanguageHelpQuit(t *testing.T) {
+	m := player(t, Options{Scenario: "get-then-del"})
+	m, _ = press(m, "v", "L")
+	if m.lang != "zh" || !strings.Contains(m.View(), "误删") || !strings.Contains(m.View(), "不变量") {
+		t.Errorf("L did not switch to Chinese:\n%s", m.View())
+	}
+	m, _ = press(m, "L")
+	if m.lang != "en" {
+		t.Error("L did not switch back")
+	}
+	m, _ = press(m, "?")
+	if !m.showHelp || !strings.Contains(m.View(), "Keys") {
+		t.Error("? did not open the help")
+	}
+	step := m.player.step
+	m, _ = press(m, "right", "esc")
+	if m.showHelp || m.player.step != step || m.screen != screenPlayer {
+		t.Errorf("esc in help: help %v, step %d (was %d), screen %s", m.showHelp, m.player.step, step, m.screen)
+	}
+	for _, k := range []string{"q", "ctrl+c"} {
+		_, cmd := press(m, k)
+		if cmd == nil {
+			t.Fatalf("%s: no command", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Errorf("%s does not quit", k)
+		}
+	}
+}
+
+func TestResize(t *testing.T) {
+	m := player(t, Options{Scenario: "failover", Impl: "redlock"})
+	for _, size := range [][2]int{{80, 24}, {120, 40}, {64, 20}, {200, 60}} {
+		m = send(m, tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		fits(t, m.View(), size[0], size[1])
+	}
+	m = send(m, tea.WindowSizeMsg{Width: 63, Height: 30})
+	if !strings.Contains(m.View(), "at least 64×20") {
+		t.Error("a terminal below the minimum does not say so")
+	}
+}
+
+// Traces arrive through commands when they are not cached yet: the player
+// waits for them and keeps its place.
+func TestTracesArriveByCommand(t *testing.T) {
+	m := New(Options{Scenario: "get-then-del"})
+	m = send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if m.player.ready() {
+		t.Fatal("ready before the trace was loaded")
+	}
+	if !strings.Contains(m.View(), "running the scenario") {
+		t.Errorf("view while loading:\n%s", m.View())
+	}
+	msg := m.Init()()
+	m = send(m, msg)
+	if !m.player.ready() || m.player.impl != "uuid-get-del" {
+		t.Fatalf("after the trace arrived: ready %v impl %s", m.player.ready(), m.player.impl)
+	}
+	m, cmd := press(m, "c")
+	if m.player.ready() || cmd == nil {
+		t.Fatal("compare needs the second trace first")
+	}
+	m = send(m, cmd())
+	if !m.player.ready() || m.player.otr == nil {
+		t.Error("compare did not open once the trace arrived")
+	}
+}
