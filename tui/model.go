@@ -103,10 +103,11 @@ func (m Model) Init() tea.Cmd {
 	if m.screen != screenPlayer {
 		return nil
 	}
-	if m.player.ready() && m.player.playing {
-		return m.player.schedule()
+	var tick tea.Cmd
+	if m.player.playing {
+		tick = m.player.schedule()
 	}
-	return m.player.wanted(m.traces)
+	return tea.Batch(m.player.wanted(m.traces), tick)
 }
 
 // Update is the one place state changes.

@@ -242,10 +242,12 @@ func (p playerView) serverLines(st Styles, lang string, t *sim.Trace, i, w int) 
 	compact := len(snap.Servers) > 2
 	for _, srv := range snap.Servers {
 		name := srv.Name
+		lag := ""
 		if !compact {
 			role := srv.Role
 			if srv.ReplicaOf != "" {
-				role = fmt.Sprintf("%s, lag %s, %d %s", tr(lang, "replica", "从库"), secs(srv.Lag), srv.Pending, tr(lang, "pending", "待复制"))
+				role = tr(lang, "replica", "从库")
+				lag = st.Dim.Render(fmt.Sprintf(tr(lang, " lag %s, %d pending", " 延迟 %s，%d 条待复制"), secs(srv.Lag), srv.Pending))
 			}
 			name += " " + st.Dim.Render(role)
 		}
@@ -255,10 +257,16 @@ func (p playerView) serverLines(st Styles, lang string, t *sim.Trace, i, w int) 
 		}
 		if len(srv.Keys) == 0 {
 			lines = append(lines, name+" "+st.Dim.Render(tr(lang, "(no keys)", "（空）")))
+			if lag != "" {
+				lines = append(lines, lag)
+			}
 			continue
 		}
 		if !compact {
 			lines = append(lines, name)
+		}
+		if lag != "" {
+			lines = append(lines, lag)
 		}
 		for _, k := range srv.Keys {
 			label := k.Key

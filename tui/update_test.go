@@ -297,3 +297,20 @@ func TestTracesArriveByCommand(t *testing.T) {
 		t.Error("compare did not open once the trace arrived")
 	}
 }
+
+// --autoplay starts the tick chain from Init; each tick is one step.
+func TestAutoplayFromInit(t *testing.T) {
+	m := player(t, Options{Scenario: "get-then-del", Autoplay: true, Speed: 16})
+	cmd := m.Init()
+	if cmd == nil {
+		t.Fatal("autoplay: Init returned no command")
+	}
+	msg, ok := cmd().(tickMsg)
+	if !ok {
+		t.Fatalf("Init's command gave %T, want a tick", msg)
+	}
+	m = send(m, msg)
+	if m.player.step != 1 || !m.player.playing {
+		t.Errorf("after the first tick: step %d playing %v", m.player.step, m.player.playing)
+	}
+}
