@@ -14,7 +14,7 @@ import (
 func (w *World) commandDone(a *actor, m msg) {
 	srv := w.servers[m.server]
 	before := srv.keys
-	after := readKeys(srv, before)
+	after := w.readKeys(srv, before)
 	c := a.client
 	op := a.op
 	if a.bg {

@@ -113,7 +113,7 @@ func (w *World) newRedisClient(c *client, i int) *redis.Client {
 		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
 			srv := w.route[i]
 			c.conn[i] = srv
-			return w.servers[srv].m.Dial()
+			return w.servers[srv].b.dial(ctx)
 		},
 		PoolSize:        1,
 		MaxRetries:      -1, // 0 would mean 3 hidden retries

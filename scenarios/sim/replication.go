@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"strings"
-	"time"
-)
+import "time"
 
 // replEntry is one write on its way from a primary to its replica. Redis
 // replicates asynchronously: the primary answers the client first and ships
@@ -50,29 +47,16 @@ func (w *World) applyReplication() {
 		if !srv.up {
 			continue
 		}
-		m := srv.m
-		m.Del(e.key)
-		if !e.deleted {
-			switch e.state.Type {
-			case "hash":
-				var fv []string
-				for _, pair := range strings.Fields(e.state.Value) {
-					f, v, _ := strings.Cut(pair, "=")
-					fv = append(fv, f, v)
-				}
-				m.HSet(e.key, fv...)
-			default:
-				_ = m.Set(e.key, e.state.Value)
-			}
-			if e.expireAt > 0 {
-				if left := e.expireAt - w.now; left > 0 {
-					m.SetTTL(e.key, left)
-				} else {
-					m.Del(e.key)
-				}
-			}
+		mem := srv.b.(*memBackend)
+		switch left := e.expireAt - w.now; {
+		case e.deleted || e.expireAt > 0 && left <= 0:
+			mem.del(e.key)
+		case e.expireAt > 0:
+			mem.put(e.state, left)
+		default:
+			mem.put(e.state, 0)
 		}
-		srv.keys = readKeys(srv, srv.keys)
+		srv.keys = w.readKeys(srv, srv.keys)
 		for i := range srv.keys {
 			if srv.keys[i].Key == e.key {
 				srv.keys[i].Writer = e.state.Writer
@@ -103,7 +87,7 @@ func (w *World) failover() {
 	w.repl = nil
 	dead.up = false
 	dead.keys = nil
-	dead.m.Close()
+	dead.b.kill()
 	if dead.replica < 0 {
 		w.emit(Event{Kind: KindFault, Server: dead.name, Text: textNodeDown(dead.name),
 			Short: Text{"DOWN", "宕机"}})

@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
 	"lockstep/lockimpl"
@@ -81,7 +80,7 @@ type World struct {
 
 type server struct {
 	name    string
-	m       *miniredis.Miniredis
+	b       backend
 	up      bool
 	role    string
 	replica int // index of its replica, -1 for none
@@ -117,9 +116,7 @@ func newWorld(setup Setup, impl lockimpl.Info) *World {
 	w.res = resource{name: "stock:product:1001", value: s.Stock}
 	w.judge = newJudge()
 	add := func(name, role string) int {
-		m := miniredis.NewMiniRedis()
-		m.SetTime(epoch)
-		w.servers = append(w.servers, &server{name: name, m: m, up: true, role: role, replica: -1, primary: -1})
+		w.servers = append(w.servers, &server{name: name, b: newMemBackend(), up: true, role: role, replica: -1, primary: -1})
 		return len(w.servers) - 1
 	}
 	if impl.Nodes > 1 {
@@ -276,14 +273,13 @@ func (w *World) advance(t time.Duration) {
 		if !srv.up {
 			continue
 		}
-		srv.m.SetTime(epoch.Add(t))
-		srv.m.FastForward(delta)
+		srv.b.advance(t, delta)
 		for _, k := range srv.keys {
 			if k.TTL > 0 && k.TTL <= delta {
 				expired = append(expired, expiry{srv.name, k})
 			}
 		}
-		srv.keys = readKeys(srv, srv.keys)
+		srv.keys = w.readKeys(srv, srv.keys)
 	}
 	for _, x := range expired {
 		w.emit(Event{Kind: KindExpire, Server: x.srv, Text: textExpired(x.key, x.srv),
@@ -299,38 +295,21 @@ func (w *World) tick() {
 
 // --- servers --------------------------------------------------------------
 
-// readKeys reads a server's keyspace through miniredis's direct API, keeping
-// each key's writer from prev.
-func readKeys(srv *server, prev []KeyState) []KeyState {
+// readKeys reads a server's keys, keeping each key's writer from prev. A
+// server that cannot be read stops the run.
+func (w *World) readKeys(srv *server, prev []KeyState) []KeyState {
 	if !srv.up {
 		return nil
 	}
-	m := srv.m
-	var keys []KeyState
-	for _, k := range m.Keys() {
-		ks := KeyState{Key: k, Type: m.Type(k), TTL: -1}
-		switch ks.Type {
-		case "string":
-			ks.Value, _ = m.Get(k)
-		case "hash":
-			fields, _ := m.HKeys(k)
-			slices.Sort(fields)
-			for i, f := range fields {
-				if i > 0 {
-					ks.Value += " "
-				}
-				ks.Value += f + "=" + m.HGet(k, f)
-			}
-		default:
-			ks.Value = "(" + ks.Type + ")"
+	keys, err := srv.b.read(w.now)
+	if err != nil {
+		w.fail(fmt.Errorf("read %s: %w", srv.name, err))
+		return prev
+	}
+	for i := range keys {
+		if old, ok := findKey(prev, keys[i].Key); ok {
+			keys[i].Writer = old.Writer
 		}
-		if ttl := m.TTL(k); ttl > 0 {
-			ks.TTL = ttl
-		}
-		if old, ok := findKey(prev, k); ok {
-			ks.Writer = old.Writer
-		}
-		keys = append(keys, ks)
 	}
 	return keys
 }
@@ -401,7 +380,7 @@ func (w *World) close() {
 		}
 	}
 	for _, srv := range w.servers {
-		srv.m.Close()
+		srv.b.close()
 	}
 	if err != nil {
 		w.err = err
