@@ -4,19 +4,25 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/charmbracelet/x/term"
 
 	"lockstep/lockimpl"
+	"lockstep/realredis"
 	"lockstep/report"
 	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
 	"lockstep/tui"
 )
 
@@ -49,13 +55,64 @@ exit codes: 0 ok, 1 unmet expectations, 2 bad input or a run that failed
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	// Ctrl-C stops a run on real servers; its keys are removed on the way out.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := runCtx(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }
 
 // isTerminal says whether w is a terminal the TUI can draw on.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(f.Fd()) && term.IsTerminal(os.Stdin.Fd())
+}
+
+// realParallel is how many cells check runs at once on real servers: they
+// mostly wait for leases to run out.
+const realParallel = 8
+
+// realFlags are the flags that point lockstep at real servers.
+type realFlags struct {
+	redis, replica string
+	disposable     bool
+	second         time.Duration
+}
+
+func addRealFlags(fs *flag.FlagSet) *realFlags {
+	r := &realFlags{}
+	fs.StringVar(&r.redis, "redis", "", "real servers: ADDR[,ADDR...] as host:port or redis://[user:password@]host:port[/db]")
+	fs.StringVar(&r.replica, "replica", "", "a replica of the first --redis server, for the failover scenario")
+	fs.BoolVar(&r.disposable, "disposable", false, "lockstep may reconfigure the replica (REPLICAOF)")
+	fs.DurationVar(&r.second, "time-scale", realredis.DefaultSecond, "on real servers, how long one scenario second lasts")
+	return r
+}
+
+// target connects to the real servers, if any were given.
+func (r *realFlags) target(ctx context.Context) (*sim.Target, error) {
+	if r.redis == "" {
+		if r.replica != "" || r.disposable {
+			return nil, errUsage{errors.New("--replica and --disposable go with --redis")}
+		}
+		return nil, nil
+	}
+	t, err := realredis.Connect(ctx, realredis.Config{Addrs: strings.Split(r.redis, ","),
+		Replica: r.replica, Disposable: r.disposable, Second: r.second})
+	if err != nil {
+		return nil, errUsage{err}
+	}
+	return t, nil
+}
+
+func addrs(t *sim.Target) []string {
+	var out []string
+	for _, o := range t.Nodes {
+		out = append(out, o.Addr)
+	}
+	if t.Replica != nil {
+		out = append(out, t.Replica.Addr+" (replica)")
+	}
+	return out
 }
 
 // commands are the subcommands.
@@ -67,6 +124,10 @@ type errUsage struct{ error }
 func (e errUsage) Unwrap() error { return e.error }
 
 func run(args []string, stdout, stderr io.Writer) int {
+	return runCtx(context.Background(), args, stdout, stderr)
+}
+
+func runCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var code int
 	var err error
 	cmd, rest := "", args
@@ -75,13 +136,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	switch cmd {
 	case "":
-		code, err = cmdTUI(rest, stdout)
+		code, err = cmdTUI(ctx, rest, stdout)
 	case "list":
 		code, err = cmdList(rest, stdout)
 	case "play":
-		code, err = cmdPlay(rest, stdout)
+		code, err = cmdPlay(ctx, rest, stdout)
 	case "check":
-		code, err = cmdCheck(rest, stdout)
+		code, err = cmdCheck(ctx, rest, stdout)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -143,8 +204,9 @@ func checkLang(lang string) error {
 
 // cmdTUI opens the terminal UI. Without a terminal (a pipe, CI) it prints
 // the usage instead of waiting for keys that never come.
-func cmdTUI(args []string, stdout io.Writer) (int, error) {
+func cmdTUI(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	fs := flag.NewFlagSet("lockstep", flag.ContinueOnError)
+	rf := addRealFlags(fs)
 	var opts tui.Options
 	fs.StringVar(&opts.Lang, "lang", "en", "narration language: en or zh")
 	fs.StringVar(&opts.Scenario, "scenario", "", "open the player on this failure mode")
@@ -164,9 +226,21 @@ func cmdTUI(args []string, stdout io.Writer) (int, error) {
 	if err := opts.Check(); err != nil {
 		return 0, errUsage{err}
 	}
+	target, err := rf.target(ctx)
+	if err != nil {
+		return 0, err
+	}
 	if !isTerminal(stdout) {
 		fmt.Fprint(stdout, usage)
 		return exitOK, nil
+	}
+	if target != nil {
+		// A real server's clock cannot be stopped: each trace is recorded
+		// on the servers first, then stepped through.
+		opts.Recording = strings.Join(addrs(target), ", ")
+		opts.Runner = func(s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+			return s.RunOn(ctx, impl, target)
+		}
 	}
 	return exitOK, tui.Run(opts, os.Stdin, stdout)
 }
@@ -187,8 +261,9 @@ func cmdList(args []string, stdout io.Writer) (int, error) {
 	return exitOK, report.List(stdout, *lang)
 }
 
-func cmdPlay(args []string, stdout io.Writer) (int, error) {
+func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	fs := flag.NewFlagSet("play", flag.ContinueOnError)
+	rf := addRealFlags(fs)
 	lang := langFlag(fs)
 	implName := fs.String("impl", "", "lock implementation (default: the scenario's naive one)")
 	format := fs.String("format", "text", "output format: text or json")
@@ -216,7 +291,17 @@ func cmdPlay(args []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return 0, errUsage{err}
 	}
-	tr, err := s.Run(impl)
+	target, err := rf.target(ctx)
+	if err != nil {
+		return 0, err
+	}
+	tr, err := s.RunOn(ctx, impl, target)
+	if errors.Is(err, sim.ErrNeedsReplica) {
+		return 0, errUsage{fmt.Errorf("%w: --replica ADDR --disposable", err)}
+	}
+	if errors.Is(err, sim.ErrNeedsNodes) {
+		return 0, errUsage{fmt.Errorf("%w: Redlock needs five addresses in --redis", err)}
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -226,8 +311,9 @@ func cmdPlay(args []string, stdout io.Writer) (int, error) {
 	return exitOK, report.Timeline(stdout, tr, *lang)
 }
 
-func cmdCheck(args []string, stdout io.Writer) (int, error) {
+func cmdCheck(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	rf := addRealFlags(fs)
 	lang := langFlag(fs)
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	pos, err := parse(fs, args)
@@ -240,7 +326,16 @@ func cmdCheck(args []string, stdout io.Writer) (int, error) {
 	if err := checkLang(*lang); err != nil {
 		return 0, err
 	}
-	results, err := scenarios.Check()
+	target, err := rf.target(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var results []scenarios.Result
+	if target != nil {
+		results, err = scenarios.CheckOn(ctx, target, realParallel)
+	} else {
+		results, err = scenarios.Check()
+	}
 	if err != nil {
 		return 0, err
 	}

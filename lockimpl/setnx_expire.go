@@ -1,9 +1,12 @@
 package lockimpl
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
-// SetNXExpire adds a lease the way many first fixes do: SETNX, then EXPIRE in
-// a second command.
+// SetNXExpire adds a lease the way many first fixes do: SETNX, then EXPIRE
+// (PEXPIRE for a TTL that is not whole seconds) in a second command.
 //
 // Fixes: a holder that crashes after both commands no longer blocks everyone
 // forever; the key expires after the TTL.
@@ -26,8 +29,13 @@ func (l *SetNXExpire) TryAcquire(ctx context.Context) (bool, error) {
 	if err != nil || !ok {
 		return false, err
 	}
-	// We own the key now even if EXPIRE fails; report the hold.
-	return true, c.Expire(ctx, l.env.Key, l.env.TTL).Err()
+	// We own the key now even if EXPIRE fails; report the hold. Whole
+	// seconds go as EXPIRE, anything finer as PEXPIRE (as go-redis does for
+	// SET's EX and PX).
+	if l.env.TTL%time.Second == 0 {
+		return true, c.Expire(ctx, l.env.Key, l.env.TTL).Err()
+	}
+	return true, c.PExpire(ctx, l.env.Key, l.env.TTL).Err()
 }
 
 // Release sends DEL key.

@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"context"
+	"errors"
 	"runtime"
 	"slices"
 	"sync"
@@ -78,11 +80,14 @@ func Expected(scenario, impl string) []string {
 
 // Result is one cell of the matrix.
 type Result struct {
-	Scenario string        `json:"scenario"`
-	Impl     string        `json:"impl"`
-	Broken   []string      `json:"broken"`
-	Expected []string      `json:"expected"`
-	Pass     bool          `json:"pass"`
+	Scenario string   `json:"scenario"`
+	Impl     string   `json:"impl"`
+	Broken   []string `json:"broken"`
+	Expected []string `json:"expected"`
+	Pass     bool     `json:"pass"`
+	// Skipped says why a cell was not run on real servers (no replica, too
+	// few servers); such a cell counts as passed.
+	Skipped  string        `json:"skipped,omitempty"`
 	Verdicts []sim.Verdict `json:"verdicts"`
 	Trace    *sim.Trace    `json:"-"`
 }
@@ -97,6 +102,17 @@ func Check() ([]Result, error) {
 
 // CheckCells runs the given scenarios against the given implementations.
 func CheckCells(scs []Scenario, impls []lockimpl.Info) ([]Result, error) {
+	return checkOn(context.Background(), nil, scs, impls, runtime.GOMAXPROCS(0))
+}
+
+// CheckOn runs the whole matrix on real servers, parallel cells at a time,
+// each cell under its own key prefix. Cells that need a replica share it and
+// run one after another. Cells the target cannot run are skipped and say why.
+func CheckOn(ctx context.Context, target *sim.Target, parallel int) ([]Result, error) {
+	return checkOn(ctx, target, All(), lockimpl.All(), parallel)
+}
+
+func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lockimpl.Info, parallel int) ([]Result, error) {
 	type job struct {
 		i    int
 		s    Scenario
@@ -104,22 +120,40 @@ func CheckCells(scs []Scenario, impls []lockimpl.Info) ([]Result, error) {
 	}
 	results := make([]Result, len(scs)*len(impls))
 	errs := make([]error, len(results))
+	run := func(j job) {
+		t := target
+		if t != nil {
+			cp := *target
+			cp.Prefix += j.s.ID + ":" + j.impl.Name + ":"
+			t = &cp
+		}
+		results[j.i], errs[j.i] = runCell(ctx, j.s, j.impl, t)
+	}
 	jobs := make(chan job)
+	var exclusive []job // cells that reconfigure the shared replica
 	var wg sync.WaitGroup
-	for range runtime.GOMAXPROCS(0) {
+	for range max(parallel, 1) {
 		wg.Go(func() {
 			for j := range jobs {
-				results[j.i], errs[j.i] = runCell(j.s, j.impl)
+				run(j)
 			}
 		})
 	}
 	for si, s := range scs {
 		for ii, impl := range impls {
-			jobs <- job{si*len(impls) + ii, s, impl}
+			j := job{si*len(impls) + ii, s, impl}
+			if target != nil && s.Setup.Replica && impl.Nodes == 1 && target.Replica != nil {
+				exclusive = append(exclusive, j)
+				continue
+			}
+			jobs <- j
 		}
 	}
 	close(jobs)
 	wg.Wait()
+	for _, j := range exclusive {
+		run(j)
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -128,8 +162,12 @@ func CheckCells(scs []Scenario, impls []lockimpl.Info) ([]Result, error) {
 	return results, nil
 }
 
-func runCell(s Scenario, impl lockimpl.Info) (Result, error) {
-	tr, err := s.Run(impl)
+func runCell(ctx context.Context, s Scenario, impl lockimpl.Info, target *sim.Target) (Result, error) {
+	tr, err := s.RunOn(ctx, impl, target)
+	if errors.Is(err, sim.ErrNeedsReplica) || errors.Is(err, sim.ErrNeedsNodes) {
+		return Result{Scenario: s.ID, Impl: impl.Name, Broken: []string{}, Expected: nonNil(Expected(s.ID, impl.Name)),
+			Pass: true, Skipped: err.Error()}, nil
+	}
 	if err != nil {
 		return Result{}, err
 	}
@@ -143,4 +181,11 @@ func runCell(s Scenario, impl lockimpl.Info) (Result, error) {
 	}
 	r.Pass = slices.Equal(r.Broken, r.Expected)
 	return r, nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -8,6 +8,7 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -27,9 +28,15 @@ type Scenario struct {
 	Script sim.Script
 }
 
-// Run plays the scenario against impl.
+// Run plays the scenario against impl on embedded servers.
 func (s Scenario) Run(impl lockimpl.Info) (*sim.Trace, error) {
-	tr, err := sim.Run(s.Setup, s.Script, impl)
+	return s.RunOn(context.Background(), impl, nil)
+}
+
+// RunOn plays the scenario against impl on target's real servers, or on
+// embedded ones when target is nil.
+func (s Scenario) RunOn(ctx context.Context, impl lockimpl.Info, target *sim.Target) (*sim.Trace, error) {
+	tr, err := sim.RunOn(ctx, target, s.Setup, s.Script, impl)
 	if err != nil {
 		return nil, fmt.Errorf("%s × %s: %w", s.ID, impl.Name, err)
 	}

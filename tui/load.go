@@ -20,7 +20,10 @@ type traceMsg struct {
 
 // loadTrace runs the engine for c. Runs take a few milliseconds; they still
 // happen in a command so that Update and View stay pure.
-func loadTrace(c cell) tea.Cmd {
+func loadTrace(c cell, run func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)) tea.Cmd {
+	if run == nil {
+		run = scenarios.Scenario.Run
+	}
 	return func() tea.Msg {
 		s, err := scenarios.Lookup(c.scenario)
 		if err != nil {
@@ -30,7 +33,7 @@ func loadTrace(c cell) tea.Cmd {
 		if err != nil {
 			return traceMsg{cell: c, err: err}
 		}
-		tr, err := s.Run(impl)
+		tr, err := run(s, impl)
 		return traceMsg{cell: c, tr: tr, err: err}
 	}
 }

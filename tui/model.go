@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"lockstep/lockimpl"
 	"lockstep/scenarios"
 	"lockstep/scenarios/sim"
 )
@@ -55,6 +56,9 @@ type Model struct {
 
 	traces map[cell]*sim.Trace
 	err    error
+
+	run       func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
+	recording string
 }
 
 // New builds the model for opts (which Check has accepted).
@@ -79,8 +83,12 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 		lang:   lang,
 		traces: traces,
 		start:  newStartView(),
+
+		run:       opts.Runner,
+		recording: opts.Recording,
 	}
 	m.player.speed = speedIndex(opts.Speed)
+	m.player.run, m.player.recording = m.run, m.recording
 	if opts.Scenario != "" {
 		s, _ := scenarios.Lookup(opts.Scenario)
 		impl := opts.Impl
@@ -159,7 +167,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		if key.Matches(msg, k.Open) {
 			s, impl := m.start.selected()
 			m.screen = screenPlayer
-			m.player = playerView{speed: m.player.speed, gen: m.player.gen + 1}
+			m.player = playerView{speed: m.player.speed, gen: m.player.gen + 1, run: m.run, recording: m.recording}
 			m.player.open(s, impl)
 			return m, tea.Batch(m.player.wanted(m.traces), m.player.arrived(m.traces))
 		}

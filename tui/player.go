@@ -33,6 +33,11 @@ type playerView struct {
 	// at is the position to restore once a switched trace arrives.
 	at    position
 	hasAt bool
+
+	// run produces traces (nil: the embedded engine); recording names the
+	// real servers they were recorded on.
+	run       func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
+	recording string
 }
 
 // position is a place in a trace that survives switching implementations:
@@ -53,10 +58,10 @@ func (p *playerView) stop() { p.playing = false; p.gen++ }
 func (p *playerView) wanted(traces map[cell]*sim.Trace) tea.Cmd {
 	var cmds []tea.Cmd
 	if c := (cell{p.scenario.ID, p.impl}); traces[c] == nil {
-		cmds = append(cmds, loadTrace(c))
+		cmds = append(cmds, loadTrace(c, p.run))
 	}
 	if c := (cell{p.scenario.ID, p.other}); p.compare && traces[c] == nil {
-		cmds = append(cmds, loadTrace(c))
+		cmds = append(cmds, loadTrace(c, p.run))
 	}
 	return tea.Batch(cmds...)
 }

@@ -50,6 +50,10 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 	}
 	rows := h - 2 - lipgloss.Height(strings.Join(bottom, "\n"))
 	top := []string{st.Title.Render(fit(head, w))}
+	if p.recording != "" {
+		top = append(top, st.Warn.Render(fit(tr(lang, "⏺ a recording of a real run on ", "⏺ 真实 Redis 运行的录像：")+p.recording, w)))
+		rows--
+	}
 	top = append(top, p.timeline(st, lang, w, max(rows, 1))...)
 	return strings.Join(append(top, bottom...), "\n")
 }
@@ -182,7 +186,7 @@ func effect(t *sim.Trace, i int, server string) string {
 		return ""
 	case after.Value != before.Value:
 		return "= " + after.Value
-	case before.TTL > 0 && after.TTL > left:
+	case before.TTL > 0 && after.TTL > left+t.TTL/50: // beyond a real server's jitter
 		return "⟳ " + after.Value
 	case before.TTL < 0 && after.TTL > 0:
 		return "ttl " + ttlText(after)
@@ -415,6 +419,9 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 		helpLine(hm, playerHelp{k}.ShortHelp(), w),
 	}
 	rows := h - 2 - len(bottom)
+	if p.recording != "" {
+		head += tr(lang, " ─ ⏺ recorded on ", " ─ ⏺ 录制于 ") + p.recording
+	}
 	out := []string{st.Title.Render(fit(head, w)),
 		st.Header.Render(fit(strings.Repeat(" ", gutter)+fit(tr(lang, "t", "时间"), timeW)+fit(p.impl, sideW)+" │ "+p.other, w))}
 	first := max(0, min(p.row-rows*2/3, len(p.rows)-rows))

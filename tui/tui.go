@@ -13,6 +13,7 @@ import (
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
 )
 
 // Options configure a TUI session.
@@ -26,6 +27,10 @@ type Options struct {
 	// Autoplay starts playing at once, Speed steps per second (default 2).
 	Autoplay bool
 	Speed    float64
+	// Runner produces the traces; nil runs the embedded engine. Recording,
+	// when set, names the real servers the traces were recorded on.
+	Runner    func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
+	Recording string
 }
 
 // Check validates the options' names; the errors list the valid ones.

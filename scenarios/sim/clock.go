@@ -10,16 +10,27 @@ import (
 // epoch is virtual time zero, as the servers' TIME command reports it.
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// vclock is the virtual clock lock code sees through lockimpl.Env.Clock.
+// vclock is the clock lock code sees through lockimpl.Env.Clock. Lock code
+// works in its own units: on embedded servers those are virtual time; on real
+// servers, real time, one virtual second lasting Target.Second.
 type vclock struct{ w *World }
 
-// Now is the virtual time.
-func (c vclock) Now() time.Time { return epoch.Add(c.w.now) }
+// Now is the virtual time, or the wall clock against real servers.
+func (c vclock) Now() time.Time {
+	if c.w.real != nil {
+		return time.Now()
+	}
+	return epoch.Add(c.w.now)
+}
 
-// Sleep parks the calling actor until the scheduler's clock reaches now+d,
-// or until ctx is done.
+// Sleep parks the calling actor for d of the lock's time.
 func (c vclock) Sleep(ctx context.Context, d time.Duration) error {
-	w := c.w
+	return c.w.sleep(ctx, c.w.toVirtual(d))
+}
+
+// sleep parks the calling actor until the scheduler's clock reaches now+d
+// (virtual), or until ctx is done.
+func (w *World) sleep(ctx context.Context, d time.Duration) error {
 	a := actorFrom(ctx)
 	if a == nil {
 		panic("lockstep: virtual Sleep outside a simulated goroutine")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -20,7 +21,7 @@ func (w *World) commandDone(a *actor, m msg) {
 	if a.bg {
 		op = OpRenew
 	}
-	changes := diffKeys(before, after)
+	changes := diffKeys(before, after, w.ttlTolerance())
 	var owned []change
 	for j, ch := range changes {
 		i := slices.IndexFunc(after, func(k KeyState) bool { return k.Key == ch.key })
@@ -180,8 +181,10 @@ type change struct {
 	before, after KeyState
 }
 
-// diffKeys lists what one command changed, in key order.
-func diffKeys(before, after []KeyState) []change {
+// diffKeys lists what one command changed, in key order. TTLs that differ by
+// no more than tol count as unchanged (real servers' clocks run on while a
+// snapshot is read).
+func diffKeys(before, after []KeyState, tol time.Duration) []change {
 	var out []change
 	for _, b := range before {
 		a, ok := findKey(after, b.Key)
@@ -190,7 +193,7 @@ func diffKeys(before, after []KeyState) []change {
 			out = append(out, change{key: b.Key, kind: changeDeleted, before: b})
 		case a.Value != b.Value || a.Type != b.Type:
 			out = append(out, change{key: b.Key, kind: changeValue, before: b, after: a})
-		case a.TTL != b.TTL:
+		case a.TTL != b.TTL && (a.TTL < 0 || b.TTL < 0 || a.TTL-b.TTL > tol || b.TTL-a.TTL > tol):
 			// A lease that moves later (or stops expiring) is extended; one
 			// that starts expiring or gets shorter is merely set.
 			kind := changeTTLSet

@@ -199,6 +199,11 @@ func textReplicated(srv string, keys []string) Text {
 		fmt.Sprintf("%s（从库）收到主库对 %s 的写入", srv, k)}
 }
 
+func textReplicatedReal(srv string) Text {
+	return Text{srv + " (replica) receives the primary's writes",
+		srv + "（从库）收到主库的写入"}
+}
+
 func textFailover(dead, promoted string, lost int) Text {
 	return Text{
 		fmt.Sprintf("%s (primary) dies with %d write(s) not yet replicated; %s is promoted to primary and clients now reach it", dead, lost, promoted),

@@ -77,7 +77,7 @@ func (w *World) pointAt(a *actor, op Op) error {
 
 // runProgram is the business goroutine of client c.
 func (w *World) runProgram(ctx context.Context, a *actor) {
-	c, p, clock := a.client, a.client.prog, vclock{w}
+	c, p := a.client, a.client.prog
 	lock := c.lock
 	for attempt := 1; ; attempt++ {
 		w.report(a, note{kind: noteOp, op: OpAcquire})
@@ -101,7 +101,7 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 			w.report(a, note{kind: noteGaveUp})
 			return
 		}
-		if clock.Sleep(ctx, p.Retry) != nil {
+		if w.sleep(ctx, p.Retry) != nil {
 			return
 		}
 	}
@@ -110,7 +110,7 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 		return
 	}
 	w.report(a, note{kind: noteOp, op: OpWork})
-	if clock.Sleep(ctx, p.Work) != nil {
+	if w.sleep(ctx, p.Work) != nil {
 		return
 	}
 	w.report(a, note{kind: noteOp, op: OpWrite})

@@ -1,6 +1,9 @@
 package sim
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // replEntry is one write on its way from a primary to its replica. Redis
 // replicates asynchronously: the primary answers the client first and ships
@@ -16,6 +19,9 @@ type replEntry struct {
 
 // enqueueReplication schedules the changes a command made on primary p.
 func (w *World) enqueueReplication(p int, changes []change) {
+	if w.real != nil {
+		return // the relay carries real replication
+	}
 	r := w.servers[p].replica
 	if !w.servers[r].up {
 		return
@@ -88,6 +94,15 @@ func (w *World) failover() {
 	dead.up = false
 	dead.keys = nil
 	dead.b.kill()
+	if w.real != nil && dead.replica >= 0 {
+		if w.real.relay != nil {
+			lost = w.real.relay.waiting()
+			w.real.relay.cutOff()
+		}
+		if err := w.servers[dead.replica].b.(*realBackend).promote(); err != nil {
+			w.fail(fmt.Errorf("promote %s: %w", w.servers[dead.replica].name, err))
+		}
+	}
 	if dead.replica < 0 {
 		w.emit(Event{Kind: KindFault, Server: dead.name, Text: textNodeDown(dead.name),
 			Short: Text{"DOWN", "宕机"}})

@@ -278,7 +278,7 @@ func TestDiffKeys(t *testing.T) {
 		{"sorted", nil, []KeyState{k("b", "1", -1), k("a", "1", -1)}, []changeKind{changeCreated, changeCreated}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := diffKeys(tc.before, tc.after)
+			got := diffKeys(tc.before, tc.after, 0)
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %d changes, want %d", len(got), len(tc.want))
 			}

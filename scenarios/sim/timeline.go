@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -27,8 +28,18 @@ type Client struct {
 // Run plays script against impl and returns the trace. Only a malformed
 // scenario or a stalled implementation is an error; broken invariants are
 // results, recorded in the trace.
-func Run(setup Setup, script Script, impl lockimpl.Info) (tr *Trace, err error) {
-	w := newWorld(setup, impl)
+func Run(setup Setup, script Script, impl lockimpl.Info) (*Trace, error) {
+	return RunOn(context.Background(), nil, setup, script, impl)
+}
+
+// RunOn plays script against impl on target's real servers (embedded ones
+// when target is nil). Cancelling ctx stops a real run; its keys are removed
+// either way.
+func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl lockimpl.Info) (tr *Trace, err error) {
+	w, err := newWorld(ctx, setup, impl, target)
+	if err != nil {
+		return nil, err
+	}
 	defer func() {
 		w.close()
 		if err == nil && w.err != nil {

@@ -12,8 +12,11 @@ type Trace struct {
 	Key      string        `json:"key"`
 	TTL      time.Duration `json:"ttl_ns"`
 	Servers  []string      `json:"servers"`
-	Clients  []string      `json:"clients"`
-	Events   []Event       `json:"events"`
+	// Addrs are the real servers' addresses when the run was recorded on
+	// real Redis; empty for embedded runs.
+	Addrs   []string `json:"addrs,omitempty"`
+	Clients []string `json:"clients"`
+	Events  []Event  `json:"events"`
 	// Verdicts has one entry per invariant, in the order of Invariants.
 	Verdicts []Verdict `json:"verdicts"`
 }

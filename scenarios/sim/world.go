@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -76,6 +77,8 @@ type World struct {
 	judge    judge
 	trace    Trace
 	pausedAt map[*client]time.Duration
+
+	real *realWorld // nil on embedded servers
 }
 
 type server struct {
@@ -109,25 +112,44 @@ type client struct {
 	readVal, readVer int
 }
 
-func newWorld(setup Setup, impl lockimpl.Info) *World {
+func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target) (*World, error) {
 	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg),
 		pausedAt: map[*client]time.Duration{}}
-	s := w.setup
+	s := &w.setup
 	w.res = resource{name: "stock:product:1001", value: s.Stock}
 	w.judge = newJudge()
-	add := func(name, role string) int {
-		w.servers = append(w.servers, &server{name: name, b: newMemBackend(), up: true, role: role, replica: -1, primary: -1})
+	if target != nil {
+		if impl.Nodes > len(target.Nodes) {
+			return nil, fmt.Errorf("%s needs %d servers, %d given: %w", impl.Name, impl.Nodes, len(target.Nodes), ErrNeedsNodes)
+		}
+		if s.Replica && impl.Nodes == 1 && target.Replica == nil {
+			return nil, ErrNeedsReplica
+		}
+		w.real = &realWorld{t: *target, f: float64(target.Second) / float64(time.Second), ctx: ctx}
+		s.Key = target.Prefix + s.Key
+	}
+	newBackend := func(i int) backend {
+		if w.real == nil {
+			return newMemBackend()
+		}
+		if i < 0 {
+			return newRealBackend(w, w.real.t.Replica)
+		}
+		return newRealBackend(w, w.real.t.Nodes[i])
+	}
+	add := func(name, role string, b backend) int {
+		w.servers = append(w.servers, &server{name: name, b: b, up: true, role: role, replica: -1, primary: -1})
 		return len(w.servers) - 1
 	}
 	if impl.Nodes > 1 {
 		for i := range impl.Nodes {
-			w.route = append(w.route, add(fmt.Sprintf("redis-%d", i+1), "node"))
+			w.route = append(w.route, add(fmt.Sprintf("redis-%d", i+1), "node", newBackend(i)))
 		}
 	} else {
-		p := add("redis-1", "primary")
+		p := add("redis-1", "primary", newBackend(0))
 		w.route = []int{p}
 		if s.Replica {
-			r := add("redis-2", "replica")
+			r := add("redis-2", "replica", newBackend(-1))
 			w.servers[p].replica = r
 			w.servers[r].primary = p
 			w.servers[r].lag = s.Lag
@@ -136,8 +158,47 @@ func newWorld(setup Setup, impl lockimpl.Info) *World {
 	w.trace = Trace{Impl: impl.Name, Key: s.Key, TTL: s.TTL}
 	for _, srv := range w.servers {
 		w.trace.Servers = append(w.trace.Servers, srv.name)
+		if rb, ok := srv.b.(*realBackend); ok {
+			w.trace.Addrs = append(w.trace.Addrs, rb.opts.Addr)
+		}
 	}
-	return w
+	if w.real != nil {
+		if err := w.startReal(); err != nil {
+			w.close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// startReal checks that the run starts clean, sets up the replica's relay,
+// and starts the clock.
+func (w *World) startReal() error {
+	for _, srv := range w.servers {
+		keys, err := srv.b.read(0)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", srv.b.(*realBackend).opts.Addr, err)
+		}
+		if len(keys) > 0 {
+			return fmt.Errorf("%s already has keys under %s", srv.b.(*realBackend).opts.Addr, w.real.t.Prefix)
+		}
+	}
+	for _, srv := range w.servers {
+		if srv.primary < 0 {
+			continue
+		}
+		primary := w.servers[srv.primary].b.(*realBackend)
+		r, err := newRelay(primary.opts.Addr, w.toReal(srv.lag))
+		if err != nil {
+			return err
+		}
+		w.real.relay = r
+		if err := srv.b.(*realBackend).replicateThrough(r); err != nil {
+			return err
+		}
+	}
+	w.real.start = time.Now()
+	return nil
 }
 
 // addClient creates a client process with its go-redis clients, its lock
@@ -151,7 +212,7 @@ func (w *World) addClient(name string, p Program) *client {
 	c.lock = w.impl.New(lockimpl.Env{
 		Nodes: c.rdb,
 		Key:   w.setup.Key,
-		TTL:   w.setup.TTL,
+		TTL:   w.toReal(w.setup.TTL),
 		Clock: vclock{w},
 		Token: func() string {
 			c.count++
@@ -263,27 +324,40 @@ func (w *World) advance(t time.Duration) {
 	if delta <= 0 {
 		return
 	}
+	if w.real != nil {
+		w.waitUntil(t)
+	}
 	w.now = t
 	type expiry struct {
 		srv string
 		key KeyState
 	}
 	var expired []expiry
+	var replicated []string
 	for _, srv := range w.servers {
 		if !srv.up {
 			continue
 		}
 		srv.b.advance(t, delta)
-		for _, k := range srv.keys {
-			if k.TTL > 0 && k.TTL <= delta {
+		before := srv.keys
+		srv.keys = w.readKeys(srv, before)
+		for _, k := range before {
+			if _, still := findKey(srv.keys, k.Key); !still && k.TTL > 0 && k.TTL <= delta {
 				expired = append(expired, expiry{srv.name, k})
 			}
 		}
-		srv.keys = w.readKeys(srv, srv.keys)
+		if w.real != nil && srv.primary >= 0 && !sameKeys(before, srv.keys) {
+			// A real replica changes when the relay delivers.
+			replicated = append(replicated, srv.name)
+		}
 	}
 	for _, x := range expired {
 		w.emit(Event{Kind: KindExpire, Server: x.srv, Text: textExpired(x.key, x.srv),
 			Short: Text{"expired", "过期"}})
+	}
+	for _, name := range replicated {
+		w.emit(Event{Kind: KindReplicate, Server: name, Text: textReplicatedReal(name),
+			Short: Text{"replicated", "已复制"}})
 	}
 }
 
@@ -356,6 +430,9 @@ func (w *World) snapshot() Snapshot {
 					st.Pending++
 				}
 			}
+			if w.real != nil && w.real.relay != nil {
+				st.Pending = w.real.relay.waiting()
+			}
 		}
 		s.Servers = append(s.Servers, st)
 	}
@@ -370,7 +447,8 @@ func (w *World) snapshot() Snapshot {
 
 func (w *World) indexOf(srv *server) int { return slices.Index(w.servers, srv) }
 
-// close stops every goroutine and server of the run.
+// close stops every goroutine and server of the run. On real servers it
+// deletes the run's keys and points the replica back at its primary.
 func (w *World) close() {
 	err := w.err
 	w.shutdown()
@@ -379,10 +457,40 @@ func (w *World) close() {
 			_ = rc.Close()
 		}
 	}
+	if w.real != nil {
+		err = errors.Join(err, w.closeReal())
+	}
 	for _, srv := range w.servers {
 		srv.b.close()
 	}
-	if err != nil {
-		w.err = err
+	w.err = err
+}
+
+func (w *World) closeReal() error {
+	var errs []error
+	if w.real.relay != nil {
+		w.real.relay.close()
 	}
+	for _, srv := range w.servers {
+		errs = append(errs, srv.b.(*realBackend).cleanup())
+	}
+	for _, srv := range w.servers {
+		// The replica, promoted or not: replicate from the primary again.
+		if rb := srv.b.(*realBackend); w.real.t.Replica != nil && rb.opts == w.real.t.Replica {
+			errs = append(errs, rb.replicateFrom(w.real.t.Nodes[0]))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func sameKeys(a, b []KeyState) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || a[i].Value != b[i].Value {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,189 @@
+// Package realredis connects lockstep to real Redis servers: it parses the
+// addresses the user gave, checks every server before anything runs (reachable,
+// authenticated, Lua, a recent enough version), refuses to reconfigure a
+// server that was not marked disposable, and picks a key prefix no one else
+// uses. The engine (scenarios/sim) does the rest.
+package realredis
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/scenarios/sim"
+)
+
+// Config is what the command line says about real servers.
+type Config struct {
+	// Addrs are host:port or redis:// / rediss:// URLs (user, password, db).
+	// The first serves single-instance locks; Redlock uses the first five.
+	Addrs []string
+	// Replica is a replica of the first server, for the failover scenario.
+	Replica string
+	// Disposable allows lockstep to reconfigure the replica (REPLICAOF).
+	Disposable bool
+	// Second is how long one scenario second lasts; default 20ms.
+	Second time.Duration
+}
+
+// DefaultSecond is the default time scale: one scenario second in 20 ms, so
+// a 30 s lease is PX 600.
+const DefaultSecond = 20 * time.Millisecond
+
+// MinVersion is the oldest Redis lockstep runs against: REPLICAOF, SET with
+// NX and PX, EVAL.
+var MinVersion = [2]int{5, 0}
+
+// checkTimeout bounds every setup check, so an unreachable address is
+// reported within it.
+const checkTimeout = 2 * time.Second
+
+// Connect parses and checks every server and returns the target to run on.
+func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
+	if len(cfg.Addrs) == 0 {
+		return nil, errors.New("no server given")
+	}
+	t := &sim.Target{Second: cfg.Second}
+	if t.Second == 0 {
+		t.Second = DefaultSecond
+	}
+	if t.Second < 5*time.Millisecond {
+		return nil, fmt.Errorf("time scale %s is too fast for real servers; use 5ms or more per scenario second", t.Second)
+	}
+	ids := map[string]string{}
+	for _, a := range cfg.Addrs {
+		opts, err := Parse(a)
+		if err != nil {
+			return nil, err
+		}
+		id, err := Check(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		if other, dup := ids[id]; dup {
+			return nil, fmt.Errorf("%s and %s are the same server; Redlock needs independent ones", other, opts.Addr)
+		}
+		ids[id] = opts.Addr
+		t.Nodes = append(t.Nodes, opts)
+	}
+	if cfg.Replica != "" {
+		if !cfg.Disposable {
+			return nil, fmt.Errorf("the failover scenario reconfigures the replica %s (REPLICAOF) and replaces its data; pass --disposable if it is yours to reconfigure", cfg.Replica)
+		}
+		opts, err := Parse(cfg.Replica)
+		if err != nil {
+			return nil, err
+		}
+		id, err := Check(ctx, opts)
+		if err != nil {
+			return nil, err
+		}
+		if other, dup := ids[id]; dup {
+			return nil, fmt.Errorf("the replica %s is the same server as %s", opts.Addr, other)
+		}
+		t.Replica = opts
+	}
+	prefix, err := NewPrefix()
+	if err != nil {
+		return nil, err
+	}
+	t.Prefix = prefix
+	return t, nil
+}
+
+// NewPrefix is a key prefix for one lockstep run: "lockstep:<8 hex digits>:".
+func NewPrefix() (string, error) {
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return "lockstep:" + hex.EncodeToString(b) + ":", nil
+}
+
+// Parse reads host:port or a redis:// or rediss:// URL.
+func Parse(addr string) (*redis.Options, error) {
+	if strings.Contains(addr, "://") {
+		opts, err := redis.ParseURL(addr)
+		if err != nil {
+			return nil, fmt.Errorf("server address %q: %w", addr, err)
+		}
+		return opts, nil
+	}
+	host, port, ok := strings.Cut(addr, ":")
+	if !ok || host == "" {
+		return nil, fmt.Errorf("server address %q: want host:port or redis://[user:password@]host:port[/db]", addr)
+	}
+	if _, err := strconv.Atoi(port); err != nil {
+		return nil, fmt.Errorf("server address %q: port %q is not a number", addr, port)
+	}
+	return &redis.Options{Addr: addr}, nil
+}
+
+// Check connects to one server and makes sure lockstep can run there. It
+// returns the server's run id, which tells servers apart.
+func Check(ctx context.Context, opts *redis.Options) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	o := *opts
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = checkTimeout, checkTimeout, checkTimeout
+	o.MaxRetries, o.DialerRetries, o.PoolSize, o.DisableIdentity = -1, 1, 1, true
+	c := redis.NewClient(&o)
+	defer c.Close()
+	addr := opts.Addr
+	if err := c.Ping(ctx).Err(); err != nil {
+		msg := err.Error()
+		switch {
+		case strings.Contains(msg, "WRONGPASS"), strings.Contains(msg, "invalid password"), strings.Contains(msg, "invalid username-password"):
+			return "", fmt.Errorf("authentication to %s failed: %v", addr, err)
+		case strings.Contains(msg, "NOAUTH"):
+			return "", fmt.Errorf("%s requires a password: give it as redis://[user]:password@%s", addr, addr)
+		}
+		return "", fmt.Errorf("connect %s: %w", addr, err)
+	}
+	info, err := c.Info(ctx, "server").Result()
+	if err != nil {
+		return "", fmt.Errorf("INFO on %s: %w", addr, err)
+	}
+	version := field(info, "redis_version")
+	if !atLeast(version, MinVersion) {
+		return "", fmt.Errorf("%s runs Redis %q; lockstep needs %d.%d or later", addr, version, MinVersion[0], MinVersion[1])
+	}
+	if err := c.Eval(ctx, "return 1", nil).Err(); err != nil {
+		return "", fmt.Errorf("%s does not run Lua scripts (EVAL): %v", addr, err)
+	}
+	id := field(info, "run_id")
+	if id == "" {
+		id = addr
+	}
+	return id, nil
+}
+
+func field(info, name string) string {
+	for line := range strings.SplitSeq(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// atLeast compares a "major.minor.patch" version with min.
+func atLeast(version string, min [2]int) bool {
+	parts := strings.Split(version, ".")
+	if len(parts) < 2 {
+		return false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return major > min[0] || major == min[0] && minor >= min[1]
+}

@@ -1,0 +1,307 @@
+package sim
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Target runs a world on real Redis servers instead of embedded ones. Time is
+// real, scaled: one virtual second lasts Second. Every key of the run lives
+// under Prefix; nothing else on the servers is read or written.
+type Target struct {
+	// Nodes are the servers. Single-instance locks use Nodes[0]; Redlock the
+	// first five.
+	Nodes []*redis.Options
+	// Replica replicates Nodes[0]. Scenarios with a replica reconfigure it
+	// (REPLICAOF), so it must be the user's to reconfigure. Nil: none.
+	Replica *redis.Options
+	// Prefix goes in front of every key, e.g. "lockstep:3f9a1c2e:".
+	Prefix string
+	// Second is how long one virtual second lasts on the wall clock.
+	Second time.Duration
+}
+
+// ErrNeedsReplica is returned for a scenario with a replica when the target
+// has none.
+var ErrNeedsReplica = errors.New("this scenario needs a replica of the first server (--replica)")
+
+// ErrNeedsNodes is returned for an implementation that needs more servers
+// than the target has.
+var ErrNeedsNodes = errors.New("not enough servers for this implementation")
+
+// realWorld is what a world on real servers keeps.
+type realWorld struct {
+	t     Target
+	f     float64 // real time per virtual time
+	start time.Time
+	ctx   context.Context
+	relay *relay
+}
+
+// toVirtual converts a duration of the lock's time into virtual time.
+func (w *World) toVirtual(d time.Duration) time.Duration {
+	if w.real == nil {
+		return d
+	}
+	return time.Duration(float64(d) / w.real.f)
+}
+
+// ttlTolerance is how far apart two readings of a TTL may be and still be
+// the same lease: nothing on embedded servers, a few milliseconds of real
+// time on real ones.
+func (w *World) ttlTolerance() time.Duration {
+	if w.real == nil {
+		return 0
+	}
+	return w.toVirtual(3 * time.Millisecond)
+}
+
+// toReal converts virtual time into the lock's time, in whole milliseconds
+// (the resolution of PX).
+func (w *World) toReal(d time.Duration) time.Duration {
+	if w.real == nil {
+		return d
+	}
+	return time.Duration(float64(d) * w.real.f).Round(time.Millisecond)
+}
+
+// waitUntil sleeps on the wall clock until virtual time t has come, plus a
+// millisecond so that a key due at t has expired.
+func (w *World) waitUntil(t time.Duration) {
+	r := w.real
+	deadline := r.start.Add(time.Duration(float64(t)*r.f) + time.Millisecond)
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+	case <-r.ctx.Done():
+		w.fail(r.ctx.Err())
+	}
+}
+
+// realBackend is a redis-server. Clients connect to it directly; the engine
+// keeps their connections so that it can cut them when the server "dies".
+// An observer client, outside the gate, reads the run's keys for snapshots.
+type realBackend struct {
+	w    *World
+	opts *redis.Options
+	obs  *redis.Client
+
+	mu    sync.Mutex
+	conns []net.Conn
+	dead  bool
+}
+
+func newRealBackend(w *World, opts *redis.Options) *realBackend {
+	o := *opts
+	o.PoolSize, o.MaxRetries, o.DisableIdentity = 2, -1, true
+	return &realBackend{w: w, opts: opts, obs: redis.NewClient(&o)}
+}
+
+func (b *realBackend) dial(ctx context.Context) (net.Conn, error) {
+	d := net.Dialer{Timeout: 2 * time.Second}
+	c, err := d.DialContext(ctx, "tcp", b.opts.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if b.opts.TLSConfig != nil {
+		c = tls.Client(c, b.opts.TLSConfig)
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dead {
+		c.Close()
+		return nil, fmt.Errorf("dial %s: server is down", b.opts.Addr)
+	}
+	b.conns = append(b.conns, c)
+	return c, nil
+}
+
+func (b *realBackend) advance(time.Duration, time.Duration) {}
+
+// kill cuts every client connection; the gate refuses new commands. The
+// server itself is left alone: only this run loses it.
+func (b *realBackend) kill() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.dead = true
+	for _, c := range b.conns {
+		c.Close()
+	}
+	b.conns = nil
+}
+
+func (b *realBackend) close() {
+	b.kill()
+	_ = b.obs.Close()
+}
+
+func (b *realBackend) pattern() string { return "*" + b.w.real.t.Prefix + "*" }
+
+// scan lists the run's keys. The fencing counter's key starts with a hash
+// tag ("{lockstep:…}:fence"), so the pattern matches the prefix anywhere.
+func (b *realBackend) scan(ctx context.Context) ([]string, error) {
+	var keys []string
+	iter := b.obs.Scan(ctx, 0, b.pattern(), 100).Iterator()
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys), iter.Err()
+}
+
+// read reads the run's keys: values, and TTLs converted to virtual time left
+// after now.
+func (b *realBackend) read(now time.Duration) ([]KeyState, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	names, err := b.scan(ctx)
+	if err != nil || len(names) == 0 {
+		return nil, err
+	}
+	types := make([]*redis.StatusCmd, len(names))
+	pttls := make([]*redis.DurationCmd, len(names))
+	strs := make([]*redis.StringCmd, len(names))
+	hashes := make([]*redis.MapStringStringCmd, len(names))
+	_, err = b.obs.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, k := range names {
+			types[i] = p.Type(ctx, k)
+			pttls[i] = p.PTTL(ctx, k)
+			strs[i] = p.Get(ctx, k)
+			hashes[i] = p.HGetAll(ctx, k)
+		}
+		return nil
+	})
+	wall := time.Now()
+	if err != nil && !isWrongType(err) && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	var keys []KeyState
+	for i, k := range names {
+		ks := KeyState{Key: k, Type: types[i].Val(), TTL: -1}
+		switch ks.Type {
+		case "none":
+			continue // expired or deleted since the scan
+		case "string":
+			ks.Value = strs[i].Val()
+		case "hash":
+			m := hashes[i].Val()
+			fields := make([]string, 0, len(m))
+			for f := range m {
+				fields = append(fields, f)
+			}
+			slices.Sort(fields)
+			for j, f := range fields {
+				fields[j] = f + "=" + m[f]
+			}
+			ks.Value = strings.Join(fields, " ")
+		default:
+			ks.Value = "(" + ks.Type + ")"
+		}
+		if pttl := pttls[i].Val(); pttl > 0 {
+			r := b.w.real
+			due := wall.Add(pttl).Sub(r.start)
+			// A millisecond of real time is worth more than that in
+			// virtual time; round to what was measured.
+			ttl := (time.Duration(float64(due)/r.f) - now).Round(10 * time.Millisecond)
+			ks.TTL = max(ttl, time.Millisecond)
+		}
+		keys = append(keys, ks)
+	}
+	return keys, nil
+}
+
+func isWrongType(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE") }
+
+// cleanup deletes the run's keys. A replica (read-only) is skipped: its
+// primary's deletions reach it.
+func (b *realBackend) cleanup() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if role, err := b.role(ctx); err == nil && role == "slave" {
+		return nil
+	}
+	keys, err := b.scan(ctx)
+	if err != nil {
+		return fmt.Errorf("clean up %s: %w", b.opts.Addr, err)
+	}
+	if len(keys) > 0 {
+		if err := b.obs.Del(ctx, keys...).Err(); err != nil {
+			return fmt.Errorf("clean up %s: %w", b.opts.Addr, err)
+		}
+	}
+	return nil
+}
+
+// role is "master" or "slave", from INFO replication.
+func (b *realBackend) role(ctx context.Context) (string, error) {
+	info, err := b.obs.Info(ctx, "replication").Result()
+	if err != nil {
+		return "", err
+	}
+	return infoField(info, "role"), nil
+}
+
+// infoField reads one field of an INFO reply.
+func infoField(info, name string) string {
+	for line := range strings.SplitSeq(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// replicateThrough points the replica at the relay and waits until it has
+// synchronised.
+func (b *realBackend) replicateThrough(r *relay) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	host, port, _ := net.SplitHostPort(r.addr())
+	if err := b.obs.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
+		return fmt.Errorf("REPLICAOF on %s: %w", b.opts.Addr, err)
+	}
+	for {
+		info, err := b.obs.Info(ctx, "replication").Result()
+		if err == nil && infoField(info, "master_link_status") == "up" &&
+			infoField(info, "master_sync_in_progress") == "0" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("replica %s did not sync through the relay: %v", b.opts.Addr, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// promote makes the replica a primary: REPLICAOF NO ONE.
+func (b *realBackend) promote() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return b.obs.Do(ctx, "REPLICAOF", "NO", "ONE").Err()
+}
+
+// replicateFrom points the replica straight at its primary again.
+func (b *realBackend) replicateFrom(primary *redis.Options) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	host, port, err := net.SplitHostPort(primary.Addr)
+	if err != nil {
+		return err
+	}
+	if _, err := strconv.Atoi(port); err != nil {
+		return fmt.Errorf("primary address %q: %w", primary.Addr, err)
+	}
+	return b.obs.Do(ctx, "REPLICAOF", host, port).Err()
+}
