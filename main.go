@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/redis/go-redis/v9"
 
 	"lockstep/lockimpl"
 	"lockstep/realredis"
@@ -54,7 +55,14 @@ flags, after the command:
 exit codes: 0 ok, 1 unmet expectations, 2 bad input or a run that failed
 `
 
+// quiet drops go-redis's own log lines ("failed to dial …"); lockstep reports
+// every error itself, naming the address.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
 func main() {
+	redis.SetLogger(quiet{})
 	// Ctrl-C stops a run on real servers; its keys are removed on the way out.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := runCtx(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -297,10 +305,10 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 	}
 	tr, err := s.RunOn(ctx, impl, target)
 	if errors.Is(err, sim.ErrNeedsReplica) {
-		return 0, errUsage{fmt.Errorf("%w: --replica ADDR --disposable", err)}
+		return 0, errUsage{fmt.Errorf("%s needs a replica of the first server: add --replica ADDR --disposable", s.ID)}
 	}
 	if errors.Is(err, sim.ErrNeedsNodes) {
-		return 0, errUsage{fmt.Errorf("%w: Redlock needs five addresses in --redis", err)}
+		return 0, errUsage{fmt.Errorf("%s needs %d servers: give %d addresses in --redis", impl.Name, impl.Nodes, impl.Nodes)}
 	}
 	if err != nil {
 		return 0, err

@@ -60,6 +60,8 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 			r, ok := cells[[2]string{name, id}]
 			cell := abbreviate(r.Broken)
 			switch {
+			case ok && r.Skipped != "":
+				cell = "skip"
 			case !ok:
 				cell = "?" // not run: counts as unmet
 				failed++
@@ -75,14 +77,21 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 	p.printf("\n%s\n", pick(lang,
 		"M mutex · O ownership · L liveness · R resource — the invariants that broke; — none broke",
 		"M 互斥 · O 归属 · L 活性 · R 资源 —— 被破坏的不变量；— 表示都没被破坏"))
+	skipped := 0
 	for _, r := range results {
+		if r.Skipped != "" {
+			skipped++
+			p.printf("%s %s × %s: %s\n", pick(lang, "SKIPPED", "跳过"), r.Scenario, r.Impl, r.Skipped)
+		}
 		if r.Pass {
 			continue
 		}
 		p.printf("%s %s × %s: %s %s, %s %s\n", pick(lang, "UNMET", "不符合预期"), r.Scenario, r.Impl,
 			pick(lang, "expected", "预期"), list(r.Expected), pick(lang, "got", "实际"), list(r.Broken))
 	}
-	if failed == 0 {
+	if failed == 0 && skipped > 0 {
+		p.printf(pick(lang, "%d cells meet their expectation, %d skipped\n", "%d 个组合符合预期，%d 个跳过\n"), len(impls)*len(ids)-skipped, skipped)
+	} else if failed == 0 {
 		p.printf(pick(lang, "all %d cells meet their expectation\n", "全部 %d 个组合都符合预期\n"), len(impls)*len(ids))
 	} else {
 		p.printf(pick(lang, "%d of %d cells do not meet their expectation\n", "%d / %d 个组合不符合预期\n"), failed, len(impls)*len(ids))

@@ -23,6 +23,13 @@ func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 		pick(lang, "lock", "锁"), tr.Key, sim.Secs(tr.TTL),
 		pick(lang, "servers", "服务器"), strings.Join(tr.Servers, " "),
 		pick(lang, "clients", "客户端"), strings.Join(tr.Clients, " "))
+	if len(tr.Addrs) > 0 {
+		var names []string
+		for i, a := range tr.Addrs {
+			names = append(names, tr.Servers[i]+"="+a)
+		}
+		p.printf("%s %s\n", pick(lang, "recorded on real Redis:", "在真实 Redis 上录制："), strings.Join(names, " "))
+	}
 	const indent = "                              "
 	for _, e := range tr.Events {
 		head := fmt.Sprintf("%8s  %3d  %-11s", secs(e.T), e.Step, e.Actor)

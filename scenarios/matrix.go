@@ -3,6 +3,7 @@ package scenarios
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -164,9 +165,16 @@ func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lo
 
 func runCell(ctx context.Context, s Scenario, impl lockimpl.Info, target *sim.Target) (Result, error) {
 	tr, err := s.RunOn(ctx, impl, target)
-	if errors.Is(err, sim.ErrNeedsReplica) || errors.Is(err, sim.ErrNeedsNodes) {
+	skip := ""
+	switch {
+	case errors.Is(err, sim.ErrNeedsReplica):
+		skip = "needs a replica of the first server: --replica ADDR --disposable"
+	case errors.Is(err, sim.ErrNeedsNodes):
+		skip = fmt.Sprintf("needs %d servers in --redis", impl.Nodes)
+	}
+	if skip != "" {
 		return Result{Scenario: s.ID, Impl: impl.Name, Broken: []string{}, Expected: nonNil(Expected(s.ID, impl.Name)),
-			Pass: true, Skipped: err.Error()}, nil
+			Pass: true, Skipped: skip}, nil
 	}
 	if err != nil {
 		return Result{}, err

@@ -7,6 +7,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
 	"lockstep/scenarios/sim"
 )
 
@@ -312,5 +314,31 @@ func TestAutoplayFromInit(t *testing.T) {
 	m = send(m, msg)
 	if m.player.step != 1 || !m.player.playing {
 		t.Errorf("after the first tick: step %d playing %v", m.player.step, m.player.playing)
+	}
+}
+
+// With --redis the player steps through a recording and says so.
+func TestRecordingBanner(t *testing.T) {
+	runs := 0
+	opts := Options{Scenario: "get-then-del", Recording: "127.0.0.1:6390",
+		Runner: func(s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+			runs++
+			return allTraces()[cell{s.ID, impl.Name}], nil
+		}}
+	m := New(opts)
+	m = send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	m = send(m, m.Init()())
+	if runs != 1 {
+		t.Fatalf("the runner ran %d times, want 1", runs)
+	}
+	view := m.View()
+	if !strings.Contains(view, "a recording of a real run on 127.0.0.1:6390") {
+		t.Errorf("no recording banner:\n%s", view)
+	}
+	fits(t, view, 80, 24)
+	m, cmd := press(m, "c")
+	m = send(m, cmd())
+	if v := m.View(); !strings.Contains(v, "recorded on 127.0.0.1:6390") && !strings.Contains(v, "⏺") {
+		t.Errorf("compare mode does not say it is a recording:\n%s", v)
 	}
 }

@@ -1,0 +1,224 @@
+package realredis_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/lockimpl"
+	"lockstep/realredis"
+	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
+)
+
+// These tests need real servers: LOCKSTEP_REDIS (five addresses, comma
+// separated) and LOCKSTEP_REPLICA (a disposable replica of the first).
+// .ci/redis-servers starts such a set; .ci/run runs the tests against it.
+func servers(t *testing.T) realredis.Config {
+	t.Helper()
+	addrs, replica := os.Getenv("LOCKSTEP_REDIS"), os.Getenv("LOCKSTEP_REPLICA")
+	if addrs == "" || replica == "" {
+		t.Skip("skipped: no real servers. Set LOCKSTEP_REDIS=host:port,…(5) and LOCKSTEP_REPLICA=host:port " +
+			"(a disposable replica of the first), e.g. from .ci/redis-servers start DIR")
+	}
+	return realredis.Config{Addrs: strings.Split(addrs, ","), Replica: replica, Disposable: true}
+}
+
+func connect(t *testing.T, cfg realredis.Config) *sim.Target {
+	t.Helper()
+	target, err := realredis.Connect(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return target
+}
+
+func clients(t *testing.T, cfg realredis.Config) []*redis.Client {
+	t.Helper()
+	var out []*redis.Client
+	for _, a := range append(slices.Clone(cfg.Addrs), cfg.Replica) {
+		o, err := realredis.Parse(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := redis.NewClient(o)
+		t.Cleanup(func() { _ = c.Close() })
+		out = append(out, c)
+	}
+	return out
+}
+
+// leftovers lists keys of any lockstep run on the servers.
+func leftovers(t *testing.T, cs []*redis.Client) []string {
+	t.Helper()
+	var keys []string
+	for _, c := range cs {
+		found, err := c.Keys(t.Context(), "*lockstep:*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range found {
+			keys = append(keys, c.Options().Addr+" "+k)
+		}
+	}
+	return keys
+}
+
+// The lesson does not depend on the embedded fake: on real redis-server the
+// matrix is the same, cell by cell.
+func TestRealMatrixEqualsEmbedded(t *testing.T) {
+	cfg := servers(t)
+	real, err := scenarios.CheckOn(t.Context(), connect(t, cfg), 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedded, err := scenarios.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(real) != len(embedded) {
+		t.Fatalf("%d real cells, %d embedded", len(real), len(embedded))
+	}
+	for i, r := range real {
+		e := embedded[i]
+		if r.Scenario != e.Scenario || r.Impl != e.Impl {
+			t.Fatalf("cell %d: %s × %s vs %s × %s", i, r.Scenario, r.Impl, e.Scenario, e.Impl)
+		}
+		if r.Skipped != "" {
+			t.Errorf("%s × %s skipped: %s", r.Scenario, r.Impl, r.Skipped)
+		}
+		if !slices.Equal(r.Broken, e.Broken) {
+			t.Errorf("%s × %s: real servers broke %v, embedded %v", r.Scenario, r.Impl, r.Broken, e.Broken)
+		}
+	}
+}
+
+// A run touches only its own keys: unrelated strings and hashes, with and
+// without TTL, are unchanged byte for byte, and no lockstep key is left.
+func TestRealRunTouchesOnlyItsKeys(t *testing.T) {
+	cfg := servers(t)
+	cs := clients(t, cfg)
+	nodes := cs[:len(cfg.Addrs)] // the replica mirrors the first node
+	ctx := t.Context()
+	type saved struct {
+		dump string
+		ttl  time.Duration
+	}
+	before := map[string]saved{}
+	tag := fmt.Sprintf("unrelated:%d:", time.Now().UnixNano())
+	for i, c := range nodes {
+		keys := map[string]func(string) error{
+			"plain":    func(k string) error { return c.Set(ctx, k, "keep me", 0).Err() },
+			"expiring": func(k string) error { return c.Set(ctx, k, "keep me too", time.Hour).Err() },
+			"hash":     func(k string) error { return c.HSet(ctx, k, "a", "1", "b", "2").Err() },
+			"hash-ttl": func(k string) error {
+				if err := c.HSet(ctx, k, "owner", "someone#1").Err(); err != nil {
+					return err
+				}
+				return c.Expire(ctx, k, time.Hour).Err()
+			},
+			// A key named like a lock of ours, outside our prefix.
+			"lock:product:1001": func(k string) error { return c.Set(ctx, k, "not yours", 0).Err() },
+		}
+		for name, set := range keys {
+			k := tag + name
+			if err := set(k); err != nil {
+				t.Fatal(err)
+			}
+			dump, _ := c.Dump(ctx, k).Result()
+			ttl, _ := c.PTTL(ctx, k).Result()
+			before[fmt.Sprint(i, " ", k)] = saved{dump, ttl}
+			t.Cleanup(func() { c.Del(context.Background(), k) })
+		}
+	}
+	if _, err := scenarios.CheckOn(ctx, connect(t, cfg), 8); err != nil {
+		t.Fatal(err)
+	}
+	for id, b := range before {
+		var i int
+		var k string
+		fmt.Sscan(id, &i, &k)
+		c := nodes[i]
+		dump, err := c.Dump(ctx, k).Result()
+		if err != nil || dump != b.dump {
+			t.Errorf("%s %s changed (err %v)", c.Options().Addr, k, err)
+		}
+		ttl, _ := c.PTTL(ctx, k).Result()
+		switch {
+		case b.ttl < 0 && ttl != b.ttl:
+			t.Errorf("%s %s: TTL %s, had none", c.Options().Addr, k, ttl)
+		case b.ttl > 0 && (ttl <= 0 || ttl > b.ttl):
+			t.Errorf("%s %s: TTL %s, was %s", c.Options().Addr, k, ttl, b.ttl)
+		}
+	}
+	if left := leftovers(t, cs); len(left) > 0 {
+		t.Errorf("lockstep keys left behind: %v", left)
+	}
+}
+
+// Cancelling a run (Ctrl-C) stops it and still removes its keys.
+func TestRealCancelCleansUp(t *testing.T) {
+	cfg := servers(t)
+	cs := clients(t, cfg)
+	target := connect(t, cfg)
+	s, _ := scenarios.Lookup("setnx-no-ex")
+	impl, _ := lockimpl.Lookup("setnx") // runs to its 3-minute horizon: 3.6 s here
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.RunOn(ctx, impl, target)
+		done <- err
+	}()
+	// Wait until the run has written its lock, then interrupt it.
+	for deadline := time.Now().Add(5 * time.Second); len(leftovers(t, cs[:1])) == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the run never wrote its lock")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled run returned %v, want context.Canceled", err)
+	}
+	if left := leftovers(t, cs); len(left) > 0 {
+		t.Errorf("keys left after a cancelled run: %v", left)
+	}
+}
+
+// The failover scenario really replicates: A's lock is on the primary and,
+// held back by the relay, not on the replica when the primary goes away.
+func TestRealFailoverLosesTheWrite(t *testing.T) {
+	cfg := servers(t)
+	s, _ := scenarios.Lookup("failover")
+	impl, _ := lockimpl.Lookup("uuid-lua")
+	tr, err := s.RunOn(t.Context(), impl, connect(t, cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range tr.Events {
+		if e.Kind != sim.KindFault {
+			continue
+		}
+		var primary, replica sim.ServerState
+		for _, srv := range tr.Events[e.Step-1].Snap.Servers {
+			switch srv.Name {
+			case "redis-1":
+				primary = srv
+			case "redis-2":
+				replica = srv
+			}
+		}
+		if len(primary.Keys) != 1 || len(replica.Keys) != 0 || replica.Pending == 0 {
+			t.Errorf("just before failover: primary %v, replica %v with %d pending", primary.Keys, replica.Keys, replica.Pending)
+		}
+		return
+	}
+	t.Fatal("no failover in the trace")
+}
