@@ -3,14 +3,18 @@
 // lock implementations and shows the exact step where an invariant breaks.
 package main
 
+//go:generate go run . docs docs
+
 import (
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -41,12 +45,15 @@ usage:
                                       the terminal UI: pick a failure mode and an
                                       implementation, step through it, compare
   lockstep list                       the failure modes and the lock implementations
-  lockstep play SCENARIO [--impl NAME] [--format text|json]
+  lockstep play SCENARIO [--impl NAME] [--format text|md|mermaid|json]
                                       play one failure mode as a text timeline
                                       (default impl: the naive one it is about)
-  lockstep check [--json]             run every failure mode against every
+  lockstep check [--json] [--junit FILE]
+                                      run every failure mode against every
                                       implementation; exit 1 if any result
                                       differs from the expectation matrix
+  lockstep docs DIR                   regenerate the failure-mode pages (docs/)
+                                      from the engine's traces
   lockstep help                       this text
 
 flags, after the command:
@@ -123,8 +130,11 @@ func addrs(t *sim.Target) []string {
 	return out
 }
 
+// formats are play's output formats.
+var formats = []string{"text", "md", "mermaid", "json"}
+
 // commands are the subcommands.
-var commands = []string{"list", "play", "check", "help"}
+var commands = []string{"list", "play", "check", "docs", "help"}
 
 // errUsage marks errors that are the user's input, not a failed run.
 type errUsage struct{ error }
@@ -151,6 +161,8 @@ func runCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = cmdPlay(ctx, rest, stdout)
 	case "check":
 		code, err = cmdCheck(ctx, rest, stdout)
+	case "docs":
+		code, err = cmdDocs(rest, stdout)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -190,6 +202,26 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+}
+
+// writeFile writes a report to path, all or nothing.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".lockstep-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
 }
 
 // isSet says whether flag name was given on the command line.
@@ -253,6 +285,35 @@ func cmdTUI(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	return exitOK, tui.Run(opts, os.Stdin, stdout)
 }
 
+// cmdDocs writes the generated pages of docs/ into a directory.
+func cmdDocs(args []string, stdout io.Writer) (int, error) {
+	fs := flag.NewFlagSet("docs", flag.ContinueOnError)
+	pos, err := parse(fs, args)
+	if err != nil {
+		return 0, err
+	}
+	if len(pos) != 1 {
+		return 0, errUsage{errors.New("docs needs the directory to write the pages to, e.g. lockstep docs docs")}
+	}
+	results, err := scenarios.Check()
+	if err != nil {
+		return 0, err
+	}
+	pages, err := report.DocPages(results)
+	if err != nil {
+		return 0, err
+	}
+	names := slices.Sorted(maps.Keys(pages))
+	for _, name := range names {
+		path := filepath.Join(pos[0], name)
+		if err := writeFile(path, func(w io.Writer) error { _, err := w.Write(pages[name]); return err }); err != nil {
+			return 0, err
+		}
+		fmt.Fprintln(stdout, "wrote", path)
+	}
+	return exitOK, nil
+}
+
 func cmdList(args []string, stdout io.Writer) (int, error) {
 	fs := flag.NewFlagSet("list", flag.ContinueOnError)
 	lang := langFlag(fs)
@@ -274,7 +335,7 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 	rf := addRealFlags(fs)
 	lang := langFlag(fs)
 	implName := fs.String("impl", "", "lock implementation (default: the scenario's naive one)")
-	format := fs.String("format", "text", "output format: text or json")
+	format := fs.String("format", "text", "output format: text, md, mermaid or json")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return 0, err
@@ -285,8 +346,8 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 	if err := checkLang(*lang); err != nil {
 		return 0, err
 	}
-	if *format != "text" && *format != "json" {
-		return 0, errUsage{fmt.Errorf("unknown format %q; valid: text, json", *format)}
+	if !slices.Contains(formats, *format) {
+		return 0, errUsage{fmt.Errorf("unknown format %q; valid: %s", *format, strings.Join(formats, ", "))}
 	}
 	s, err := scenarios.Lookup(pos[0])
 	if err != nil {
@@ -313,8 +374,13 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 	if err != nil {
 		return 0, err
 	}
-	if *format == "json" {
+	switch *format {
+	case "json":
 		return exitOK, report.JSON(stdout, tr)
+	case "md":
+		return exitOK, report.Handout(stdout, tr, *lang)
+	case "mermaid":
+		return exitOK, report.Mermaid(stdout, tr, *lang)
 	}
 	return exitOK, report.Timeline(stdout, tr, *lang)
 }
@@ -324,6 +390,7 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer) (int, error)
 	rf := addRealFlags(fs)
 	lang := langFlag(fs)
 	asJSON := fs.Bool("json", false, "print the results as JSON")
+	junit := fs.String("junit", "", "also write the results as JUnit XML to this file")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return 0, err
@@ -354,6 +421,11 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer) (int, error)
 	}
 	if err != nil {
 		return 0, err
+	}
+	if *junit != "" {
+		if err := writeFile(*junit, func(w io.Writer) error { return report.JUnit(w, results) }); err != nil {
+			return 0, err
+		}
 	}
 	for _, r := range results {
 		if !r.Pass {

@@ -20,6 +20,7 @@ var delOther = Scenario{
 		EN: "A's work outlasts the TTL; B takes the expired lock; A's release deletes B's lock; C gets in while B works",
 		ZH: "A 的业务超过了 TTL；锁过期后 B 拿到锁；A 释放时删掉了 B 的锁；B 还在干活时 C 又进来了",
 	},
+	Story: story("del-other"),
 	Naive: "set-nx-ex",
 	Script: func(t *sim.Timeline) {
 		t.Client("A", sim.Program{Work: 40 * time.Second})

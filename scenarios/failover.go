@@ -22,6 +22,7 @@ var failover = Scenario{
 		EN: "A locks on the primary; the primary dies before replicating; the replica is promoted; B takes the lock",
 		ZH: "A 在主库加锁；主库在复制之前宕机；从库升为主库；B 拿到了同一把锁",
 	},
+	Story: story("failover"),
 	Naive: "uuid-lua",
 	Setup: sim.Setup{Replica: true, Lag: time.Second},
 	Script: func(t *sim.Timeline) {

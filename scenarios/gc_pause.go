@@ -22,6 +22,7 @@ var gcPause = Scenario{
 		EN: "A pauses right before its write for longer than the TTL; B takes the lock and writes; A wakes and writes a stale value",
 		ZH: "A 在写入前停顿，超过了 TTL；B 拿到锁并写入；A 醒来后写入了过期的数据",
 	},
+	Story: story("gc-pause"),
 	Naive: "uuid-lua-watchdog",
 	Script: func(t *sim.Timeline) {
 		a := t.Client("A", sim.Program{Work: 5 * time.Second})

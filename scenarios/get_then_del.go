@@ -21,6 +21,7 @@ var getThenDel = Scenario{
 		EN: "A's release stops between GET and DEL as the lock expires; B takes it; A's DEL removes B's lock; C gets in",
 		ZH: "A 释放锁时停在 GET 与 DEL 之间，锁恰好过期；B 拿到锁；A 的 DEL 删掉了 B 的锁；C 又进来了",
 	},
+	Story: story("get-then-del"),
 	Naive: "uuid-get-del",
 	Script: func(t *sim.Timeline) {
 		a := t.Client("A", sim.Program{Work: 29 * time.Second})

@@ -9,6 +9,7 @@ package scenarios
 
 import (
 	"context"
+	"embed"
 	"fmt"
 	"strings"
 
@@ -21,6 +22,9 @@ type Scenario struct {
 	ID      string
 	Title   sim.Text
 	Summary sim.Text
+	// Story is the failure mode told in full, in Markdown (English), for its
+	// page in docs/.
+	Story string
 	// Naive is the implementation this failure mode is about: the default
 	// for "lockstep play".
 	Naive  string
@@ -42,6 +46,18 @@ func (s Scenario) RunOn(ctx context.Context, impl lockimpl.Info, target *sim.Tar
 	}
 	tr.Scenario, tr.Title = s.ID, s.Title
 	return tr, nil
+}
+
+//go:embed stories/*.md
+var stories embed.FS
+
+// story reads the story of failure mode id.
+func story(id string) string {
+	b, err := stories.ReadFile("stories/" + id + ".md")
+	if err != nil {
+		panic("scenarios: no story for " + id)
+	}
+	return string(b)
 }
 
 var catalogue = []Scenario{

@@ -21,6 +21,7 @@ var setnxNoEX = Scenario{
 		EN: "A crashes while holding the lock (right after the first command of its acquire); B retries for minutes",
 		ZH: "A 持有锁时崩溃（加锁的第一条命令刚执行完）；B 重试了好几分钟",
 	},
+	Story: story("setnx-no-ex"),
 	Naive: "setnx",
 	Setup: sim.Setup{Horizon: 3 * time.Minute},
 	Script: func(t *sim.Timeline) {

@@ -302,26 +302,5 @@ func (p *playerView) nextImpl(cur, skip string) string {
 	return cur
 }
 
-// partner is the implementation compare mode opens against impl: the first
-// one after it in the catalogue that keeps every invariant in this scenario,
-// else the first whose outcome differs, else the next one.
-func partner(scenario, impl string) string {
-	names := lockimpl.Names()
-	i := slices.Index(names, impl)
-	mine := scenarios.Expected(scenario, impl)
-	var differs string
-	for d := 1; d < len(names); d++ {
-		n := names[(i+d)%len(names)]
-		exp := scenarios.Expected(scenario, n)
-		if len(exp) == 0 && len(mine) > 0 {
-			return n
-		}
-		if differs == "" && !slices.Equal(exp, mine) {
-			differs = n
-		}
-	}
-	if differs != "" {
-		return differs
-	}
-	return names[(i+1)%len(names)]
-}
+// partner is the implementation compare mode opens against impl.
+func partner(scenario, impl string) string { return scenarios.Fix(scenario, impl) }

@@ -6,6 +6,9 @@ import "time"
 // snapshot of the world after it. Front ends render traces; nothing renders
 // from live state.
 type Trace struct {
+	// Schema names the trace format, TraceSchema; docs/trace-schema.md
+	// describes it.
+	Schema   string        `json:"schema"`
 	Scenario string        `json:"scenario"`
 	Title    Text          `json:"title"`
 	Impl     string        `json:"impl"`
@@ -20,6 +23,10 @@ type Trace struct {
 	// Verdicts has one entry per invariant, in the order of Invariants.
 	Verdicts []Verdict `json:"verdicts"`
 }
+
+// TraceSchema is the version of the trace format. It changes when a field
+// changes meaning or goes away; new fields may appear without a change.
+const TraceSchema = "lockstep.trace/v1"
 
 // Text is a line in English and in Chinese (简体中文).
 type Text struct {

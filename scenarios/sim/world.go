@@ -155,7 +155,7 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 			w.servers[r].lag = s.Lag
 		}
 	}
-	w.trace = Trace{Impl: impl.Name, Key: s.Key, TTL: s.TTL}
+	w.trace = Trace{Schema: TraceSchema, Impl: impl.Name, Key: s.Key, TTL: s.TTL}
 	for _, srv := range w.servers {
 		w.trace.Servers = append(w.trace.Servers, srv.name)
 		if rb, ok := srv.b.(*realBackend); ok {

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"lockstep/report"
+	"lockstep/scenarios"
+)
+
+// The pages in docs/ are what the engine produces now; a test, not a habit,
+// keeps them so. Regenerate with: go run . docs docs
+func TestDocsAreFresh(t *testing.T) {
+	results, err := scenarios.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := report.DocPages(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range scenarios.All() {
+		if _, ok := pages[s.ID+".md"]; !ok {
+			t.Errorf("no page for %s", s.ID)
+		}
+	}
+	for name, want := range pages {
+		got, err := os.ReadFile(filepath.Join("docs", name))
+		if err != nil {
+			t.Errorf("%v (run: go run . docs docs)", err)
+			continue
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("docs/%s is stale: run go run . docs docs", name)
+		}
+	}
+}
+
+// The README's diagram is the one lockstep draws today.
+func TestReadmeDiagramIsFresh(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin = "```mermaid\n"
+	i := bytes.Index(readme, []byte(begin))
+	if i < 0 {
+		t.Fatal("README has no Mermaid diagram")
+	}
+	rest := readme[i+len(begin):]
+	got := rest[:bytes.Index(rest, []byte("```"))]
+	want := mustRun(t, "play", "get-then-del", "--format", "mermaid")
+	if string(got) != want {
+		t.Errorf("the README's diagram is stale; replace it with the output of: go run . play get-then-del --format mermaid")
+	}
+}
+
+// Every field a trace has is described in docs/trace-schema.md.
+func TestTraceSchemaDocumented(t *testing.T) {
+	doc, err := os.ReadFile("docs/trace-schema.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fields := map[string]bool{}
+	for _, s := range scenarios.All() {
+		// Every scenario under the implementation with the most to show.
+		for _, impl := range []string{s.Naive, "fenced", "redlock"} {
+			var v any
+			if err := json.Unmarshal([]byte(mustRun(t, "play", s.ID, "--impl", impl, "--format", "json")), &v); err != nil {
+				t.Fatal(err)
+			}
+			collect(v, fields)
+		}
+	}
+	var check []map[string]any
+	if err := json.Unmarshal([]byte(mustRun(t, "check", "--json")), &check); err != nil {
+		t.Fatal(err)
+	}
+	collect(check, fields)
+	for _, f := range slices.Sorted(maps.Keys(fields)) {
+		if !strings.Contains(string(doc), "`"+f+"`") {
+			t.Errorf("field %q is not described in docs/trace-schema.md", f)
+		}
+	}
+	if !strings.Contains(string(doc), "lockstep.trace/v1") {
+		t.Error("the schema version is not in docs/trace-schema.md")
+	}
+}
+
+func collect(v any, into map[string]bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			into[k] = true
+			collect(x, into)
+		}
+	case []any:
+		for _, x := range v {
+			collect(x, into)
+		}
+	}
+}
