@@ -135,4 +135,3 @@ const indexOutro = `
 
 Every transcript can be had in four forms: ` + "`lockstep play ID --impl NAME\n--format text|md|mermaid|json`" + `, and in Chinese with ` + "`--lang zh`" + `.
 `
-
