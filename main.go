@@ -224,6 +224,22 @@ func writeFile(path string, write func(io.Writer) error) error {
 	return nil
 }
 
+// say picks the message for the user's language.
+func say(lang, en, zh string) string {
+	if lang == "zh" {
+		return zh
+	}
+	return en
+}
+
+// unknown is err about an unknown name, in Chinese when lang is zh.
+func unknown(lang string, err error, zh, name string, valid []string) error {
+	if lang != "zh" {
+		return err
+	}
+	return fmt.Errorf(zh, name, strings.Join(valid, ", "))
+}
+
 // isSet says whether flag name was given on the command line.
 func isSet(fs *flag.FlagSet, name string) bool {
 	set := false
@@ -340,25 +356,27 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 	if err != nil {
 		return 0, err
 	}
-	if len(pos) != 1 {
-		return 0, errUsage{fmt.Errorf("play needs one scenario; valid: %s", strings.Join(scenarios.IDs(), ", "))}
-	}
 	if err := checkLang(*lang); err != nil {
 		return 0, err
 	}
+	if len(pos) != 1 {
+		return 0, errUsage{fmt.Errorf(say(*lang, "play needs one scenario; valid: %s", "play 需要一个场景；可选：%s"),
+			strings.Join(scenarios.IDs(), ", "))}
+	}
 	if !slices.Contains(formats, *format) {
-		return 0, errUsage{fmt.Errorf("unknown format %q; valid: %s", *format, strings.Join(formats, ", "))}
+		return 0, errUsage{fmt.Errorf(say(*lang, "unknown format %q; valid: %s", "未知的格式 %q；可选：%s"),
+			*format, strings.Join(formats, ", "))}
 	}
 	s, err := scenarios.Lookup(pos[0])
 	if err != nil {
-		return 0, errUsage{err}
+		return 0, errUsage{unknown(*lang, err, "未知的场景 %q；可选：%s", pos[0], scenarios.IDs())}
 	}
 	if !isSet(fs, "impl") {
 		*implName = s.Naive
 	}
 	impl, err := lockimpl.Lookup(*implName)
 	if err != nil {
-		return 0, errUsage{err}
+		return 0, errUsage{unknown(*lang, err, "未知的锁实现 %q；可选：%s", *implName, lockimpl.Names())}
 	}
 	target, err := rf.target(ctx)
 	if err != nil {
