@@ -3,6 +3,8 @@ package report
 import (
 	"bytes"
 	"encoding/xml"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -205,6 +207,25 @@ func TestEveryTextInBothLanguages(t *testing.T) {
 		for _, v := range r.Trace.Verdicts {
 			if v.Broken {
 				check(r.Scenario+"/"+r.Impl+" "+v.Invariant, v.Reason)
+			}
+		}
+	}
+}
+
+// TestWriteMermaidForCI writes every cell's diagram, in both languages, to
+// $LOCKSTEP_MERMAID_DIR, for .ci/run to check with Mermaid's own parser
+// (.ci/mermaid-check). Without the variable it has nothing to do.
+func TestWriteMermaidForCI(t *testing.T) {
+	dir := os.Getenv("LOCKSTEP_MERMAID_DIR")
+	if dir == "" {
+		t.Skip("skipped: set LOCKSTEP_MERMAID_DIR to write the diagrams for .ci/mermaid-check")
+	}
+	for _, r := range cells(t) {
+		for _, lang := range []string{"en", "zh"} {
+			mm := render(t, func(w *bytes.Buffer) error { return Mermaid(w, r.Trace, lang) })
+			name := filepath.Join(dir, r.Scenario+"_"+r.Impl+"_"+lang+".mmd")
+			if err := os.WriteFile(name, []byte(mm), 0o644); err != nil {
+				t.Fatal(err)
 			}
 		}
 	}
