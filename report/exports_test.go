@@ -2,10 +2,12 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"encoding/xml"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -35,6 +37,17 @@ func TestEveryFormatEveryCell(t *testing.T) {
 			checkHandout(t, name, md, r.Trace)
 			mm := render(t, func(w *bytes.Buffer) error { return Mermaid(w, r.Trace, lang) })
 			checkMermaid(t, name, mm, r.Trace)
+			text := render(t, func(w *bytes.Buffer) error { return Timeline(w, r.Trace, lang) })
+			if n := strings.Count(text, "✗ "); n < len(r.Broken) {
+				t.Errorf("%s: text timeline shows %d violations for %v", name, n, r.Broken)
+			}
+		}
+		var back sim.Trace
+		if err := json.Unmarshal([]byte(render(t, func(w *bytes.Buffer) error { return JSON(w, r.Trace) })), &back); err != nil {
+			t.Fatalf("%s/%s: JSON: %v", r.Scenario, r.Impl, err)
+		}
+		if back.Schema != sim.TraceSchema || len(back.Events) != len(r.Trace.Events) || !slices.Equal(back.Broken(), r.Broken) {
+			t.Errorf("%s/%s: JSON round trip lost the trace", r.Scenario, r.Impl)
 		}
 	}
 }
