@@ -84,8 +84,8 @@ func isTerminal(w io.Writer) bool {
 }
 
 // realParallel is how many cells check runs at once on real servers: they
-// mostly wait for leases to run out.
-const realParallel = 8
+// mostly wait for leases to run out, but each must keep up with the clock.
+const realParallel = 4
 
 // realFlags are the flags that point lockstep at real servers.
 type realFlags struct {

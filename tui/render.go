@@ -186,7 +186,7 @@ func effect(t *sim.Trace, i int, server string) string {
 		return ""
 	case after.Value != before.Value:
 		return "= " + after.Value
-	case before.TTL > 0 && after.TTL > left+t.TTL/50: // beyond a real server's jitter
+	case before.TTL > 0 && after.TTL > left+t.TTL/10: // beyond a real server's jitter
 		return "⟳ " + after.Value
 	case before.TTL < 0 && after.TTL > 0:
 		return "ttl " + ttlText(after)

@@ -22,6 +22,19 @@ func (w *World) commandDone(a *actor, m msg) {
 		op = OpRenew
 	}
 	changes := diffKeys(before, after, w.ttlTolerance())
+	// On a real server a key can run out between the reading before the
+	// command and the one after it: one that was about to expire and is gone
+	// expired; the command did not delete it.
+	var expired []KeyState
+	if w.real != nil {
+		changes = slices.DeleteFunc(changes, func(ch change) bool {
+			gone := ch.kind == changeDeleted && ch.before.TTL > 0 && ch.before.TTL <= w.ttlTolerance()
+			if gone {
+				expired = append(expired, ch.before)
+			}
+			return gone
+		})
+	}
 	var owned []change
 	for j, ch := range changes {
 		i := slices.IndexFunc(after, func(k KeyState) bool { return k.Key == ch.key })
@@ -51,6 +64,10 @@ func (w *World) commandDone(a *actor, m msg) {
 	})
 	for _, ch := range owned {
 		w.violate(InvOwnership, textOwnership(c.name, ch))
+	}
+	for _, k := range expired {
+		w.emit(Event{Kind: KindExpire, Server: srv.name, Text: textExpired(k, srv.name),
+			Short: Text{"expired", "过期"}})
 	}
 	if srv.replica >= 0 && len(changes) > 0 {
 		w.enqueueReplication(m.server, changes)

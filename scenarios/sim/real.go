@@ -57,13 +57,15 @@ func (w *World) toVirtual(d time.Duration) time.Duration {
 }
 
 // ttlTolerance is how far apart two readings of a TTL may be and still be
-// the same lease: nothing on embedded servers, a few milliseconds of real
-// time on real ones.
+// the same lease. On embedded servers readings are exact. On real ones a
+// reading is off by up to a round trip to the server, which grows under
+// load; a tenth of the lease is well above that and well below what a
+// renewal adds (a third of the lease and more).
 func (w *World) ttlTolerance() time.Duration {
 	if w.real == nil {
 		return 0
 	}
-	return w.toVirtual(3 * time.Millisecond)
+	return max(w.toVirtual(3*time.Millisecond), w.setup.TTL/10)
 }
 
 // toReal converts virtual time into the lock's time, in whole milliseconds
@@ -189,10 +191,15 @@ func (b *realBackend) read(now time.Duration) ([]KeyState, error) {
 	var keys []KeyState
 	for i, k := range names {
 		ks := KeyState{Key: k, Type: types[i].Val(), TTL: -1}
+		// PTTL -2: the key expired (or went) while it was being read.
+		if ks.Type == "none" || pttls[i].Val() == -2 {
+			continue
+		}
 		switch ks.Type {
-		case "none":
-			continue // expired or deleted since the scan
 		case "string":
+			if errors.Is(strs[i].Err(), redis.Nil) {
+				continue
+			}
 			ks.Value = strs[i].Val()
 		case "hash":
 			m := hashes[i].Val()
@@ -208,7 +215,8 @@ func (b *realBackend) read(now time.Duration) ([]KeyState, error) {
 		default:
 			ks.Value = "(" + ks.Type + ")"
 		}
-		if pttl := pttls[i].Val(); pttl > 0 {
+		// PTTL -1: no expiry. 0: less than a millisecond left.
+		if pttl := pttls[i].Val(); pttl >= 0 {
 			r := b.w.real
 			due := wall.Add(pttl).Sub(r.start)
 			// A millisecond of real time is worth more than that in
