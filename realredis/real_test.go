@@ -75,7 +75,7 @@ func leftovers(t *testing.T, cs []*redis.Client) []string {
 // matrix is the same, cell by cell.
 func TestRealMatrixEqualsEmbedded(t *testing.T) {
 	cfg := servers(t)
-	real, err := scenarios.CheckOn(t.Context(), connect(t, cfg), 8)
+	real, err := scenarios.CheckOn(t.Context(), connect(t, cfg), 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func TestRealRunTouchesOnlyItsKeys(t *testing.T) {
 			t.Cleanup(func() { c.Del(context.Background(), k) })
 		}
 	}
-	if _, err := scenarios.CheckOn(ctx, connect(t, cfg), 8); err != nil {
+	if _, err := scenarios.CheckOn(ctx, connect(t, cfg), 4); err != nil {
 		t.Fatal(err)
 	}
 	for id, b := range before {
