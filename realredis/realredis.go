@@ -57,9 +57,11 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 	if t.Second < 5*time.Millisecond {
 		return nil, fmt.Errorf("time scale %s is too fast for real servers; use 5ms or more per scenario second", t.Second)
 	}
+	// open parses and checks one server, and makes sure it is not one
+	// already given under another address.
 	ids := map[string]string{}
-	for _, a := range cfg.Addrs {
-		opts, err := Parse(a)
+	open := func(addr, what string) (*redis.Options, error) {
+		opts, err := Parse(addr)
 		if err != nil {
 			return nil, err
 		}
@@ -68,25 +70,25 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 			return nil, err
 		}
 		if other, dup := ids[id]; dup {
-			return nil, fmt.Errorf("%s and %s are the same server; Redlock needs independent ones", other, opts.Addr)
+			return nil, fmt.Errorf("%s %s is the same server as %s; lockstep needs independent ones", what, opts.Addr, other)
 		}
 		ids[id] = opts.Addr
+		return opts, nil
+	}
+	for _, a := range cfg.Addrs {
+		opts, err := open(a, "server")
+		if err != nil {
+			return nil, err
+		}
 		t.Nodes = append(t.Nodes, opts)
 	}
 	if cfg.Replica != "" {
 		if !cfg.Disposable {
 			return nil, fmt.Errorf("the failover scenario reconfigures the replica %s (REPLICAOF) and replaces its data; pass --disposable if it is yours to reconfigure", cfg.Replica)
 		}
-		opts, err := Parse(cfg.Replica)
+		opts, err := open(cfg.Replica, "the replica")
 		if err != nil {
 			return nil, err
-		}
-		id, err := Check(ctx, opts)
-		if err != nil {
-			return nil, err
-		}
-		if other, dup := ids[id]; dup {
-			return nil, fmt.Errorf("the replica %s is the same server as %s", opts.Addr, other)
 		}
 		t.Replica = opts
 	}
@@ -151,27 +153,18 @@ func Check(ctx context.Context, opts *redis.Options) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("INFO on %s: %w", addr, err)
 	}
-	version := field(info, "redis_version")
+	version := sim.InfoField(info, "redis_version")
 	if !atLeast(version, MinVersion) {
 		return "", fmt.Errorf("%s runs Redis %q; lockstep needs %d.%d or later", addr, version, MinVersion[0], MinVersion[1])
 	}
 	if err := c.Eval(ctx, "return 1", nil).Err(); err != nil {
 		return "", fmt.Errorf("%s does not run Lua scripts (EVAL): %v", addr, err)
 	}
-	id := field(info, "run_id")
+	id := sim.InfoField(info, "run_id")
 	if id == "" {
 		id = addr
 	}
 	return id, nil
-}
-
-func field(info, name string) string {
-	for line := range strings.SplitSeq(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // atLeast compares a "major.minor.patch" version with min.

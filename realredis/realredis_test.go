@@ -113,7 +113,7 @@ func TestServerChecks(t *testing.T) {
 		{"same server twice", func() Config {
 			a := fake(t, "7.2.4", "same", true)
 			return Config{Addrs: []string{a, a}}
-		}, "are the same server"},
+		}, "is the same server as"},
 		{"replica not disposable", func() Config {
 			return Config{Addrs: []string{fake(t, "7.2.4", "a", true)}, Replica: fake(t, "7.2.4", "b", true)}
 		}, "pass --disposable"},

@@ -257,11 +257,11 @@ func (b *realBackend) role(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return infoField(info, "role"), nil
+	return InfoField(info, "role"), nil
 }
 
-// infoField reads one field of an INFO reply.
-func infoField(info, name string) string {
+// InfoField reads one field of an INFO reply: InfoField(info, "role").
+func InfoField(info, name string) string {
 	for line := range strings.SplitSeq(info, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
 			return v
@@ -281,8 +281,8 @@ func (b *realBackend) replicateThrough(r *relay) error {
 	}
 	for {
 		info, err := b.obs.Info(ctx, "replication").Result()
-		if err == nil && infoField(info, "master_link_status") == "up" &&
-			infoField(info, "master_sync_in_progress") == "0" {
+		if err == nil && InfoField(info, "master_link_status") == "up" &&
+			InfoField(info, "master_sync_in_progress") == "0" {
 			return nil
 		}
 		select {
