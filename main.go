@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -290,15 +291,37 @@ func cmdTUI(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 		fmt.Fprint(stdout, usage)
 		return exitOK, nil
 	}
-	if target != nil {
-		// A real server's clock cannot be stopped: each trace is recorded
-		// on the servers first, then stepped through.
-		opts.Recording = strings.Join(addrs(target), ", ")
-		opts.Runner = func(s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
-			return s.RunOn(ctx, impl, target)
-		}
+	if target == nil {
+		return exitOK, tui.Run(opts, os.Stdin, stdout)
 	}
-	return exitOK, tui.Run(opts, os.Stdin, stdout)
+	// A real server's clock cannot be stopped: each trace is recorded on the
+	// servers first, then stepped through. Quitting while a recording runs
+	// stops it, and waits for it to remove its keys.
+	ctx, cancel := context.WithCancel(ctx)
+	var (
+		mu      sync.Mutex
+		done    bool
+		running sync.WaitGroup
+	)
+	opts.Recording = strings.Join(addrs(target), ", ")
+	opts.Runner = func(s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+		mu.Lock()
+		if done {
+			mu.Unlock()
+			return nil, context.Canceled
+		}
+		running.Add(1)
+		mu.Unlock()
+		defer running.Done()
+		return s.RunOn(ctx, impl, target)
+	}
+	err = tui.Run(opts, os.Stdin, stdout)
+	mu.Lock()
+	done = true
+	mu.Unlock()
+	cancel()
+	running.Wait()
+	return exitOK, err
 }
 
 // cmdDocs writes the generated pages of docs/ into a directory.

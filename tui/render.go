@@ -29,6 +29,10 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
 // view draws the player: header, timeline, state, narration, help.
 func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMap) string {
 	if !p.ready() {
+		if p.recording != "" {
+			return st.Warn.Render(fit(tr(lang, "⏺ recording a real run on ", "⏺ 正在真实 Redis 上录制：")+p.recording+" …", w)) + "\n" +
+				st.Dim.Render(tr(lang, "(watch it live with redis-cli MONITOR)", "（可用 redis-cli MONITOR 实时观看）"))
+		}
 		return st.Dim.Render(tr(lang, "running the scenario…", "正在运行场景…"))
 	}
 	if p.compare {
