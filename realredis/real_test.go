@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -198,9 +199,18 @@ func TestRealFailoverLosesTheWrite(t *testing.T) {
 	cfg := servers(t)
 	s, _ := scenarios.Lookup("failover")
 	impl, _ := lockimpl.Lookup("uuid-lua")
-	tr, err := s.RunOn(t.Context(), impl, connect(t, cfg))
+	target := connect(t, cfg)
+	before := runtime.NumGoroutine()
+	tr, err := s.RunOn(t.Context(), impl, target)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The relay, the observers and the clients are gone with the run.
+	for deadline := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after the run, %d before", n, before)
 	}
 	for _, e := range tr.Events {
 		if e.Kind != sim.KindFault {
