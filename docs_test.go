@@ -106,3 +106,25 @@ func collect(v any, into map[string]bool) {
 		}
 	}
 }
+
+// lockstep docs DIR writes the same pages that are checked in.
+func TestDocsCommand(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new", "docs")
+	out := mustRun(t, "docs", dir)
+	for _, s := range scenarios.All() {
+		got, err := os.ReadFile(filepath.Join(dir, s.ID+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("docs", s.ID+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("lockstep docs wrote a different %s.md", s.ID)
+		}
+		if !strings.Contains(out, filepath.Join(dir, s.ID+".md")) {
+			t.Errorf("output does not name %s.md:\n%s", s.ID, out)
+		}
+	}
+}

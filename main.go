@@ -342,6 +342,9 @@ func cmdDocs(args []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	if err := os.MkdirAll(pos[0], 0o755); err != nil {
+		return 0, err
+	}
 	names := slices.Sorted(maps.Keys(pages))
 	for _, name := range names {
 		path := filepath.Join(pos[0], name)
