@@ -391,6 +391,7 @@ func TestBadInput(t *testing.T) {
 		{"play only flags", []string{"play", "--impl", "uuid-lua"}, append([]string{"play needs one scenario"}, ids...)},
 		{"play two scenarios", []string{"play", "get-then-del", "failover"}, append([]string{"play needs one scenario"}, ids...)},
 		{"list stray argument", []string{"list", "extra"}, []string{"list takes no arguments", "extra"}},
+		{"docs without a directory", []string{"docs"}, []string{"docs needs the directory"}},
 		{"check stray argument", []string{"check", "extra"}, []string{"check takes no arguments", "extra"}},
 		{"check stray after flag", []string{"check", "--json", "extra"}, []string{"check takes no arguments", "extra"}},
 	}
