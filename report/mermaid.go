@@ -69,7 +69,7 @@ func Mermaid(w io.Writer, tr *sim.Trace, lang string) error {
 			if actor == "" {
 				over = ids[e.Server]
 			}
-			line = fmt.Sprintf("    Note over %s: %s\n", over, mmd(e.Text.In(lang)))
+			line = fmt.Sprintf("    Note over %s: %s\n", over, mmd(e.Short.In(lang)))
 		case sim.KindSchedule:
 			line = fmt.Sprintf("    Note over %s: %s\n", ids[actor], mmd(e.Short.In(lang)))
 		case sim.KindViolation:
