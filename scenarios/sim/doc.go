@@ -17,6 +17,9 @@
 // what each client believes, what each server holds, what the protected
 // resource accepted — never from knowing which implementation runs.
 //
-// Public face: Run, Script, Timeline, Client, Program, Trace. Everything else
-// is internal.
+// The same scenarios also run against real redis-server processes (RunOn with
+// a Target): real time, scaled, with every key under the run's own prefix.
+//
+// Public face: Run, RunOn, Target, Setup, Script, Timeline, Client, Program,
+// Trace. Everything else is internal.
 package sim
