@@ -22,7 +22,9 @@ func TestSmoke(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown})
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown})
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitFor("get-then-del × setnx")
+	// The start screen names the pair too; "step 1/" is the player's, once
+	// the trace has arrived (keys are ignored while it loads).
+	waitFor("step 1/")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("i")})
 	waitFor("get-then-del × setnx-expire")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
