@@ -20,7 +20,8 @@ import (
 )
 
 // These tests need real servers: LOCKSTEP_REDIS (five addresses, comma
-// separated) and LOCKSTEP_REPLICA (a disposable replica of the first).
+// separated) and LOCKSTEP_REPLICA (a disposable replica of the first);
+// LOCKSTEP_TIME_SCALE optionally sets the length of a scenario second.
 // .ci/redis-servers starts such a set; .ci/run runs the tests against it.
 func servers(t *testing.T) realredis.Config {
 	t.Helper()
@@ -29,7 +30,15 @@ func servers(t *testing.T) realredis.Config {
 		t.Skip("skipped: no real servers. Set LOCKSTEP_REDIS=host:port,…(5) and LOCKSTEP_REPLICA=host:port " +
 			"(a disposable replica of the first), e.g. from .ci/redis-servers start DIR")
 	}
-	return realredis.Config{Addrs: strings.Split(addrs, ","), Replica: replica, Disposable: true}
+	cfg := realredis.Config{Addrs: strings.Split(addrs, ","), Replica: replica, Disposable: true}
+	if s := os.Getenv("LOCKSTEP_TIME_SCALE"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil {
+			t.Fatalf("LOCKSTEP_TIME_SCALE: %v", err)
+		}
+		cfg.Second = d
+	}
+	return cfg
 }
 
 func connect(t *testing.T, cfg realredis.Config) *sim.Target {
