@@ -29,13 +29,14 @@ type Config struct {
 	Replica string
 	// Disposable allows lockstep to reconfigure the replica (REPLICAOF).
 	Disposable bool
-	// Second is how long one scenario second lasts; default 20ms.
+	// Second is how long one scenario second lasts; default 30ms.
 	Second time.Duration
 }
 
-// DefaultSecond is the default time scale: one scenario second in 20 ms, so
-// a 30 s lease is PX 600.
-const DefaultSecond = 20 * time.Millisecond
+// DefaultSecond is the default time scale: one scenario second in 30 ms, so
+// a 30 s lease is PX 900 and the narrowest margin of a timeline (half a
+// scenario second) is 15 ms of real time.
+const DefaultSecond = 30 * time.Millisecond
 
 // MinVersion is the oldest Redis lockstep runs against: REPLICAOF, SET with
 // NX and PX, EVAL.

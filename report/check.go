@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"lockstep/lockimpl"
@@ -79,6 +80,11 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		"M 互斥 · O 归属 · L 活性 · R 资源 —— 被破坏的不变量；— 表示都没被破坏"))
 	skipped := 0
 	for _, r := range results {
+		if r.Margin > 0 && r.Drift > r.Margin {
+			p.printf(pick(lang, "WARNING %s × %s kept to its clock only within %s, more than its %s margins: a verdict near a TTL boundary may be off; a larger --time-scale gives more room\n",
+				"警告 %s × %s 与时钟的偏差达 %s，超过了 %s 的余量：临近 TTL 边界的结论可能不准；可加大 --time-scale\n"),
+				r.Scenario, r.Impl, r.Drift.Round(100*time.Microsecond), r.Margin)
+		}
 		if r.Skipped != "" {
 			skipped++
 			p.printf("%s %s × %s: %s\n", pick(lang, "SKIPPED", "跳过"), r.Scenario, r.Impl, r.Skipped)

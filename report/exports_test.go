@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode"
 
 	"lockstep/scenarios"
@@ -242,4 +243,15 @@ func TestWriteMermaidForCI(t *testing.T) {
 			}
 		}
 	}
+}
+
+// check warns about a real-server cell that kept to its clock less evenly
+// than its margins, and not about one that did.
+func TestMatrixWarnsAboutDrift(t *testing.T) {
+	results := cells(t)
+	results[0].Drift, results[0].Margin = 16*time.Millisecond, 15*time.Millisecond
+	results[1].Drift, results[1].Margin = 14*time.Millisecond, 15*time.Millisecond
+	out := render(t, func(w *bytes.Buffer) error { return Matrix(w, results, "en") })
+	assertContains(t, out, "WARNING setnx-no-ex × setnx kept to its clock only within 16ms, more than its 15ms margins")
+	assertLacks(t, out, "WARNING setnx-no-ex × setnx-expire")
 }

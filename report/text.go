@@ -29,6 +29,7 @@ func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 			names = append(names, tr.Servers[i]+"="+a)
 		}
 		p.printf("%s %s\n", pick(lang, "recorded on real Redis:", "在真实 Redis 上录制："), strings.Join(names, " "))
+		p.printf(pick(lang, "kept to the scenario's clock within %s of real time\n", "与场景时钟的偏差在真实时间 %s 以内\n"), tr.Drift.Round(100*time.Microsecond))
 	}
 	const indent = "                              "
 	for _, e := range tr.Events {

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"time"
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios/sim"
@@ -114,7 +115,12 @@ type Result struct {
 	Pass     bool     `json:"pass"`
 	// Skipped says why a cell was not run on real servers (no replica, too
 	// few servers); such a cell counts as passed.
-	Skipped  string        `json:"skipped,omitempty"`
+	Skipped string `json:"skipped,omitempty"`
+	// Drift and Margin, on real servers: how unevenly the run kept to its
+	// clock (sim.Trace.Drift), and the real time of half a scenario second,
+	// the narrowest margin a timeline leaves around a TTL boundary.
+	Drift    time.Duration `json:"drift_ns,omitempty"`
+	Margin   time.Duration `json:"margin_ns,omitempty"`
 	Verdicts []sim.Verdict `json:"verdicts"`
 	Trace    *sim.Trace    `json:"-"`
 }
@@ -206,7 +212,10 @@ func runCell(ctx context.Context, s Scenario, impl lockimpl.Info, target *sim.Ta
 		return Result{}, err
 	}
 	r := Result{Scenario: s.ID, Impl: impl.Name, Broken: tr.Broken(),
-		Expected: Expected(s.ID, impl.Name), Verdicts: tr.Verdicts, Trace: tr}
+		Expected: Expected(s.ID, impl.Name), Verdicts: tr.Verdicts, Trace: tr, Drift: tr.Drift}
+	if target != nil {
+		r.Margin = target.Second / 2
+	}
 	if r.Broken == nil {
 		r.Broken = []string{}
 	}

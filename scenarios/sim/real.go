@@ -46,6 +46,8 @@ type realWorld struct {
 	start time.Time
 	ctx   context.Context
 	relay *relay
+
+	early, late time.Duration // the least and the most an event was late
 }
 
 // toVirtual converts a duration of the lock's time into virtual time.

@@ -17,9 +17,16 @@ type Trace struct {
 	Servers  []string      `json:"servers"`
 	// Addrs are the real servers' addresses when the run was recorded on
 	// real Redis; empty for embedded runs.
-	Addrs   []string `json:"addrs,omitempty"`
-	Clients []string `json:"clients"`
-	Events  []Event  `json:"events"`
+	Addrs []string `json:"addrs,omitempty"`
+	// Drift is, on real servers, how unevenly the run kept to its clock, in
+	// real time: the most any event was late against the moment the
+	// scenario's clock gave it, less the least. Lateness that stays the same
+	// is harmless (every lease starts late too); drift beyond the margins a
+	// timeline leaves around TTL boundaries (half a scenario second) can
+	// change a verdict.
+	Drift   time.Duration `json:"drift_ns,omitempty"`
+	Clients []string      `json:"clients"`
+	Events  []Event       `json:"events"`
 	// Verdicts has one entry per invariant, in the order of Invariants.
 	Verdicts []Verdict `json:"verdicts"`
 }

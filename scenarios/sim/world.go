@@ -410,6 +410,14 @@ func (w *World) emit(e Event) {
 }
 
 func (w *World) record(e Event) int {
+	if r := w.real; r != nil && !r.start.IsZero() {
+		late := time.Since(r.start) - time.Duration(float64(w.now)*r.f)
+		if len(w.trace.Events) == 0 || late < r.early {
+			r.early = late
+		}
+		r.late = max(r.late, late)
+		w.trace.Drift = r.late - r.early
+	}
 	e.Step = len(w.trace.Events)
 	e.T = w.now
 	e.Snap = w.snapshot()
