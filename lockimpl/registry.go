@@ -81,12 +81,26 @@ var catalogue = []Info{
 		Name:      "uuid-lua-watchdog",
 		Summary:   "uuid-lua plus a watchdog renewing every TTL/3, with a cap",
 		SummaryZH: "uuid-lua 加看门狗：每 TTL/3 续期一次，有次数上限",
-		Fixes:     "work longer than the TTL keeps the lock",
-		FixesZH:   "业务耗时超过 TTL 也不丢锁",
+		Fixes:     "work longer than the TTL keeps the lock; a hung holder's lock still runs out after the cap",
+		FixesZH:   "业务耗时超过 TTL 也不丢锁；持有者卡死时，续期达到上限后锁仍会过期",
 		Misses:    "a process pause freezes the watchdog too; failover",
 		MissesZH:  "进程暂停时看门狗也被冻结；主从切换",
 		Nodes:     1,
 		New:       NewUUIDLuaWatchdog,
+	},
+	// The uncapped watchdog is the capped one with its trap put back; it
+	// follows it so that "the next implementation that fixes this" is the
+	// one to use.
+	{
+		Name:      "uuid-lua-watchdog-uncapped",
+		Summary:   "uuid-lua plus a watchdog renewing every TTL/3, with no cap",
+		SummaryZH: "uuid-lua 加看门狗：每 TTL/3 续期一次，没有次数上限",
+		Fixes:     "work that needs more renewals than the cap still keeps the lock",
+		FixesZH:   "业务需要的续期次数超过上限时也不丢锁",
+		Misses:    "a hung business thread in a live process renews forever",
+		MissesZH:  "业务线程卡死而进程未死时，看门狗无限续期，锁永不释放",
+		Nodes:     1,
+		New:       NewUUIDLuaWatchdogUncapped,
 	},
 	{
 		Name:      "redlock",

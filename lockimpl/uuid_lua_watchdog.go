@@ -19,11 +19,13 @@ type UUIDLuaWatchdog struct {
 	env Env
 	own owner
 	dog *watchdog
+	// maxRenewals caps the watchdog; 0 means no cap.
+	maxRenewals int
 }
 
 // NewUUIDLuaWatchdog returns a UUIDLuaWatchdog lock.
 func NewUUIDLuaWatchdog(env Env) Lock {
-	return &UUIDLuaWatchdog{env: env, own: owner{env: env}}
+	return &UUIDLuaWatchdog{env: env, own: owner{env: env}, maxRenewals: DefaultMaxRenewals}
 }
 
 // TryAcquire sends SET key token NX EX ttl and, on success, starts the
@@ -35,7 +37,7 @@ func (l *UUIDLuaWatchdog) TryAcquire(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	l.dog.stop() // a watchdog left from a hold that was lost
-	l.dog = startWatchdog(ctx, l.env, token, DefaultMaxRenewals)
+	l.dog = startWatchdog(ctx, l.env, token, l.maxRenewals)
 	return true, nil
 }
 

@@ -16,7 +16,10 @@ import (
 
 // watchdogNames are the implementations that renew their lease in the
 // background.
-var watchdogNames = []string{"uuid-lua-watchdog", "fenced"}
+var watchdogNames = []string{"uuid-lua-watchdog-uncapped", "uuid-lua-watchdog", "fenced"}
+
+// cappedNames are the watchdog locks that stop renewing at a cap.
+var cappedNames = []string{"uuid-lua-watchdog", "fenced"}
 
 // Compile-time checks: the watchdog locks report loss, fenced hands out
 // fencing tokens.
@@ -129,7 +132,7 @@ func TestWatchdogStopsAfterMaxRenewals(t *testing.T) {
 	// The renewal cap: a live process whose business code is stuck must not
 	// keep the lock forever (看门狗无限续期). After DefaultMaxRenewals renewals
 	// the watchdog exits and the lease runs out.
-	for _, name := range watchdogNames {
+	for _, name := range cappedNames {
 		t.Run(name, func(t *testing.T) {
 			cl := newCluster(t, 1)
 			m := cl.servers[0]
@@ -171,6 +174,36 @@ func TestWatchdogStopsAfterMaxRenewals(t *testing.T) {
 			mustRelease(t, b)
 		})
 	}
+}
+
+func TestUncappedWatchdogRenewsPastTheCap(t *testing.T) {
+	// The watchdog's own trap: without a cap it renews for as long as the
+	// process lives, so a stuck holder keeps the lock and B never gets it.
+	cl := newCluster(t, 1)
+	m := cl.servers[0]
+	a := cl.handle(t, "uuid-lua-watchdog-uncapped", "A")
+	b := cl.handle(t, "uuid-lua-watchdog-uncapped", "B")
+	n := renewals(t, a)
+	acquireWatched(t, a)
+	every := testTTL / 3
+	rounds := 3 * lockimpl.DefaultMaxRenewals
+	for i := 1; i <= rounds; i++ {
+		m.FastForward(every)
+		a.clock.Advance(every)
+		a.clock.WaitSleeping(t, 1)
+		if got := n.Load(); got != int64(i) {
+			t.Fatalf("renewals = %d, want %d", got, i)
+		}
+		if ok, err := b.TryAcquire(context.Background()); ok || err != nil {
+			t.Fatalf("round %d: B's acquire = %v, %v; want refused while A's watchdog renews", i, ok, err)
+		}
+	}
+	if got := m.TTL(testKey); got != testTTL {
+		t.Fatalf("TTL after %d renewals = %v, want %v", rounds, got, testTTL)
+	}
+	mustRelease(t, a)
+	mustAcquire(t, b)
+	mustRelease(t, b)
 }
 
 func TestWatchdogLostWhenKeyTaken(t *testing.T) {

@@ -133,9 +133,16 @@ func JSON(w io.Writer, v any) error {
 // List writes the scenarios and implementations, one line each.
 func List(w io.Writer, lang string) error {
 	p := &printer{w: w}
+	width := 0
+	for _, s := range scenarios.All() {
+		width = max(width, len(s.ID))
+	}
+	for _, in := range lockimpl.All() {
+		width = max(width, len(in.Name))
+	}
 	p.printf("%s\n", pick(lang, "scenarios (failure modes):", "场景（故障模式）："))
 	for _, s := range scenarios.All() {
-		p.printf("  %-14s %s\n", s.ID, s.Summary.In(lang))
+		p.printf("  %-*s  %s\n", width, s.ID, s.Summary.In(lang))
 	}
 	p.printf("\n%s\n", pick(lang, "implementations:", "锁实现："))
 	for _, in := range lockimpl.All() {
@@ -143,7 +150,7 @@ func List(w io.Writer, lang string) error {
 		if lang == "zh" {
 			summary = in.SummaryZH
 		}
-		p.printf("  %-18s %s\n", in.Name, summary)
+		p.printf("  %-*s  %s\n", width, in.Name, summary)
 	}
 	return p.err
 }

@@ -50,27 +50,70 @@ var expected = map[string]map[string][]string{
 	// implementation — the fencing counter too, so a token is handed out
 	// twice. Redlock's majority survives one server.
 	"failover": {
-		"setnx":             {mutex, resource},
-		"setnx-expire":      {mutex, resource},
-		"set-nx-ex":         {mutex, resource},
-		"uuid-get-del":      {mutex, resource},
-		"uuid-lua":          {mutex, resource},
-		"uuid-lua-watchdog": {mutex, resource},
-		"fenced":            {mutex, resource},
-		"reentrant":         {mutex, resource},
+		"setnx":                      {mutex, resource},
+		"setnx-expire":               {mutex, resource},
+		"set-nx-ex":                  {mutex, resource},
+		"uuid-get-del":               {mutex, resource},
+		"uuid-lua":                   {mutex, resource},
+		"uuid-lua-watchdog-uncapped": {mutex, resource},
+		"uuid-lua-watchdog":          {mutex, resource},
+		"fenced":                     {mutex, resource},
+		"reentrant":                  {mutex, resource},
 	},
 	// A pause longer than the lease breaks every lease, watchdog and Redlock
 	// included; fencing keeps the data right though two clients believe.
 	// Without a lease (setnx) B simply waits for A.
 	"gc-pause": {
-		"setnx-expire":      {mutex, resource},
-		"set-nx-ex":         {mutex, resource},
-		"uuid-get-del":      {mutex, resource},
-		"uuid-lua":          {mutex, resource},
-		"uuid-lua-watchdog": {mutex, resource},
-		"redlock":           {mutex, resource},
-		"fenced":            {mutex},
-		"reentrant":         {mutex, resource},
+		"setnx-expire":               {mutex, resource},
+		"set-nx-ex":                  {mutex, resource},
+		"uuid-get-del":               {mutex, resource},
+		"uuid-lua":                   {mutex, resource},
+		"uuid-lua-watchdog-uncapped": {mutex, resource},
+		"uuid-lua-watchdog":          {mutex, resource},
+		"redlock":                    {mutex, resource},
+		"fenced":                     {mutex},
+		"reentrant":                  {mutex, resource},
+	},
+	// Work longer than the lease: every lease without renewal lets B in
+	// while A works, and A's late write loses B's update. A watchdog renews
+	// the lease; without a lease B simply waits.
+	"lease-too-short": {
+		"setnx-expire": {mutex, resource},
+		"set-nx-ex":    {mutex, resource},
+		"uuid-get-del": {mutex, resource},
+		"uuid-lua":     {mutex, resource},
+		"redlock":      {mutex, resource},
+		"reentrant":    {mutex, resource},
+	},
+	// A hung business thread: without a cap the watchdog renews forever
+	// (liveness), as does a lock without a lease. A lease that runs out —
+	// plain or after the cap — hands the lock to B while A still believes
+	// (mutex), and A's late write is stale (resource) unless the resource
+	// checks fencing tokens.
+	"hung-holder": {
+		"setnx":                      {liveness},
+		"setnx-expire":               {mutex, resource},
+		"set-nx-ex":                  {mutex, resource},
+		"uuid-get-del":               {mutex, resource},
+		"uuid-lua":                   {mutex, resource},
+		"uuid-lua-watchdog-uncapped": {liveness},
+		"uuid-lua-watchdog":          {mutex, resource},
+		"redlock":                    {mutex, resource},
+		"fenced":                     {mutex},
+		"reentrant":                  {mutex, resource},
+	},
+	// A nested acquire of the same lock: only a lock that counts holds per
+	// owner lets it in; every other one makes A wait for itself.
+	"reentrant-call": {
+		"setnx":                      {liveness},
+		"setnx-expire":               {liveness},
+		"set-nx-ex":                  {liveness},
+		"uuid-get-del":               {liveness},
+		"uuid-lua":                   {liveness},
+		"uuid-lua-watchdog-uncapped": {liveness},
+		"uuid-lua-watchdog":          {liveness},
+		"redlock":                    {liveness},
+		"fenced":                     {liveness},
 	},
 }
 

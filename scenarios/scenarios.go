@@ -66,6 +66,9 @@ var catalogue = []Scenario{
 	getThenDel,
 	failover,
 	gcPause,
+	leaseTooShort,
+	hungHolder,
+	reentrantCall,
 }
 
 // All returns the failure modes in teaching order.

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -81,11 +82,24 @@ func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMa
 		st.Dim.Render(tr(lang, "· Redis distributed locks, broken on purpose", "· 故意把 Redis 分布式锁弄坏给你看"))
 
 	colW := (w - 4) / 2
+	// Title, list border and heading, the smallest detail box, help: what
+	// is left is for the rows of the longer list.
+	rows := max(h-12, 3)
 	list := func(p pane, heading string, names []string, cur int) string {
 		var b strings.Builder
 		b.WriteString(st.Header.Render(heading) + "\n")
-		for i, name := range names {
+		from, to := window(len(names), cur, rows)
+		for i := from; i < to; i++ {
+			name := names[i]
 			line := "  " + name
+			switch {
+			case i == from && from > 0:
+				b.WriteString(st.Dim.Render(tr(lang, fmt.Sprintf("  ↑ %d more", from+1), fmt.Sprintf("  ↑ 还有 %d 个", from+1))) + "\n")
+				continue
+			case i == to-1 && to < len(names):
+				b.WriteString(st.Dim.Render(tr(lang, fmt.Sprintf("  ↓ %d more", len(names)-i), fmt.Sprintf("  ↓ 还有 %d 个", len(names)-i))) + "\n")
+				continue
+			}
 			if i == cur {
 				line = "▶ " + name
 				if v.focus == p {
@@ -140,6 +154,17 @@ func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMa
 	body := lipgloss.JoinVertical(lipgloss.Left, parts...)
 	gap := h - lipgloss.Height(body) - 1
 	return body + strings.Repeat("\n", max(gap, 0)+1) + helpLine(hm, startHelp{k}.ShortHelp(), w)
+}
+
+// window is the part [from, to) of a list of n rows that fits in rows lines
+// and keeps the cursor away from the edges; the first and last lines of a cut
+// list say how many rows are hidden beyond them.
+func window(n, cur, rows int) (from, to int) {
+	if n <= rows {
+		return 0, n
+	}
+	from = min(max(cur-rows/2, 0), n-rows)
+	return from, from + rows
 }
 
 func pickLang(lang, en, zh string) string {

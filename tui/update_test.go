@@ -227,8 +227,37 @@ func TestStartScreenKeys(t *testing.T) {
 	}
 	// Wrapping.
 	m, _ = press(m, "tab", "up", "up", "up")
-	if s, _ := m.start.selected(); s.ID != "gc-pause" {
-		t.Errorf("up past the top: %s, want gc-pause", s.ID)
+	ids := scenarios.IDs()
+	if s, _ := m.start.selected(); s.ID != ids[len(ids)-1] {
+		t.Errorf("up past the top: %s, want %s", s.ID, ids[len(ids)-1])
+	}
+}
+
+// The start screen's lists scroll: at 80×24 every scenario and every
+// implementation can be reached and shown with the cursor on it, and the
+// screen never grows past the terminal.
+func TestStartListsScroll(t *testing.T) {
+	m := newTest(t, Options{}, 80, 24)
+	for _, p := range []struct {
+		focus string
+		names []string
+	}{{"", scenarios.IDs()}, {"tab", lockimpl.Names()}} {
+		if p.focus != "" {
+			m, _ = press(m, p.focus)
+		}
+		for i, name := range p.names {
+			view := m.View()
+			if n := strings.Count(view, "\n") + 1; n != 24 {
+				t.Errorf("cursor on %s: view has %d lines, want 24", name, n)
+			}
+			if !strings.Contains(view, "▶ "+name+" ") {
+				t.Errorf("cursor on %s (%d): not shown\n%s", name, i, view)
+			}
+			m, _ = press(m, "down")
+		}
+		if strings.Count(m.View(), "more") == 0 && len(p.names) > 12 {
+			t.Errorf("a list of %d at 80×24 shows no hidden-rows marker", len(p.names))
+		}
 	}
 }
 

@@ -81,6 +81,13 @@ func (w *World) noted(a *actor, n note) {
 	case noteOp:
 		a.op, c.op = n.op, n.op
 		switch n.op {
+		case OpReenter:
+			c.reentering = true
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReenter(c.name),
+				Short: Text{"takes it again", "再次加锁"}})
+		case OpLeave:
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeave(c.name),
+				Short: Text{"inner release", "内层释放"}})
 		case OpAcquire:
 			if c.belief != BeliefWaiting {
 				c.belief = BeliefWaiting
@@ -94,13 +101,29 @@ func (w *World) noted(a *actor, n note) {
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeaves(c.name), Short: Text{"releases", "释放"}})
 		}
 	case noteAcquired:
+		if n.nested {
+			c.reentering = false
+			c.fence, c.lost = n.fence, n.lost
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReentered(c.name),
+				Short: Text{"got it again", "再次拿到"}})
+			break
+		}
 		c.belief, c.fence, c.lost = BeliefHolds, n.fence, n.lost
 		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textAcquired(c.name, c.token, n.fence),
 			Short: shortAcquired(c.token, n.fence)})
 	case noteRefused:
+		if n.nested {
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textSelfRefused(c.name, c.prog.Retry, n.err),
+				Short: Text{"blocked by itself", "被自己挡住"}})
+			break
+		}
 		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textRefused(c.name, c.prog.Retry, n.err),
 			Short: shortRefused(n.err)})
 	case noteReleased:
+		if n.nested {
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeft(c.name, n.err), Short: shortReleased(n.err)})
+			break
+		}
 		c.fence, c.lost = 0, nil
 		c.op = OpDone
 		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReleased(c.name, n.err), Short: shortReleased(n.err)})

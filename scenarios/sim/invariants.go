@@ -29,8 +29,8 @@ var Invariants = []Invariant{
 		"no release or renewal removes or extends a lock value the client did not write",
 		"释放或续期不会删除或延长不是自己写入的锁"}},
 	{InvLiveness, Text{
-		"once the holder is dead or done, a waiting client gets the lock within a bounded time",
-		"持有者崩溃或结束后，等待的客户端能在有限时间内拿到锁"}},
+		"once the holder is dead, done or hung, a waiting client gets the lock within a bounded time (no orphaned lock, no self-deadlock, no endless renewal)",
+		"持有者崩溃、结束或卡死后，等待的客户端能在有限时间内拿到锁（没有孤儿锁、没有自己锁死自己、没有无限续期）"}},
 	{InvResource, Text{
 		"the protected data never loses an update (no oversell, no stale write accepted)",
 		"受保护的数据不丢失更新（不超卖，不接受过期的写入）"}},
@@ -103,17 +103,19 @@ func (w *World) checkMutex() {
 }
 
 // updateLiveness tracks whether some client waits while no live client holds
-// the lock: from that moment the liveness bound runs.
+// the lock: from that moment the liveness bound runs. A holder whose business
+// goroutine hangs, or waits for the lock it holds itself, is not live: it
+// will not give the lock back.
 func (j *judge) updateLiveness(w *World) {
 	waiting, live := false, false
 	for _, c := range w.clients {
 		if c.crashed {
 			continue
 		}
-		switch c.belief {
-		case BeliefWaiting:
+		switch {
+		case c.belief == BeliefWaiting || c.reentering:
 			waiting = true
-		case BeliefHolds:
+		case c.belief == BeliefHolds && !c.hung:
 			live = true
 		}
 	}
@@ -137,11 +139,19 @@ func (w *World) checkLiveness() {
 	if !on || w.now < d {
 		return
 	}
-	var waiting []string
+	var waiting, hung []string
+	self := false
 	for _, c := range w.clients {
-		if c.belief == BeliefWaiting && !c.crashed {
+		if c.crashed {
+			continue
+		}
+		if c.belief == BeliefWaiting || c.reentering {
 			waiting = append(waiting, c.name)
+			self = self || c.reentering
+		}
+		if c.belief == BeliefHolds && c.hung {
+			hung = append(hung, c.name)
 		}
 	}
-	w.violate(InvLiveness, textLiveness(strings.Join(waiting, ", "), w.now-w.judge.since))
+	w.violate(InvLiveness, textLiveness(strings.Join(waiting, ", "), w.now-w.judge.since, self, strings.Join(hung, ", ")))
 }

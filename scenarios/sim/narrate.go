@@ -40,6 +40,10 @@ func textCommand(actor string, op Op, changes []change, err error) Text {
 		en, zh = actor+"'s release", actor+" 释放锁"
 	case OpRenew:
 		en, zh = actor+"'s renewal", actor+" 续期"
+	case OpReenter:
+		en, zh = actor+"'s nested acquire", actor+" 嵌套加锁"
+	case OpLeave:
+		en, zh = actor+"'s nested release", actor+" 嵌套释放"
 	default:
 		en, zh = actor+"'s command", actor+" 的命令"
 	}
@@ -143,6 +147,58 @@ func textReleased(c string, err error) Text {
 		return Text{fmt.Sprintf("%s's release fails (%v)", c, err),
 			fmt.Sprintf("%s 释放锁失败（%v）", c, err)}
 	}
+}
+
+func textReenter(c string) Text {
+	return Text{c + "'s critical section calls code that takes the same lock again (a nested call)",
+		c + " 的临界区调用了另一段代码，它再次获取同一把锁（嵌套调用）"}
+}
+
+func textReentered(c string) Text {
+	return Text{c + "'s nested call has the lock too; it goes on",
+		c + " 的嵌套调用也拿到了锁，继续执行"}
+}
+
+func textSelfRefused(c string, retry time.Duration, err error) Text {
+	if err != nil {
+		return Text{
+			fmt.Sprintf("%s's nested attempt fails (%v); it retries in %s", c, err, Secs(retry)),
+			fmt.Sprintf("%s 的嵌套加锁出错（%v），%s后重试", c, err, secsZH(retry)),
+		}
+	}
+	return Text{
+		fmt.Sprintf("%s's nested call is refused by the lock %s holds itself; it retries in %s", c, c, Secs(retry)),
+		fmt.Sprintf("%s 的嵌套调用被 %s 自己持有的锁挡住了，%s后重试", c, c, secsZH(retry)),
+	}
+}
+
+func textLeave(c string) Text {
+	return Text{c + "'s nested call is done and gives the lock back",
+		c + " 的嵌套调用结束，释放锁"}
+}
+
+func textLeft(c string, err error) Text {
+	switch {
+	case err == nil:
+		return Text{c + "'s nested call has released; the outer section goes on",
+			c + " 的嵌套调用释放完成；外层临界区继续"}
+	case errors.Is(err, lockimpl.ErrNotHeld):
+		return Text{c + "'s nested release found the lock was not its own",
+			c + " 的嵌套释放发现锁已不是自己的"}
+	default:
+		return Text{fmt.Sprintf("%s's nested release fails (%v)", c, err),
+			fmt.Sprintf("%s 的嵌套释放失败（%v）", c, err)}
+	}
+}
+
+func textHang(c string) Text {
+	return Text{c + "'s business goroutine hangs (a call that never returns); the process and its watchdog, if any, stay alive",
+		c + " 的业务线程卡死（调用一直不返回）；进程还活着，看门狗（如果有）也照常运行"}
+}
+
+func textUnhang(c string, d time.Duration) Text {
+	return Text{fmt.Sprintf("%s's stuck call returns after %s; its business goroutine goes on where it stopped", c, Secs(d)),
+		fmt.Sprintf("%s 卡住的调用在 %s后返回；业务线程从停下的地方继续", c, secsZH(d))}
 }
 
 func textGaveUp(c string) Text {
@@ -256,7 +312,19 @@ func textLostUpdate(c string, r writeResult) Text {
 	}
 }
 
-func textLiveness(waiting string, d time.Duration) Text {
+func textLiveness(waiting string, d time.Duration, self bool, hung string) Text {
+	switch {
+	case hung != "":
+		return Text{
+			fmt.Sprintf("%s has waited %s while the holder, %s, is hung and still keeps the lock", waiting, Secs(d), hung),
+			fmt.Sprintf("%s 已等待 %s，而持有者 %s 已经卡死，却仍占着锁", waiting, secsZH(d), hung),
+		}
+	case self:
+		return Text{
+			fmt.Sprintf("%s has waited %s for a lock it holds itself: it has deadlocked on itself", waiting, Secs(d)),
+			fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", waiting, secsZH(d)),
+		}
+	}
 	return Text{
 		fmt.Sprintf("%s has waited %s while no live client holds the lock: it is orphaned", waiting, Secs(d)),
 		fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁成了孤儿（死锁）", waiting, secsZH(d)),

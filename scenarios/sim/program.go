@@ -21,6 +21,20 @@ type Program struct {
 	Attempts int
 	// Work is how long the critical section takes between read and write.
 	Work time.Duration
+	// Reenter makes the critical section call code that takes the same lock
+	// again (a nested call), retrying every Retry until it gets it, and give
+	// it back before the outer section goes on.
+	Reenter bool
+}
+
+// DefaultRetry is the wait between acquire attempts when a Program gives none.
+const DefaultRetry = 10 * time.Second
+
+func (p Program) withDefaults() Program {
+	if p.Retry <= 0 {
+		p.Retry = DefaultRetry
+	}
+	return p
 }
 
 // Op is a stage of a client's program, or a watchdog's renewal.
@@ -36,6 +50,10 @@ const (
 	OpRelease Op = "release"
 	OpRenew   Op = "renew"
 	OpDone    Op = "done"
+	// A nested call takes the lock again (OpReenter) and gives it back
+	// (OpLeave) inside the critical section.
+	OpReenter Op = "reenter"
+	OpLeave   Op = "leave"
 )
 
 // note is what the program reports to the scheduler.
@@ -45,6 +63,8 @@ type note struct {
 	err   error
 	fence int64
 	lost  <-chan struct{}
+	// nested: the note is about the nested call of a Reenter program.
+	nested bool
 }
 
 type noteKind int
@@ -109,6 +129,9 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 	if w.pointAt(a, OpRead) != nil {
 		return
 	}
+	if p.Reenter && !w.reenter(ctx, a) {
+		return
+	}
 	w.report(a, note{kind: noteOp, op: OpWork})
 	if w.sleep(ctx, p.Work) != nil {
 		return
@@ -123,4 +146,33 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 		return
 	}
 	w.report(a, note{kind: noteReleased, err: err})
+}
+
+// reenter is the nested call of a Reenter program: it takes the lock the
+// client already holds, retrying until it gets it, then gives it back. It
+// returns false when the run is closing.
+func (w *World) reenter(ctx context.Context, a *actor) bool {
+	lock, p := a.client.lock, a.client.prog
+	w.report(a, note{kind: noteOp, op: OpReenter})
+	for {
+		ok, err := lock.TryAcquire(ctx)
+		if errors.Is(err, redis.ErrClosed) {
+			return false
+		}
+		if ok {
+			w.report(a, note{kind: noteAcquired, err: err, nested: true})
+			break
+		}
+		w.report(a, note{kind: noteRefused, err: err, nested: true})
+		if w.sleep(ctx, p.Retry) != nil {
+			return false
+		}
+	}
+	w.report(a, note{kind: noteOp, op: OpLeave})
+	err := lock.Release(ctx)
+	if errors.Is(err, redis.ErrClosed) {
+		return false
+	}
+	w.report(a, note{kind: noteReleased, err: err, nested: true})
+	return true
 }

@@ -80,7 +80,7 @@ func (w *World) start(a *actor) {
 // runnable says whether a parked actor may move now.
 func (w *World) runnable(a *actor) bool {
 	c := a.client
-	return a.state == stateParked && !a.held && !c.paused && !c.crashed
+	return a.state == stateParked && !a.held && !c.paused && !c.crashed && !(c.hung && !a.bg)
 }
 
 // enqueue puts a at the back of the line.

@@ -141,6 +141,25 @@ func (c *Client) Resume() {
 		Text: textResume(c.c.name, c.w.now-c.w.pausedAt[c.c]), Short: Text{"RESUME", "恢复"}})
 }
 
+// Hang freezes the client's business goroutine (a call that never returns)
+// while its process and any watchdog go on. It keeps its beliefs.
+func (c *Client) Hang() {
+	c.c.hung = true
+	c.w.pausedAt[c.c] = c.w.now
+	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textHang(c.c.name),
+		Short: Text{"HANG", "卡死"}})
+}
+
+// Unhang lets the stuck call return: the business goroutine goes on.
+func (c *Client) Unhang() {
+	if !c.c.hung {
+		return
+	}
+	c.c.hung = false
+	c.w.emit(Event{Kind: KindFault, Actor: c.c.name,
+		Text: textUnhang(c.c.name, c.w.now-c.w.pausedAt[c.c]), Short: Text{"RETURNS", "返回"}})
+}
+
 // Crash ends the process: it sends nothing more; its keys stay.
 func (c *Client) Crash() {
 	c.c.crashed = true

@@ -140,6 +140,7 @@ type ClientState struct {
 	Paused  bool   `json:"paused,omitempty"`
 	Crashed bool   `json:"crashed,omitempty"`
 	Held    bool   `json:"held,omitempty"`
+	Hung    bool   `json:"hung,omitempty"`
 }
 
 // ResourceState is the protected data.

@@ -108,6 +108,12 @@ type client struct {
 	lost    <-chan struct{}
 	paused  bool
 	crashed bool
+	// hung: its business goroutine is stuck; its other goroutines (a
+	// watchdog) run on.
+	hung bool
+	// reentering: a nested call of its critical section waits for the lock
+	// the client itself holds.
+	reentering bool
 
 	readVal, readVer int
 }
@@ -204,7 +210,7 @@ func (w *World) startReal() error {
 // addClient creates a client process with its go-redis clients, its lock
 // handle and its business goroutine, which starts at p.Start.
 func (w *World) addClient(name string, p Program) *client {
-	c := &client{name: name, prog: p, belief: BeliefIdle, op: OpStart}
+	c := &client{name: name, prog: p.withDefaults(), belief: BeliefIdle, op: OpStart}
 	for i := range w.route {
 		c.rdb = append(c.rdb, w.newRedisClient(c, i))
 		c.conn = append(c.conn, w.route[i])
@@ -446,7 +452,8 @@ func (w *World) snapshot() Snapshot {
 	}
 	for _, c := range w.clients {
 		cs := ClientState{Name: c.name, Belief: c.belief, Op: c.op, Token: c.token,
-			Fence: c.fence, Paused: c.paused, Crashed: c.crashed, Held: c.biz.held}
+			Fence: c.fence, Paused: c.paused, Crashed: c.crashed, Held: c.biz.held,
+			Hung: c.hung}
 		s.Clients = append(s.Clients, cs)
 	}
 	s.Resource = w.res.state()
