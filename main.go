@@ -415,6 +415,9 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 	if errors.Is(err, sim.ErrNeedsNodes) {
 		return 0, errUsage{fmt.Errorf("%s needs %d servers: give %d addresses in --redis", impl.Name, impl.Nodes, impl.Nodes)}
 	}
+	if errors.Is(err, sim.ErrEmbeddedOnly) {
+		return 0, errUsage{fmt.Errorf("%s × %s brings the failed primary back as a replica, which would wipe the first server: it runs on embedded servers only (drop --redis)", s.ID, impl.Name)}
+	}
 	if err != nil {
 		return 0, err
 	}

@@ -71,6 +71,10 @@ type Env struct {
 	// Go starts fn in a new goroutine (a watchdog, say). name says what the
 	// goroutine is for. When nil, a plain go statement is used.
 	Go func(ctx context.Context, name string, fn func(ctx context.Context))
+	// Replicas is how many replicas the deployment gives Nodes[0]: what a
+	// lock that waits for replica acknowledgement (WAIT) waits for. It is
+	// configuration, as a client library is told its topology.
+	Replicas int
 }
 
 // Maker builds a lock handle for one client.

@@ -103,6 +103,17 @@ var catalogue = []Info{
 		New:       NewUUIDLuaWatchdogUncapped,
 	},
 	{
+		Name:      "uuid-lua-wait",
+		Summary:   "uuid-lua plus WAIT for the replica's acknowledgement; no ack, no lock",
+		SummaryZH: "uuid-lua 加 WAIT：等从库确认收到锁，没有确认就放弃这把锁",
+		Fixes:     "a failover to a replica that is merely behind no longer loses a lock",
+		FixesZH:   "从库只是复制慢时，主从切换不再丢锁",
+		Misses:    "WAIT is not consensus; no replica connected means no lock; no renewal; pauses",
+		MissesZH:  "WAIT 不是共识；没有从库在线就拿不到锁；不续期；进程暂停",
+		Nodes:     1,
+		New:       NewUUIDLuaWait,
+	},
+	{
 		Name:      "redlock",
 		Summary:   "majority of 5 independent servers; validity = TTL − elapsed − drift",
 		SummaryZH: "5 个独立实例取多数派；有效期 = TTL − 耗时 − 时钟漂移",

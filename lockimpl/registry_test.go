@@ -54,7 +54,7 @@ func TestNamesMatchAll(t *testing.T) {
 		t.Fatalf("Names() = %v, want All() order %v", got, fromAll)
 	}
 	want := []string{"setnx", "setnx-expire", "set-nx-ex", "uuid-get-del", "uuid-lua",
-		"uuid-lua-watchdog", "uuid-lua-watchdog-uncapped", "redlock", "fenced", "reentrant"}
+		"uuid-lua-watchdog", "uuid-lua-watchdog-uncapped", "uuid-lua-wait", "redlock", "fenced", "reentrant"}
 	if !slices.Equal(fromAll, want) {
 		t.Errorf("catalogue = %v, want %v (most naive first)", fromAll, want)
 	}

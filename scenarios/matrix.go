@@ -35,12 +35,13 @@ var expected = map[string]map[string][]string{
 	// constant value also lets A's DEL remove B's lock (ownership). No lease
 	// at all (setnx) or a watchdog keeps A's hold.
 	"del-other": {
-		"setnx-expire": {mutex, ownership, resource},
-		"set-nx-ex":    {mutex, ownership, resource},
-		"uuid-get-del": {mutex, resource},
-		"uuid-lua":     {mutex, resource},
-		"redlock":      {mutex, resource},
-		"reentrant":    {mutex, resource},
+		"setnx-expire":  {mutex, ownership, resource},
+		"set-nx-ex":     {mutex, ownership, resource},
+		"uuid-get-del":  {mutex, resource},
+		"uuid-lua":      {mutex, resource},
+		"redlock":       {mutex, resource},
+		"reentrant":     {mutex, resource},
+		"uuid-lua-wait": {mutex, resource},
 	},
 	// Only a release that checks and deletes in two commands has a "between".
 	"get-then-del": {
@@ -48,7 +49,10 @@ var expected = map[string]map[string][]string{
 	},
 	// Asynchronous replication loses the lock for every single-instance
 	// implementation — the fencing counter too, so a token is handed out
-	// twice. Redlock's majority survives one server.
+	// twice. Redlock's majority survives one server. A lock that waits for
+	// its replica's acknowledgement is never held where the failover loses
+	// it, but with the only replica promoted nothing can acknowledge any
+	// more: nobody gets the lock.
 	"failover": {
 		"setnx":                      {mutex, resource},
 		"setnx-expire":               {mutex, resource},
@@ -59,6 +63,7 @@ var expected = map[string]map[string][]string{
 		"uuid-lua-watchdog":          {mutex, resource},
 		"fenced":                     {mutex, resource},
 		"reentrant":                  {mutex, resource},
+		"uuid-lua-wait":              {liveness},
 	},
 	// A pause longer than the lease breaks every lease, watchdog and Redlock
 	// included; fencing keeps the data right though two clients believe.
@@ -73,17 +78,19 @@ var expected = map[string]map[string][]string{
 		"redlock":                    {mutex, resource},
 		"fenced":                     {mutex},
 		"reentrant":                  {mutex, resource},
+		"uuid-lua-wait":              {mutex, resource},
 	},
 	// Work longer than the lease: every lease without renewal lets B in
 	// while A works, and A's late write loses B's update. A watchdog renews
 	// the lease; without a lease B simply waits.
 	"lease-too-short": {
-		"setnx-expire": {mutex, resource},
-		"set-nx-ex":    {mutex, resource},
-		"uuid-get-del": {mutex, resource},
-		"uuid-lua":     {mutex, resource},
-		"redlock":      {mutex, resource},
-		"reentrant":    {mutex, resource},
+		"setnx-expire":  {mutex, resource},
+		"set-nx-ex":     {mutex, resource},
+		"uuid-get-del":  {mutex, resource},
+		"uuid-lua":      {mutex, resource},
+		"redlock":       {mutex, resource},
+		"reentrant":     {mutex, resource},
+		"uuid-lua-wait": {mutex, resource},
 	},
 	// A hung business thread: without a cap the watchdog renews forever
 	// (liveness), as does a lock without a lease. A lease that runs out —
@@ -101,6 +108,7 @@ var expected = map[string]map[string][]string{
 		"redlock":                    {mutex, resource},
 		"fenced":                     {mutex},
 		"reentrant":                  {mutex, resource},
+		"uuid-lua-wait":              {mutex, resource},
 	},
 	// A nested acquire of the same lock: only a lock that counts holds per
 	// owner lets it in; every other one makes A wait for itself.
@@ -114,6 +122,54 @@ var expected = map[string]map[string][]string{
 		"uuid-lua-watchdog":          {liveness},
 		"redlock":                    {liveness},
 		"fenced":                     {liveness},
+		"uuid-lua-wait":              {liveness},
+	},
+	// A server that restarts without persistence forgets its locks: a
+	// single server loses every lock it held (the fencing counter too), and
+	// a Redlock majority of exactly three becomes two.
+	"redlock-restart": {
+		"setnx":                      {mutex, resource},
+		"setnx-expire":               {mutex, resource},
+		"set-nx-ex":                  {mutex, resource},
+		"uuid-get-del":               {mutex, resource},
+		"uuid-lua":                   {mutex, resource},
+		"uuid-lua-watchdog":          {mutex, resource},
+		"uuid-lua-watchdog-uncapped": {mutex, resource},
+		"redlock":                    {mutex, resource},
+		"fenced":                     {mutex, resource},
+		"reentrant":                  {mutex, resource},
+		"uuid-lua-wait":              {mutex, resource},
+	},
+	// Staying down for longer than the TTL keeps everyone safe.
+	"redlock-delayed-restart": {},
+	// A clock that jumps ahead expires every lease there early. Without a
+	// lease nothing expires; the fencing counter has no TTL, so fencing
+	// still refuses A's late write.
+	"redlock-clock-jump": {
+		"setnx-expire":               {mutex, resource},
+		"set-nx-ex":                  {mutex, resource},
+		"uuid-get-del":               {mutex, resource},
+		"uuid-lua":                   {mutex, resource},
+		"uuid-lua-watchdog":          {mutex, resource},
+		"uuid-lua-watchdog-uncapped": {mutex, resource},
+		"redlock":                    {mutex, resource},
+		"fenced":                     {mutex},
+		"reentrant":                  {mutex, resource},
+		"uuid-lua-wait":              {mutex, resource},
+	},
+	// With WAIT the lock is held only once the replica has it; everyone
+	// else loses A's hold at the failover as before. Redlock needs no
+	// replica.
+	"failover-wait": {
+		"setnx":                      {mutex, resource},
+		"setnx-expire":               {mutex, resource},
+		"set-nx-ex":                  {mutex, resource},
+		"uuid-get-del":               {mutex, resource},
+		"uuid-lua":                   {mutex, resource},
+		"uuid-lua-watchdog":          {mutex, resource},
+		"uuid-lua-watchdog-uncapped": {mutex, resource},
+		"fenced":                     {mutex, resource},
+		"reentrant":                  {mutex, resource},
 	},
 }
 
@@ -244,6 +300,8 @@ func runCell(ctx context.Context, s Scenario, impl lockimpl.Info, target *sim.Ta
 	switch {
 	case errors.Is(err, sim.ErrNeedsReplica):
 		skip = "needs a replica of the first server: --replica ADDR --disposable"
+	case errors.Is(err, sim.ErrEmbeddedOnly):
+		skip = "makes the first server a replica again, which would wipe it; embedded only"
 	case errors.Is(err, sim.ErrNeedsNodes):
 		skip = fmt.Sprintf("needs %d servers in --redis", impl.Nodes)
 	}

@@ -27,9 +27,13 @@ type Scenario struct {
 	Story string
 	// Naive is the implementation this failure mode is about: the default
 	// for "lockstep play".
-	Naive  string
-	Setup  sim.Setup
-	Script sim.Script
+	Naive string
+	// Mitigation marks a timeline that shows a fix at work (an operational
+	// rule, not an implementation): every implementation is expected to
+	// keep every invariant, the naive one included.
+	Mitigation bool
+	Setup      sim.Setup
+	Script     sim.Script
 }
 
 // Run plays the scenario against impl on embedded servers.
@@ -69,6 +73,10 @@ var catalogue = []Scenario{
 	leaseTooShort,
 	hungHolder,
 	reentrantCall,
+	redlockRestart,
+	redlockDelayedRestart,
+	redlockClockJump,
+	failoverWait,
 }
 
 // All returns the failure modes in teaching order.

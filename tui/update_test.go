@@ -233,30 +233,34 @@ func TestStartScreenKeys(t *testing.T) {
 	}
 }
 
-// The start screen's lists scroll: at 80×24 every scenario and every
-// implementation can be reached and shown with the cursor on it, and the
-// screen never grows past the terminal.
+// The start screen's lists scroll: at 80×24 and at the smallest height (20) every
+// scenario and every implementation can be reached and shown with the
+// cursor on it, and the screen never grows past the terminal.
 func TestStartListsScroll(t *testing.T) {
-	m := newTest(t, Options{}, 80, 24)
-	for _, p := range []struct {
-		focus string
-		names []string
-	}{{"", scenarios.IDs()}, {"tab", lockimpl.Names()}} {
-		if p.focus != "" {
-			m, _ = press(m, p.focus)
-		}
-		for i, name := range p.names {
-			view := m.View()
-			if n := strings.Count(view, "\n") + 1; n != 24 {
-				t.Errorf("cursor on %s: view has %d lines, want 24", name, n)
+	for _, h := range []int{24, 20} {
+		m := newTest(t, Options{}, 80, h)
+		for _, p := range []struct {
+			focus string
+			names []string
+		}{{"", scenarios.IDs()}, {"tab", lockimpl.Names()}} {
+			if p.focus != "" {
+				m, _ = press(m, p.focus)
 			}
-			if !strings.Contains(view, "▶ "+name+" ") {
-				t.Errorf("cursor on %s (%d): not shown\n%s", name, i, view)
+			hidden := false
+			for i, name := range p.names {
+				view := m.View()
+				if n := strings.Count(view, "\n") + 1; n != h {
+					t.Errorf("80×%d, cursor on %s: view has %d lines, want %d", h, name, n, h)
+				}
+				if !strings.Contains(view, "▶ "+name+" ") {
+					t.Errorf("80×%d, cursor on %s (%d): not shown\n%s", h, name, i, view)
+				}
+				hidden = hidden || strings.Contains(view, " more ")
+				m, _ = press(m, "down")
 			}
-			m, _ = press(m, "down")
-		}
-		if strings.Count(m.View(), "more") == 0 && len(p.names) > 12 {
-			t.Errorf("a list of %d at 80×24 shows no hidden-rows marker", len(p.names))
+			if want := len(p.names) > h-12; hidden != want {
+				t.Errorf("80×%d, %d rows: hidden-rows marker shown %v, want %v", h, len(p.names), hidden, want)
+			}
 		}
 	}
 }

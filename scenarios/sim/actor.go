@@ -29,6 +29,12 @@ type actor struct {
 	op   Op // what the business goroutine is doing now
 	hold *hold
 	held bool // frozen by a hold until Unhold
+
+	// A WAIT the engine answers (embedded servers): what it waits for, and
+	// the reply once it is done.
+	waitFor   *waitCmd
+	waitReply int64
+	waitErr   error
 }
 
 type actorState int
@@ -76,6 +82,7 @@ type msg struct {
 	deadline time.Duration
 	note     note
 	child    *actor
+	wait     *waitCmd
 }
 
 type msgKind int
@@ -89,6 +96,7 @@ const (
 	msgNote                   // the program reports what it believes
 	msgSpawn                  // a new actor exists and waits to start
 	msgExit                   // the goroutine finished
+	msgWait                   // blocked in a WAIT the engine answers; waits
 )
 
 // send hands m to the scheduler.

@@ -25,13 +25,24 @@ type backend interface {
 	// kill makes the server unreachable: open connections drop, new ones
 	// are refused by the gate.
 	kill()
+	// stop takes the server down for a restart: clients cannot reach it
+	// until start.
+	stop()
+	// start brings a stopped server back without the run's keys, as a
+	// restart without persistence does.
+	start() error
+	// jump moves the server's clock forward by d (virtual): keys expire d
+	// early.
+	jump(d time.Duration) error
 	// close releases what the backend holds.
 	close()
 }
 
 // memBackend is an embedded miniredis server on virtual time.
 type memBackend struct {
-	m *miniredis.Miniredis
+	m    *miniredis.Miniredis
+	now  time.Duration // the world's time at the last advance
+	skew time.Duration // how far the server's clock runs ahead of the world's
 }
 
 func newMemBackend() *memBackend {
@@ -44,11 +55,29 @@ func (b *memBackend) dial(context.Context) (net.Conn, error) { return b.m.Dial()
 
 // advance sets miniredis's TIME and expires keys together, so they agree.
 func (b *memBackend) advance(t, delta time.Duration) {
-	b.m.SetTime(epoch.Add(t))
+	b.now = t
+	b.m.SetTime(epoch.Add(t + b.skew))
 	b.m.FastForward(delta)
 }
 
-func (b *memBackend) kill()  { b.m.Close() }
+func (b *memBackend) kill() { b.m.Close() }
+
+// stop: the gate refuses commands to a server that is down; the embedded
+// server itself keeps running, so connections survive the "restart".
+func (b *memBackend) stop() {}
+
+func (b *memBackend) start() error {
+	b.m.FlushAll()
+	return nil
+}
+
+func (b *memBackend) jump(d time.Duration) error {
+	b.skew += d
+	b.m.SetTime(epoch.Add(b.now + b.skew))
+	b.m.FastForward(d)
+	return nil
+}
+
 func (b *memBackend) close() { b.m.Close() }
 
 // read uses miniredis's direct API: no command, no step.

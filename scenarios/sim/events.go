@@ -52,6 +52,12 @@ func (w *World) commandDone(a *actor, m msg) {
 	if a.hold != nil && a.hold.op == a.op && !a.bg {
 		a.hold.count++
 	}
+	text := textCommand(a.name, op, changes, m.err)
+	if ic, ok := m.cmd.(*redis.IntCmd); ok && m.cmd.Name() == "wait" && len(changes) == 0 {
+		if wc, ok := parseWait(m.cmd, m.server); ok {
+			text = textWait(a.name, wc.want, ic.Val(), m.err)
+		}
+	}
 	w.emit(Event{
 		Kind:    KindCommand,
 		Actor:   a.name,
@@ -59,7 +65,7 @@ func (w *World) commandDone(a *actor, m msg) {
 		Args:    cmdArgs(m.cmd),
 		Command: formatCommand(m.cmd),
 		Reply:   formatReply(m.cmd, m.err),
-		Text:    textCommand(a.name, op, changes, m.err),
+		Text:    text,
 		Short:   same(shortCommand(m.cmd, m.err)),
 	})
 	for _, ch := range owned {

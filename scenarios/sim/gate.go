@@ -56,8 +56,21 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		}
 		srv := g.w.route[g.node]
 		var err error
-		if !g.w.servers[srv].up {
+		_, embedded := g.w.servers[srv].b.(*memBackend)
+		if g.c.cut[g.node] {
+			err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name}
+		} else if !g.w.servers[srv].up {
 			err = &NodeDownError{Server: g.w.servers[srv].name}
+		} else if wc, isWait := parseWait(cmd, srv); isWait && embedded {
+			// Embedded servers have no real replicas (miniredis answers
+			// WAIT with 0): the engine answers from its replication queue,
+			// in virtual time, while the rest of the world runs on.
+			g.w.send(msg{a: a, kind: msgWait, wait: wc})
+			_ = a.wait()
+			err = a.waitErr
+			if err == nil {
+				cmd.(*redis.IntCmd).SetVal(a.waitReply)
+			}
 		} else {
 			if n := g.w.inflight.Add(1); n != 1 {
 				panic(fmt.Sprintf("lockstep: %d Redis commands in flight at once", n))

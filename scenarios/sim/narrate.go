@@ -271,6 +271,52 @@ func textNodeDown(srv string) Text {
 	return Text{srv + " dies; its keys are gone", srv + " 宕机，它上面的 key 全部丢失"}
 }
 
+func textPartition(c, servers string) Text {
+	return Text{fmt.Sprintf("a network partition cuts %s off from %s: its commands there time out", c, servers),
+		fmt.Sprintf("网络分区：%s 连不上 %s，发过去的命令都会超时", c, servers)}
+}
+
+func textHeal(c string) Text {
+	return Text{"the partition heals: " + c + " reaches every server again", "网络分区恢复：" + c + " 又能连上所有服务器"}
+}
+
+func textServerStopped(srv string) Text {
+	return Text{srv + " crashes; it has no persistence (no AOF, no RDB), so its keys are gone with it",
+		srv + " 崩溃；它没开持久化（没有 AOF/RDB），上面的 key 随之丢失"}
+}
+
+func textServerRestarted(srv string) Text {
+	return Text{srv + " restarts empty: it knows nothing of the locks it held",
+		srv + " 重启后是空的：它已经不记得自己持有过哪些锁"}
+}
+
+func textClockJump(srv string, d time.Duration) Text {
+	return Text{fmt.Sprintf("%s's clock jumps %s forward (an NTP step, a manual date change): its keys' TTLs run out %s early", srv, Secs(d), Secs(d)),
+		fmt.Sprintf("%s 的系统时钟向前跳了 %s（NTP 校时、手动改时间）：它上面的 key 提前 %s过期", srv, secsZH(d), secsZH(d))}
+}
+
+func textExpiredEarly(k KeyState, srv string) Text {
+	return Text{fmt.Sprintf("%s expires on %s: by its clock the TTL has run out (it held %s)", k.Key, srv, k.Value),
+		fmt.Sprintf("%s 在 %s 上过期：按它的时钟 TTL 已经用完（值为 %s）", k.Key, srv, k.Value)}
+}
+
+func textRejoined(srv, primary string) Text {
+	return Text{fmt.Sprintf("%s comes back and rejoins as a replica of %s: a full resync gives it %s's keys, and replication carries on from there", srv, primary, primary),
+		fmt.Sprintf("%s 恢复后作为 %s 的从库重新加入：全量同步让它拿到 %s 的全部 key，之后照常复制", srv, primary, primary)}
+}
+
+func textWait(c string, want, got int64, err error) Text {
+	if err != nil {
+		return Text{fmt.Sprintf("%s's WAIT fails (%v)", c, err), fmt.Sprintf("%s 的 WAIT 失败（%v）", c, err)}
+	}
+	if got >= want {
+		return Text{fmt.Sprintf("%s's WAIT: %d replica(s) acknowledged every write so far, as asked", c, got),
+			fmt.Sprintf("%s 的 WAIT：%d 个从库确认收到了之前的全部写入，满足要求", c, got)}
+	}
+	return Text{fmt.Sprintf("%s's WAIT times out: %d of the %d replica(s) asked for acknowledged the write", c, got, want),
+		fmt.Sprintf("%s 的 WAIT 超时：要求 %d 个从库确认，只有 %d 个确认", c, want, got)}
+}
+
 func textCrash(c string) Text {
 	return Text{c + "'s process crashes: it sends nothing more; its keys stay in Redis",
 		c + " 的进程崩溃：不再发送任何命令；它写下的 key 仍留在 Redis 里"}

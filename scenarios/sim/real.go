@@ -35,6 +35,10 @@ type Target struct {
 // has none.
 var ErrNeedsReplica = errors.New("this scenario needs a replica of the first server (--replica)")
 
+// ErrEmbeddedOnly is returned for a run real servers cannot host without
+// touching more than the run's own keys.
+var ErrEmbeddedOnly = errors.New("this run would make the first server a replica, which wipes it; it runs on embedded servers only")
+
 // ErrNeedsNodes is returned for an implementation that needs more servers
 // than the target has.
 var ErrNeedsNodes = errors.New("not enough servers for this implementation")
@@ -143,6 +147,49 @@ func (b *realBackend) kill() {
 		c.Close()
 	}
 	b.conns = nil
+}
+
+// stop is kill: this run loses the server until start.
+func (b *realBackend) stop() { b.kill() }
+
+// start lets clients reach the server again and deletes the run's keys
+// there: what a restart without persistence leaves. Nothing else on the
+// server is touched.
+func (b *realBackend) start() error {
+	b.mu.Lock()
+	b.dead = false
+	b.mu.Unlock()
+	return b.cleanup()
+}
+
+// jump cannot move a real server's clock. What a forward jump does to the
+// run's keys it can do: each TTL is shortened by d, and a key with less
+// than d left is deleted.
+func (b *realBackend) jump(d time.Duration) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	keys, err := b.scan(ctx)
+	if err != nil {
+		return err
+	}
+	real := b.w.toReal(d)
+	for _, k := range keys {
+		pttl, err := b.obs.PTTL(ctx, k).Result()
+		switch {
+		case err != nil:
+			return err
+		case pttl <= 0:
+			// No expiry, or gone already.
+		case pttl <= real:
+			err = b.obs.Del(ctx, k).Err()
+		default:
+			err = b.obs.PExpire(ctx, k, pttl-real).Err()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (b *realBackend) close() {

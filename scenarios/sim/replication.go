@@ -9,6 +9,7 @@ import (
 // replicates asynchronously: the primary answers the client first and ships
 // the write afterwards, so for a while (the lag) the replica does not have it.
 type replEntry struct {
+	seq      int // order of queuing, for WAIT
 	due      time.Duration
 	replica  int
 	key      string
@@ -27,7 +28,8 @@ func (w *World) enqueueReplication(p int, changes []change) {
 		return
 	}
 	for _, ch := range changes {
-		e := replEntry{due: w.now + w.servers[r].lag, replica: r, key: ch.key}
+		w.replSeq++
+		e := replEntry{seq: w.replSeq, due: w.now + w.servers[r].lag, replica: r, key: ch.key}
 		if ch.kind == changeDeleted {
 			e.deleted = true
 		} else {
@@ -93,7 +95,11 @@ func (w *World) failover() {
 	w.repl = nil
 	dead.up = false
 	dead.keys = nil
-	dead.b.kill()
+	if dead.replica < 0 {
+		dead.b.stop() // it may come back: Rejoin
+	} else {
+		dead.b.kill()
+	}
 	if w.real != nil && dead.replica >= 0 {
 		if w.real.relay != nil {
 			lost = w.real.relay.waiting()
@@ -114,4 +120,35 @@ func (w *World) failover() {
 	w.route[0] = dead.replica
 	w.emit(Event{Kind: KindFault, Server: dead.name, Text: textFailover(dead.name, r.name, lost),
 		Short: Text{"DOWN → " + r.name, "宕机 → " + r.name}})
+}
+
+// rejoin brings back the first server after a failover. With a promoted
+// replica it rejoins as that replica's replica, with the new primary's data;
+// without one (a Redlock node) it restarts empty.
+func (w *World) rejoin() {
+	dead := w.servers[0]
+	if dead.up {
+		return
+	}
+	if dead.replica < 0 {
+		(&Timeline{w: w}).RestartServer(0)
+		return
+	}
+	p := w.route[0]
+	primary := w.servers[p]
+	mem := newMemBackend()
+	mem.advance(w.now, 0)
+	for _, k := range primary.keys {
+		mem.put(k, max(k.TTL, 0))
+	}
+	dead.b = mem
+	dead.up = true
+	dead.role, dead.primary, dead.replica, dead.lag = "replica", p, -1, primary.lag
+	if dead.lag == 0 {
+		dead.lag = w.setup.Lag
+	}
+	primary.replica = 0
+	dead.keys = w.readKeys(dead, primary.keys)
+	w.emit(Event{Kind: KindFault, Server: dead.name, Text: textRejoined(dead.name, primary.name),
+		Short: Text{"rejoins → replica", "重新加入 → 从库"}})
 }

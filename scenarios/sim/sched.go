@@ -121,6 +121,8 @@ func (w *World) handle(m msg) {
 	case msgSleep:
 		w.running--
 		a.state, a.deadline = stateSleeping, m.deadline
+	case msgWait:
+		w.startWait(a, m.wait)
 	case msgUnsleep:
 		if a.state == stateSleeping {
 			a.state = stateRunning
@@ -164,6 +166,10 @@ func (w *World) wakeDue() {
 		return x.id - y.id
 	})
 	for _, a := range due {
+		if a.waitFor != nil {
+			w.finishWait(a, nil) // the WAIT timed out
+			continue
+		}
 		a.state = stateParked
 		a.park = parkNone
 		w.enqueue(a)

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -90,7 +91,25 @@ func (t *Timeline) RunToEnd() {
 // Failover kills the server of the first node. With a replica, the replica is
 // promoted with what it has received so far; without one (Redlock) the node
 // is simply down.
-func (t *Timeline) Failover() { t.w.failover() }
+func (t *Timeline) Failover() {
+	t.w.failover()
+	t.w.runUntil(t.w.now, false) // what the failover interrupted fails now
+}
+
+// Rejoin brings the server Failover killed back. A failed primary rejoins as
+// a replica of the one promoted in its place (what Sentinel does): a full
+// resync replaces its data with the new primary's, and replication carries
+// on with the same lag. A server without a replica (a Redlock node) restarts
+// empty. Only a Setup with Rejoin may call it.
+func (t *Timeline) Rejoin() {
+	w := t.w
+	if !w.setup.Rejoin {
+		w.fail(errors.New("scenario: Rejoin needs Setup.Rejoin"))
+		return
+	}
+	w.rejoin()
+	w.runUntil(w.now, false)
+}
 
 // Name is the client's name.
 func (c *Client) Name() string { return c.c.name }

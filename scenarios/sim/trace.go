@@ -103,7 +103,10 @@ type ServerState struct {
 	// writes it has not received yet.
 	Lag     time.Duration `json:"lag_ns,omitempty"`
 	Pending int           `json:"pending,omitempty"`
-	Keys    []KeyState    `json:"keys"`
+	// ClockAhead is how far the server's clock has jumped ahead of the
+	// world's.
+	ClockAhead time.Duration `json:"clock_ahead_ns,omitempty"`
+	Keys       []KeyState    `json:"keys"`
 }
 
 // KeyState is one key on one server.

@@ -24,6 +24,11 @@ type Setup struct {
 	// servers are independent.
 	Replica bool
 	Lag     time.Duration
+	// Rejoin says the timeline brings a failed primary back as a replica
+	// (Timeline.Rejoin). On real servers that would resync — and so wipe —
+	// the first server, so such a scenario runs its single-instance cells
+	// on embedded servers only.
+	Rejoin bool
 	// LivenessBound is how long a client may wait for a lock that no live
 	// client holds before liveness counts as broken; default 2×TTL.
 	LivenessBound time.Duration
@@ -33,12 +38,15 @@ type Setup struct {
 	Stock int
 }
 
+// DefaultTTL is the lease when a Setup gives none.
+const DefaultTTL = 30 * time.Second
+
 func (s Setup) withDefaults() Setup {
 	if s.Key == "" {
 		s.Key = "lock:product:1001"
 	}
 	if s.TTL == 0 {
-		s.TTL = 30 * time.Second
+		s.TTL = DefaultTTL
 	}
 	if s.LivenessBound == 0 {
 		s.LivenessBound = 2 * s.TTL
@@ -72,6 +80,7 @@ type World struct {
 	queue   []*actor
 	running int
 	repl    []replEntry
+	replSeq int // entries ever queued for replication
 
 	res      resource
 	judge    judge
@@ -89,7 +98,8 @@ type server struct {
 	replica int // index of its replica, -1 for none
 	primary int // index of its primary, -1 for none
 	lag     time.Duration
-	keys    []KeyState // as of the last event
+	keys    []KeyState    // as of the last event
+	ahead   time.Duration // how far its clock has jumped ahead
 }
 
 type client struct {
@@ -114,6 +124,8 @@ type client struct {
 	// reentering: a nested call of its critical section waits for the lock
 	// the client itself holds.
 	reentering bool
+	// cut: the logical nodes a network partition keeps it from.
+	cut map[int]bool
 
 	readVal, readVer int
 }
@@ -130,6 +142,9 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 		}
 		if s.Replica && impl.Nodes == 1 && target.Replica == nil {
 			return nil, ErrNeedsReplica
+		}
+		if s.Rejoin && impl.Nodes == 1 {
+			return nil, ErrEmbeddedOnly
 		}
 		w.real = &realWorld{t: *target, f: float64(target.Second) / float64(time.Second), ctx: ctx}
 		s.Key = target.Prefix + s.Key
@@ -225,7 +240,8 @@ func (w *World) addClient(name string, p Program) *client {
 			c.token = fmt.Sprintf("%s#%d", c.name, c.count)
 			return c.token
 		},
-		Go: w.spawn,
+		Go:       w.spawn,
+		Replicas: w.replicas(),
 	})
 	w.clients = append(w.clients, c)
 	w.trace.Clients = append(w.trace.Clients, name)
@@ -249,6 +265,14 @@ func (w *World) addClient(name string, p Program) *client {
 	return c
 }
 
+// replicas is how many replicas a single-instance lock's server has.
+func (w *World) replicas() int {
+	if len(w.route) == 1 && w.servers[w.route[0]].replica >= 0 {
+		return 1
+	}
+	return 0
+}
+
 func (w *World) newActor(c *client, name string, bg bool) *actor {
 	return &actor{name: name, client: c, bg: bg, resume: make(chan error, 1),
 		state: stateParked, park: parkStart}
@@ -269,6 +293,9 @@ func (w *World) runUntil(target time.Duration, untilQuiet bool) {
 		w.wakeDue()
 		w.settle()
 		w.tick()
+		if w.runnableNow() {
+			continue // a WAIT ended: its actor goes on before time moves
+		}
 		if untilQuiet && w.quiet() {
 			return
 		}
@@ -282,6 +309,16 @@ func (w *World) runUntil(target time.Duration, untilQuiet bool) {
 		w.advance(target)
 		w.tick()
 	}
+}
+
+// runnableNow says whether some actor in line may move now.
+func (w *World) runnableNow() bool {
+	for _, a := range w.queue {
+		if w.runnable(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // quiet says whether every client has finished or crashed.
@@ -370,6 +407,7 @@ func (w *World) advance(t time.Duration) {
 // tick handles what is due now: replication and the liveness bound.
 func (w *World) tick() {
 	w.applyReplication()
+	w.checkWaits()
 	w.checkLiveness()
 }
 
@@ -435,7 +473,7 @@ func (w *World) snapshot() Snapshot {
 	var s Snapshot
 	for _, srv := range w.servers {
 		st := ServerState{Name: srv.name, Role: srv.role, Up: srv.up,
-			Keys: slices.Clone(srv.keys)}
+			Keys: slices.Clone(srv.keys), ClockAhead: srv.ahead}
 		if srv.primary >= 0 {
 			st.ReplicaOf = w.servers[srv.primary].name
 			st.Lag = srv.lag

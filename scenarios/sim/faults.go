@@ -1,0 +1,113 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// PartitionError is what a command gets when its client is cut off from the
+// server by a network partition: nothing reaches the server.
+type PartitionError struct {
+	Client, Server string
+}
+
+func (e *PartitionError) Error() string {
+	return fmt.Sprintf("%s cannot reach %s: i/o timeout (network partition)", e.Client, e.Server)
+}
+
+// Partition cuts the client off from the given servers, by node index (0 is
+// redis-1). Nodes the implementation does not have are ignored: a
+// single-instance lock has only node 0.
+func (c *Client) Partition(nodes ...int) {
+	var names []string
+	for _, i := range nodes {
+		if i < 0 || i >= len(c.w.route) {
+			continue
+		}
+		if c.c.cut == nil {
+			c.c.cut = map[int]bool{}
+		}
+		c.c.cut[i] = true
+		names = append(names, c.w.servers[c.w.route[i]].name)
+	}
+	if len(names) == 0 {
+		return
+	}
+	list := strings.Join(names, ", ")
+	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textPartition(c.c.name, list),
+		Short: Text{"✂ " + list, "✂ " + list}})
+}
+
+// Heal ends the client's partition.
+func (c *Client) Heal() {
+	if len(c.c.cut) == 0 {
+		return
+	}
+	c.c.cut = nil
+	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textHeal(c.c.name),
+		Short: Text{"healed", "网络恢复"}})
+}
+
+// node is the server of node i, or of the last node when the implementation
+// has fewer: "redis-3, or the only server of a single-instance lock".
+func (w *World) node(i int) *server {
+	return w.servers[w.route[min(max(i, 0), len(w.route)-1)]]
+}
+
+// StopServer takes node i's server down (a crash of the Redis process):
+// clients cannot reach it until RestartServer.
+func (t *Timeline) StopServer(i int) {
+	w := t.w
+	srv := w.node(i)
+	if !srv.up {
+		return
+	}
+	srv.up = false
+	srv.keys = nil
+	srv.b.stop()
+	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textServerStopped(srv.name),
+		Short: Text{"DOWN", "宕机"}})
+	w.runUntil(w.now, false) // a WAIT there fails now
+}
+
+// RestartServer brings node i's server back with no data: a restart without
+// persistence (no AOF, no RDB). It forgets every key it had — locks and
+// counters alike.
+func (t *Timeline) RestartServer(i int) {
+	w := t.w
+	srv := w.node(i)
+	if srv.up {
+		return
+	}
+	if err := srv.b.start(); err != nil {
+		w.fail(fmt.Errorf("restart %s: %w", srv.name, err))
+		return
+	}
+	srv.up = true
+	srv.keys = w.readKeys(srv, nil)
+	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textServerRestarted(srv.name),
+		Short: Text{"UP (empty)", "重启（空）"}})
+}
+
+// ClockJump moves node i's server clock forward by d (an NTP step, an
+// operator's date command): keys there expire d early.
+func (t *Timeline) ClockJump(i int, d time.Duration) {
+	w := t.w
+	srv := w.node(i)
+	if err := srv.b.jump(d); err != nil {
+		w.fail(fmt.Errorf("clock jump on %s: %w", srv.name, err))
+		return
+	}
+	srv.ahead += d
+	before := srv.keys
+	srv.keys = w.readKeys(srv, before)
+	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textClockJump(srv.name, d),
+		Short: Text{"clock +" + Secs(d), "时钟 +" + secsZH(d)}})
+	for _, k := range before {
+		if _, still := findKey(srv.keys, k.Key); !still {
+			w.emit(Event{Kind: KindExpire, Server: srv.name, Text: textExpiredEarly(k, srv.name),
+				Short: Text{"expired", "过期"}})
+		}
+	}
+}
