@@ -13,6 +13,11 @@ import (
 // server, who wrote what, and whether a release or renewal touched another
 // client's lock.
 func (w *World) commandDone(a *actor, m msg) {
+	if w.real != nil && m.cmd.Name() == "wait" {
+		// A real WAIT blocks on the server while real time passes: the
+		// world's clock catches up before the reply is recorded.
+		w.catchUp()
+	}
 	srv := w.servers[m.server]
 	before := srv.keys
 	after := w.readKeys(srv, before)

@@ -83,6 +83,15 @@ func (w *World) toReal(d time.Duration) time.Duration {
 	return time.Duration(float64(d) * w.real.f).Round(time.Millisecond)
 }
 
+// catchUp moves the world's clock to the wall clock's virtual time, to the
+// tenth of a second, after a command that blocked on a real server.
+func (w *World) catchUp() {
+	t := w.toVirtual(time.Since(w.real.start)).Round(100 * time.Millisecond)
+	if t > w.now {
+		w.advance(t)
+	}
+}
+
 // waitUntil sleeps on the wall clock until virtual time t has come, plus a
 // millisecond so that a key due at t has expired.
 func (w *World) waitUntil(t time.Duration) {
