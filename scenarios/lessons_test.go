@@ -184,3 +184,178 @@ func hasEvent(tr *sim.Trace, kind sim.Kind, text string) bool {
 	}
 	return false
 }
+
+// count counts the events of kind whose English text contains text.
+func count(tr *sim.Trace, kind sim.Kind, text string) int {
+	n := 0
+	for _, e := range tr.Events {
+		if e.Kind == kind && strings.Contains(e.Text.EN, text) {
+			n++
+		}
+	}
+	return n
+}
+
+// Seed 000/001 §3: the TTL must cover the worst-case work, or a watchdog must
+// renew it. A 10s lease, 25s of work: B gets in at t=11s while A works, and
+// A's write at t=25s loses B's update. The watchdog renews every 3.3s and B
+// waits for A.
+func TestLeaseTooShort(t *testing.T) {
+	tr := play(t, "lease-too-short", "uuid-lua")
+	v := brokeAt(t, tr, sim.InvMutex, 11*time.Second, "A and B both believe")
+	if a := v.Snap.Clients[0]; a.Op != sim.OpWork {
+		t.Errorf("A is at %s when B gets in, want still at work", a.Op)
+	}
+	brokeAt(t, tr, sim.InvResource, 25*time.Second, "A's write is based on a stale read")
+
+	tr = play(t, "lease-too-short", "uuid-lua-watchdog")
+	if b := tr.Broken(); len(b) != 0 {
+		t.Fatalf("uuid-lua-watchdog broke %v", b)
+	}
+	if n := count(tr, sim.KindCommand, "A.watchdog's renewal: lock:product:1001 is extended"); n != 7 {
+		t.Errorf("%d renewals in 25s of work at TTL/3, want 7", n)
+	}
+}
+
+// Seed 001 §3: 看门狗的反面 — a hung business thread in a live process. The
+// uncapped watchdog renews until the liveness bound breaks; the capped one
+// stops after 10 renewals, and B gets in at t=131s while A still believes.
+// Fencing refuses A's write when the stuck call returns.
+func TestHungHolder(t *testing.T) {
+	tr := play(t, "hung-holder", "uuid-lua-watchdog-uncapped")
+	brokeAt(t, tr, sim.InvLiveness, 155500*time.Millisecond, "the holder, A, is hung")
+	if n := count(tr, sim.KindCommand, "A.watchdog's renewal"); n <= lockimpl.DefaultMaxRenewals {
+		t.Errorf("the uncapped watchdog renewed %d times, want more than the cap (%d)", n, lockimpl.DefaultMaxRenewals)
+	}
+
+	tr = play(t, "hung-holder", "uuid-lua-watchdog")
+	if n := count(tr, sim.KindCommand, "A.watchdog's renewal"); n != lockimpl.DefaultMaxRenewals {
+		t.Errorf("the capped watchdog renewed %d times, want %d", n, lockimpl.DefaultMaxRenewals)
+	}
+	v := brokeAt(t, tr, sim.InvMutex, 131*time.Second, "A and B both believe")
+	if a := v.Snap.Clients[0]; !a.Hung || a.Belief != sim.BeliefHolds {
+		t.Errorf("A when B gets in: hung %v, belief %s; want hung and still believing", a.Hung, a.Belief)
+	}
+	brokeAt(t, tr, sim.InvResource, 200500*time.Millisecond, "stale read")
+
+	tr = play(t, "hung-holder", "fenced")
+	if tr.Verdict(sim.InvResource).Broken || !tr.Verdict(sim.InvMutex).Broken {
+		t.Errorf("fenced broke %v, want mutex only", tr.Broken())
+	}
+	if !hasEvent(tr, sim.KindResource, "the store rejects A's write") {
+		t.Error("the store took A's late write")
+	}
+}
+
+// Seed 002 可重入设计: a nested call takes the same lock. A non-reentrant lock
+// refuses its own holder; the reentrant one counts to two and back.
+func TestReentrantCall(t *testing.T) {
+	tr := play(t, "reentrant-call", "uuid-lua")
+	brokeAt(t, tr, sim.InvLiveness, 10*time.Second, "a lock it holds itself")
+	if !hasEvent(tr, sim.KindBelief, "A's nested call is refused by the lock A holds itself") {
+		t.Error("A's nested call was never refused")
+	}
+
+	tr = play(t, "reentrant-call", "reentrant")
+	if b := tr.Broken(); len(b) != 0 {
+		t.Fatalf("reentrant broke %v", b)
+	}
+	var counts []string
+	for _, e := range tr.Events {
+		if e.Kind == sim.KindCommand {
+			counts = append(counts, lockValue(e.Snap))
+		}
+	}
+	if want := []string{"A#1=1", "A#1=2", "A#1=1", ""}; strings.Join(counts, ",") != strings.Join(want, ",") {
+		t.Errorf("lock after each command = %q, want %q", counts, want)
+	}
+}
+
+func lockValue(snap sim.Snapshot) string {
+	for _, k := range snap.Servers[0].Keys {
+		if k.Key == "lock:product:1001" {
+			return k.Value
+		}
+	}
+	return ""
+}
+
+// Seed 001 §5 and 002 (Redlock 的争议): A holds exactly three of five nodes;
+// redis-3 restarts empty (or its clock jumps), and B gathers redis-3..5.
+func TestRedlockSecondMajority(t *testing.T) {
+	for _, id := range []string{"redlock-restart", "redlock-clock-jump"} {
+		tr := play(t, id, "redlock")
+		v := brokeAt(t, tr, sim.InvMutex, 8*time.Second, "A and B both believe")
+		var ok []string
+		for _, e := range tr.Events[:v.Step] {
+			if e.Kind == sim.KindCommand && e.Actor == "B" && e.Reply == "OK" {
+				ok = append(ok, e.Server)
+			}
+		}
+		if strings.Join(ok, " ") != "redis-3 redis-4 redis-5" {
+			t.Errorf("%s: B's OKs came from %v, want redis-3..5", id, ok)
+		}
+	}
+	// The clock jump expires A's key on redis-3 at once, and only there.
+	tr := play(t, "redlock-clock-jump", "redlock")
+	for _, e := range tr.Events {
+		if e.Kind == sim.KindExpire && e.T == 5*time.Second && e.Server != "redis-3" {
+			t.Errorf("a key expired on %s at the jump", e.Server)
+		}
+	}
+	if count(tr, sim.KindExpire, "by its clock the TTL has run out") != 1 {
+		t.Error("A's key on redis-3 did not expire at the jump")
+	}
+	// No lease, nothing to expire early.
+	if b := play(t, "redlock-clock-jump", "setnx").Broken(); len(b) != 0 {
+		t.Errorf("setnx broke %v under a clock jump", b)
+	}
+}
+
+// antirez's delayed restart: redis-3 stays down for longer than the TTL; B
+// cannot gather a majority until A has released.
+func TestRedlockDelayedRestart(t *testing.T) {
+	tr := play(t, "redlock-delayed-restart", "redlock")
+	if b := tr.Broken(); len(b) != 0 {
+		t.Fatalf("redlock broke %v", b)
+	}
+	released, held := time.Duration(-1), time.Duration(-1)
+	for _, e := range tr.Events {
+		switch {
+		case e.Kind == sim.KindBelief && e.Text.EN == "A has released the lock":
+			released = e.T
+		case e.Kind == sim.KindBelief && strings.HasPrefix(e.Text.EN, "B now holds"):
+			held = e.T
+		}
+	}
+	if released != 20*time.Second || held != 28*time.Second {
+		t.Errorf("A released at %s, B took the lock at %s; want 20s and 28s", released, held)
+	}
+}
+
+// WAIT: the lock is held only once a replica has acknowledged it. A's WAIT
+// dies with the primary; B's returns 1 when the old primary rejoins.
+func TestFailoverWait(t *testing.T) {
+	tr := play(t, "failover-wait", "uuid-lua-wait")
+	if b := tr.Broken(); len(b) != 0 {
+		t.Fatalf("uuid-lua-wait broke %v", b)
+	}
+	var waits []string
+	for _, e := range tr.Events {
+		if e.Kind == sim.KindCommand && strings.HasPrefix(e.Command, "WAIT ") {
+			waits = append(waits, e.Actor+"@"+sim.Secs(e.T)+" "+e.Reply)
+		}
+	}
+	want := []string{
+		"A@0.5s (error) connection to redis-1 lost: server is down",
+		"B@4s (integer) 1",
+		"A@11.5s (integer) 1",
+	}
+	if strings.Join(waits, "|") != strings.Join(want, "|") {
+		t.Errorf("WAITs = %q, want %q", waits, want)
+	}
+	brokeAt(t, play(t, "failover-wait", "uuid-lua"), sim.InvMutex, 2*time.Second, "A and B both believe")
+	// With the only replica promoted and never replaced, WAIT can never be
+	// satisfied: nobody gets the lock.
+	brokeAt(t, play(t, "failover", "uuid-lua-wait"), sim.InvLiveness, time.Minute, "no live client holds the lock")
+}
