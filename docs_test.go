@@ -6,12 +6,15 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"lockstep/lockimpl"
 	"lockstep/report"
 	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
 )
 
 // The pages in docs/ are what the engine produces now; a test, not a habit,
@@ -125,6 +128,41 @@ func TestDocsCommand(t *testing.T) {
 		}
 		if !strings.Contains(out, filepath.Join(dir, s.ID+".md")) {
 			t.Errorf("output does not name %s.md:\n%s", s.ID, out)
+		}
+	}
+}
+
+// docs/self-check.md maps the checklist to the catalogue: it links every
+// failure mode, and every link and every implementation it names exists.
+func TestSelfCheckPage(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("docs", "self-check.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, s := range scenarios.All() {
+		if !strings.Contains(page, "]("+s.ID+".md)") {
+			t.Errorf("self-check.md does not link %s", s.ID)
+		}
+	}
+	for _, m := range regexp.MustCompile(`\]\(([^)]+\.md)\)`).FindAllStringSubmatch(page, -1) {
+		if _, err := os.Stat(filepath.Join("docs", m[1])); err != nil {
+			t.Errorf("self-check.md links %s: %v", m[1], err)
+		}
+	}
+	known := map[string]bool{}
+	for _, n := range lockimpl.Names() {
+		known[n] = true
+	}
+	for _, id := range scenarios.IDs() {
+		known[id] = true
+	}
+	for _, inv := range sim.InvariantIDs() {
+		known[inv] = true
+	}
+	for _, m := range regexp.MustCompile("`([a-z][a-z-]*)`").FindAllStringSubmatch(page, -1) {
+		if !known[m[1]] && !strings.Contains(m[1], " ") {
+			t.Errorf("self-check.md names %q: no such implementation, scenario or invariant", m[1])
 		}
 	}
 }

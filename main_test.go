@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
@@ -441,30 +443,44 @@ func TestCheckText(t *testing.T) {
 	out := mustRun(t, "check")
 	ids, names := scenarios.IDs(), lockimpl.Names()
 	lines := strings.Split(out, "\n")
-	if got := strings.Fields(lines[0]); !slices.Equal(got, ids) {
-		t.Errorf("header = %v, want %v", got, ids)
+	var numbers []string
+	for i := range names {
+		numbers = append(numbers, strconv.Itoa(i+1))
+	}
+	if got := strings.Fields(lines[0]); !slices.Equal(got, numbers) {
+		t.Errorf("header = %v, want %v", got, numbers)
+	}
+	for i, name := range names {
+		if !strings.Contains(out, fmt.Sprintf("%d %s", i+1, name)) {
+			t.Errorf("the key does not name column %d %s", i+1, name)
+		}
+	}
+	for _, line := range lines {
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("line of %d columns: %q", n, line)
+		}
 	}
 	rows := map[string][]string{}
 	for _, line := range lines[1:] {
 		f := strings.Fields(line)
-		if len(f) > 0 && slices.Contains(names, f[0]) {
+		if len(f) > 0 && slices.Contains(ids, f[0]) {
 			if _, dup := rows[f[0]]; dup {
 				t.Errorf("two rows for %s", f[0])
 			}
 			rows[f[0]] = f[1:]
 		}
 	}
-	for _, name := range names {
-		cells, ok := rows[name]
+	for _, id := range ids {
+		cells, ok := rows[id]
 		if !ok {
-			t.Errorf("no row for implementation %s", name)
+			t.Errorf("no row for scenario %s", id)
 			continue
 		}
-		if len(cells) != len(ids) {
-			t.Errorf("row %s has %d cells, want %d: %v", name, len(cells), len(ids), cells)
+		if len(cells) != len(names) {
+			t.Errorf("row %s has %d cells, want %d: %v", id, len(cells), len(names), cells)
 			continue
 		}
-		for i, id := range ids {
+		for i, name := range names {
 			if want := letters(scenarios.Expected(id, name)); cells[i] != want {
 				t.Errorf("cell %s × %s = %q, want %q", id, name, cells[i], want)
 			}

@@ -22,10 +22,11 @@ var letters = map[string]string{
 	sim.InvResource:  "R",
 }
 
-// Matrix writes the check results as a table: one row per implementation,
-// one column per scenario, each cell the invariants that broke ("—" for
-// none), marked "!" where that differs from the expectation and "?" where
-// no result was given. Unmet cells are listed below the table.
+// Matrix writes the check results as a table: one row per scenario, one
+// column per implementation (numbered, with a key below, so that the table
+// fits in 80 columns), each cell the invariants that broke ("—" for none),
+// marked "!" where that differs from the expectation and "?" where no result
+// was given. Unmet cells are listed below the table.
 func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 	p := &printer{w: w}
 	var ids, impls []string
@@ -40,10 +41,10 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		cells[[2]string{r.Impl, r.Scenario}] = r
 	}
 	width := 0
-	for _, name := range impls {
-		width = max(width, len(name))
+	for _, id := range ids {
+		width = max(width, len(id))
 	}
-	col := func(id string) int { return max(len(id), 6) + 2 }
+	const col = 5 // "MOR!" and a space
 	failed := 0
 	var line strings.Builder
 	flush := func() {
@@ -51,13 +52,13 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		line.Reset()
 	}
 	fmt.Fprintf(&line, "%-*s", width+2, "")
-	for _, id := range ids {
-		fmt.Fprintf(&line, "%-*s", col(id), id)
+	for i := range impls {
+		fmt.Fprintf(&line, "%-*d", col, i+1)
 	}
 	flush()
-	for _, name := range impls {
-		fmt.Fprintf(&line, "%-*s", width+2, name)
-		for _, id := range ids {
+	for _, id := range ids {
+		fmt.Fprintf(&line, "%-*s", width+2, id)
+		for _, name := range impls {
 			r, ok := cells[[2]string{name, id}]
 			cell := abbreviate(r.Broken)
 			switch {
@@ -71,13 +72,26 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 				failed++
 			}
 			// Pad by runes: "—" is one column but three bytes.
-			fmt.Fprintf(&line, "%s%s", cell, strings.Repeat(" ", col(id)-utf8.RuneCountInString(cell)))
+			fmt.Fprintf(&line, "%s%s", cell, strings.Repeat(" ", col-utf8.RuneCountInString(cell)))
 		}
 		flush()
 	}
-	p.printf("\n%s\n", pick(lang,
-		"M mutex · O ownership · L liveness · R resource — the invariants that broke; — none broke",
-		"M 互斥 · O 归属 · L 活性 · R 资源 —— 被破坏的不变量；— 表示都没被破坏"))
+	// The key to the columns, as many to a line as fit in 80.
+	p.printf("\n")
+	for i, name := range impls {
+		entry := fmt.Sprintf("%d %s", i+1, name)
+		if line.Len() > 0 && line.Len()+len(entry)+3 > 80 {
+			flush()
+		}
+		if line.Len() > 0 {
+			line.WriteString(" · ")
+		}
+		line.WriteString(entry)
+	}
+	flush()
+	p.printf("%s\n", pick(lang,
+		"M mutex · O ownership · L liveness · R resource: broken; — none broken",
+		"M 互斥 · O 归属 · L 活性 · R 资源：被破坏；— 表示都没被破坏"))
 	skipped := 0
 	for _, r := range results {
 		if r.Margin > 0 && r.Drift > r.Margin {

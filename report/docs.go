@@ -128,6 +128,8 @@ oversold item (超卖).
 const indexOutro = `
 ## More
 
+- [Self-check](self-check.md): the usual questions for a Redis lock, each
+  with the failure modes that show what a "no" costs.
 - [How the engine works](engine.md): the gate, virtual time, faults,
   invariants, real servers.
 - [The trace format](trace-schema.md): what ` + "`lockstep play --format json`" + `

@@ -69,7 +69,7 @@ func rows(out string) map[string][]string {
 	m := map[string][]string{}
 	for line := range strings.Lines(out) {
 		f := strings.Fields(line)
-		if len(f) > 0 && strings.HasPrefix(f[0], "impl-") {
+		if len(f) > 0 && (f[0] == "s1" || f[0] == "s2") {
 			m[f[0]] = f[1:]
 		}
 	}
@@ -89,15 +89,15 @@ func TestMatrix(t *testing.T) {
 			name:    "unmet cell",
 			results: results(),
 			lang:    "en",
-			want:    map[string][]string{"impl-a": {"—", "MR"}, "impl-b": {"OL", "M!"}},
-			summary: []string{"UNMET s2 × impl-b: expected {}, got {mutex}\n", "1 of 4 cells do not meet their expectation\n"},
+			want:    map[string][]string{"s1": {"—", "OL"}, "s2": {"MR", "M!"}},
+			summary: []string{"UNMET s2 × impl-b: expected {}, got {mutex}\n", "1 of 4 cells do not meet their expectation\n", "\n1 impl-a · 2 impl-b\n"},
 			lacks:   []string{"all 4 cells"},
 		},
 		{
 			name:    "unmet cell zh",
 			results: results(),
 			lang:    "zh",
-			want:    map[string][]string{"impl-a": {"—", "MR"}, "impl-b": {"OL", "M!"}},
+			want:    map[string][]string{"s1": {"—", "OL"}, "s2": {"MR", "M!"}},
 			summary: []string{"不符合预期 s2 × impl-b: 预期 {}, 实际 {mutex}\n", "1 / 4 个组合不符合预期\n", "M 互斥"},
 			lacks:   []string{"UNMET", "expected"},
 		},
@@ -105,7 +105,7 @@ func TestMatrix(t *testing.T) {
 			name:    "all met",
 			results: allMet(),
 			lang:    "en",
-			want:    map[string][]string{"impl-a": {"—", "MR"}, "impl-b": {"OL", "M"}},
+			want:    map[string][]string{"s1": {"—", "OL"}, "s2": {"MR", "M"}},
 			summary: []string{"all 4 cells meet their expectation\n", "M mutex · O ownership · L liveness · R resource"},
 			lacks:   []string{"UNMET", "!"},
 		},
@@ -113,13 +113,13 @@ func TestMatrix(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			out := render(t, func(w *bytes.Buffer) error { return Matrix(w, tc.results, tc.lang) })
-			if got := strings.Fields(strings.SplitN(out, "\n", 2)[0]); strings.Join(got, " ") != "s1 s2" {
-				t.Errorf("header = %v, want [s1 s2]", got)
+			if got := strings.Fields(strings.SplitN(out, "\n", 2)[0]); strings.Join(got, " ") != "1 2" {
+				t.Errorf("header = %v, want [1 2]", got)
 			}
 			got := rows(out)
-			for impl, cells := range tc.want {
-				if strings.Join(got[impl], " ") != strings.Join(cells, " ") {
-					t.Errorf("row %s = %v, want %v", impl, got[impl], cells)
+			for id, cells := range tc.want {
+				if strings.Join(got[id], " ") != strings.Join(cells, " ") {
+					t.Errorf("row %s = %v, want %v", id, got[id], cells)
 				}
 			}
 			if len(got) != len(tc.want) {
