@@ -263,6 +263,9 @@ func (p playerView) serverLines(st Styles, lang string, t *sim.Trace, i, w int) 
 			lines = append(lines, name+" "+st.Bad.Render(tr(lang, "DOWN", "宕机")))
 			continue
 		}
+		if srv.ClockAhead > 0 {
+			lines = append(lines, srv.Name+" "+st.Warn.Render(fmt.Sprintf(tr(lang, "clock %s ahead", "时钟快了 %s"), secs(srv.ClockAhead))))
+		}
 		if len(srv.Keys) == 0 {
 			lines = append(lines, name+" "+st.Dim.Render(tr(lang, "(no keys)", "（空）")))
 			if lag != "" {
@@ -336,6 +339,9 @@ func clientLines(st Styles, lang string, t *sim.Trace, i int) []string {
 		}
 		if c.Held {
 			flags = append(flags, st.Warn.Render(tr(lang, "⏸ held", "⏸ 被挂起")))
+		}
+		if c.Hung {
+			flags = append(flags, st.Warn.Render(tr(lang, "⧗ hung", "⧗ 卡死")))
 		}
 		lines = append(lines, strings.Join(append([]string{c.Name, b}, flags...), " "))
 	}

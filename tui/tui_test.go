@@ -146,6 +146,8 @@ func TestGoldenViews(t *testing.T) {
 		{"player-violation-zh-80x24", Options{Scenario: "get-then-del", Lang: "zh"}, 80, 24, []string{"v"}},
 		{"player-redlock-failover-80x24", Options{Scenario: "failover", Impl: "redlock"}, 80, 24, []string{"G"}},
 		{"player-gc-pause-fenced-120x40", Options{Scenario: "gc-pause", Impl: "fenced"}, 120, 40, []string{"v", "v"}},
+		{"player-clock-jump-redlock-80x24", Options{Scenario: "redlock-clock-jump", Impl: "redlock"}, 80, 24, []string{"v"}},
+		{"player-hung-holder-80x24", Options{Scenario: "hung-holder", Impl: "uuid-lua-watchdog"}, 80, 24, []string{"v"}},
 		{"compare-80x24", getThenDel, 80, 24, []string{"c", "d"}},
 		{"compare-120x40", getThenDel, 120, 40, []string{"c", "d"}},
 		{"help-80x24", getThenDel, 80, 24, []string{"?"}},
