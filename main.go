@@ -53,6 +53,16 @@ usage:
                                       run every failure mode against every
                                       implementation; exit 1 if any result
                                       differs from the expectation matrix
+  lockstep play --trace FILE [--format …]
+                                      play a saved trace (a schedule found by
+                                      explore is made again and checked)
+  lockstep explore --impl NAME [--clients 2|3] [--attempts N]
+          [--faults expiry,crash,pause,failover,restart] [--depth N]
+          [--timeout D] [--out DIR] [--json]
+                                      search every schedule of the clients'
+                                      commands, time and faults for the
+                                      shortest counterexample of each
+                                      invariant; exit 1 if one is found
   lockstep docs DIR                   regenerate the failure-mode pages (docs/)
                                       from the engine's traces
   lockstep help                       this text
@@ -135,7 +145,7 @@ func addrs(t *sim.Target) []string {
 var formats = []string{"text", "md", "mermaid", "json"}
 
 // commands are the subcommands.
-var commands = []string{"list", "play", "check", "docs", "help"}
+var commands = []string{"list", "play", "check", "explore", "docs", "help"}
 
 // errUsage marks errors that are the user's input, not a failed run.
 type errUsage struct{ error }
@@ -162,6 +172,8 @@ func runCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = cmdPlay(ctx, rest, stdout)
 	case "check":
 		code, err = cmdCheck(ctx, rest, stdout)
+	case "explore":
+		code, err = cmdExplore(ctx, rest, stdout, stderr)
 	case "docs":
 		code, err = cmdDocs(rest, stdout)
 	case "help":
@@ -378,6 +390,7 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 	lang := langFlag(fs)
 	implName := fs.String("impl", "", "lock implementation (default: the scenario's naive one)")
 	format := fs.String("format", "text", "output format: text, md, mermaid or json")
+	traceFile := fs.String("trace", "", "play a trace file (play --format json, explore --out) instead of a scenario")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return 0, err
@@ -385,13 +398,23 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 	if err := checkLang(*lang); err != nil {
 		return 0, err
 	}
-	if len(pos) != 1 {
-		return 0, errUsage{fmt.Errorf(say(*lang, "play needs one scenario; valid: %s", "play 需要一个场景；可选：%s"),
-			strings.Join(scenarios.IDs(), ", "))}
-	}
 	if !slices.Contains(formats, *format) {
 		return 0, errUsage{fmt.Errorf(say(*lang, "unknown format %q; valid: %s", "未知的格式 %q；可选：%s"),
 			*format, strings.Join(formats, ", "))}
+	}
+	if *traceFile != "" {
+		if len(pos) > 0 || isSet(fs, "impl") {
+			return 0, errUsage{errors.New("play --trace FILE takes no scenario and no --impl: the trace names them")}
+		}
+		tr, err := loadTrace(*traceFile)
+		if err != nil {
+			return 0, err
+		}
+		return exitOK, render(stdout, tr, *format, *lang)
+	}
+	if len(pos) != 1 {
+		return 0, errUsage{fmt.Errorf(say(*lang, "play needs one scenario; valid: %s", "play 需要一个场景；可选：%s"),
+			strings.Join(scenarios.IDs(), ", "))}
 	}
 	s, err := scenarios.Lookup(pos[0])
 	if err != nil {
@@ -421,15 +444,20 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 	if err != nil {
 		return 0, err
 	}
-	switch *format {
+	return exitOK, render(stdout, tr, *format, *lang)
+}
+
+// render writes a trace in one of the formats.
+func render(w io.Writer, tr *sim.Trace, format, lang string) error {
+	switch format {
 	case "json":
-		return exitOK, report.JSON(stdout, tr)
+		return report.JSON(w, tr)
 	case "md":
-		return exitOK, report.Handout(stdout, tr, *lang)
+		return report.Handout(w, tr, lang)
 	case "mermaid":
-		return exitOK, report.Mermaid(stdout, tr, *lang)
+		return report.Mermaid(w, tr, lang)
 	}
-	return exitOK, report.Timeline(stdout, tr, *lang)
+	return report.Timeline(w, tr, lang)
 }
 
 func cmdCheck(ctx context.Context, args []string, stdout io.Writer) (int, error) {

@@ -97,6 +97,7 @@ const (
 	msgSpawn                  // a new actor exists and waits to start
 	msgExit                   // the goroutine finished
 	msgWait                   // blocked in a WAIT the engine answers; waits
+	msgUngate                 // a command parked at the gate was cancelled
 )
 
 // send hands m to the scheduler.

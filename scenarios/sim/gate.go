@@ -50,12 +50,24 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			return redis.ErrClosed
 		}
 		g.w.send(msg{a: a, kind: msgGate, cmd: cmd, node: g.node})
-		if err := a.wait(); err != nil {
+		var err error
+		select {
+		case err = <-a.resume:
+		case <-ctx.Done():
+			// Cancelled while parked (a watchdog being stopped): the
+			// command is never sent. Only the actor that cancels runs
+			// meanwhile, and it waits for this one, so the scheduler sees
+			// this message in a fixed order.
+			g.w.send(msg{a: a, kind: msgUngate})
+			if err = a.wait(); err == nil {
+				err = ctx.Err()
+			}
+		}
+		if err != nil {
 			cmd.SetErr(err)
 			return err
 		}
 		srv := g.w.route[g.node]
-		var err error
 		_, embedded := g.w.servers[srv].b.(*memBackend)
 		if g.c.cut[g.node] {
 			err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name}

@@ -128,6 +128,12 @@ func (w *World) handle(m msg) {
 			a.state = stateRunning
 			w.running++
 		}
+	case msgUngate:
+		if a.state == stateParked {
+			w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+			a.state, a.park = stateRunning, parkNone
+			w.running++
+		}
 	case msgNote:
 		w.noted(a, m.note)
 	case msgSpawn:
@@ -143,7 +149,7 @@ func (w *World) handle(m msg) {
 	}
 	w.checkLost(a.client)
 	switch m.kind {
-	case msgCmdDone, msgNote, msgSpawn, msgUnsleep:
+	case msgCmdDone, msgNote, msgSpawn, msgUnsleep, msgUngate:
 		// The actor waits for this: scheduler and actors take turns, so
 		// the scheduler never reads what a running actor writes.
 		a.resume <- nil

@@ -29,6 +29,17 @@ type Trace struct {
 	Events  []Event       `json:"events"`
 	// Verdicts has one entry per invariant, in the order of Invariants.
 	Verdicts []Verdict `json:"verdicts"`
+	// Schedule, for a run found by the explorer, is how to make it again.
+	Schedule *Schedule `json:"schedule,omitempty"`
+}
+
+// Schedule is a run of a Stepper in the explorer's standard world: how many
+// clients, how many acquire attempts each, which faults, and the moves.
+type Schedule struct {
+	Clients  int      `json:"clients"`
+	Attempts int      `json:"attempts"`
+	Faults   []Fault  `json:"faults"`
+	Moves    []string `json:"moves"`
 }
 
 // TraceSchema is the version of the trace format. It changes when a field

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"lockstep/lockimpl"
+	"lockstep/report"
+	"lockstep/scenarios/explore"
+	"lockstep/scenarios/sim"
+)
+
+// cmdExplore searches an implementation's schedules for counterexamples.
+func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
+	lang := langFlag(fs)
+	implName := fs.String("impl", "", "lock implementation to search")
+	clients := fs.Int("clients", 2, "clients: 2 or 3")
+	attempts := fs.Int("attempts", 1, "acquire attempts per client, every TTL/2 (1: no retry)")
+	faultList := fs.String("faults", "expiry", "allowed faults, comma-separated: "+faultNames())
+	depth := fs.Int("depth", explore.DefaultDepth, "longest schedule to try, in moves")
+	timeout := fs.Duration("timeout", time.Minute, "stop searching after this long (0: no limit)")
+	out := fs.String("out", "", "write each counterexample's trace to DIR/<impl>-<invariant>.json")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return 0, err
+	}
+	if err := checkLang(*lang); err != nil {
+		return 0, err
+	}
+	if len(pos) > 0 {
+		return 0, errUsage{fmt.Errorf("explore takes no arguments, got %q; use --impl NAME", pos)}
+	}
+	if *implName == "" {
+		return 0, errUsage{fmt.Errorf("explore needs --impl NAME; valid: %s", strings.Join(lockimpl.Names(), ", "))}
+	}
+	impl, err := lockimpl.Lookup(*implName)
+	if err != nil {
+		return 0, errUsage{unknown(*lang, err, "未知的锁实现 %q；可选：%s", *implName, lockimpl.Names())}
+	}
+	var faults []sim.Fault
+	for f := range strings.SplitSeq(*faultList, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			faults = append(faults, sim.Fault(f))
+		}
+	}
+	if faults == nil {
+		faults = []sim.Fault{}
+	}
+	opts := explore.Options{Clients: *clients, Attempts: *attempts, Faults: faults, Depth: *depth, Timeout: *timeout}
+	if err := opts.Validate(); err != nil {
+		return 0, errUsage{err}
+	}
+	if isTerminal(stderr) {
+		opts.Progress = func(p explore.Progress) {
+			fmt.Fprintf(stderr, "\r\033[Kdepth %d · %d states · %s", p.Depth, p.States, p.Elapsed.Round(100*time.Millisecond))
+		}
+	}
+	res, err := explore.Search(ctx, impl, opts)
+	if opts.Progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return 0, err
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return 0, err
+		}
+		for _, f := range res.Found {
+			path := filepath.Join(*out, impl.Name+"-"+f.Invariant+".json")
+			if err := writeFile(path, func(w io.Writer) error { return report.JSON(w, f.Trace) }); err != nil {
+				return 0, err
+			}
+		}
+	}
+	code := exitOK
+	if len(res.Found) > 0 {
+		code = exitUnmet
+	}
+	if *asJSON {
+		return code, report.JSON(stdout, exploreJSON(res))
+	}
+	return code, report.Explore(stdout, res, *lang)
+}
+
+func faultNames() string {
+	names := make([]string, len(sim.Faults))
+	for i, f := range sim.Faults {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ",")
+}
+
+// exploreJSON is a search result as explore --json prints it.
+func exploreJSON(r explore.Result) any {
+	type finding struct {
+		Invariant string   `json:"invariant"`
+		Moves     []string `json:"moves"`
+		Step      int      `json:"step"`
+		T         int64    `json:"t_ns"`
+	}
+	found := []finding{}
+	for _, f := range r.Found {
+		v := f.Trace.Verdict(f.Invariant)
+		found = append(found, finding{f.Invariant, f.Trace.Schedule.Moves, v.Step, int64(v.T)})
+	}
+	return struct {
+		Impl     string      `json:"impl"`
+		Clients  int         `json:"clients"`
+		Attempts int         `json:"attempts"`
+		Faults   []sim.Fault `json:"faults"`
+		Depth    int         `json:"depth"`
+		Complete bool        `json:"complete"`
+		TimedOut bool        `json:"timed_out"`
+		States   int         `json:"states"`
+		Found    []finding   `json:"found"`
+	}{r.Impl, r.Options.Clients, r.Options.Attempts, r.Options.Faults, r.Depth, r.Complete, r.TimedOut, r.States, found}
+}
+
+// loadTrace reads a trace written by play --format json or explore --out.
+// A trace with a schedule is made again against its implementation and must
+// end the same way: the file is a claim, the replay checks it.
+func loadTrace(path string) (*sim.Trace, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, errUsage{err}
+	}
+	var tr sim.Trace
+	if err := json.Unmarshal(b, &tr); err != nil {
+		return nil, errUsage{fmt.Errorf("%s: not a lockstep trace: %w", path, err)}
+	}
+	if tr.Schema != sim.TraceSchema {
+		return nil, errUsage{fmt.Errorf("%s: schema %q, want %q", path, tr.Schema, sim.TraceSchema)}
+	}
+	if tr.Schedule == nil {
+		return &tr, nil
+	}
+	impl, err := lockimpl.Lookup(tr.Impl)
+	if err != nil {
+		return nil, errUsage{fmt.Errorf("%s: %w", path, err)}
+	}
+	again, err := explore.Replay(impl, tr.Schedule)
+	if err != nil {
+		return nil, fmt.Errorf("%s does not replay: %w", path, err)
+	}
+	if !slices.Equal(again.Broken(), tr.Broken()) || len(again.Events) != len(tr.Events) {
+		return nil, errors.New(path + " does not replay: the schedule now ends differently (" +
+			strings.Join(again.Broken(), ",") + " broken, " + fmt.Sprint(len(again.Events)) + " events)")
+	}
+	again.Title = tr.Title
+	return again, nil
+}

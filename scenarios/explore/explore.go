@@ -1,0 +1,290 @@
+// Package explore searches the schedules of a lock implementation for
+// counterexamples: every interleaving of the clients' Redis commands, the
+// passing of time and the allowed faults, breadth first, up to a bound, with
+// the invariants checked after every move. It runs the real go-redis
+// implementation on the simulator's engine (scenarios/sim), one move at a
+// time; a state seen before is not explored again.
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios/sim"
+)
+
+// Options bound and shape a search.
+type Options struct {
+	// Clients is how many clients take part: 2 (default) or 3.
+	Clients int
+	// Attempts is how many times each client tries to acquire, every half
+	// TTL; 1 (default) means no retry.
+	Attempts int
+	// Faults are the moves allowed besides client steps; default expiry.
+	Faults []sim.Fault
+	// Depth bounds a schedule's length in moves; default DefaultDepth.
+	Depth int
+	// Timeout bounds the search's wall-clock time; 0 means none. A search
+	// stopped by it says so, and how deep it got.
+	Timeout time.Duration
+	// Progress, when set, is called now and then during the search.
+	Progress func(Progress)
+}
+
+// DefaultDepth is the default bound on a schedule's length.
+const DefaultDepth = 30
+
+// The world every search runs in: one lock, a lease of TTL, each client
+// working for Work inside it (well within the lease), a retry every TTL/2,
+// and liveness broken after a TTL without a live holder.
+const (
+	TTL  = 30 * time.Second
+	Work = 5 * time.Second
+)
+
+// Progress is the state of a running search.
+type Progress struct {
+	Depth   int // the depth being explored
+	States  int // distinct states so far
+	Elapsed time.Duration
+}
+
+// Finding is the shortest schedule found that breaks one invariant.
+type Finding struct {
+	Invariant string
+	// Moves is the schedule's length; Trace replays it, ending with the
+	// violation (the trace's Schedule says how to make it again).
+	Moves int
+	Trace *sim.Trace
+}
+
+// Result is what a search found, and how far it looked.
+type Result struct {
+	Impl    string
+	Options Options
+	// Found has the shortest counterexample of each invariant that broke,
+	// in invariant order.
+	Found []Finding
+	// States counts the distinct states explored.
+	States int
+	// Depth is how many moves every schedule was explored to: every
+	// schedule of up to Depth moves was tried (or led to a state seen
+	// before).
+	Depth int
+	// Complete says that no schedule is longer than Depth: every reachable
+	// state was explored.
+	Complete bool
+	// TimedOut says the search stopped at Options.Timeout before Depth.
+	TimedOut bool
+	Elapsed  time.Duration
+}
+
+// Broken reports whether the search found invariant id broken.
+func (r Result) Broken(id string) (Finding, bool) {
+	for _, f := range r.Found {
+		if f.Invariant == id {
+			return f, true
+		}
+	}
+	return Finding{}, false
+}
+
+func (o Options) withDefaults() Options {
+	if o.Clients == 0 {
+		o.Clients = 2
+	}
+	if o.Attempts == 0 {
+		o.Attempts = 1
+	}
+	if o.Faults == nil {
+		o.Faults = []sim.Fault{sim.FaultExpiry}
+	}
+	if o.Depth == 0 {
+		o.Depth = DefaultDepth
+	}
+	return o
+}
+
+// Validate reports options that cannot be searched.
+func (o Options) Validate() error {
+	o = o.withDefaults()
+	switch {
+	case o.Clients < 2 || o.Clients > 3:
+		return fmt.Errorf("--clients must be 2 or 3, not %d", o.Clients)
+	case o.Attempts < 1 || o.Attempts > 5:
+		return fmt.Errorf("--attempts must be 1 to 5, not %d", o.Attempts)
+	case o.Depth < 1:
+		return fmt.Errorf("--depth must be at least 1, not %d", o.Depth)
+	}
+	for _, f := range o.Faults {
+		if !slices.Contains(sim.Faults, f) {
+			return fmt.Errorf("unknown fault %q; valid: %v", f, sim.Faults)
+		}
+	}
+	return nil
+}
+
+// NewWorld is the explorer's standard world for impl: the stepper a
+// schedule runs in.
+func NewWorld(impl lockimpl.Info, clients, attempts int, faults []sim.Fault) (*sim.Stepper, error) {
+	setup := sim.Setup{TTL: TTL, LivenessBound: TTL, Horizon: 10 * time.Minute}
+	if slices.Contains(faults, sim.FaultFailover) && impl.Nodes == 1 {
+		setup.Replica, setup.Lag = true, time.Second
+	}
+	progs := make([]sim.Program, clients)
+	for i := range progs {
+		progs[i] = sim.Program{Work: Work, Retry: TTL / 2, Attempts: attempts}
+	}
+	return sim.NewStepper(setup, progs, impl, faults)
+}
+
+// node is a schedule in the search tree: its last move and its parent.
+type node struct {
+	parent *node
+	move   string
+	depth  int
+	broken int // invariants broken on the way, as a bit set
+}
+
+func (n *node) moves() []string {
+	out := make([]string, n.depth)
+	for ; n.parent != nil; n = n.parent {
+		out[n.depth-1] = n.move
+	}
+	return out
+}
+
+// Search explores impl's schedules breadth first, so that the first
+// counterexample found for each invariant is a shortest one. The same
+// arguments give the same result, unless the timeout strikes first.
+func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, error) {
+	opts = opts.withDefaults()
+	if err := opts.Validate(); err != nil {
+		return Result{}, err
+	}
+	start := time.Now()
+	res := Result{Impl: impl.Name, Options: opts}
+	replay := func(n *node) (*sim.Stepper, error) {
+		st, err := NewWorld(impl, opts.Clients, opts.Attempts, opts.Faults)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range n.moves() {
+			if err := st.Do(m); err != nil {
+				st.Close()
+				return nil, fmt.Errorf("replaying %v: %w", n.moves(), err)
+			}
+		}
+		return st, nil
+	}
+	root := &node{}
+	st, err := replay(root)
+	if err != nil {
+		return res, err
+	}
+	visited := map[uint64]bool{st.Hash(): true}
+	st.Close()
+	frontier := []*node{root}
+	found := map[string]bool{}
+	invs := sim.InvariantIDs()
+	lastReport := time.Now()
+	stopped := func() bool {
+		if ctx.Err() != nil || opts.Timeout > 0 && time.Since(start) > opts.Timeout {
+			res.TimedOut = true
+			return true
+		}
+		return false
+	}
+	for len(frontier) > 0 && res.Depth < opts.Depth && len(found) < len(invs) {
+		var next []*node
+		for _, n := range frontier {
+			if stopped() {
+				break
+			}
+			parent, err := replay(n)
+			if err != nil {
+				return res, err
+			}
+			moves := parent.Moves()
+			parent.Close()
+			for _, m := range moves {
+				child, err := replay(n)
+				if err != nil {
+					return res, err
+				}
+				err = child.Do(m.ID)
+				if err != nil && !errors.Is(err, sim.ErrNoSuchMove) {
+					child.Close()
+					return res, fmt.Errorf("%s after %v: %w", m.ID, n.moves(), err)
+				}
+				c := &node{parent: n, move: m.ID, depth: n.depth + 1, broken: n.broken}
+				for i, inv := range invs {
+					if !slices.Contains(child.Broken(), inv) {
+						continue
+					}
+					c.broken |= 1 << i
+					if n.broken&(1<<i) == 0 && !found[inv] {
+						found[inv] = true
+						tr := child.Trace()
+						tr.Title = sim.Text{
+							EN: fmt.Sprintf("Counterexample: %s under %s", inv, impl.Name),
+							ZH: fmt.Sprintf("反例：%s 在 %s 下被破坏", inv, impl.Name),
+						}
+						tr.Schedule = &sim.Schedule{Clients: opts.Clients, Attempts: opts.Attempts,
+							Faults: opts.Faults, Moves: c.moves()}
+						res.Found = append(res.Found, Finding{Invariant: inv, Moves: c.depth, Trace: tr})
+					}
+				}
+				h := child.Hash()
+				child.Close()
+				if visited[h] {
+					continue
+				}
+				visited[h] = true
+				next = append(next, c)
+			}
+			if opts.Progress != nil && time.Since(lastReport) > 200*time.Millisecond {
+				lastReport = time.Now()
+				opts.Progress(Progress{Depth: res.Depth + 1, States: len(visited), Elapsed: time.Since(start)})
+			}
+		}
+		if res.TimedOut {
+			break
+		}
+		frontier = next
+		res.Depth++
+	}
+	res.States = len(visited)
+	res.Complete = len(frontier) == 0 && !res.TimedOut
+	res.Elapsed = time.Since(start)
+	slices.SortFunc(res.Found, func(a, b Finding) int {
+		return slices.Index(invs, a.Invariant) - slices.Index(invs, b.Invariant)
+	})
+	return res, nil
+}
+
+// Replay makes the run a trace's schedule describes again, against impl, and
+// returns its trace.
+func Replay(impl lockimpl.Info, s *sim.Schedule) (*sim.Trace, error) {
+	if s == nil {
+		return nil, errors.New("the trace has no schedule to replay")
+	}
+	st, err := NewWorld(impl, s.Clients, s.Attempts, s.Faults)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	for i, m := range s.Moves {
+		if err := st.Do(m); err != nil {
+			return nil, fmt.Errorf("move %d (%s): %w", i+1, m, err)
+		}
+	}
+	tr := st.Trace()
+	sch := *s
+	tr.Schedule = &sch
+	return tr, nil
+}

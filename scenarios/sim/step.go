@@ -1,0 +1,361 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"lockstep/lockimpl"
+)
+
+// This file runs a world one move at a time, with the choice of every move
+// left to the caller: the explorer's search and the sandbox, where the
+// student is the scheduler.
+
+// Fault names a kind of move a Stepper may offer besides client steps and
+// the passing of time.
+type Fault string
+
+// The faults a Stepper can offer.
+const (
+	// FaultExpiry lets time pass while clients could run: a slow client,
+	// a delayed command, so that a lease can run out between two commands.
+	// Without it time passes only when no client can move.
+	FaultExpiry   Fault = "expiry"
+	FaultCrash    Fault = "crash"
+	FaultPause    Fault = "pause"
+	FaultFailover Fault = "failover"
+	FaultRestart  Fault = "restart"
+)
+
+// Faults lists every fault, in order.
+var Faults = []Fault{FaultExpiry, FaultCrash, FaultPause, FaultFailover, FaultRestart}
+
+// MoveKind says what a move does.
+type MoveKind string
+
+// The kinds of move.
+const (
+	MoveStep     MoveKind = "step"     // an actor runs to its next stop: one Redis command, or one program point
+	MoveTime     MoveKind = "time"     // time passes to the next deadline
+	MoveCrash    MoveKind = "crash"    // a client's process ends
+	MovePause    MoveKind = "pause"    // a client's process stops (a GC pause)
+	MoveResume   MoveKind = "resume"   // it goes on
+	MoveFailover MoveKind = "failover" // the primary dies; its replica takes over
+	MoveRestart  MoveKind = "restart"  // a server restarts empty
+)
+
+// Move is one choice a Stepper offers.
+type Move struct {
+	Kind MoveKind `json:"kind"`
+	// ID names the move stably: "A", "A.watchdog", "time", "crash A",
+	// "restart redis-3". A schedule is a list of IDs.
+	ID string `json:"id"`
+	// Label says what the move will do.
+	Label Text `json:"label"`
+}
+
+// Stepper is a world whose every move is chosen from outside. Each client runs
+// its program once (with its attempts); the run is over when no move is left.
+type Stepper struct {
+	w         *World
+	faults    map[Fault]bool
+	schedule  []string
+	paused    map[string]bool // clients that have had their pause
+	restarted map[int]bool
+}
+
+// ErrNoSuchMove is returned by Do for a move that is not enabled.
+var ErrNoSuchMove = errors.New("no such move")
+
+// NewStepper builds a world for setup with one client per program (named A,
+// B, C, …) and the given faults enabled.
+func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []Fault) (*Stepper, error) {
+	w, err := newWorld(context.Background(), setup, impl, nil)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stepper{w: w, faults: map[Fault]bool{}, paused: map[string]bool{}, restarted: map[int]bool{}}
+	for _, f := range faults {
+		s.faults[f] = true
+	}
+	for i, p := range progs {
+		w.addClient(string(rune('A'+i)), p)
+	}
+	w.trace.Scenario = "explore"
+	w.trace.Title = Text{"Explored schedule", "搜索到的调度"}
+	return s, nil
+}
+
+// Close stops the world's goroutines and servers.
+func (s *Stepper) Close() { s.w.close() }
+
+// Err is what stopped the world, if anything did (a stalled implementation).
+func (s *Stepper) Err() error { return s.w.err }
+
+// Schedule is the moves done so far, by ID.
+func (s *Stepper) Schedule() []string { return slices.Clone(s.schedule) }
+
+// Now is the virtual time.
+func (s *Stepper) Now() time.Duration { return s.w.now }
+
+// Broken lists the invariants broken so far, in invariant order.
+func (s *Stepper) Broken() []string {
+	var ids []string
+	for _, v := range s.w.judge.verdicts {
+		if v.Broken {
+			ids = append(ids, v.Invariant)
+		}
+	}
+	return ids
+}
+
+// Trace is the run so far.
+func (s *Stepper) Trace() *Trace {
+	tr := s.w.trace
+	tr.Events = slices.Clone(tr.Events)
+	tr.Verdicts = slices.Clone(s.w.judge.verdicts)
+	return &tr
+}
+
+// Moves lists the enabled moves: each actor that can run, in creation
+// order; then time; then faults.
+func (s *Stepper) Moves() []Move {
+	w := s.w
+	if w.err != nil {
+		return nil
+	}
+	var moves []Move
+	for _, a := range w.actors {
+		if slices.Contains(w.queue, a) && w.runnable(a) {
+			moves = append(moves, Move{Kind: MoveStep, ID: a.name, Label: s.stepLabel(a)})
+		}
+	}
+	if next, ok := s.nextTime(len(moves) > 0); ok {
+		moves = append(moves, Move{Kind: MoveTime, ID: "time", Label: Text{
+			"time passes to t=" + Secs(next), "时间流逝到第 " + secsZH(next)}})
+	}
+	for _, c := range w.clients {
+		live := !c.crashed && c.biz.state != stateDone && c.op != OpStart
+		if s.faults[FaultCrash] && live {
+			moves = append(moves, Move{Kind: MoveCrash, ID: "crash " + c.name,
+				Label: Text{c.name + "'s process crashes", c.name + " 的进程崩溃"}})
+		}
+		if s.faults[FaultPause] && live && !c.paused && !s.paused[c.name] {
+			moves = append(moves, Move{Kind: MovePause, ID: "pause " + c.name,
+				Label: Text{c.name + "'s process pauses (GC)", c.name + " 的进程停顿（GC）"}})
+		}
+		if c.paused && !c.crashed {
+			moves = append(moves, Move{Kind: MoveResume, ID: "resume " + c.name,
+				Label: Text{c.name + "'s process resumes", c.name + " 的进程恢复"}})
+		}
+	}
+	if s.faults[FaultFailover] {
+		if p := w.servers[w.route[0]]; p.up && p.replica >= 0 {
+			moves = append(moves, Move{Kind: MoveFailover, ID: "failover",
+				Label: Text{p.name + " dies; its replica is promoted", p.name + " 宕机，从库被提升为主库"}})
+		}
+	}
+	if s.faults[FaultRestart] {
+		for i := range w.route {
+			srv := w.servers[w.route[i]]
+			if srv.up && !s.restarted[i] {
+				moves = append(moves, Move{Kind: MoveRestart, ID: "restart " + srv.name,
+					Label: Text{srv.name + " restarts empty", srv.name + " 重启，数据清空"}})
+			}
+		}
+	}
+	return moves
+}
+
+// stepLabel says what actor a does when it runs.
+func (s *Stepper) stepLabel(a *actor) Text {
+	switch a.park {
+	case parkGate:
+		cmd := formatCommand(a.cmd)
+		return Text{a.name + ": " + cmd, a.name + "：" + cmd}
+	case parkPoint:
+		res := s.w.res.name
+		if a.point == OpWrite {
+			return Text{a.name + " writes " + res, a.name + " 写入 " + res}
+		}
+		return Text{a.name + " reads " + res, a.name + " 读取 " + res}
+	case parkStart:
+		return Text{a.name + " starts", a.name + " 开始"}
+	}
+	return Text{a.name + " goes on", a.name + " 继续"}
+}
+
+// nextTime is the next deadline time may pass to, if it may. With clients
+// able to move, it may only under the expiry fault. Either way it may not
+// run out the lease of a holder that is live: a client in its critical
+// section finishes within its lease (the TTL covers the work) unless a fault
+// — a pause — stops it.
+func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
+	w := s.w
+	if clientsCanMove && !s.faults[FaultExpiry] {
+		return 0, false
+	}
+	next, ok := w.nextDeadline()
+	if !ok || next > w.setup.Horizon {
+		return 0, false
+	}
+	if d, on := w.judge.livenessDeadline(w.setup.LivenessBound); on && next >= d && clientsCanMove {
+		// A waiter that is merely slow is not kept out by the lock: the
+		// liveness bound runs out only while no client can move.
+		return 0, false
+	}
+	for _, srv := range w.servers {
+		if !srv.up {
+			continue
+		}
+		for _, k := range srv.keys {
+			if k.TTL <= 0 || w.now+k.TTL > next {
+				continue
+			}
+			for _, c := range w.clients {
+				if c.name == k.Writer && c.belief == BeliefHolds && !c.paused && !c.crashed && !c.hung {
+					return 0, false
+				}
+			}
+		}
+	}
+	return next, true
+}
+
+// Do makes move id. It returns ErrNoSuchMove when the move is not enabled.
+func (s *Stepper) Do(id string) error {
+	var m Move
+	found := false
+	for _, mv := range s.Moves() {
+		if mv.ID == id {
+			m, found = mv, true
+			break
+		}
+	}
+	if !found {
+		return fmt.Errorf("%w: %q", ErrNoSuchMove, id)
+	}
+	w := s.w
+	t := &Timeline{w: w}
+	switch m.Kind {
+	case MoveStep:
+		for _, a := range w.actors {
+			if a.name == id {
+				w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+				w.start(a)
+				w.drain()
+				s.startChildren()
+				break
+			}
+		}
+	case MoveTime:
+		next, _ := s.nextTime(true)
+		w.advance(next)
+		w.wakeDue()
+	case MoveCrash:
+		s.client(id).Crash()
+	case MovePause:
+		c := s.client(id)
+		s.paused[c.Name()] = true
+		c.Pause()
+	case MoveResume:
+		s.client(id).Resume()
+		w.wakeDue()
+	case MoveFailover:
+		w.failover()
+	case MoveRestart:
+		name := strings.TrimPrefix(id, "restart ")
+		for i := range w.route {
+			if w.servers[w.route[i]].name == name {
+				s.restarted[i] = true
+				t.StopServer(i)
+				t.RestartServer(i)
+			}
+		}
+	}
+	w.tick()
+	s.schedule = append(s.schedule, id)
+	if w.err != nil {
+		return w.err
+	}
+	return nil
+}
+
+// startChildren runs the goroutines a step started (a watchdog) to their
+// first stop, as part of that step: a go statement's goroutine is under way
+// before anyone can stop it.
+func (s *Stepper) startChildren() {
+	w := s.w
+	for w.err == nil {
+		i := slices.IndexFunc(w.queue, func(a *actor) bool { return a.bg && a.park == parkStart && w.runnable(a) })
+		if i < 0 {
+			return
+		}
+		a := w.queue[i]
+		w.queue = slices.Delete(w.queue, i, i+1)
+		w.start(a)
+		w.drain()
+	}
+}
+
+func (s *Stepper) client(id string) *Client {
+	name := id[strings.LastIndexByte(id, ' ')+1:]
+	for _, c := range s.w.clients {
+		if c.name == name {
+			return &Client{w: s.w, c: c}
+		}
+	}
+	return nil
+}
+
+// Hash identifies the state by what the engine observes: servers' keys (TTLs
+// relative to now) and pending replication, every actor's position, every
+// client's beliefs and tokens, the resource, the invariants' state. Two
+// schedules that lead to the same hash continue the same way, as far as
+// anything observable goes.
+func (s *Stepper) Hash() uint64 {
+	w := s.w
+	var b strings.Builder
+	rel := func(d time.Duration) string { return strconv.FormatInt(int64(d-w.now), 36) }
+	for _, srv := range w.servers {
+		fmt.Fprintf(&b, "S%s %v %s %d|", srv.name, srv.up, srv.role, srv.ahead)
+		for _, k := range srv.keys {
+			fmt.Fprintf(&b, "%s=%s/%s/%d/%s;", k.Key, k.Type, k.Value, k.TTL, k.Writer)
+		}
+	}
+	for _, e := range w.repl {
+		fmt.Fprintf(&b, "R%d %s %v %s %s %s;", e.replica, e.key, e.deleted, e.state.Value, rel(e.due), rel(e.expireAt))
+	}
+	for _, c := range w.clients {
+		fmt.Fprintf(&b, "C%s %s %s %s %d %v %v %v %d %d %d %v %v|", c.name, c.belief, c.op, c.token, c.fence,
+			c.paused, c.crashed, c.hung, c.count, c.readVal, c.readVer, s.paused[c.name], c.lost != nil)
+	}
+	for _, a := range w.actors {
+		fmt.Fprintf(&b, "A%s %d %d %s %v %v", a.name, a.state, a.park, a.point, a.held, slices.Contains(w.queue, a))
+		if a.park == parkGate && a.cmd != nil {
+			b.WriteString(" " + formatCommand(a.cmd))
+		}
+		if a.state == stateSleeping {
+			b.WriteString(" " + rel(a.deadline))
+		}
+		b.WriteString("|")
+	}
+	r := w.res
+	fmt.Fprintf(&b, "Q%d %d %d %d|", r.value, r.version, r.maxFence, r.rejected)
+	for _, v := range w.judge.verdicts {
+		fmt.Fprintf(&b, "%v", v.Broken)
+	}
+	if w.judge.orphan {
+		b.WriteString("orphan " + rel(w.judge.since))
+	}
+	fmt.Fprintf(&b, " %v", s.restarted)
+	h := fnv.New64a()
+	h.Write([]byte(b.String()))
+	return h.Sum64()
+}
