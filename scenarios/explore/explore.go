@@ -10,7 +10,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"lockstep/lockimpl"
@@ -131,7 +134,9 @@ func (o Options) Validate() error {
 // NewWorld is the explorer's standard world for impl: the stepper a
 // schedule runs in.
 func NewWorld(impl lockimpl.Info, clients, attempts int, faults []sim.Fault) (*sim.Stepper, error) {
-	setup := sim.Setup{TTL: TTL, LivenessBound: TTL, Horizon: 10 * time.Minute}
+	// Redlock runs on three nodes (a majority of two): the same algorithm,
+	// with schedules short enough to search.
+	setup := sim.Setup{TTL: TTL, LivenessBound: TTL, Horizon: 10 * time.Minute, Nodes: 3}
 	if slices.Contains(faults, sim.FaultFailover) && impl.Nodes == 1 {
 		setup.Replica, setup.Lag = true, time.Second
 	}
@@ -159,8 +164,9 @@ func (n *node) moves() []string {
 }
 
 // Search explores impl's schedules breadth first, so that the first
-// counterexample found for each invariant is a shortest one. The same
-// arguments give the same result, unless the timeout strikes first.
+// counterexample found for each invariant is a shortest one. Each level of
+// the search tree is expanded in parallel and merged in order, so the same
+// arguments give the same result — unless the timeout strikes first.
 func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, error) {
 	opts = opts.withDefaults()
 	if err := opts.Validate(); err != nil {
@@ -168,96 +174,135 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 	}
 	start := time.Now()
 	res := Result{Impl: impl.Name, Options: opts}
-	replay := func(n *node) (*sim.Stepper, error) {
+	replay := func(moves []string) (*sim.Stepper, error) {
 		st, err := NewWorld(impl, opts.Clients, opts.Attempts, opts.Faults)
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range n.moves() {
+		for _, m := range moves {
 			if err := st.Do(m); err != nil {
 				st.Close()
-				return nil, fmt.Errorf("replaying %v: %w", n.moves(), err)
+				return nil, fmt.Errorf("replaying %v: %w", moves, err)
 			}
 		}
 		return st, nil
 	}
 	root := &node{}
-	st, err := replay(root)
+	st, err := replay(nil)
 	if err != nil {
 		return res, err
 	}
 	visited := map[uint64]bool{st.Hash(): true}
 	st.Close()
-	frontier := []*node{root}
-	found := map[string]bool{}
 	invs := sim.InvariantIDs()
-	lastReport := time.Now()
+	bits := func(st *sim.Stepper) int {
+		b := 0
+		for i, inv := range invs {
+			if slices.Contains(st.Broken(), inv) {
+				b |= 1 << i
+			}
+		}
+		return b
+	}
+	var timedOut atomic.Bool
 	stopped := func() bool {
 		if ctx.Err() != nil || opts.Timeout > 0 && time.Since(start) > opts.Timeout {
-			res.TimedOut = true
-			return true
+			timedOut.Store(true)
 		}
-		return false
+		return timedOut.Load()
 	}
-	for len(frontier) > 0 && res.Depth < opts.Depth && len(found) < len(invs) {
-		var next []*node
-		for _, n := range frontier {
-			if stopped() {
-				break
-			}
-			parent, err := replay(n)
+	// expand makes every move from n, each on its own replay of n.
+	type child struct {
+		move   string
+		hash   uint64
+		broken int
+	}
+	expand := func(n *node) ([]child, error) {
+		moves := n.moves()
+		parent, err := replay(moves)
+		if err != nil {
+			return nil, err
+		}
+		enabled := parent.Moves()
+		parent.Close()
+		var out []child
+		for _, m := range enabled {
+			st, err := replay(moves)
 			if err != nil {
-				return res, err
+				return nil, err
 			}
-			moves := parent.Moves()
-			parent.Close()
-			for _, m := range moves {
-				child, err := replay(n)
-				if err != nil {
-					return res, err
+			if err := st.Do(m.ID); err != nil {
+				st.Close()
+				return nil, fmt.Errorf("%s after %v: %w", m.ID, moves, err)
+			}
+			out = append(out, child{m.ID, st.Hash(), bits(st)})
+			st.Close()
+		}
+		return out, nil
+	}
+	frontier := []*node{root}
+	found := 0
+	workers := max(runtime.GOMAXPROCS(0), 1)
+	for len(frontier) > 0 && res.Depth < opts.Depth && found != 1<<len(invs)-1 && !stopped() {
+		type result struct {
+			children []child
+			err      error
+			done     bool
+		}
+		results := make([]result, len(frontier))
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for {
+					i := int(next.Add(1) - 1)
+					if i >= len(frontier) || stopped() {
+						return
+					}
+					c, err := expand(frontier[i])
+					results[i] = result{c, err, true}
+					if opts.Progress != nil && i%50 == 0 {
+						opts.Progress(Progress{Depth: res.Depth + 1, States: len(visited), Elapsed: time.Since(start)})
+					}
 				}
-				err = child.Do(m.ID)
-				if err != nil && !errors.Is(err, sim.ErrNoSuchMove) {
-					child.Close()
-					return res, fmt.Errorf("%s after %v: %w", m.ID, n.moves(), err)
-				}
-				c := &node{parent: n, move: m.ID, depth: n.depth + 1, broken: n.broken}
-				for i, inv := range invs {
-					if !slices.Contains(child.Broken(), inv) {
+			})
+		}
+		wg.Wait()
+		var level []*node
+		for i, r := range results {
+			if !r.done {
+				break // the timeout: the rest of this level was not expanded
+			}
+			if r.err != nil {
+				return res, r.err
+			}
+			n := frontier[i]
+			for _, c := range r.children {
+				cn := &node{parent: n, move: c.move, depth: n.depth + 1, broken: n.broken | c.broken}
+				for j, inv := range invs {
+					if c.broken&(1<<j) == 0 || n.broken&(1<<j) != 0 || found&(1<<j) != 0 {
 						continue
 					}
-					c.broken |= 1 << i
-					if n.broken&(1<<i) == 0 && !found[inv] {
-						found[inv] = true
-						tr := child.Trace()
-						tr.Title = sim.Text{
-							EN: fmt.Sprintf("Counterexample: %s under %s", inv, impl.Name),
-							ZH: fmt.Sprintf("反例：%s 在 %s 下被破坏", inv, impl.Name),
-						}
-						tr.Schedule = &sim.Schedule{Clients: opts.Clients, Attempts: opts.Attempts,
-							Faults: opts.Faults, Moves: c.moves()}
-						res.Found = append(res.Found, Finding{Invariant: inv, Moves: c.depth, Trace: tr})
+					found |= 1 << j
+					f, err := finding(impl, opts, inv, cn.moves())
+					if err != nil {
+						return res, err
 					}
+					res.Found = append(res.Found, f)
 				}
-				h := child.Hash()
-				child.Close()
-				if visited[h] {
-					continue
+				if !visited[c.hash] {
+					visited[c.hash] = true
+					level = append(level, cn)
 				}
-				visited[h] = true
-				next = append(next, c)
-			}
-			if opts.Progress != nil && time.Since(lastReport) > 200*time.Millisecond {
-				lastReport = time.Now()
-				opts.Progress(Progress{Depth: res.Depth + 1, States: len(visited), Elapsed: time.Since(start)})
 			}
 		}
-		if res.TimedOut {
+		if timedOut.Load() {
 			break
 		}
-		frontier = next
+		frontier = level
 		res.Depth++
 	}
+	res.TimedOut = timedOut.Load()
 	res.States = len(visited)
 	res.Complete = len(frontier) == 0 && !res.TimedOut
 	res.Elapsed = time.Since(start)
@@ -265,6 +310,20 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 		return slices.Index(invs, a.Invariant) - slices.Index(invs, b.Invariant)
 	})
 	return res, nil
+}
+
+// finding makes the counterexample of inv again, for its trace.
+func finding(impl lockimpl.Info, opts Options, inv string, moves []string) (Finding, error) {
+	tr, err := Replay(impl, &sim.Schedule{Clients: opts.Clients, Attempts: opts.Attempts,
+		Faults: opts.Faults, Moves: moves})
+	if err != nil {
+		return Finding{}, err
+	}
+	tr.Title = sim.Text{
+		EN: fmt.Sprintf("Counterexample: %s under %s", inv, impl.Name),
+		ZH: fmt.Sprintf("反例：%s 在 %s 下被破坏", inv, impl.Name),
+	}
+	return Finding{Invariant: inv, Moves: len(moves), Trace: tr}, nil
 }
 
 // Replay makes the run a trace's schedule describes again, against impl, and

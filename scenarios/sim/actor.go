@@ -25,6 +25,7 @@ type actor struct {
 	node     int         // the logical node it is for
 	point    Op          // the program point waiting
 	deadline time.Duration
+	woke     time.Duration // when it last started or left a sleep
 
 	op   Op // what the business goroutine is doing now
 	hold *hold

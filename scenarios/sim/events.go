@@ -164,6 +164,7 @@ func (w *World) passPoint(a *actor) {
 	switch a.point {
 	case OpRead:
 		c.readVal, c.readVer = w.res.value, w.res.version
+		w.res.read(c.fence)
 		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textRead(c.name, w.res.name, c.readVal),
 			Short: Text{fmt.Sprintf("read %d", c.readVal), fmt.Sprintf("读 %d", c.readVal)}})
 	case OpWrite:

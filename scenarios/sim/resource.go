@@ -2,7 +2,10 @@ package sim
 
 // resource is the data the lock protects: the stock of one product. A client
 // reads it, works, and writes back what it read minus one. With fencing, the
-// store refuses a write whose token is lower than one it has already seen.
+// token comes with every request, the read too, and the store refuses a
+// write whose token is lower than one it has already seen: a write checked
+// against earlier writes only would still let an old holder's write land
+// between a newer holder's read and its write.
 type resource struct {
 	name     string
 	value    int
@@ -34,6 +37,11 @@ func (r *resource) write(value, readVer int, fence int64) writeResult {
 	r.version++
 	r.maxFence = max(r.maxFence, fence)
 	return res
+}
+
+// read records the reader's fencing token (0: none).
+func (r *resource) read(fence int64) {
+	r.maxFence = max(r.maxFence, fence)
 }
 
 func (r *resource) state() ResourceState {

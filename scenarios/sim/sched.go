@@ -68,8 +68,11 @@ func (w *World) runningNames() []string {
 // start lets a parked actor go on: it sends its command, passes its program
 // point, or returns from its sleep.
 func (w *World) start(a *actor) {
-	if a.park == parkPoint {
+	switch a.park {
+	case parkPoint:
 		w.passPoint(a)
+	case parkStart, parkNone:
+		a.woke = w.now
 	}
 	a.park = parkNone
 	a.state = stateRunning

@@ -247,10 +247,7 @@ func (s *Stepper) Do(id string) error {
 	case MoveStep:
 		for _, a := range w.actors {
 			if a.name == id {
-				w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
-				w.start(a)
-				w.drain()
-				s.startChildren()
+				s.run(a)
 				break
 			}
 		}
@@ -287,9 +284,24 @@ func (s *Stepper) Do(id string) error {
 	return nil
 }
 
-// startChildren runs the goroutines a step started (a watchdog) to their
-// first stop, as part of that step: a go statement's goroutine is under way
-// before anyone can stop it.
+// run lets actor a go to its next stop. A read of the resource right after
+// the acquire is part of the same move (nothing can usefully happen between
+// them), and so is the first run of any goroutine it started (a watchdog):
+// a go statement's goroutine is under way before anyone can stop it.
+func (s *Stepper) run(a *actor) {
+	w := s.w
+	for w.err == nil {
+		w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+		w.start(a)
+		w.drain()
+		if !(a.park == parkPoint && a.point == OpRead && w.runnable(a)) {
+			break
+		}
+	}
+	s.startChildren()
+}
+
+// startChildren runs the goroutines a step started to their first stop.
 func (s *Stepper) startChildren() {
 	w := s.w
 	for w.err == nil {
@@ -315,10 +327,13 @@ func (s *Stepper) client(id string) *Client {
 }
 
 // Hash identifies the state by what the engine observes: servers' keys (TTLs
-// relative to now) and pending replication, every actor's position, every
-// client's beliefs and tokens, the resource, the invariants' state. Two
-// schedules that lead to the same hash continue the same way, as far as
-// anything observable goes.
+// relative to now) and pending replication, every actor's position and how
+// long ago it last woke, every client's beliefs and tokens, the resource,
+// the invariants' state. Two schedules that lead to the same hash continue
+// the same way, provided an implementation's hidden state follows from
+// these — in particular, that it reads the clock only when it wakes (as
+// Redlock does at the start of an attempt) and otherwise measures time by
+// sleeping.
 func (s *Stepper) Hash() uint64 {
 	w := s.w
 	var b strings.Builder
@@ -339,10 +354,15 @@ func (s *Stepper) Hash() uint64 {
 	for _, a := range w.actors {
 		fmt.Fprintf(&b, "A%s %d %d %s %v %v", a.name, a.state, a.park, a.point, a.held, slices.Contains(w.queue, a))
 		if a.park == parkGate && a.cmd != nil {
-			b.WriteString(" " + formatCommand(a.cmd))
+			fmt.Fprintf(&b, " %d %s", a.node, formatCommand(a.cmd))
 		}
-		if a.state == stateSleeping {
+		switch a.state {
+		case stateSleeping:
 			b.WriteString(" " + rel(a.deadline))
+		case stateParked:
+			// Lock code reads the clock when it wakes (Redlock's start
+			// time): how long ago that was is part of the state.
+			b.WriteString(" woke " + rel(a.woke))
 		}
 		b.WriteString("|")
 	}

@@ -36,6 +36,9 @@ type Setup struct {
 	Horizon time.Duration
 	// Stock is the protected resource's starting value; default 100.
 	Stock int
+	// Nodes, when set, runs a multi-node implementation (Redlock) on this
+	// many independent servers instead of the number it asks for.
+	Nodes int
 }
 
 // DefaultTTL is the lease when a Setup gives none.
@@ -161,6 +164,10 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 	add := func(name, role string, b backend) int {
 		w.servers = append(w.servers, &server{name: name, b: b, up: true, role: role, replica: -1, primary: -1})
 		return len(w.servers) - 1
+	}
+	if s.Nodes > 0 && impl.Nodes > 1 {
+		impl.Nodes = s.Nodes
+		w.impl = impl
 	}
 	if impl.Nodes > 1 {
 		for i := range impl.Nodes {
