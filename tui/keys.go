@@ -9,7 +9,9 @@ type KeyMap struct {
 	Next, Prev, Play, Faster, Slower, First, Last key.Binding
 	Violation, Divergence, SwitchImpl, Compare    key.Binding
 	// Start screen.
-	Up, Down, Focus, Open key.Binding
+	Up, Down, Focus, Open, Sandbox key.Binding
+	// Sandbox.
+	Choose, Undo, Reset, Hint, Faults key.Binding
 	// Everywhere.
 	Lang, Back, Help, Quit key.Binding
 }
@@ -32,6 +34,12 @@ func DefaultKeyMap() KeyMap {
 		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		Focus:      key.NewBinding(key.WithKeys("tab", "left", "right", "h", "l"), key.WithHelp("tab", "switch list")),
 		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Sandbox:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "sandbox")),
+		Choose:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "move")),
+		Undo:       key.NewBinding(key.WithKeys("u", "backspace"), key.WithHelp("u", "undo")),
+		Reset:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "start again")),
+		Hint:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "suggest")),
+		Faults:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "faults")),
 		Lang:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "English/中文")),
 		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the list")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
@@ -45,6 +53,7 @@ var zhHelp = map[string]string{
 	"first": "第一步", "last": "最后一步", "violation": "下一个违规", "divergence": "首次分歧",
 	"impl": "切换实现", "compare": "对比", "up": "上", "down": "下", "switch list": "切换列表",
 	"open": "打开", "English/中文": "English/中文", "help": "帮助", "quit": "退出", "back to the list": "返回列表",
+	"sandbox": "沙盒", "move": "走这一步", "undo": "撤销", "start again": "重来", "suggest": "提示", "faults": "故障",
 }
 
 // In returns the key map with its descriptions in lang.
@@ -54,6 +63,7 @@ func (k KeyMap) In(lang string) KeyMap {
 	}
 	for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Play, &k.Faster, &k.Slower, &k.First, &k.Last,
 		&k.Violation, &k.Divergence, &k.SwitchImpl, &k.Compare, &k.Up, &k.Down, &k.Focus, &k.Open,
+		&k.Sandbox, &k.Choose, &k.Undo, &k.Reset, &k.Hint, &k.Faults,
 		&k.Lang, &k.Back, &k.Help, &k.Quit} {
 		h := b.Help()
 		if zh, ok := zhHelp[h.Desc]; ok {
@@ -86,10 +96,10 @@ type startHelp struct{ k KeyMap }
 
 func (h startHelp) ShortHelp() []key.Binding {
 	k := h.k
-	return []key.Binding{k.Up, k.Down, k.Focus, k.Open, k.Lang, k.Help, k.Quit}
+	return []key.Binding{k.Up, k.Down, k.Focus, k.Open, k.Sandbox, k.Lang, k.Help, k.Quit}
 }
 
 func (h startHelp) FullHelp() [][]key.Binding {
 	k := h.k
-	return [][]key.Binding{{k.Up, k.Down, k.Focus, k.Open}, {k.Lang, k.Help, k.Quit}}
+	return [][]key.Binding{{k.Up, k.Down, k.Focus, k.Open, k.Sandbox}, {k.Lang, k.Help, k.Quit}}
 }

@@ -27,6 +27,7 @@ type screen int
 const (
 	screenStart screen = iota
 	screenPlayer
+	screenSandbox
 )
 
 func (s screen) String() string {
@@ -35,6 +36,8 @@ func (s screen) String() string {
 		return "start"
 	case screenPlayer:
 		return "player"
+	case screenSandbox:
+		return "sandbox"
 	}
 	return fmt.Sprintf("screen(%d)", int(s))
 }
@@ -51,8 +54,9 @@ type Model struct {
 	screen        screen
 	showHelp      bool
 
-	start  startView
-	player playerView
+	start   startView
+	player  playerView
+	sandbox sandboxView
 
 	traces map[cell]*sim.Trace
 	err    error
@@ -134,6 +138,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.player.arrived(m.traces)
 	case tickMsg:
 		return m, m.player.tick(msg, m.traces)
+	case hintMsg:
+		m.sandbox.arrived(msg, m.lang)
+		return m, nil
 	case tea.KeyMsg:
 		return m.key(msg)
 	}
@@ -164,6 +171,14 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	}
 	switch m.screen {
 	case screenStart:
+		if key.Matches(msg, k.Sandbox) {
+			_, name := m.start.selected()
+			impl, _ := lockimpl.Lookup(name)
+			m.sandbox.close()
+			m.sandbox = newSandbox(impl, m.sandbox.faults)
+			m.screen = screenSandbox
+			return m, nil
+		}
 		if key.Matches(msg, k.Open) {
 			s, impl := m.start.selected()
 			m.screen = screenPlayer
@@ -180,6 +195,12 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		return m, m.player.key(msg, k, m.traces)
+	case screenSandbox:
+		if key.Matches(msg, k.Back) {
+			m.screen = screenStart
+			return m, nil
+		}
+		return m, m.sandbox.key(msg, k)
 	}
 	return m, nil
 }
@@ -198,6 +219,8 @@ func (m Model) View() string {
 	switch m.screen {
 	case screenPlayer:
 		return m.player.view(m.styles, m.lang, m.width, m.height, m.help, m.keys.In(m.lang))
+	case screenSandbox:
+		return m.sandbox.view(m.styles, m.lang, m.width, m.height, m.help, m.keys.In(m.lang))
 	default:
 		return m.start.view(m.styles, m.lang, m.width, m.height, m.help, m.keys.In(m.lang))
 	}
@@ -218,8 +241,11 @@ func (m Model) tooSmall() string {
 
 func (m Model) helpView() string {
 	var keys help.KeyMap = startHelp{m.keys.In(m.lang)}
-	if m.screen == screenPlayer {
+	switch m.screen {
+	case screenPlayer:
 		keys = playerHelp{m.keys.In(m.lang)}
+	case screenSandbox:
+		keys = sandboxHelp{m.keys.In(m.lang)}
 	}
 	h := m.help
 	h.ShowAll = true

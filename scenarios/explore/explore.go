@@ -36,6 +36,11 @@ type Options struct {
 	Timeout time.Duration
 	// Progress, when set, is called now and then during the search.
 	Progress func(Progress)
+	// First stops the search at the first level that breaks an invariant.
+	First bool
+	// Prefix, when set, starts the search from the state these moves lead
+	// to (the sandbox's hint); Depth then counts the moves after it.
+	Prefix []string
 }
 
 // DefaultDepth is the default bound on a schedule's length.
@@ -179,7 +184,7 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range moves {
+		for _, m := range slices.Concat(opts.Prefix, moves) {
 			if err := st.Do(m); err != nil {
 				st.Close()
 				return nil, fmt.Errorf("replaying %v: %w", moves, err)
@@ -192,8 +197,6 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 	if err != nil {
 		return res, err
 	}
-	visited := map[uint64]bool{st.Hash(): true}
-	st.Close()
 	invs := sim.InvariantIDs()
 	bits := func(st *sim.Stepper) int {
 		b := 0
@@ -204,6 +207,9 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 		}
 		return b
 	}
+	visited := map[uint64]bool{st.Hash(): true}
+	root.broken = bits(st)
+	st.Close()
 	var timedOut atomic.Bool
 	stopped := func() bool {
 		if ctx.Err() != nil || opts.Timeout > 0 && time.Since(start) > opts.Timeout {
@@ -284,7 +290,7 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 						continue
 					}
 					found |= 1 << j
-					f, err := finding(impl, opts, inv, cn.moves())
+					f, err := finding(impl, opts, inv, slices.Concat(opts.Prefix, cn.moves()))
 					if err != nil {
 						return res, err
 					}
@@ -301,6 +307,9 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 		}
 		frontier = level
 		res.Depth++
+		if opts.First && len(res.Found) > 0 {
+			break
+		}
 	}
 	res.TimedOut = timedOut.Load()
 	res.States = len(visited)

@@ -89,6 +89,11 @@ func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []Fault
 	}
 	w.trace.Scenario = "explore"
 	w.trace.Title = Text{"Explored schedule", "搜索到的调度"}
+	names := strings.Join(w.trace.Clients, ", ")
+	w.record(Event{Kind: KindNarration, Text: Text{
+		fmt.Sprintf("Clients %s each take the lock (TTL %s), work inside it, write and release it. Every move — whose command goes next, when time passes, which fault strikes — is chosen one at a time.", names, Secs(w.setup.TTL)),
+		fmt.Sprintf("客户端 %s 各自加锁（TTL %s），在锁内干活、写入、释放。每一步——谁的命令先发、时间何时流逝、发生哪种故障——都逐一选择。", names, secsZH(w.setup.TTL)),
+	}})
 	return s, nil
 }
 
