@@ -235,4 +235,3 @@ func (h sandboxHelp) FullHelp() [][]key.Binding {
 	k := h.k
 	return [][]key.Binding{{k.Choose, k.Undo, k.Reset}, {k.Hint, k.Faults}, {k.Lang, k.Back, k.Help, k.Quit}}
 }
-

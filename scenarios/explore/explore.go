@@ -230,12 +230,13 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 			return nil, err
 		}
 		enabled := parent.Moves()
-		parent.Close()
 		var out []child
-		for _, m := range enabled {
-			st, err := replay(moves)
-			if err != nil {
-				return nil, err
+		for i, m := range enabled {
+			st := parent // the first move goes on from the parent's own replay
+			if i > 0 {
+				if st, err = replay(moves); err != nil {
+					return nil, err
+				}
 			}
 			if err := st.Do(m.ID); err != nil {
 				st.Close()
@@ -243,6 +244,9 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 			}
 			out = append(out, child{m.ID, st.Hash(), bits(st)})
 			st.Close()
+		}
+		if len(enabled) == 0 {
+			parent.Close()
 		}
 		return out, nil
 	}

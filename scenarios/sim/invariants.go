@@ -113,7 +113,9 @@ func (j *judge) updateLiveness(w *World) {
 			continue
 		}
 		switch {
-		case c.belief == BeliefWaiting || c.reentering:
+		case (c.belief == BeliefWaiting || c.reentering) && !c.paused:
+			// A paused waiter is not kept out by the lock: it is not
+			// trying.
 			waiting = true
 		case c.belief == BeliefHolds && !c.hung:
 			live = true

@@ -136,10 +136,8 @@ func (s *Stepper) Moves() []Move {
 		return nil
 	}
 	var moves []Move
-	for _, a := range w.actors {
-		if slices.Contains(w.queue, a) && w.runnable(a) {
-			moves = append(moves, Move{Kind: MoveStep, ID: a.name, Label: s.stepLabel(a)})
-		}
+	for _, a := range s.runnable() {
+		moves = append(moves, Move{Kind: MoveStep, ID: a.name, Label: s.stepLabel(a)})
 	}
 	if next, ok := s.nextTime(len(moves) > 0); ok {
 		moves = append(moves, Move{Kind: MoveTime, ID: "time", Label: Text{
@@ -176,6 +174,17 @@ func (s *Stepper) Moves() []Move {
 		}
 	}
 	return moves
+}
+
+// runnable lists the actors that can run now, in creation order.
+func (s *Stepper) runnable() []*actor {
+	var out []*actor
+	for _, a := range s.w.actors {
+		if slices.Contains(s.w.queue, a) && s.w.runnable(a) {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // stepLabel says what actor a does when it runs.
@@ -257,7 +266,7 @@ func (s *Stepper) Do(id string) error {
 			}
 		}
 	case MoveTime:
-		next, _ := s.nextTime(true)
+		next, _ := s.nextTime(len(s.runnable()) > 0)
 		w.advance(next)
 		w.wakeDue()
 	case MoveCrash:

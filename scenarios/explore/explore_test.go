@@ -1,0 +1,205 @@
+package explore
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios/sim"
+)
+
+// heavy skips a test that searches for seconds when the race detector (ten
+// times slower) is on; the plain run covers it.
+func heavy(t *testing.T) {
+	if raceEnabled {
+		t.Skip("a search of many thousand states; run without -race")
+	}
+}
+
+func search(t *testing.T, name string, opts Options) Result {
+	t.Helper()
+	in, err := lockimpl.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Search(context.Background(), in, opts)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return r
+}
+
+func brokenIDs(r Result) []string {
+	var ids []string
+	for _, f := range r.Found {
+		ids = append(ids, f.Invariant)
+	}
+	return ids
+}
+
+// Expiry only, the default: the releases that can remove another client's
+// lock — a constant value, or GET then DEL — break ownership; every other
+// implementation keeps every invariant in the whole reachable state space
+// (or, for the watchdog locks, to the documented depth).
+func TestExpiryOnly(t *testing.T) {
+	heavy(t)
+	want := map[string][]string{
+		"setnx-expire": {sim.InvOwnership},
+		"set-nx-ex":    {sim.InvOwnership},
+		"uuid-get-del": {sim.InvOwnership},
+	}
+	for _, name := range lockimpl.Names() {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := search(t, name, Options{Depth: 12})
+			if got := brokenIDs(r); !slices.Equal(got, want[name]) {
+				t.Errorf("broken %v, want %v", got, want[name])
+			}
+			if r.TimedOut || r.Depth == 0 {
+				t.Errorf("searched to depth %d, timed out %v", r.Depth, r.TimedOut)
+			}
+		})
+	}
+	// uuid-lua's whole state space is small: the search completes.
+	if r := search(t, "uuid-lua", Options{}); !r.Complete || len(r.Found) != 0 {
+		t.Errorf("uuid-lua: complete %v, found %v", r.Complete, brokenIDs(r))
+	}
+}
+
+// The shortest ownership counterexample against uuid-get-del is the
+// GET-then-DEL race: A's GET, the lease runs out, B takes the lock, A's DEL.
+func TestGetThenDelFoundShortest(t *testing.T) {
+	r := search(t, "uuid-get-del", Options{})
+	f, ok := r.Broken(sim.InvOwnership)
+	if !ok {
+		t.Fatal("no ownership counterexample")
+	}
+	want := []string{"A", "A", "B", "time", "A", "A", "A", "time", "B", "A"}
+	if !slices.Equal(f.Trace.Schedule.Moves, want) || f.Moves != len(want) {
+		t.Errorf("moves %v, want %v", f.Trace.Schedule.Moves, want)
+	}
+	var cmds []string
+	for _, e := range f.Trace.Events {
+		if e.Kind == sim.KindCommand {
+			cmds = append(cmds, e.Actor+" "+e.Command)
+		}
+	}
+	wantCmds := []string{"A SET lock:product:1001 A#1 EX 30 NX", "A GET lock:product:1001",
+		"B SET lock:product:1001 B#1 EX 30 NX", "A DEL lock:product:1001"}
+	if !slices.Equal(cmds, wantCmds) {
+		t.Errorf("commands %q, want %q", cmds, wantCmds)
+	}
+	v := f.Trace.Verdict(sim.InvOwnership)
+	if last := f.Trace.Events[len(f.Trace.Events)-1]; v.Step > len(f.Trace.Events)-1 || last.T != 30*time.Second {
+		t.Errorf("violation at step %d of %d, ending at t=%s", v.Step, len(f.Trace.Events), last.T)
+	}
+}
+
+// With pauses allowed, every lease breaks the resource (the stale write
+// after a pause) — and fencing keeps it, though two clients believe.
+func TestPauseStaleWrite(t *testing.T) {
+	heavy(t)
+	opts := Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 12}
+	for _, name := range []string{"set-nx-ex", "uuid-get-del", "uuid-lua", "uuid-lua-watchdog", "uuid-lua-wait", "reentrant", "fenced"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := search(t, name, opts)
+			if _, ok := r.Broken(sim.InvMutex); !ok {
+				t.Errorf("no two holders found under pauses")
+			}
+			_, stale := r.Broken(sim.InvResource)
+			if stale != (name != "fenced") {
+				t.Errorf("resource broken: %v", stale)
+			}
+		})
+	}
+	// Redlock's schedules are longer: three nodes to take twice.
+	r := search(t, "redlock", Options{Faults: opts.Faults, Depth: 16, First: false})
+	if _, ok := r.Broken(sim.InvResource); !ok {
+		t.Errorf("redlock: no stale write within 16 moves (%d states)", r.States)
+	}
+}
+
+// A crash while holding a lock without a lease orphans it: with retries,
+// the waiter's liveness breaks.
+func TestCrashOrphansSetnx(t *testing.T) {
+	r := search(t, "setnx", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 3})
+	f, ok := r.Broken(sim.InvLiveness)
+	if !ok {
+		t.Fatalf("no liveness counterexample (%d states, depth %d)", r.States, r.Depth)
+	}
+	if !slices.Contains(f.Trace.Schedule.Moves, "crash A") && !slices.Contains(f.Trace.Schedule.Moves, "crash B") {
+		t.Errorf("the counterexample %v crashes nobody", f.Trace.Schedule.Moves)
+	}
+}
+
+// The same arguments give the same result: states, depth, counterexamples.
+func TestDeterministic(t *testing.T) {
+	opts := Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 10}
+	a, b := search(t, "uuid-get-del", opts), search(t, "uuid-get-del", opts)
+	if a.States != b.States || a.Depth != b.Depth || len(a.Found) != len(b.Found) {
+		t.Fatalf("two searches: %d/%d states, depth %d/%d, %d/%d found", a.States, b.States, a.Depth, b.Depth, len(a.Found), len(b.Found))
+	}
+	for i := range a.Found {
+		if !slices.Equal(a.Found[i].Trace.Schedule.Moves, b.Found[i].Trace.Schedule.Moves) {
+			t.Errorf("%s: %v vs %v", a.Found[i].Invariant, a.Found[i].Trace.Schedule.Moves, b.Found[i].Trace.Schedule.Moves)
+		}
+	}
+}
+
+// Every counterexample replays to the same violation, event for event.
+func TestCounterexamplesReplay(t *testing.T) {
+	opts := Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause, sim.FaultCrash}, Depth: 10}
+	for _, name := range []string{"set-nx-ex", "uuid-get-del", "uuid-lua-watchdog"} {
+		r := search(t, name, opts)
+		if len(r.Found) == 0 {
+			t.Fatalf("%s: nothing found", name)
+		}
+		in, _ := lockimpl.Lookup(name)
+		for _, f := range r.Found {
+			again, err := Replay(in, f.Trace.Schedule)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, w := f.Trace.Verdict(f.Invariant), again.Verdict(f.Invariant)
+			if !w.Broken || v.Step != w.Step || len(again.Events) != len(f.Trace.Events) {
+				t.Errorf("%s/%s: replay broke at step %d (%v) of %d events, the finding at %d of %d",
+					name, f.Invariant, w.Step, w.Broken, len(again.Events), v.Step, len(f.Trace.Events))
+			}
+		}
+	}
+}
+
+// A search never claims more than it searched: a depth bound says so, and
+// the timeout stops it.
+func TestBounds(t *testing.T) {
+	r := search(t, "uuid-lua-watchdog", Options{Depth: 3})
+	if r.Depth != 3 || r.Complete || r.TimedOut {
+		t.Errorf("depth %d, complete %v, timed out %v; want depth 3, neither", r.Depth, r.Complete, r.TimedOut)
+	}
+	r = search(t, "fenced", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 40, Timeout: 300 * time.Millisecond})
+	if !r.TimedOut || r.Complete || r.Depth >= 40 {
+		t.Errorf("timed out %v, complete %v, depth %d", r.TimedOut, r.Complete, r.Depth)
+	}
+	if err := (Options{Clients: 4}).Validate(); err == nil {
+		t.Error("4 clients accepted")
+	}
+	if err := (Options{Faults: []sim.Fault{"meteor"}}).Validate(); err == nil {
+		t.Error("an unknown fault accepted")
+	}
+}
+
+// A search from a prefix (the sandbox's hint) continues from that state.
+func TestPrefix(t *testing.T) {
+	prefix := []string{"A", "A", "B"}
+	r := search(t, "uuid-get-del", Options{Prefix: prefix, First: true})
+	f, ok := r.Broken(sim.InvOwnership)
+	if !ok {
+		t.Fatal("nothing found from the prefix")
+	}
+	if !slices.Equal(f.Trace.Schedule.Moves[:3], prefix) || f.Moves != 10 {
+		t.Errorf("moves %v (%d)", f.Trace.Schedule.Moves, f.Moves)
+	}
+}
