@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -604,5 +606,75 @@ func TestWriteError(t *testing.T) {
 				t.Errorf("stderr = %q, want it to name %q", stderr.String(), errDiskFull)
 			}
 		})
+	}
+}
+
+// explore finds the GET-then-DEL race against uuid-get-del, writes it, and
+// play --trace makes it again; a trace whose schedule no longer ends the
+// same way is refused.
+func TestExploreAndPlayTrace(t *testing.T) {
+	dir := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"explore", "--impl", "uuid-get-del", "--out", dir}, &stdout, &stderr)
+	if code != exitUnmet {
+		t.Fatalf("explore exit %d, want 1 (a counterexample); stderr %s", code, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"ownership  ✗ broken in 10 moves", "mutex      ✓ no reachable schedule breaks it",
+		"every reachable state explored", "A redis-1  DEL lock:product:1001"} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("explore output lacks %q:\n%s", want, out)
+		}
+	}
+	file := filepath.Join(dir, "uuid-get-del-ownership.json")
+	played := mustRun(t, "play", "--trace", file)
+	if !strings.Contains(played, "✗ OWNERSHIP: A deleted the lock that B wrote") {
+		t.Errorf("play --trace does not show the violation:\n%s", played)
+	}
+	for _, f := range []string{"md", "mermaid", "json"} {
+		mustRun(t, "play", "--trace", file, "--format", f)
+	}
+	// Tamper with the schedule: drop the last move (A's DEL).
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr sim.Trace
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	tr.Schedule.Moves = tr.Schedule.Moves[:len(tr.Schedule.Moves)-1]
+	b, _ = json.Marshal(tr)
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"play", "--trace", bad}, &stdout, &stderr); code != exitUsage ||
+		!strings.Contains(stderr.String(), "does not replay") {
+		t.Errorf("tampered trace: exit %d, stderr %q", code, stderr.String())
+	}
+	// uuid-lua: nothing within the bound, exit 0, and the bound is stated.
+	stdout.Reset()
+	if code := run([]string{"explore", "--impl", "uuid-lua", "--json"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("explore uuid-lua exit %d: %s", code, stderr.String())
+	}
+	var res struct {
+		Complete bool  `json:"complete"`
+		States   int   `json:"states"`
+		Found    []any `json:"found"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || !res.Complete || res.States == 0 || len(res.Found) != 0 {
+		t.Errorf("explore uuid-lua --json = %+v (%v)", res, err)
+	}
+	for _, args := range [][]string{
+		{"explore"}, {"explore", "--impl", "nope"}, {"explore", "--impl", "setnx", "--faults", "meteor"},
+		{"explore", "--impl", "setnx", "--clients", "7"}, {"play", "--trace", filepath.Join(dir, "missing.json")},
+	} {
+		stderr.Reset()
+		if code := run(args, &stdout, &stderr); code != exitUsage || stderr.Len() == 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
+		}
 	}
 }

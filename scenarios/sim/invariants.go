@@ -117,7 +117,8 @@ func (j *judge) updateLiveness(w *World) {
 			// A paused waiter is not kept out by the lock: it is not
 			// trying.
 			waiting = true
-		case c.belief == BeliefHolds && !c.hung:
+		case (c.belief == BeliefHolds || c.op == OpRelease) && !c.hung:
+			// A client still releasing is at work on the lock too.
 			live = true
 		}
 	}

@@ -269,6 +269,15 @@ func (s *Stepper) Do(id string) error {
 		next, _ := s.nextTime(len(s.runnable()) > 0)
 		w.advance(next)
 		w.wakeDue()
+		// Who wakes now moves before the liveness bound is judged, as in a
+		// scripted run: a retry due at the bound gets its chance.
+		w.applyReplication()
+		w.checkWaits()
+		if len(s.runnable()) == 0 {
+			w.checkLiveness()
+		}
+		s.schedule = append(s.schedule, id)
+		return w.err
 	case MoveCrash:
 		s.client(id).Crash()
 	case MovePause:

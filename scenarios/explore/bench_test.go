@@ -1,0 +1,35 @@
+package explore
+
+import (
+	"context"
+	"testing"
+
+	"lockstep/lockimpl"
+)
+
+func bench(b *testing.B, name string, opts Options) {
+	in, err := lockimpl.Lookup(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var r Result
+	for b.Loop() {
+		if r, err = Search(context.Background(), in, opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(r.States), "states")
+	b.ReportMetric(float64(r.States)/r.Elapsed.Seconds(), "states/s")
+}
+
+// The time to the first counterexample against set-nx-ex (its DEL removes
+// the next holder's lock), two clients, expiry only. Target: ≤ 1 s.
+func BenchmarkFirstCounterexample(b *testing.B) {
+	bench(b, "set-nx-ex", Options{First: true})
+}
+
+// The documented bound for uuid-lua: three clients, two attempts each,
+// expiry only — searched completely, nothing breaks. Target: ≤ 30 s.
+func BenchmarkSearchUUIDLua(b *testing.B) {
+	bench(b, "uuid-lua", Options{Clients: 3, Attempts: 2})
+}

@@ -1,0 +1,122 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"lockstep/scenarios/sim"
+)
+
+// choose presses the digit of the sandbox move with id.
+func choose(t *testing.T, m Model, ids ...string) Model {
+	t.Helper()
+	for _, id := range ids {
+		i := -1
+		for j, mv := range m.sandbox.moves {
+			if mv.ID == id {
+				i = j
+			}
+		}
+		if i < 0 || i > 8 {
+			t.Fatalf("move %q not offered (%d): %+v", id, i, m.sandbox.moves)
+		}
+		m, _ = press(m, strconv.Itoa(i+1))
+	}
+	return m
+}
+
+// The GET-then-DEL race, as a student schedules it by hand.
+var getThenDelMoves = []string{"A", "A", "B", "time", "A", "A", "A", "time", "B", "A"}
+
+func sandbox(t *testing.T, impl string, w, h int) Model {
+	t.Helper()
+	m := newTest(t, Options{Impl: impl}, w, h)
+	m, _ = press(m, "x")
+	if m.screen != screenSandbox || m.sandbox.impl.Name != impl {
+		t.Fatalf("x: screen %s, impl %s", m.screen, m.sandbox.impl.Name)
+	}
+	t.Cleanup(m.sandbox.close)
+	return m
+}
+
+func TestSandboxViews(t *testing.T) {
+	m := sandbox(t, "uuid-get-del", 80, 24)
+	golden(t, "sandbox-80x24", m.View())
+	m = choose(t, m, getThenDelMoves...)
+	golden(t, "sandbox-violation-80x24", m.View())
+	m, _ = press(m, "L")
+	golden(t, "sandbox-violation-zh-80x24", m.View())
+	for _, v := range []string{m.View()} {
+		for i, line := range strings.Split(v, "\n") {
+			if n := ansi.StringWidth(line); n > 80 {
+				t.Errorf("line %d has %d columns", i, n)
+			}
+		}
+		if n := strings.Count(v, "\n") + 1; n != 24 {
+			t.Errorf("%d lines, want 24", n)
+		}
+	}
+}
+
+func TestSandboxKeys(t *testing.T) {
+	m := sandbox(t, "uuid-get-del", 80, 24)
+	if got := len(m.sandbox.moves); got != 2 {
+		t.Fatalf("%d moves at the start, want 2 (A and B start)", got)
+	}
+	m = choose(t, m, getThenDelMoves...)
+	if got := m.sandbox.st.Broken(); len(got) != 1 || got[0] != sim.InvOwnership {
+		t.Fatalf("broken %v after the race, want ownership", got)
+	}
+	if len(m.sandbox.moves) != 0 || !strings.Contains(m.View(), "a counterexample") {
+		t.Error("after the violation the sandbox still offers moves or does not say so")
+	}
+	// Undo steps back one move: nothing broken, moves offered again.
+	m, _ = press(m, "u")
+	if got := len(m.sandbox.schedule()); got != len(getThenDelMoves)-1 {
+		t.Errorf("schedule after undo has %d moves, want %d", got, len(getThenDelMoves)-1)
+	}
+	if len(m.sandbox.st.Broken()) != 0 || len(m.sandbox.moves) == 0 {
+		t.Errorf("after undo: broken %v, %d moves", m.sandbox.st.Broken(), len(m.sandbox.moves))
+	}
+	// A digit with no move behind it does nothing.
+	before := len(m.sandbox.schedule())
+	m, _ = press(m, "9")
+	if len(m.sandbox.schedule()) != before {
+		t.Error("9 made a move that is not offered")
+	}
+	// f cycles the fault sets and starts again; pause appears as a move.
+	m, _ = press(m, "f")
+	if m.sandbox.faults != 1 || len(m.sandbox.schedule()) != 0 {
+		t.Fatalf("f: fault set %d, %d moves made", m.sandbox.faults, len(m.sandbox.schedule()))
+	}
+	m = choose(t, m, "A", "A")
+	if !strings.Contains(m.View(), "A's process pauses (GC)") {
+		t.Errorf("with pauses allowed, no pause move:\n%s", m.View())
+	}
+	m, _ = press(m, "r")
+	if len(m.sandbox.schedule()) != 0 {
+		t.Error("r did not start again")
+	}
+	// The hint: the explorer's next move of a shortest counterexample.
+	m = choose(t, m, "A")
+	m, cmd := press(m, "s")
+	if cmd == nil || !m.sandbox.hinting {
+		t.Fatal("s started no search")
+	}
+	m = send(m, cmd())
+	if m.sandbox.hinting || m.sandbox.hintMove == "" || !strings.Contains(m.View(), "← hint") {
+		t.Errorf("hint: %q, move %q\n%s", m.sandbox.hint, m.sandbox.hintMove, m.View())
+	}
+	// A stale hint (for another schedule) is dropped.
+	m = send(m, hintMsg{at: 99, move: "B", text: sim.Text{EN: "stale", ZH: "stale"}})
+	if strings.Contains(m.View(), "stale") {
+		t.Error("a stale hint was shown")
+	}
+	m, _ = press(m, "esc")
+	if m.screen != screenStart {
+		t.Errorf("esc: screen %s", m.screen)
+	}
+}
