@@ -130,6 +130,8 @@ const indexOutro = `
 
 - [Self-check](self-check.md): the usual questions for a Redis lock, each
   with the failure modes that show what a "no" costs.
+- [Find the bug yourself](explore.md): ` + "`lockstep explore`" + ` searches every
+  schedule for counterexamples; the TUI's sandbox lets you be the scheduler.
 - [How the engine works](engine.md): the gate, virtual time, faults,
   invariants, real servers.
 - [The trace format](trace-schema.md): what ` + "`lockstep play --format json`" + `
