@@ -44,7 +44,9 @@ const usage = `lockstep — Redis distributed locks, broken on purpose, step by 
 usage:
   lockstep [--scenario ID [--impl NAME]] [--autoplay [--speed N]]
                                       the terminal UI: pick a failure mode and an
-                                      implementation, step through it, compare
+                                      implementation, step through it, compare;
+                                      x on the start screen opens the sandbox
+  lockstep --trace FILE               the player, on a saved trace
   lockstep list                       the failure modes and the lock implementations
   lockstep play SCENARIO [--impl NAME] [--format text|md|mermaid|json]
                                       play one failure mode as a text timeline
@@ -282,6 +284,7 @@ func cmdTUI(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	fs.StringVar(&opts.Impl, "impl", "", "and this implementation (default: the scenario's naive one)")
 	fs.BoolVar(&opts.Autoplay, "autoplay", false, "start playing at once")
 	fs.Float64Var(&opts.Speed, "speed", 2, "autoplay speed in steps per second")
+	traceFile := fs.String("trace", "", "open the player on a saved trace (play --format json, explore --out)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return 0, err
@@ -294,6 +297,14 @@ func cmdTUI(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	}
 	if err := opts.Check(); err != nil {
 		return 0, errUsage{err}
+	}
+	if *traceFile != "" {
+		if opts.Scenario != "" || opts.Impl != "" {
+			return 0, errUsage{errors.New("--trace FILE takes no --scenario or --impl: the trace names them")}
+		}
+		if opts.Trace, err = loadTrace(*traceFile); err != nil {
+			return 0, err
+		}
 	}
 	target, err := rf.target(ctx)
 	if err != nil {

@@ -93,7 +93,15 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 	}
 	m.player.speed = speedIndex(opts.Speed)
 	m.player.run, m.player.recording = m.run, m.recording
-	if opts.Scenario != "" {
+	if opts.Trace != nil {
+		s := scenarios.Scenario{ID: opts.Trace.Scenario, Title: opts.Trace.Title}
+		m.traces[cell{s.ID, opts.Trace.Impl}] = opts.Trace
+		m.screen = screenPlayer
+		m.player.open(s, opts.Trace.Impl)
+		m.player.fixed = true
+		m.player.playing = opts.Autoplay
+		m.player.arrived(m.traces)
+	} else if opts.Scenario != "" {
 		s, _ := scenarios.Lookup(opts.Scenario)
 		impl := opts.Impl
 		if impl == "" {

@@ -34,6 +34,10 @@ type playerView struct {
 	at    position
 	hasAt bool
 
+	// fixed: the trace came from a file; there is no other implementation
+	// to switch to or compare with.
+	fixed bool
+
 	// run produces traces (nil: the embedded engine); recording names the
 	// real servers they were recorded on.
 	run       func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
@@ -244,6 +248,8 @@ func (p *playerView) key(msg tea.KeyMsg, k KeyMap, traces map[cell]*sim.Trace) t
 		p.speed = min(p.speed+1, len(speeds)-1)
 	case key.Matches(msg, k.Slower):
 		p.speed = max(p.speed-1, 0)
+	case p.fixed && (key.Matches(msg, k.SwitchImpl) || key.Matches(msg, k.Compare)):
+		return nil
 	case key.Matches(msg, k.SwitchImpl):
 		p.at, p.hasAt = p.here(), true
 		if p.compare {

@@ -120,3 +120,23 @@ func TestSandboxKeys(t *testing.T) {
 		t.Errorf("esc: screen %s", m.screen)
 	}
 }
+
+// A trace from a file (an explorer's counterexample) opens in the player;
+// there is nothing to switch to or compare with.
+func TestPlayerOnATraceFile(t *testing.T) {
+	m := sandbox(t, "uuid-get-del", 80, 24)
+	m = choose(t, m, getThenDelMoves...)
+	tr := m.sandbox.st.Trace()
+	p := newTest(t, Options{Trace: tr}, 80, 24)
+	if p.screen != screenPlayer || !p.player.ready() {
+		t.Fatalf("screen %s, ready %v", p.screen, p.player.ready())
+	}
+	p, _ = press(p, "v")
+	if !strings.Contains(p.View(), "✗ A deleted the lock that B wrote") {
+		t.Errorf("v does not reach the violation:\n%s", p.View())
+	}
+	p, cmd := press(p, "i", "c")
+	if cmd != nil || p.player.compare || p.player.impl != "uuid-get-del" {
+		t.Errorf("i/c on a trace file: compare %v, impl %s", p.player.compare, p.player.impl)
+	}
+}

@@ -31,6 +31,10 @@ type Options struct {
 	// when set, names the real servers the traces were recorded on.
 	Runner    func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
 	Recording string
+	// Trace, when set, opens the player on this trace (a file saved by play
+	// --format json or explore --out) instead of a scenario; switching the
+	// implementation and compare mode are then off.
+	Trace *sim.Trace
 }
 
 // Check validates the options' names; the errors list the valid ones.
