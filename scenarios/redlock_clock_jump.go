@@ -26,9 +26,7 @@ var redlockClockJump = Scenario{
 	Script: func(t *sim.Timeline) {
 		a := t.Client("A", sim.Program{Work: 20 * time.Second})
 		t.Client("B", sim.Program{Start: 8 * time.Second, Retry: 10 * time.Second, Work: 5 * time.Second})
-		t.Say("A network partition keeps A from redis-4 and redis-5 (a single-instance lock has only redis-1). A takes the lock (TTL 30s) where it can and works for 20s; B will want it from t=8s and retries every 10s.",
-			"网络分区让 A 连不上 redis-4 和 redis-5（单实例锁只有 redis-1）。A 在能连上的节点上加锁（TTL 30 秒），干 20 秒的活；B 从第 8 秒开始想要这把锁，每 10 秒重试一次。")
-		a.Partition(3, 4)
+		threeOfFive(t, a)
 		t.RunUntil(5 * time.Second)
 		t.Say("At t=5s NTP steps redis-3's clock 40s forward (for a single-instance lock: its only server). Redis expires keys by its own clock.",
 			"第 5 秒，NTP 把 redis-3 的时钟一下子往前调了 40 秒（单实例锁：它唯一的服务器）。Redis 按自己的时钟判断 key 是否过期。")

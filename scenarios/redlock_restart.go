@@ -36,9 +36,7 @@ var redlockRestart = Scenario{
 // only server of a single-instance lock) crashes at t=5s and restarts empty
 // after down.
 func restartScript(t *sim.Timeline, a *sim.Client, down time.Duration) {
-	t.Say("A network partition keeps A from redis-4 and redis-5 (a single-instance lock has only redis-1). A takes the lock (TTL 30s) where it can and works for 20s; B will want it from t=8s and retries every 10s.",
-		"网络分区让 A 连不上 redis-4 和 redis-5（单实例锁只有 redis-1）。A 在能连上的节点上加锁（TTL 30 秒），干 20 秒的活；B 从第 8 秒开始想要这把锁，每 10 秒重试一次。")
-	a.Partition(3, 4)
+	threeOfFive(t, a)
 	t.RunUntil(5 * time.Second)
 	t.Say("At t=5s the Redis process on redis-3 crashes (for a single-instance lock: its only server). Persistence is off, as it often is for a cache.",
 		"第 5 秒，redis-3 上的 Redis 进程崩溃（单实例锁：它唯一的服务器）。持久化是关着的——拿 Redis 当缓存时常常如此。")
@@ -53,4 +51,12 @@ func restartScript(t *sim.Timeline, a *sim.Client, down time.Duration) {
 	t.RunUntil(5*time.Second + down)
 	t.RestartServer(2)
 	t.RunToEnd()
+}
+
+// threeOfFive cuts A off from redis-4 and redis-5, so that its Redlock stands
+// on exactly three of five nodes: a majority that losing one node breaks.
+func threeOfFive(t *sim.Timeline, a *sim.Client) {
+	t.Say("A network partition keeps A from redis-4 and redis-5 (a single-instance lock has only redis-1). A takes the lock (TTL 30s) where it can and works for 20s; B will want it from t=8s and retries every 10s.",
+		"网络分区让 A 连不上 redis-4 和 redis-5（单实例锁只有 redis-1）。A 在能连上的节点上加锁（TTL 30 秒），干 20 秒的活；B 从第 8 秒开始想要这把锁，每 10 秒重试一次。")
+	a.Partition(3, 4)
 }
