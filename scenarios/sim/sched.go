@@ -127,8 +127,12 @@ func (w *World) handle(m msg) {
 	case msgWait:
 		w.startWait(a, m.wait)
 	case msgUnsleep:
-		if a.state == stateSleeping {
-			a.state = stateRunning
+		// Cancelled in its sleep, or after the clock woke it but before it
+		// ran: either way it runs now, and the scheduler waits for it (its
+		// canceller goes on at the same time, once it has seen it finish).
+		if a.state == stateSleeping || a.state == stateParked {
+			w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+			a.state, a.park = stateRunning, parkNone
 			w.running++
 		}
 	case msgUngate:
