@@ -163,8 +163,7 @@ func (c *Client) Resume() {
 // Hang freezes the client's business goroutine (a call that never returns)
 // while its process and any watchdog go on. It keeps its beliefs.
 func (c *Client) Hang() {
-	c.c.hung = true
-	c.w.pausedAt[c.c] = c.w.now
+	c.c.hung, c.c.hungAt = true, c.w.now
 	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textHang(c.c.name),
 		Short: Text{"HANG", "卡死"}})
 }
@@ -176,7 +175,7 @@ func (c *Client) Unhang() {
 	}
 	c.c.hung = false
 	c.w.emit(Event{Kind: KindFault, Actor: c.c.name,
-		Text: textUnhang(c.c.name, c.w.now-c.w.pausedAt[c.c]), Short: Text{"RETURNS", "返回"}})
+		Text: textUnhang(c.c.name, c.w.now-c.c.hungAt), Short: Text{"RETURNS", "返回"}})
 }
 
 // Crash ends the process: it sends nothing more; its keys stay.

@@ -121,9 +121,10 @@ type client struct {
 	lost    <-chan struct{}
 	paused  bool
 	crashed bool
-	// hung: its business goroutine is stuck; its other goroutines (a
-	// watchdog) run on.
-	hung bool
+	// hung: its business goroutine is stuck since hungAt; its other
+	// goroutines (a watchdog) run on.
+	hung   bool
+	hungAt time.Duration
 	// reentering: a nested call of its critical section waits for the lock
 	// the client itself holds.
 	reentering bool
