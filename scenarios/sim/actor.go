@@ -45,6 +45,10 @@ const (
 	stateRunning                    // executing code
 	stateSleeping                   // in a clock sleep
 	stateDone                       // goroutine finished
+	// abandoned: still running when the run shut down (it stalled). The
+	// scheduler no longer waits for it; whatever it sends is answered with
+	// redis.ErrClosed, so it ends once the lock code it is stuck in returns.
+	stateAbandoned
 )
 
 type parkKind int
@@ -101,8 +105,35 @@ const (
 	msgUngate                 // a command parked at the gate was cancelled
 )
 
-// send hands m to the scheduler.
-func (w *World) send(m msg) { w.ch <- m }
+// send hands m to the scheduler. Once the run has shut down no scheduler
+// reads: a goroutine that stalled and came back is answered redis.ErrClosed
+// in its place, so it ends instead of blocking here forever.
+func (w *World) send(m msg) {
+	select {
+	case w.ch <- m:
+	case <-w.done:
+		closed(m)
+	}
+}
+
+// closed answers m for a goroutine the scheduler no longer runs: the sender,
+// and a child it spawns, go on with redis.ErrClosed. Every message but
+// msgExit is followed by a wait; resume has room for one answer, and the
+// actor has taken the last one before it sent.
+func closed(m msg) {
+	stop := func(a *actor) {
+		select {
+		case a.resume <- redis.ErrClosed:
+		default:
+		}
+	}
+	if m.kind != msgExit {
+		stop(m.a)
+	}
+	if m.kind == msgSpawn {
+		stop(m.child)
+	}
+}
 
 // wait blocks until the scheduler resumes the actor.
 func (a *actor) wait() error { return <-a.resume }

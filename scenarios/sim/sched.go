@@ -43,6 +43,7 @@ func (w *World) drain() {
 		case <-timer.C:
 			w.fail(fmt.Errorf("stalled: %s did not reach a Redis command, a clock sleep or a program point within %s",
 				strings.Join(w.runningNames(), ", "), stallTimeout))
+			w.abandon()
 			return
 		}
 		if !timer.Stop() {
@@ -107,6 +108,14 @@ func (w *World) dequeue() *actor {
 // handle applies one message from an actor.
 func (w *World) handle(m msg) {
 	a := m.a
+	if a.state == stateAbandoned {
+		// A stalled actor came back while the shutdown ends the others.
+		if m.kind == msgSpawn {
+			m.child.state = stateAbandoned
+		}
+		closed(m)
+		return
+	}
 	switch m.kind {
 	case msgGate, msgPoint:
 		w.running--
@@ -206,11 +215,18 @@ func (w *World) nextSleeper() (time.Duration, bool) {
 
 // shutdown stops every actor: parked ones are resumed with redis.ErrClosed,
 // and so is everything they do afterwards, until all goroutines have
-// finished.
+// finished. A stalled actor, stuck in lock code outside the gate and the
+// clock, cannot be stopped: it was abandoned when it stalled (before or
+// during the shutdown), and is told redis.ErrClosed whenever it comes back,
+// so its goroutine ends as soon as that code returns.
 func (w *World) shutdown() {
 	w.closing.Store(true)
 	w.err = nil
 	for {
+		// Whoever runs (a run that failed mid-command) goes on until it
+		// parks, finishes or stalls; then the next parked one is stopped.
+		w.drain()
+		w.err = nil // a stall on the way out: that actor is abandoned
 		var next *actor
 		for _, a := range w.actors {
 			if a.state == stateParked || a.state == stateSleeping {
@@ -224,9 +240,22 @@ func (w *World) shutdown() {
 		next.state = stateRunning
 		w.running++
 		next.resume <- redis.ErrClosed
-		w.drain()
-		if w.err != nil {
-			return
+	}
+	// From now on no one reads ch (see send). A world may be closed twice.
+	select {
+	case <-w.done:
+	default:
+		close(w.done)
+	}
+}
+
+// abandon stops waiting for the actors still running: they stalled. The run
+// is over (w.err is set); see shutdown.
+func (w *World) abandon() {
+	for _, a := range w.actors {
+		if a.state == stateRunning {
+			a.state = stateAbandoned
 		}
 	}
+	w.running = 0
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"lockstep/lockimpl"
 )
 
@@ -227,8 +229,12 @@ func (b blocker) TryAcquire(ctx context.Context) (bool, error) { <-b.never; retu
 func (b blocker) Release(ctx context.Context) error            { return nil }
 
 // Lock code that blocks where the scheduler cannot see is an error naming the
-// client, not a hang.
+// client, not a hang. Once the lock code returns, the stalled goroutine ends
+// too: the run is over, so it is told redis.ErrClosed (issue item 13: it used
+// to block forever, sending to a scheduler that had gone).
 func TestStallIsAnError(t *testing.T) {
+	// Deferred first, so it runs last: after never is closed.
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	old := stallTimeout
 	stallTimeout = 50 * time.Millisecond
 	defer func() { stallTimeout = old }()
@@ -236,9 +242,63 @@ func TestStallIsAnError(t *testing.T) {
 	defer close(never)
 	bad := lockimpl.Info{Name: "blocker", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock { return blocker{never} }}
 	_, err := Run(Setup{}, func(tl *Timeline) {
+		// B and C are still waiting to start when A stalls: the shutdown
+		// after the stall must end them too.
 		tl.Client("A", Program{})
+		tl.Client("B", Program{})
+		tl.Client("C", Program{})
 		tl.RunToEnd()
 	}, bad)
+	if err == nil || !strings.Contains(err.Error(), "stalled: A did not reach") {
+		t.Fatalf("err = %v, want a stall naming A", err)
+	}
+}
+
+// stuck is lock code that naps on the clock, then blocks where the scheduler
+// cannot see until block is closed, then starts a goroutine. It closes free,
+// if set, once its nap is over.
+type stuck struct {
+	env   lockimpl.Env
+	nap   time.Duration
+	block chan struct{}
+	free  chan struct{}
+}
+
+func (s stuck) TryAcquire(ctx context.Context) (bool, error) {
+	_ = s.env.Clock.Sleep(ctx, s.nap)
+	if s.free != nil {
+		close(s.free)
+	}
+	<-s.block
+	s.env.Go(ctx, "late", func(context.Context) {})
+	return false, nil
+}
+func (s stuck) Release(ctx context.Context) error { return nil }
+
+// After a stall the shutdown still stops everyone, even a client that stalls
+// on its way out (B, woken from its nap by the shutdown), and a stalled
+// client that comes back meanwhile (A, freed by B) ends with the goroutine it
+// starts (issue item 13).
+func TestStallOnTheWayOut(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	old := stallTimeout
+	stallTimeout = 50 * time.Millisecond
+	defer func() { stallTimeout = old }()
+	never, freeA := make(chan struct{}), make(chan struct{})
+	defer close(never)
+	n := 0
+	info := lockimpl.Info{Name: "stuck", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock {
+		n++
+		if n == 1 {
+			return stuck{env: env, block: freeA}
+		}
+		return stuck{env: env, nap: 10 * time.Second, block: never, free: freeA}
+	}}
+	_, err := Run(Setup{}, func(tl *Timeline) {
+		tl.Client("A", Program{})
+		tl.Client("B", Program{})
+		tl.RunToEnd()
+	}, info)
 	if err == nil || !strings.Contains(err.Error(), "stalled: A did not reach") {
 		t.Fatalf("err = %v, want a stall naming A", err)
 	}

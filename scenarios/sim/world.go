@@ -71,6 +71,7 @@ type World struct {
 	impl  lockimpl.Info
 
 	ch       chan msg
+	done     chan struct{} // closed when shutdown ends: no one reads ch
 	closing  atomic.Bool
 	inflight atomic.Int32 // gated commands inside go-redis: never more than one
 	err      error
@@ -135,7 +136,7 @@ type client struct {
 }
 
 func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target) (*World, error) {
-	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg),
+	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg), done: make(chan struct{}),
 		pausedAt: map[*client]time.Duration{}}
 	s := &w.setup
 	w.res = resource{name: "stock:product:1001", value: s.Stock}
