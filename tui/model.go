@@ -205,6 +205,9 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.player.key(msg, k, m.traces)
 	case screenSandbox:
 		if key.Matches(msg, k.Back) {
+			// x builds a new sandbox; this one's world would only hold its
+			// goroutines and servers until then.
+			m.sandbox.close()
 			m.screen = screenStart
 			return m, nil
 		}
