@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -126,38 +123,4 @@ func exploreJSON(r explore.Result) any {
 		States   int         `json:"states"`
 		Found    []finding   `json:"found"`
 	}{r.Impl, r.Options.Clients, r.Options.Attempts, r.Options.Faults, r.Depth, r.Complete, r.TimedOut, r.States, found}
-}
-
-// loadTrace reads a trace written by play --format json or explore --out.
-// A trace with a schedule is made again against its implementation and must
-// end the same way: the file is a claim, the replay checks it.
-func loadTrace(path string) (*sim.Trace, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, errUsage{err}
-	}
-	var tr sim.Trace
-	if err := json.Unmarshal(b, &tr); err != nil {
-		return nil, errUsage{fmt.Errorf("%s: not a lockstep trace: %w", path, err)}
-	}
-	if tr.Schema != sim.TraceSchema {
-		return nil, errUsage{fmt.Errorf("%s: schema %q, want %q", path, tr.Schema, sim.TraceSchema)}
-	}
-	if tr.Schedule == nil {
-		return &tr, nil
-	}
-	impl, err := lockimpl.Lookup(tr.Impl)
-	if err != nil {
-		return nil, errUsage{fmt.Errorf("%s: %w", path, err)}
-	}
-	again, err := explore.Replay(impl, tr.Schedule)
-	if err != nil {
-		return nil, fmt.Errorf("%s does not replay: %w", path, err)
-	}
-	if !slices.Equal(again.Broken(), tr.Broken()) || len(again.Events) != len(tr.Events) {
-		return nil, errors.New(path + " does not replay: the schedule now ends differently (" +
-			strings.Join(again.Broken(), ",") + " broken, " + fmt.Sprint(len(again.Events)) + " events)")
-	}
-	again.Title = tr.Title
-	return again, nil
 }

@@ -302,7 +302,7 @@ func cmdTUI(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 		if opts.Scenario != "" || opts.Impl != "" {
 			return 0, errUsage{errors.New("--trace FILE takes no --scenario or --impl: the trace names them")}
 		}
-		if opts.Trace, err = loadTrace(*traceFile); err != nil {
+		if opts.Trace, err = loadTrace(ctx, *traceFile); err != nil {
 			return 0, err
 		}
 	}
@@ -417,7 +417,7 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 		if len(pos) > 0 || isSet(fs, "impl") {
 			return 0, errUsage{errors.New("play --trace FILE takes no scenario and no --impl: the trace names them")}
 		}
-		tr, err := loadTrace(*traceFile)
+		tr, err := loadTrace(ctx, *traceFile)
 		if err != nil {
 			return 0, err
 		}

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"lockstep/lockimpl"
@@ -31,12 +32,16 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 	}
 	p.printf("\n## %s\n\n", pick(lang, "Outcome", "结果"))
 	p.printf("| %s | %s | %s |\n|---|---|---|\n", pick(lang, "invariant", "不变量"), pick(lang, "verdict", "结论"), pick(lang, "rule", "规则"))
-	for i, v := range tr.Verdicts {
+	for _, v := range tr.Verdicts {
 		verdict := "✓ " + pick(lang, "holds", "成立")
 		if v.Broken {
 			verdict = fmt.Sprintf("✗ %s %d (t=%s): %s", pick(lang, "step", "步骤"), v.Step, sim.Secs(v.T), v.Reason.In(lang))
 		}
-		p.printf("| `%s` | %s | %s |\n", v.Invariant, mdCell(verdict), mdCell(sim.Invariants[i].Rule.In(lang)))
+		rule := ""
+		if i := slices.IndexFunc(sim.Invariants, func(inv sim.Invariant) bool { return inv.ID == v.Invariant }); i >= 0 {
+			rule = sim.Invariants[i].Rule.In(lang)
+		}
+		p.printf("| `%s` | %s | %s |\n", v.Invariant, mdCell(verdict), mdCell(rule))
 	}
 	p.printf("\n## %s\n\n", pick(lang, "Steps", "步骤"))
 	p.printf("| # | t | %s | %s | %s |\n|---:|---:|---|---|---|\n",

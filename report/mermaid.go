@@ -28,8 +28,12 @@ func Mermaid(w io.Writer, tr *sim.Trace, lang string) error {
 	}
 	ids["stock"] = "S"
 	p.printf("    participant S as %s\n", pick(lang, "stock", "库存"))
-	first, last := tr.Clients[0], "S"
-	span := ids[first] + "," + last
+	// A note across the diagram spans the first client to the stock (a
+	// trace without clients only the stock).
+	span := "S"
+	if len(tr.Clients) > 0 {
+		span = ids[tr.Clients[0]] + ",S"
+	}
 
 	var shown bool
 	var at = -1.0

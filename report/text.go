@@ -26,7 +26,10 @@ func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 	if len(tr.Addrs) > 0 {
 		var names []string
 		for i, a := range tr.Addrs {
-			names = append(names, tr.Servers[i]+"="+a)
+			if i < len(tr.Servers) {
+				a = tr.Servers[i] + "=" + a
+			}
+			names = append(names, a)
 		}
 		p.printf("%s %s\n", pick(lang, "recorded on real Redis:", "在真实 Redis 上录制："), strings.Join(names, " "))
 		p.printf(pick(lang, "kept to the scenario's clock within %s of real time\n", "与场景时钟的偏差在真实时间 %s 以内\n"), tr.Drift.Round(100*time.Microsecond))

@@ -94,6 +94,9 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 	m.player.speed = speedIndex(opts.Speed)
 	m.player.run, m.player.recording = m.run, m.recording
 	if opts.Trace != nil {
+		// A trace from a file may carry escape sequences; the player shows
+		// its control characters as visible escapes (cleaning it in place).
+		opts.Trace.Clean()
 		s := scenarios.Scenario{ID: opts.Trace.Scenario, Title: opts.Trace.Title}
 		m.traces[cell{s.ID, opts.Trace.Impl}] = opts.Trace
 		m.screen = screenPlayer

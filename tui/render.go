@@ -38,6 +38,10 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 	if p.compare {
 		return p.compareView(st, lang, w, h, hm, k)
 	}
+	if len(p.tr.Events) == 0 { // a trace file's, which lockstep --trace refuses
+		return st.Dim.Render(tr(lang, "the trace has no events", "这份记录没有事件")) + "\n\n" +
+			helpLine(hm, []key.Binding{k.Back, k.Quit}, w)
+	}
 	e := p.tr.Events[p.step]
 	head := fmt.Sprintf("lockstep ─ %s × %s ─ t=%s ─ %s %d/%d%s ─ %s",
 		p.scenario.ID, p.impl, secs(e.T), tr(lang, "step", "步骤"), p.step+1, len(p.tr.Events), p.playMark(), p.tr.Title.In(lang))

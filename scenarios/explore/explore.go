@@ -117,16 +117,27 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
+// The bounds of the explorer's world, for a search and for a schedule read
+// from a trace file alike.
+const (
+	MinClients, MaxClients = 2, 3
+	MaxAttempts            = 5
+	// MaxMoves bounds a schedule's length: a search's depth, and the moves
+	// a trace file may ask Replay to make (each builds on the last, and a
+	// search of even 30 takes minutes).
+	MaxMoves = 1000
+)
+
 // Validate reports options that cannot be searched.
 func (o Options) Validate() error {
 	o = o.withDefaults()
 	switch {
-	case o.Clients < 2 || o.Clients > 3:
-		return fmt.Errorf("--clients must be 2 or 3, not %d", o.Clients)
-	case o.Attempts < 1 || o.Attempts > 5:
-		return fmt.Errorf("--attempts must be 1 to 5, not %d", o.Attempts)
-	case o.Depth < 1:
-		return fmt.Errorf("--depth must be at least 1, not %d", o.Depth)
+	case o.Clients < MinClients || o.Clients > MaxClients:
+		return fmt.Errorf("--clients must be %d or %d, not %d", MinClients, MaxClients, o.Clients)
+	case o.Attempts < 1 || o.Attempts > MaxAttempts:
+		return fmt.Errorf("--attempts must be 1 to %d, not %d", MaxAttempts, o.Attempts)
+	case o.Depth < 1 || o.Depth > MaxMoves:
+		return fmt.Errorf("--depth must be 1 to %d, not %d", MaxMoves, o.Depth)
 	}
 	for _, f := range o.Faults {
 		if !slices.Contains(sim.Faults, f) {
@@ -294,7 +305,7 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 						continue
 					}
 					found |= 1 << j
-					f, err := finding(impl, opts, inv, slices.Concat(opts.Prefix, cn.moves()))
+					f, err := finding(ctx, impl, opts, inv, slices.Concat(opts.Prefix, cn.moves()))
 					if err != nil {
 						return res, err
 					}
@@ -325,9 +336,11 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 	return res, nil
 }
 
-// finding makes the counterexample of inv again, for its trace.
-func finding(impl lockimpl.Info, opts Options, inv string, moves []string) (Finding, error) {
-	tr, err := Replay(impl, &sim.Schedule{Clients: opts.Clients, Attempts: opts.Attempts,
+// finding makes the counterexample of inv again, for its trace. It runs even
+// once ctx is cancelled: a search stopped early still reports what it found,
+// and a replay of a found schedule takes milliseconds.
+func finding(ctx context.Context, impl lockimpl.Info, opts Options, inv string, moves []string) (Finding, error) {
+	tr, err := Replay(context.WithoutCancel(ctx), impl, &sim.Schedule{Clients: opts.Clients, Attempts: opts.Attempts,
 		Faults: opts.Faults, Moves: moves})
 	if err != nil {
 		return Finding{}, err
@@ -339,11 +352,37 @@ func finding(impl lockimpl.Info, opts Options, inv string, moves []string) (Find
 	return Finding{Invariant: inv, Moves: len(moves), Trace: tr}, nil
 }
 
-// Replay makes the run a trace's schedule describes again, against impl, and
-// returns its trace.
-func Replay(impl lockimpl.Info, s *sim.Schedule) (*sim.Trace, error) {
+// ValidateSchedule reports a schedule outside the explorer's bounds — its
+// clients, attempts, faults and number of moves — naming the field
+// ("schedule.clients: -3, want 2 or 3"). Replay checks it first: a schedule
+// read from a file builds a world of that many clients.
+func ValidateSchedule(s *sim.Schedule) error {
 	if s == nil {
-		return nil, errors.New("the trace has no schedule to replay")
+		return errors.New("schedule: none to replay")
+	}
+	if s.Clients < MinClients || s.Clients > MaxClients {
+		return fmt.Errorf("schedule.clients: %d, want %d or %d", s.Clients, MinClients, MaxClients)
+	}
+	if s.Attempts < 1 || s.Attempts > MaxAttempts {
+		return fmt.Errorf("schedule.attempts: %d, want 1 to %d", s.Attempts, MaxAttempts)
+	}
+	for i, f := range s.Faults {
+		if !slices.Contains(sim.Faults, f) {
+			return fmt.Errorf("schedule.faults[%d]: unknown fault %q; valid: %v", i, f, sim.Faults)
+		}
+	}
+	if len(s.Moves) > MaxMoves {
+		return fmt.Errorf("schedule.moves: %d moves, the most is %d", len(s.Moves), MaxMoves)
+	}
+	return nil
+}
+
+// Replay makes the run a trace's schedule describes again, against impl, and
+// returns its trace. It refuses a schedule outside the explorer's bounds
+// (ValidateSchedule) and stops between moves once ctx is done.
+func Replay(ctx context.Context, impl lockimpl.Info, s *sim.Schedule) (*sim.Trace, error) {
+	if err := ValidateSchedule(s); err != nil {
+		return nil, err
 	}
 	st, err := NewWorld(impl, s.Clients, s.Attempts, s.Faults)
 	if err != nil {
@@ -351,6 +390,9 @@ func Replay(impl lockimpl.Info, s *sim.Schedule) (*sim.Trace, error) {
 	}
 	defer st.Close()
 	for i, m := range s.Moves {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("replay stopped before move %d: %w", i+1, err)
+		}
 		if err := st.Do(m); err != nil {
 			return nil, fmt.Errorf("move %d (%s): %w", i+1, m, err)
 		}

@@ -159,7 +159,7 @@ func TestCounterexamplesReplay(t *testing.T) {
 		}
 		in, _ := lockimpl.Lookup(name)
 		for _, f := range r.Found {
-			again, err := Replay(in, f.Trace.Schedule)
+			again, err := Replay(context.Background(), in, f.Trace.Schedule)
 			if err != nil {
 				t.Fatal(err)
 			}

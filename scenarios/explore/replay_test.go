@@ -1,0 +1,94 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios/sim"
+)
+
+// setNXEXMoves break set-nx-ex's ownership: A's release after its lease ran
+// out deletes B's lock.
+var setNXEXMoves = []string{"A", "A", "B", "time", "A", "A", "time", "B", "A"}
+
+func setNXEX(t *testing.T) lockimpl.Info {
+	t.Helper()
+	in, err := lockimpl.Lookup("set-nx-ex")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+func TestReplay(t *testing.T) {
+	tr, err := Replay(context.Background(), setNXEX(t), &sim.Schedule{Clients: 2, Attempts: 1,
+		Faults: []sim.Fault{sim.FaultExpiry}, Moves: setNXEXMoves})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := tr.Broken(); len(got) != 1 || got[0] != sim.InvOwnership {
+		t.Errorf("broken %v, want ownership", got)
+	}
+	if tr.Schedule == nil || len(tr.Schedule.Moves) != len(setNXEXMoves) {
+		t.Errorf("the trace does not carry its schedule: %+v", tr.Schedule)
+	}
+}
+
+// A schedule read from a file is held to the explorer's own bounds before
+// its world is built: -3 clients panicked in makeslice, 100000 took 1.5 GB
+// (issue "Hardening", items 3 and 4).
+func TestReplayRefusesScheduleOutOfBounds(t *testing.T) {
+	ok := func() *sim.Schedule {
+		return &sim.Schedule{Clients: 2, Attempts: 1, Faults: []sim.Fault{sim.FaultExpiry}, Moves: setNXEXMoves}
+	}
+	for _, tc := range []struct {
+		name   string
+		mutate func(*sim.Schedule)
+		want   string
+	}{
+		{"negative clients", func(s *sim.Schedule) { s.Clients = -3 }, "schedule.clients: -3, want 2 or 3"},
+		{"too many clients", func(s *sim.Schedule) { s.Clients = 100000 }, "schedule.clients: 100000, want 2 or 3"},
+		{"no attempt", func(s *sim.Schedule) { s.Attempts = 0 }, "schedule.attempts: 0, want 1 to 5"},
+		{"too many attempts", func(s *sim.Schedule) { s.Attempts = 1 << 30 }, "schedule.attempts: 1073741824, want 1 to 5"},
+		{"unknown fault", func(s *sim.Schedule) { s.Faults = []sim.Fault{sim.FaultExpiry, "meteor"} },
+			`schedule.faults[1]: unknown fault "meteor"`},
+		{"too many moves", func(s *sim.Schedule) { s.Moves = make([]string, MaxMoves+1) },
+			"schedule.moves: 1001 moves, the most is 1000"},
+		{"unknown move", func(s *sim.Schedule) { s.Moves = []string{"A", "teleport"} }, "move 2 (teleport)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := ok()
+			tc.mutate(s)
+			_, err := Replay(context.Background(), setNXEX(t), s)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want %q", err, tc.want)
+			}
+		})
+	}
+	if _, err := Replay(context.Background(), setNXEX(t), nil); err == nil {
+		t.Error("a nil schedule replayed")
+	}
+}
+
+// Replay stops between moves once its context is cancelled (Ctrl-C).
+func TestReplayHonoursCancellation(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := Replay(ctx, setNXEX(t), &sim.Schedule{Clients: 2, Attempts: 1, Moves: setNXEXMoves})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+}
+
+// --depth is held to the same bound as a schedule's moves.
+func TestOptionsBoundDepth(t *testing.T) {
+	if err := (Options{Depth: MaxMoves}).Validate(); err != nil {
+		t.Errorf("depth %d: %v", MaxMoves, err)
+	}
+	if err := (Options{Depth: MaxMoves + 1}).Validate(); err == nil || !strings.Contains(err.Error(), "--depth") {
+		t.Errorf("depth %d: err = %v", MaxMoves+1, err)
+	}
+}

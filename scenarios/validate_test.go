@@ -1,0 +1,30 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"testing"
+
+	"lockstep/scenarios/sim"
+)
+
+// Every trace the engine makes, as play --format json writes it, passes the
+// checks lockstep --trace makes on a file: they describe runs as they are.
+func TestEveryTraceValidates(t *testing.T) {
+	results, err := Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		b, err := json.Marshal(r.Trace)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tr sim.Trace
+		if err := json.Unmarshal(b, &tr); err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Validate(); err != nil {
+			t.Errorf("%s × %s: %v", r.Scenario, r.Impl, err)
+		}
+	}
+}
