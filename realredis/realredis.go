@@ -11,6 +11,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +23,8 @@ import (
 
 // Config is what the command line says about real servers.
 type Config struct {
-	// Addrs are host:port or redis:// / rediss:// URLs (user, password, db).
+	// Addrs are host:port or redis:// / rediss:// / unix:// URLs (user,
+	// password, db).
 	// The first serves single-instance locks; Redlock uses the first five.
 	Addrs []string
 	// Replica is a replica of the first server, for the failover scenario.
@@ -37,6 +39,14 @@ type Config struct {
 // a 30 s lease is PX 900 and the narrowest margin of a timeline (half a
 // scenario second) is 15 ms of real time.
 const DefaultSecond = 30 * time.Millisecond
+
+// MinSecond and MaxSecond bound the time scale: below 5 ms a round trip to
+// the server is a visible part of a scenario second; above one second a
+// five-minute scenario takes more than five minutes.
+const (
+	MinSecond = 5 * time.Millisecond
+	MaxSecond = time.Second
+)
 
 // MinVersion is the oldest Redis lockstep runs against: REPLICAOF, SET with
 // NX and PX, EVAL.
@@ -55,49 +65,61 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 	if t.Second == 0 {
 		t.Second = DefaultSecond
 	}
-	if t.Second < 5*time.Millisecond {
-		return nil, fmt.Errorf("time scale %s is too fast for real servers; use 5ms or more per scenario second", t.Second)
+	if t.Second < MinSecond {
+		return nil, fmt.Errorf("time scale %s is too fast for real servers; use %s or more per scenario second", t.Second, MinSecond)
+	}
+	if t.Second > MaxSecond {
+		return nil, fmt.Errorf("time scale %s is too slow: a five-minute scenario would take %s; use at most %s per scenario second",
+			t.Second, 300*t.Second, MaxSecond)
 	}
 	// open parses and checks one server, and makes sure it is not one
 	// already given under another address.
 	ids := map[string]string{}
-	open := func(addr, what string) (*redis.Options, error) {
+	open := func(addr, what string) (*redis.Options, string, error) {
 		opts, err := Parse(addr)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		id, err := Check(ctx, opts)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		if other, dup := ids[id]; dup {
-			return nil, fmt.Errorf("%s %s is the same server as %s; lockstep needs independent ones", what, opts.Addr, other)
+			return nil, "", fmt.Errorf("%s %s is the same server as %s; lockstep needs independent ones", what, opts.Addr, other)
 		}
 		ids[id] = opts.Addr
-		return opts, nil
+		return opts, id, nil
 	}
 	for _, a := range cfg.Addrs {
-		opts, err := open(a, "server")
+		opts, _, err := open(a, "server")
 		if err != nil {
 			return nil, err
 		}
 		t.Nodes = append(t.Nodes, opts)
-	}
-	if cfg.Replica != "" {
-		if !cfg.Disposable {
-			return nil, fmt.Errorf("the failover scenario reconfigures the replica %s (REPLICAOF) and replaces its data; pass --disposable if it is yours to reconfigure", cfg.Replica)
-		}
-		opts, err := open(cfg.Replica, "the replica")
-		if err != nil {
-			return nil, err
-		}
-		t.Replica = opts
 	}
 	prefix, err := NewPrefix()
 	if err != nil {
 		return nil, err
 	}
 	t.Prefix = prefix
+	if cfg.Replica != "" {
+		if !cfg.Disposable {
+			return nil, fmt.Errorf("the failover scenario reconfigures the replica %s (REPLICAOF) and replaces its data; pass --disposable if it is yours to reconfigure", cfg.Replica)
+		}
+		opts, id, err := open(cfg.Replica, "the replica")
+		if err != nil {
+			return nil, err
+		}
+		if err := checkReplica(ctx, opts, t.Nodes[0]); err != nil {
+			return nil, err
+		}
+		release, err := takeLease(ctx, t.Nodes[0], opts.Addr, id, prefix)
+		if err != nil {
+			return nil, err
+		}
+		t.OnClose(release)
+		t.Replica = opts
+	}
 	return t, nil
 }
 
@@ -110,7 +132,8 @@ func NewPrefix() (string, error) {
 	return "lockstep:" + hex.EncodeToString(b) + ":", nil
 }
 
-// Parse reads host:port or a redis:// or rediss:// URL.
+// Parse reads host:port, [ipv6]:port, or a redis://, rediss:// or unix://
+// URL (go-redis's own ParseURL: user, password, database, TLS, socket path).
 func Parse(addr string) (*redis.Options, error) {
 	if strings.Contains(addr, "://") {
 		opts, err := redis.ParseURL(addr)
@@ -119,14 +142,14 @@ func Parse(addr string) (*redis.Options, error) {
 		}
 		return opts, nil
 	}
-	host, port, ok := strings.Cut(addr, ":")
-	if !ok || host == "" {
-		return nil, fmt.Errorf("server address %q: want host:port or redis://[user:password@]host:port[/db]", addr)
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return nil, fmt.Errorf("server address %q: want host:port, [ipv6]:port, redis://[user:password@]host:port[/db] or unix://[:password@]/path[?db=N]", addr)
 	}
-	if _, err := strconv.Atoi(port); err != nil {
-		return nil, fmt.Errorf("server address %q: port %q is not a number", addr, port)
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+		return nil, fmt.Errorf("server address %q: port %q is not a number from 1 to 65535", addr, port)
 	}
-	return &redis.Options{Addr: addr}, nil
+	return &redis.Options{Network: "tcp", Addr: addr}, nil
 }
 
 // Check connects to one server and makes sure lockstep can run there. It
@@ -134,19 +157,17 @@ func Parse(addr string) (*redis.Options, error) {
 func Check(ctx context.Context, opts *redis.Options) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
 	defer cancel()
-	o := *opts
-	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = checkTimeout, checkTimeout, checkTimeout
-	o.MaxRetries, o.DialerRetries, o.PoolSize, o.DisableIdentity = -1, 1, 1, true
-	c := redis.NewClient(&o)
+	c := redis.NewClient(checkOptions(opts))
 	defer c.Close()
 	addr := opts.Addr
 	if err := c.Ping(ctx).Err(); err != nil {
-		msg := err.Error()
 		switch {
-		case strings.Contains(msg, "WRONGPASS"), strings.Contains(msg, "invalid password"), strings.Contains(msg, "invalid username-password"):
-			return "", fmt.Errorf("authentication to %s failed: %v", addr, err)
-		case strings.Contains(msg, "NOAUTH"):
+		case redis.HasErrorPrefix(err, "NOAUTH"):
 			return "", fmt.Errorf("%s requires a password: give it as redis://[user]:password@%s", addr, addr)
+		case redis.IsAuthError(err), strings.Contains(err.Error(), "invalid password"):
+			return "", fmt.Errorf("authentication to %s failed: %v", addr, err)
+		case redis.HasErrorPrefix(err, "ERR DB index"):
+			return "", fmt.Errorf("%s has no database %d: %v", addr, opts.DB, err)
 		}
 		return "", fmt.Errorf("connect %s: %w", addr, err)
 	}

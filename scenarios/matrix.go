@@ -255,9 +255,7 @@ func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lo
 	run := func(j job) {
 		t := target
 		if t != nil {
-			cp := *target
-			cp.Prefix += j.s.ID + ":" + j.impl.Name + ":"
-			t = &cp
+			t = target.Sub(j.s.ID + ":" + j.impl.Name + ":")
 		}
 		results[j.i], errs[j.i] = runCell(ctx, j.s, j.impl, t)
 	}
@@ -315,7 +313,7 @@ func runCell(ctx context.Context, s Scenario, impl lockimpl.Info, target *sim.Ta
 	r := Result{Scenario: s.ID, Impl: impl.Name, Broken: tr.Broken(),
 		Expected: Expected(s.ID, impl.Name), Verdicts: tr.Verdicts, Trace: tr, Drift: tr.Drift}
 	if target != nil {
-		r.Margin = target.Second / 2
+		r.Margin = target.Margin()
 	}
 	if r.Broken == nil {
 		r.Broken = []string{}

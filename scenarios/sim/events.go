@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -19,6 +20,19 @@ func (w *World) commandDone(a *actor, m msg) {
 		w.catchUp()
 	}
 	srv := w.servers[m.server]
+	if rb, ok := srv.b.(*realBackend); ok {
+		if why, bad := environmentError(m.err); bad {
+			w.fail(w.runErr(fmt.Errorf("%s: %s's %s failed: %s: %w", rb.opts.Addr, a.name, strings.ToUpper(m.cmd.Name()), why, m.err)))
+			return
+		}
+	}
+	w.commands++
+	if m.err != nil && !errors.Is(m.err, redis.Nil) {
+		if w.failed == 0 {
+			w.firstFailed = fmt.Sprintf("%s's %s on %s: %v", a.name, strings.ToUpper(m.cmd.Name()), srv.name, m.err)
+		}
+		w.failed++
+	}
 	before := srv.keys
 	after := w.readKeys(srv, before)
 	c := a.client
@@ -63,7 +77,7 @@ func (w *World) commandDone(a *actor, m msg) {
 			text = textWait(a.name, wc.want, ic.Val(), m.err)
 		}
 	}
-	w.emit(Event{
+	e := Event{
 		Kind:    KindCommand,
 		Actor:   a.name,
 		Server:  srv.name,
@@ -72,7 +86,14 @@ func (w *World) commandDone(a *actor, m msg) {
 		Reply:   formatReply(m.cmd, m.err),
 		Text:    text,
 		Short:   same(shortCommand(m.cmd, m.err)),
-	})
+	}
+	if w.real != nil {
+		// A real server's replies and errors are text for a terminal only
+		// once cleaned.
+		e.Reply, e.Text.EN, e.Text.ZH = CleanText(e.Reply), CleanText(e.Text.EN), CleanText(e.Text.ZH)
+		e.Short.EN, e.Short.ZH = CleanText(e.Short.EN), CleanText(e.Short.ZH)
+	}
+	w.emit(e)
 	for _, ch := range owned {
 		w.violate(InvOwnership, textOwnership(c.name, ch))
 	}

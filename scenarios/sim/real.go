@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // Target runs a world on real Redis servers instead of embedded ones. Time is
@@ -20,7 +21,9 @@ import (
 // under Prefix; nothing else on the servers is read or written.
 type Target struct {
 	// Nodes are the servers. Single-instance locks use Nodes[0]; Redlock the
-	// first five.
+	// first five. Every client of a run — the lock clients and the engine's
+	// own observers — is built from these options: address and network
+	// (TCP or a unix socket), user, password, database and TLS.
 	Nodes []*redis.Options
 	// Replica replicates Nodes[0]. Scenarios with a replica reconfigure it
 	// (REPLICAOF), so it must be the user's to reconfigure. Nil: none.
@@ -29,7 +32,59 @@ type Target struct {
 	Prefix string
 	// Second is how long one virtual second lasts on the wall clock.
 	Second time.Duration
+
+	mu     sync.Mutex
+	closes []func() error
 }
+
+// Margin is the real time of half a scenario second: how far a timeline
+// keeps its steps from a TTL boundary. A run whose drift exceeds it may have
+// a verdict off.
+func (t *Target) Margin() time.Duration { return t.Second / 2 }
+
+// Sub is a target on the same servers with Prefix extended by suffix: one
+// run among several of the same command, each under its own keys. Closing
+// the target stays with its parent.
+func (t *Target) Sub(suffix string) *Target {
+	return &Target{Nodes: t.Nodes, Replica: t.Replica, Prefix: t.Prefix + suffix, Second: t.Second}
+}
+
+// OnClose registers f to run when the target is closed (realredis keeps its
+// lease on the replica this way).
+func (t *Target) OnClose(f func() error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closes = append(t.closes, f)
+}
+
+// Close releases what the target holds on the servers beyond single runs.
+// It is safe to call more than once.
+func (t *Target) Close() error {
+	t.mu.Lock()
+	closes := t.closes
+	t.closes = nil
+	t.mu.Unlock()
+	var errs []error
+	for i := len(closes) - 1; i >= 0; i-- {
+		errs = append(errs, closes[i]())
+	}
+	return errors.Join(errs...)
+}
+
+// ioTimeout bounds every network call to a real server: a dial, a command,
+// a TLS handshake. A server that does not answer within it has stalled, and
+// the run stops with an error that names it instead of waiting for ever.
+// Commands that block on the server by design (WAIT) get their own timeout
+// on top from go-redis.
+const ioTimeout = 2 * time.Second
+
+// Cleanup bounds: how long the removal of a run's keys may take after a
+// normal end, and after an interruption (a signal must end the run within
+// two seconds).
+const (
+	cleanupTimeout          = 5 * time.Second
+	interruptCleanupTimeout = 1500 * time.Millisecond
+)
 
 // ErrNeedsReplica is returned for a scenario with a replica when the target
 // has none.
@@ -45,11 +100,14 @@ var ErrNeedsNodes = errors.New("not enough servers for this implementation")
 
 // realWorld is what a world on real servers keeps.
 type realWorld struct {
-	t     Target
+	t     *Target
 	f     float64 // real time per virtual time
 	start time.Time
 	ctx   context.Context
 	relay *relay
+	// stopCut stops the watch that cuts every client connection when ctx
+	// ends (a signal): a command blocked on a stalled server returns then.
+	stopCut func() bool
 
 	early, late time.Duration // the least and the most an event was late
 }
@@ -114,25 +172,54 @@ type realBackend struct {
 	opts *redis.Options
 	obs  *redis.Client
 
-	mu    sync.Mutex
-	conns []net.Conn
-	dead  bool
+	mu       sync.Mutex
+	conns    []net.Conn // the lock clients'
+	obsConns []net.Conn // the observer's
+	dead     bool
 }
 
 func newRealBackend(w *World, opts *redis.Options) *realBackend {
-	o := *opts
-	o.PoolSize, o.MaxRetries, o.DisableIdentity = 2, -1, true
-	return &realBackend{w: w, opts: opts, obs: redis.NewClient(&o)}
+	b := &realBackend{w: w, opts: opts}
+	o := observerOptions(opts, ioTimeout)
+	o.Dialer = func(ctx context.Context, _, _ string) (net.Conn, error) {
+		c, err := b.connect(ctx)
+		if err == nil {
+			b.mu.Lock()
+			b.obsConns = append(b.obsConns, c)
+			b.mu.Unlock()
+		}
+		return c, err
+	}
+	b.obs = redis.NewClient(o)
+	return b
 }
 
+// observerOptions are the options of a client outside the gate (the
+// engine's readings, the cleanup): the server's own, every call bounded by
+// timeout and by the context's deadline. go-redis ignores a context's
+// deadline unless ContextTimeoutEnabled is set.
+func observerOptions(opts *redis.Options, timeout time.Duration) *redis.Options {
+	o := *opts
+	o.PoolSize, o.MaxRetries, o.DisableIdentity = 2, -1, true
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = timeout, timeout, timeout
+	o.ContextTimeoutEnabled = true
+	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return &o
+}
+
+// network is how the server is reached: "tcp" or "unix".
+func (b *realBackend) network() string {
+	if b.opts.Network != "" {
+		return b.opts.Network
+	}
+	return "tcp"
+}
+
+// dial opens a connection for a lock client; kill cuts it.
 func (b *realBackend) dial(ctx context.Context) (net.Conn, error) {
-	d := net.Dialer{Timeout: 2 * time.Second}
-	c, err := d.DialContext(ctx, "tcp", b.opts.Addr)
+	c, err := b.connect(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if b.opts.TLSConfig != nil {
-		c = tls.Client(c, b.opts.TLSConfig)
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -141,6 +228,28 @@ func (b *realBackend) dial(ctx context.Context) (net.Conn, error) {
 		return nil, fmt.Errorf("dial %s: server is down", b.opts.Addr)
 	}
 	b.conns = append(b.conns, c)
+	return c, nil
+}
+
+// connect opens a connection to the server: TCP or unix socket, TLS when
+// the address asked for it, every step bounded.
+func (b *realBackend) connect(ctx context.Context) (net.Conn, error) {
+	d := net.Dialer{Timeout: ioTimeout}
+	c, err := d.DialContext(ctx, b.network(), b.opts.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if b.opts.TLSConfig != nil {
+		tc := tls.Client(c, b.opts.TLSConfig)
+		hctx, cancel := context.WithTimeout(ctx, ioTimeout)
+		err := tc.HandshakeContext(hctx)
+		cancel()
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("TLS handshake with %s: %w", b.opts.Addr, err)
+		}
+		c = tc
+	}
 	return c, nil
 }
 
@@ -158,6 +267,19 @@ func (b *realBackend) kill() {
 	b.conns = nil
 }
 
+// interrupt cuts every connection of the run to the server, the
+// observer's too: a reading or a command blocked on a server that stopped
+// answering returns at once. Only the cleanup talks to the server after it.
+func (b *realBackend) interrupt() {
+	b.kill()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, c := range b.obsConns {
+		c.Close()
+	}
+	b.obsConns = nil
+}
+
 // stop is kill: this run loses the server until start.
 func (b *realBackend) stop() { b.kill() }
 
@@ -168,14 +290,16 @@ func (b *realBackend) start() error {
 	b.mu.Lock()
 	b.dead = false
 	b.mu.Unlock()
-	return b.cleanup()
+	ctx, cancel := b.w.ioContext()
+	defer cancel()
+	return b.cleanup(ctx, nil)
 }
 
 // jump cannot move a real server's clock. What a forward jump does to the
 // run's keys it can do: each TTL is shortened by d, and a key with less
 // than d left is deleted.
 func (b *realBackend) jump(d time.Duration) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := b.w.ioContext()
 	defer cancel()
 	keys, err := b.scan(ctx)
 	if err != nil {
@@ -211,8 +335,12 @@ func (b *realBackend) pattern() string { return "*" + b.w.real.t.Prefix + "*" }
 // scan lists the run's keys. The fencing counter's key starts with a hash
 // tag ("{lockstep:…}:fence"), so the pattern matches the prefix anywhere.
 func (b *realBackend) scan(ctx context.Context) ([]string, error) {
+	return scanKeys(ctx, b.obs, b.pattern())
+}
+
+func scanKeys(ctx context.Context, c *redis.Client, pattern string) ([]string, error) {
 	var keys []string
-	iter := b.obs.Scan(ctx, 0, b.pattern(), 100).Iterator()
+	iter := c.Scan(ctx, 0, pattern, 100).Iterator()
 	for iter.Next(ctx) {
 		keys = append(keys, iter.Val())
 	}
@@ -223,7 +351,7 @@ func (b *realBackend) scan(ctx context.Context) ([]string, error) {
 // read reads the run's keys: values, and TTLs converted to virtual time left
 // after now.
 func (b *realBackend) read(now time.Duration) ([]KeyState, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := b.w.ioContext()
 	defer cancel()
 	names, err := b.scan(ctx)
 	if err != nil || len(names) == 0 {
@@ -248,7 +376,9 @@ func (b *realBackend) read(now time.Duration) ([]KeyState, error) {
 	}
 	var keys []KeyState
 	for i, k := range names {
-		ks := KeyState{Key: k, Type: types[i].Val(), TTL: -1}
+		// Anyone who can write to the server can write under our prefix:
+		// what comes from it is text for a terminal only once cleaned.
+		ks := KeyState{Key: CleanText(k), Type: types[i].Val(), TTL: -1}
 		// PTTL -2: the key expired (or went) while it was being read.
 		if ks.Type == "none" || pttls[i].Val() == -2 {
 			continue
@@ -258,7 +388,7 @@ func (b *realBackend) read(now time.Duration) ([]KeyState, error) {
 			if errors.Is(strs[i].Err(), redis.Nil) {
 				continue
 			}
-			ks.Value = strs[i].Val()
+			ks.Value = CleanText(strs[i].Val())
 		case "hash":
 			m := hashes[i].Val()
 			fields := make([]string, 0, len(m))
@@ -267,11 +397,11 @@ func (b *realBackend) read(now time.Duration) ([]KeyState, error) {
 			}
 			slices.Sort(fields)
 			for j, f := range fields {
-				fields[j] = f + "=" + m[f]
+				fields[j] = CleanText(f + "=" + m[f])
 			}
 			ks.Value = strings.Join(fields, " ")
 		default:
-			ks.Value = "(" + ks.Type + ")"
+			ks.Value = "(" + CleanText(ks.Type) + ")"
 		}
 		// PTTL -1: no expiry. 0: less than a millisecond left.
 		if pttl := pttls[i].Val(); pttl >= 0 {
@@ -289,33 +419,37 @@ func (b *realBackend) read(now time.Duration) ([]KeyState, error) {
 
 func isWrongType(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE") }
 
-// cleanup deletes the run's keys. A replica (read-only) is skipped: its
-// primary's deletions reach it.
-func (b *realBackend) cleanup() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if role, err := b.role(ctx); err == nil && role == "slave" {
+// cleanup deletes the run's keys within ctx. A replica (read-only) is
+// skipped: its primary's deletions reach it. When the server does not
+// answer, the error names it and the keys the run last saw there.
+func (b *realBackend) cleanup(ctx context.Context, last []KeyState) error {
+	// A client of its own, bounded by ctx: the observer's connections may
+	// have been cut by an interruption.
+	timeout := ioTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Until(dl))
+	}
+	c := redis.NewClient(observerOptions(b.opts, max(timeout, time.Millisecond)))
+	defer c.Close()
+	if info, err := c.Info(ctx, "replication").Result(); err == nil && InfoField(info, "role") == "slave" {
 		return nil
 	}
-	keys, err := b.scan(ctx)
-	if err != nil {
-		return fmt.Errorf("clean up %s: %w", b.opts.Addr, err)
+	keys, err := scanKeys(ctx, c, b.pattern())
+	if err == nil && len(keys) > 0 {
+		err = c.Del(ctx, keys...).Err()
 	}
-	if len(keys) > 0 {
-		if err := b.obs.Del(ctx, keys...).Err(); err != nil {
-			return fmt.Errorf("clean up %s: %w", b.opts.Addr, err)
+	if err == nil {
+		return nil
+	}
+	if len(keys) == 0 {
+		for _, k := range last {
+			keys = append(keys, k.Key)
 		}
 	}
-	return nil
-}
-
-// role is "master" or "slave", from INFO replication.
-func (b *realBackend) role(ctx context.Context) (string, error) {
-	info, err := b.obs.Info(ctx, "replication").Result()
-	if err != nil {
-		return "", err
+	if len(keys) == 0 {
+		return fmt.Errorf("clean up %s: %w (the run's keys there, if any, are under %s)", b.opts.Addr, err, b.w.real.t.Prefix)
 	}
-	return InfoField(info, "role"), nil
+	return fmt.Errorf("clean up %s: %w; left there: %s", b.opts.Addr, err, strings.Join(keys, ", "))
 }
 
 // InfoField reads one field of an INFO reply: InfoField(info, "role").
@@ -331,7 +465,7 @@ func InfoField(info, name string) string {
 // replicateThrough points the replica at the relay and waits until it has
 // synchronised.
 func (b *realBackend) replicateThrough(r *relay) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(b.w.real.ctx, 10*time.Second)
 	defer cancel()
 	host, port, _ := net.SplitHostPort(r.addr())
 	if err := b.obs.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
@@ -353,15 +487,13 @@ func (b *realBackend) replicateThrough(r *relay) error {
 
 // promote makes the replica a primary: REPLICAOF NO ONE.
 func (b *realBackend) promote() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	ctx, cancel := b.w.ioContext()
 	defer cancel()
 	return b.obs.Do(ctx, "REPLICAOF", "NO", "ONE").Err()
 }
 
 // replicateFrom points the replica straight at its primary again.
-func (b *realBackend) replicateFrom(primary *redis.Options) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
+func (b *realBackend) replicateFrom(ctx context.Context, primary *redis.Options) error {
 	host, port, err := net.SplitHostPort(primary.Addr)
 	if err != nil {
 		return err
@@ -369,5 +501,23 @@ func (b *realBackend) replicateFrom(primary *redis.Options) error {
 	if _, err := strconv.Atoi(port); err != nil {
 		return fmt.Errorf("primary address %q: %w", primary.Addr, err)
 	}
-	return b.obs.Do(ctx, "REPLICAOF", host, port).Err()
+	if err := b.obs.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
+		return fmt.Errorf("point the replica %s back at %s (REPLICAOF %s %s): %w", b.opts.Addr, primary.Addr, host, port, err)
+	}
+	return nil
+}
+
+// ioContext bounds one exchange with a real server: ioTimeout, and the run's
+// own context (a signal ends it at once).
+func (w *World) ioContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(w.real.ctx, ioTimeout)
+}
+
+// runErr is err, unless the run was interrupted: then the interruption is
+// what the caller reports.
+func (w *World) runErr(err error) error {
+	if w.real != nil && w.real.ctx.Err() != nil {
+		return w.real.ctx.Err()
+	}
+	return err
 }

@@ -43,13 +43,18 @@ func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl
 	}
 	defer func() {
 		w.close()
-		if err == nil && w.err != nil {
+		if w.err != nil {
+			// What closing met (keys it could not remove) joins the run's
+			// own error.
 			tr, err = nil, w.err
 		}
 	}()
 	script(&Timeline{w: w})
 	if w.err != nil {
 		return nil, w.err
+	}
+	if w.commands > 0 && w.failed == w.commands {
+		return nil, fmt.Errorf("every one of the run's %d Redis commands failed, so it has no verdict; the first: %s", w.commands, w.firstFailed)
 	}
 	w.trace.Verdicts = w.judge.verdicts
 	return &w.trace, nil

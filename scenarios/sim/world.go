@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -75,6 +76,10 @@ type World struct {
 	closing  atomic.Bool
 	inflight atomic.Int32 // gated commands inside go-redis: never more than one
 	err      error
+	// commands reached a server; failed of them got an error other than a
+	// nil reply. A run in which every command failed has no verdict.
+	commands, failed int
+	firstFailed      string
 
 	now     time.Duration
 	servers []*server
@@ -151,7 +156,7 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 		if s.Rejoin && impl.Nodes == 1 {
 			return nil, ErrEmbeddedOnly
 		}
-		w.real = &realWorld{t: *target, f: float64(target.Second) / float64(time.Second), ctx: ctx}
+		w.real = &realWorld{t: target, f: float64(target.Second) / float64(time.Second), ctx: ctx}
 		s.Key = target.Prefix + s.Key
 	}
 	newBackend := func(i int) backend {
@@ -228,6 +233,14 @@ func (w *World) startReal() error {
 		}
 	}
 	w.real.start = time.Now()
+	// A signal ends the run's context: every client connection is cut at
+	// once, so that no command waits on a server that has stopped
+	// answering; the scheduler then sees the run fail and shuts down.
+	w.real.stopCut = context.AfterFunc(w.real.ctx, func() {
+		for _, srv := range w.servers {
+			srv.b.(*realBackend).interrupt()
+		}
+	})
 	return nil
 }
 
@@ -430,7 +443,7 @@ func (w *World) readKeys(srv *server, prev []KeyState) []KeyState {
 	}
 	keys, err := srv.b.read(w.now)
 	if err != nil {
-		w.fail(fmt.Errorf("read %s: %w", srv.name, err))
+		w.fail(w.runErr(fmt.Errorf("read %s: %w", srv.name, err)))
 		return prev
 	}
 	for i := range keys {
@@ -528,20 +541,36 @@ func (w *World) close() {
 	w.err = err
 }
 
+// closeReal removes the run's keys from every server at once and points the
+// replica back at its primary, all within a bound: cleanupTimeout after a
+// normal end, interruptCleanupTimeout after a signal. What it could not do
+// is in the error, server by server.
 func (w *World) closeReal() error {
-	var errs []error
+	if w.real.stopCut != nil {
+		w.real.stopCut()
+	}
 	if w.real.relay != nil {
 		w.real.relay.close()
 	}
-	for _, srv := range w.servers {
-		errs = append(errs, srv.b.(*realBackend).cleanup())
+	bound := cleanupTimeout
+	if w.real.ctx.Err() != nil {
+		bound = interruptCleanupTimeout
 	}
-	for _, srv := range w.servers {
-		// The replica, promoted or not: replicate from the primary again.
-		if rb := srv.b.(*realBackend); w.real.t.Replica != nil && rb.opts == w.real.t.Replica {
-			errs = append(errs, rb.replicateFrom(w.real.t.Nodes[0]))
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	errs := make([]error, len(w.servers))
+	var wg sync.WaitGroup
+	for i, srv := range w.servers {
+		rb := srv.b.(*realBackend)
+		wg.Go(func() {
+			errs[i] = rb.cleanup(ctx, srv.keys)
+			// The replica, promoted or not: replicate from the primary again.
+			if w.real.t.Replica != nil && rb.opts == w.real.t.Replica {
+				errs[i] = errors.Join(errs[i], rb.replicateFrom(ctx, w.real.t.Nodes[0]))
+			}
+		})
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
 

@@ -1,0 +1,115 @@
+// Package redistest starts redis-server processes for tests that need a real
+// server with a particular setup (a password, a unix socket, a replica, a
+// server to stall). Each server is the test's own: on a free port, without
+// persistence, stopped when the test ends. Where redis-server is not
+// installed the test is skipped; .ci/run installs it.
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Server is a redis-server started for one test.
+type Server struct {
+	Port   int
+	Socket string // its unix socket
+	cmd    *exec.Cmd
+}
+
+// Addr is the server's TCP address.
+func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.Port) }
+
+// Start starts redis-server with extra arguments (e.g. "--requirepass",
+// "pw") and waits until it answers. Without redis-server on the PATH the
+// test is skipped.
+func Start(t testing.TB, args ...string) *Server {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("skipped: redis-server is not installed (.ci/run installs it)")
+	}
+	dir := t.TempDir()
+	for attempt := 0; ; attempt++ {
+		port := freePort(t)
+		s := &Server{Port: port, Socket: filepath.Join(dir, fmt.Sprintf("redis-%d.sock", port))}
+		all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+			"--save", "", "--appendonly", "no", "--dir", dir,
+			"--unixsocket", s.Socket, "--unixsocketperm", "700"}, args...)
+		s.cmd = exec.Command(bin, all...)
+		if err := s.cmd.Start(); err != nil {
+			t.Fatalf("start redis-server: %v", err)
+		}
+		if s.wait(args) {
+			t.Cleanup(s.stop)
+			return s
+		}
+		s.stop()
+		if attempt == 2 {
+			t.Fatalf("redis-server on port %d did not come up", port)
+		}
+	}
+}
+
+// wait waits up to 5 s for the server to answer on its socket.
+func (s *Server) wait(args []string) bool {
+	opts := &redis.Options{Network: "unix", Addr: s.Socket, MaxRetries: -1, DialTimeout: 100 * time.Millisecond}
+	for i, a := range args {
+		if a == "--requirepass" && i+1 < len(args) {
+			opts.Password = args[i+1]
+		}
+	}
+	c := redis.NewClient(opts)
+	defer c.Close()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if c.Ping(context.Background()).Err() == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) stop() {
+	if s.cmd.ProcessState != nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGCONT) // a test may have stalled it
+	_ = s.cmd.Process.Kill()
+	_ = s.cmd.Wait()
+}
+
+// Stall stops the server's process (SIGSTOP): it keeps its connections and
+// accepts new ones, and answers nothing, as a server that hangs does.
+func (s *Server) Stall(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Resume lets a stalled server go on (SIGCONT).
+func (s *Server) Resume(t testing.TB) {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}

@@ -1,0 +1,170 @@
+package realredis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/scenarios/sim"
+)
+
+// checkReplica makes sure the server given as --replica is a replica of the
+// first server before anything touches it: the failover scenario
+// reconfigures it (REPLICAOF) and replaces its data, which is only fair to a
+// server that already mirrors the first one. It is that server's replica when
+// its INFO names the first server as its master (host and port, the host
+// compared by address), or when the two share a replication id (a primary
+// reached over a unix socket, or under another name).
+func checkReplica(ctx context.Context, replica, primary *redis.Options) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	r, err := info(ctx, replica, "replication")
+	if err != nil {
+		return fmt.Errorf("INFO replication on the replica %s: %w", replica.Addr, err)
+	}
+	if role := r["role"]; role != "slave" {
+		return fmt.Errorf("the replica %s is not a replica but a primary (role:%s); lockstep refuses to make it one, which would replace its data. Give a replica of %s (REPLICAOF %s)",
+			replica.Addr, role, primary.Addr, strings.Replace(primary.Addr, ":", " ", 1))
+	}
+	p, err := info(ctx, primary, "replication")
+	if err != nil {
+		return fmt.Errorf("INFO replication on %s: %w", primary.Addr, err)
+	}
+	if id := r["master_replid"]; id != "" && id == p["master_replid"] {
+		return nil
+	}
+	host, port := r["master_host"], r["master_port"]
+	if sameEndpoint(ctx, host, port, primary) {
+		return nil
+	}
+	return fmt.Errorf("the replica %s is a replica of %s, not of the first server %s; lockstep refuses to reconfigure it",
+		replica.Addr, net.JoinHostPort(host, port), primary.Addr)
+}
+
+// sameEndpoint says whether host:port, as a replica names its master, is the
+// server opts reaches over TCP.
+func sameEndpoint(ctx context.Context, host, port string, opts *redis.Options) bool {
+	if opts.Network == "unix" {
+		return false
+	}
+	h, p, err := net.SplitHostPort(opts.Addr)
+	if err != nil || p != port {
+		return false
+	}
+	if h == host {
+		return true
+	}
+	a, err1 := net.DefaultResolver.LookupHost(ctx, h)
+	b, err2 := net.DefaultResolver.LookupHost(ctx, host)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return slices.ContainsFunc(a, func(x string) bool { return slices.Contains(b, x) })
+}
+
+// info reads one INFO section as fields.
+func info(ctx context.Context, opts *redis.Options, section string) (map[string]string, error) {
+	c := redis.NewClient(checkOptions(opts))
+	defer c.Close()
+	text, err := c.Info(ctx, section).Result()
+	if err != nil {
+		return nil, err
+	}
+	fields := map[string]string{}
+	for line := range strings.SplitSeq(text, "\n") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
+			fields[k] = v
+		}
+	}
+	return fields, nil
+}
+
+// checkOptions are opts for a setup check: every call bounded, no retries.
+func checkOptions(opts *redis.Options) *redis.Options {
+	o := *opts
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = checkTimeout, checkTimeout, checkTimeout
+	o.MaxRetries, o.DialerRetries, o.PoolSize, o.DisableIdentity = -1, 1, 1, true
+	o.ContextTimeoutEnabled = true // go-redis ignores a context's deadline without it
+	return &o
+}
+
+// The lease on a replica: one lockstep run at a time may reconfigure it. It
+// is a lock in its own right — SET NX PX with a unique value on the first
+// server, renewed while the run goes on, released with compare-and-delete —
+// on the wall clock, so that a run that was killed frees the replica within
+// leaseTTL.
+const (
+	leaseTTL   = 30 * time.Second
+	leaseRenew = leaseTTL / 3
+)
+
+var (
+	leaseRenewScript = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) end return 0`)
+	leaseFreeScript  = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`)
+)
+
+// LeaseKey is the key on the first server that says which run holds the
+// replica whose run id is replicaID.
+func LeaseKey(replicaID string) string { return "lockstep:replica-lease:" + replicaID }
+
+// takeLease takes the replica for this run, or says which run has it. The
+// release it returns stops the renewal and deletes the lease if it is still
+// this run's.
+func takeLease(ctx context.Context, primary *redis.Options, replica, replicaID, prefix string) (func() error, error) {
+	key := LeaseKey(replicaID)
+	host, _ := os.Hostname()
+	value := fmt.Sprintf("%s pid %d on %s since %s", strings.TrimSuffix(prefix, ":"), os.Getpid(), host, time.Now().UTC().Format(time.RFC3339))
+	c := redis.NewClient(checkOptions(primary))
+	cctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	ok, err := c.SetNX(cctx, key, value, leaseTTL).Result()
+	if err != nil {
+		c.Close()
+		return nil, fmt.Errorf("take the lease on the replica %s (SET %s NX on %s): %w", replica, key, primary.Addr, err)
+	}
+	if !ok {
+		holder, _ := c.Get(cctx, key).Result()
+		c.Close()
+		return nil, fmt.Errorf("the replica %s is in use by another lockstep run (%s): two runs on one replica spoil each other's failover. Wait for it to finish; a run that was killed frees it within %s (key %s on %s)",
+			replica, sim.CleanText(holder), leaseTTL, key, primary.Addr)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(leaseRenew)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				rctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+				_ = leaseRenewScript.Run(rctx, c, []string{key}, value, leaseTTL.Milliseconds()).Err()
+				cancel()
+			}
+		}
+	})
+	var once sync.Once
+	var ferr error
+	return func() error {
+		once.Do(func() {
+			close(stop)
+			wg.Wait()
+			fctx, cancel := context.WithTimeout(context.Background(), checkTimeout)
+			defer cancel()
+			if err := leaseFreeScript.Run(fctx, c, []string{key}, value).Err(); err != nil && !errors.Is(err, redis.Nil) {
+				ferr = fmt.Errorf("release the lease on the replica %s (key %s on %s): %w", replica, key, primary.Addr, err)
+			}
+			ferr = errors.Join(ferr, c.Close())
+		})
+		return ferr
+	}, nil
+}

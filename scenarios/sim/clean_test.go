@@ -1,0 +1,23 @@
+package sim
+
+import "testing"
+
+// What comes from a file or a server reaches the terminal with its control
+// characters, and bytes that are not UTF-8, escaped (a raw 0x9b is an 8-bit
+// CSI to some terminals); ordinary text, Chinese included, is unchanged.
+func TestCleanText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"lock:product:1001", "lock:product:1001"},
+		{"A 的看门狗续期", "A 的看门狗续期"},
+		{"\x1b[2J\x1b]0;owned\x07", `\x1b[2J\x1b]0;owned\x07`},
+		{"line\nnext\ttab", `line\x0anext\x09tab`},
+		{"a\u009b31mb", `a\u009b31mb`},
+		{"raw \x9b31m byte", `raw \x9b31m byte`},
+		{"\xff\xfe", `\xff\xfe`},
+		{"\x7f", `\x7f`},
+	} {
+		if got := CleanText(tc.in); got != tc.want {
+			t.Errorf("CleanText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
