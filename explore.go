@@ -54,6 +54,14 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if faults == nil {
 		faults = []sim.Fault{}
 	}
+	// Options treat zero as "the default"; on the command line a zero is a
+	// mistake, not a request for the default.
+	if *depth < 1 {
+		return 0, errUsage{fmt.Errorf("--depth must be at least 1, not %d", *depth)}
+	}
+	if *timeout < 0 {
+		return 0, errUsage{fmt.Errorf("--timeout must be 0 (no limit) or more, not %s", *timeout)}
+	}
 	opts := explore.Options{Clients: *clients, Attempts: *attempts, Faults: faults, Depth: *depth, Timeout: *timeout}
 	if err := opts.Validate(); err != nil {
 		return 0, errUsage{err}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"runtime"
 	"testing"
 	"time"
@@ -9,8 +10,13 @@ import (
 	"go.uber.org/goleak"
 )
 
-// TestMain fails the package's tests if a goroutine outlives them.
+// TestMain fails the package's tests if a goroutine outlives them. With
+// LOCKSTEP_TEST_MAIN=1 the test binary is lockstep itself, signals and all:
+// tests run it as a process of its own (lockstepProcess).
 func TestMain(m *testing.M) {
+	if os.Getenv("LOCKSTEP_TEST_MAIN") == "1" {
+		os.Exit(realMain(os.Args[1:]))
+	}
 	goleak.VerifyTestMain(dialProbesEnd{m})
 }
 

@@ -7,10 +7,13 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"os/signal"
@@ -81,14 +84,22 @@ type quiet struct{}
 
 func (quiet) Printf(context.Context, string, ...any) {}
 
-func main() {
+func main() { os.Exit(realMain(os.Args[1:])) }
+
+// realMain is the program as main runs it, signals included; it returns the
+// exit code.
+func realMain(args []string) int {
 	redis.SetLogger(quiet{})
-	// Ctrl-C stops a run on real servers; its keys are removed on the way out.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := runCtx(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals...)
+	defer stop()
+	return runCtx(ctx, args, os.Stdout, os.Stderr)
 }
+
+// stopSignals end a run the way Ctrl-C does: the run stops, its keys are
+// removed and the replica is pointed back at its primary, within two
+// seconds. Closing the terminal (SIGHUP), kill (SIGTERM) and Ctrl-\
+// (SIGQUIT) must not skip that cleanup.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // isTerminal says whether w is a terminal the TUI can draw on.
 func isTerminal(w io.Writer) bool {
@@ -112,17 +123,26 @@ func addRealFlags(fs *flag.FlagSet) *realFlags {
 	fs.StringVar(&r.redis, "redis", "", "real servers: ADDR[,ADDR...] as host:port or redis://[user:password@]host:port[/db]")
 	fs.StringVar(&r.replica, "replica", "", "a replica of the first --redis server, for the failover scenario")
 	fs.BoolVar(&r.disposable, "disposable", false, "lockstep may reconfigure the replica (REPLICAOF)")
-	fs.DurationVar(&r.second, "time-scale", realredis.DefaultSecond, "on real servers, how long one scenario second lasts")
+	fs.DurationVar(&r.second, "time-scale", realredis.DefaultSecond,
+		fmt.Sprintf("on real servers, how long one scenario second lasts (%s to %s)", realredis.MinSecond, realredis.MaxSecond))
 	return r
+}
+
+// check validates the flags without connecting to anything.
+func (r *realFlags) check() error {
+	if r.redis == "" && (r.replica != "" || r.disposable) {
+		return errUsage{errors.New("--replica and --disposable go with --redis")}
+	}
+	if r.second < realredis.MinSecond || r.second > realredis.MaxSecond {
+		return errUsage{fmt.Errorf("--time-scale %s out of range; valid: %s to %s per scenario second", r.second, realredis.MinSecond, realredis.MaxSecond)}
+	}
+	return nil
 }
 
 // target connects to the real servers, if any were given.
 func (r *realFlags) target(ctx context.Context) (*sim.Target, error) {
-	if r.redis == "" {
-		if r.replica != "" || r.disposable {
-			return nil, errUsage{errors.New("--replica and --disposable go with --redis")}
-		}
-		return nil, nil
+	if err := r.check(); err != nil || r.redis == "" {
+		return nil, err
 	}
 	t, err := realredis.Connect(ctx, realredis.Config{Addrs: strings.Split(r.redis, ","),
 		Replica: r.replica, Disposable: r.disposable, Second: r.second})
@@ -191,7 +211,22 @@ func runCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		// Bad input and runs that could not complete alike: exit 1 is kept
 		// for "the matrix does not meet its expectation".
-		fmt.Fprintln(stderr, "lockstep:", err)
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			// A signal: say which, then what the cleanup could not do,
+			// if anything.
+			fmt.Fprintf(stderr, "lockstep: interrupted (%v)\n", context.Cause(ctx))
+			for line := range strings.SplitSeq(err.Error(), "\n") {
+				if !strings.HasSuffix(line, context.Canceled.Error()) {
+					fmt.Fprintln(stderr, "lockstep:", sim.CleanText(line))
+				}
+			}
+			return exitUsage
+		}
+		// An error may quote what the user typed or what a server said:
+		// its lines are printed with control characters escaped.
+		for line := range strings.SplitSeq(err.Error(), "\n") {
+			fmt.Fprintln(stderr, "lockstep:", sim.CleanText(line))
+		}
 		return exitUsage
 	}
 	return code
@@ -219,9 +254,10 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// writeFile writes a report to path, all or nothing.
+// writeFile writes a report to path, all or nothing, with the permissions
+// of any file the user creates (0666 less the umask).
 func writeFile(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".lockstep-*")
+	f, err := createTemp(filepath.Dir(path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -237,6 +273,22 @@ func writeFile(path string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// createTemp creates a new file in dir with mode 0666 (less the umask),
+// where os.CreateTemp would give 0600: the file is renamed into place and
+// must end up as readable as any other the user writes.
+func createTemp(dir string) (*os.File, error) {
+	for range 100 {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		name := filepath.Join(dir, ".lockstep-"+hex.EncodeToString(b))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, errors.New("no free temporary name in " + dir)
 }
 
 // say picks the message for the user's language.
@@ -275,7 +327,7 @@ func checkLang(lang string) error {
 
 // cmdTUI opens the terminal UI. Without a terminal (a pipe, CI) it prints
 // the usage instead of waiting for keys that never come.
-func cmdTUI(ctx context.Context, args []string, stdout io.Writer) (int, error) {
+func cmdTUI(ctx context.Context, args []string, stdout io.Writer) (code int, err error) {
 	fs := flag.NewFlagSet("lockstep", flag.ContinueOnError)
 	rf := addRealFlags(fs)
 	var opts tui.Options
@@ -295,8 +347,15 @@ func cmdTUI(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 		}
 		return 0, errUsage{fmt.Errorf("unknown command %q; valid: %s", pos[0], strings.Join(commands, ", "))}
 	}
+	if isSet(fs, "speed") && opts.Speed == 0 {
+		// Options read 0 as "the default"; typed, it is a mistake.
+		return 0, errUsage{errors.New("speed 0 out of range; valid: 0 < speed ≤ 16 steps per second")}
+	}
 	if err := opts.Check(); err != nil {
 		return 0, errUsage{err}
+	}
+	if err := rf.check(); err != nil {
+		return 0, err
 	}
 	if *traceFile != "" {
 		if opts.Scenario != "" || opts.Impl != "" {
@@ -310,12 +369,13 @@ func cmdTUI(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	defer closeTarget(target, &err)
 	if !isTerminal(stdout) {
 		fmt.Fprint(stdout, usage)
 		return exitOK, nil
 	}
 	if target == nil {
-		return exitOK, tui.Run(opts, os.Stdin, stdout)
+		return exitOK, tui.Run(ctx, opts, os.Stdin, stdout)
 	}
 	// A real server's clock cannot be stopped: each trace is recorded on the
 	// servers first, then stepped through. Quitting while a recording runs
@@ -338,13 +398,34 @@ func cmdTUI(ctx context.Context, args []string, stdout io.Writer) (int, error) {
 		defer running.Done()
 		return s.RunOn(ctx, impl, target)
 	}
-	err = tui.Run(opts, os.Stdin, stdout)
+	err = tui.Run(ctx, opts, os.Stdin, stdout)
 	mu.Lock()
 	done = true
 	mu.Unlock()
 	cancel()
 	running.Wait()
 	return exitOK, err
+}
+
+// closeTarget releases what a run held on real servers (the lease on the
+// replica); an error it meets joins the command's.
+func closeTarget(t *sim.Target, err *error) {
+	if t != nil {
+		*err = errors.Join(*err, t.Close())
+	}
+}
+
+// unreliable says when a run on real servers kept to its clock so unevenly
+// that a verdict near a TTL boundary may be off: its drift is beyond the
+// margins the timelines leave around those boundaries.
+func unreliable(tr *sim.Trace, t *sim.Target, lang string) error {
+	if t == nil || tr.Drift <= t.Margin() {
+		return nil
+	}
+	return fmt.Errorf(say(lang,
+		"the verdict is unreliable: the run kept to its clock only within %s, more than its %s margins (a stalled server or a busy machine); run it again, or give a larger --time-scale",
+		"结论不可靠：这次运行与时钟的偏差达 %s，超过了 %s 的余量（服务器卡顿或机器繁忙）；请重跑，或加大 --time-scale"),
+		tr.Drift.Round(100*time.Microsecond), t.Margin())
 }
 
 // cmdDocs writes the generated pages of docs/ into a directory.
@@ -395,7 +476,7 @@ func cmdList(args []string, stdout io.Writer) (int, error) {
 	return exitOK, report.List(stdout, *lang)
 }
 
-func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) {
+func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (code int, err error) {
 	fs := flag.NewFlagSet("play", flag.ContinueOnError)
 	rf := addRealFlags(fs)
 	lang := langFlag(fs)
@@ -442,6 +523,7 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 	if err != nil {
 		return 0, err
 	}
+	defer closeTarget(target, &err)
 	tr, err := s.RunOn(ctx, impl, target)
 	if errors.Is(err, sim.ErrNeedsReplica) {
 		return 0, errUsage{fmt.Errorf("%s needs a replica of the first server: add --replica ADDR --disposable", s.ID)}
@@ -455,7 +537,10 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (int, error) 
 	if err != nil {
 		return 0, err
 	}
-	return exitOK, render(stdout, tr, *format, *lang)
+	if err := render(stdout, tr, *format, *lang); err != nil {
+		return 0, err
+	}
+	return exitOK, unreliable(tr, target, *lang)
 }
 
 // render writes a trace in one of the formats.
@@ -471,7 +556,7 @@ func render(w io.Writer, tr *sim.Trace, format, lang string) error {
 	return report.Timeline(w, tr, lang)
 }
 
-func cmdCheck(ctx context.Context, args []string, stdout io.Writer) (int, error) {
+func cmdCheck(ctx context.Context, args []string, stdout io.Writer) (code int, err error) {
 	fs := flag.NewFlagSet("check", flag.ContinueOnError)
 	rf := addRealFlags(fs)
 	lang := langFlag(fs)
@@ -491,6 +576,7 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer) (int, error)
 	if err != nil {
 		return 0, err
 	}
+	defer closeTarget(target, &err)
 	var results []scenarios.Result
 	if target != nil {
 		results, err = scenarios.CheckOn(ctx, target, realParallel)

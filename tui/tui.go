@@ -5,8 +5,10 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"math"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -52,19 +54,23 @@ func (o Options) Check() error {
 			return err
 		}
 	}
-	if o.Speed < 0 || o.Speed > maxSpeed {
+	if math.IsNaN(o.Speed) || o.Speed < 0 || o.Speed > maxSpeed {
 		return fmt.Errorf("speed %v out of range; valid: 0 < speed ≤ %v steps per second", o.Speed, maxSpeed)
 	}
 	return nil
 }
 
-// Run opens the TUI on the terminal and returns when the user quits.
-func Run(opts Options, in io.Reader, out io.Writer) error {
+// Run opens the TUI on the terminal and returns when the user quits or ctx
+// ends (a signal: the terminal closed).
+func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	if err := opts.Check(); err != nil {
 		return err
 	}
-	p := tea.NewProgram(New(opts), tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out))
+	p := tea.NewProgram(New(opts), tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out), tea.WithContext(ctx))
 	_, err := p.Run()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
 	return err
 }
 
