@@ -46,6 +46,7 @@ func Start(t testing.TB, args ...string) *Server {
 			"--save", "", "--appendonly", "no", "--dir", dir,
 			"--unixsocket", s.Socket, "--unixsocketperm", "700"}, args...)
 		s.cmd = exec.Command(bin, all...)
+		dieWithTest(s.cmd)
 		if err := s.cmd.Start(); err != nil {
 			t.Fatalf("start redis-server: %v", err)
 		}
