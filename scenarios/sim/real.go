@@ -447,7 +447,7 @@ func (b *realBackend) cleanup(ctx context.Context, last []KeyState) error {
 		}
 	}
 	if len(keys) == 0 {
-		return fmt.Errorf("clean up %s: %w (the run's keys there, if any, are under %s)", b.opts.Addr, err, b.w.real.t.Prefix)
+		return fmt.Errorf("clean up %s: %w; keys under %s may be left there", b.opts.Addr, err, b.w.real.t.Prefix)
 	}
 	return fmt.Errorf("clean up %s: %w; left there: %s", b.opts.Addr, err, strings.Join(keys, ", "))
 }
