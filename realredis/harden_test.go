@@ -186,13 +186,14 @@ func TestRealReplicaMustMirrorTheFirstServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		name, replica, want string
+		name, primary, replica, want string
 	}{
-		{"a primary", independent.Addr(), "is not a replica but a primary (role:master)"},
-		{"another server's replica", elsewhere.Addr(), "is a replica of " + other.Addr() + ", not of the first server " + primary.Addr()},
+		{"a primary", primary.Addr(), independent.Addr(), "is not a replica but a primary (role:master)"},
+		{"another server's replica", primary.Addr(), elsewhere.Addr(), "is a replica of " + other.Addr() + ", not of the first server " + primary.Addr()},
+		{"the first server on a socket", "unix://" + primary.Socket, independent.Addr(), "--replica needs the first server over TCP"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			target, err := realredis.Connect(t.Context(), realredis.Config{Addrs: []string{primary.Addr()}, Replica: tc.replica, Disposable: true})
+			target, err := realredis.Connect(t.Context(), realredis.Config{Addrs: []string{tc.primary}, Replica: tc.replica, Disposable: true})
 			if err == nil {
 				target.Close()
 				t.Fatal("Connect accepted it")

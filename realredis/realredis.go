@@ -106,6 +106,9 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 		if !cfg.Disposable {
 			return nil, fmt.Errorf("the failover scenario reconfigures the replica %s (REPLICAOF) and replaces its data; pass --disposable if it is yours to reconfigure", cfg.Replica)
 		}
+		if t.Nodes[0].Network == "unix" {
+			return nil, fmt.Errorf("--replica needs the first server over TCP, not the unix socket %s: the replica replicates from it (through lockstep's relay) by host and port", t.Nodes[0].Addr)
+		}
 		opts, id, err := open(cfg.Replica, "the replica")
 		if err != nil {
 			return nil, err

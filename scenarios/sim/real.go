@@ -292,7 +292,7 @@ func (b *realBackend) start() error {
 	b.mu.Unlock()
 	ctx, cancel := b.w.ioContext()
 	defer cancel()
-	return b.cleanup(ctx, nil)
+	return b.cleanup(ctx, b.obs, nil)
 }
 
 // jump cannot move a real server's clock. What a forward jump does to the
@@ -419,18 +419,21 @@ func (b *realBackend) read(now time.Duration) ([]KeyState, error) {
 
 func isWrongType(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE") }
 
-// cleanup deletes the run's keys within ctx. A replica (read-only) is
-// skipped: its primary's deletions reach it. When the server does not
-// answer, the error names it and the keys the run last saw there.
-func (b *realBackend) cleanup(ctx context.Context, last []KeyState) error {
-	// A client of its own, bounded by ctx: the observer's connections may
-	// have been cut by an interruption.
+// closingClient is a client of its own for the end of a run, every call
+// bounded by ctx: the observer's connections may have been cut by an
+// interruption.
+func (b *realBackend) closingClient(ctx context.Context) *redis.Client {
 	timeout := ioTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, time.Until(dl))
 	}
-	c := redis.NewClient(observerOptions(b.opts, max(timeout, time.Millisecond)))
-	defer c.Close()
+	return redis.NewClient(observerOptions(b.opts, max(timeout, time.Millisecond)))
+}
+
+// cleanup deletes the run's keys through c within ctx. A replica
+// (read-only) is skipped: its primary's deletions reach it. When the server
+// does not answer, the error names it and the keys the run last saw there.
+func (b *realBackend) cleanup(ctx context.Context, c *redis.Client, last []KeyState) error {
 	if info, err := c.Info(ctx, "replication").Result(); err == nil && InfoField(info, "role") == "slave" {
 		return nil
 	}
@@ -492,8 +495,8 @@ func (b *realBackend) promote() error {
 	return b.obs.Do(ctx, "REPLICAOF", "NO", "ONE").Err()
 }
 
-// replicateFrom points the replica straight at its primary again.
-func (b *realBackend) replicateFrom(ctx context.Context, primary *redis.Options) error {
+// replicateFrom points the replica straight at its primary again, through c.
+func (b *realBackend) replicateFrom(ctx context.Context, c *redis.Client, primary *redis.Options) error {
 	host, port, err := net.SplitHostPort(primary.Addr)
 	if err != nil {
 		return err
@@ -501,7 +504,7 @@ func (b *realBackend) replicateFrom(ctx context.Context, primary *redis.Options)
 	if _, err := strconv.Atoi(port); err != nil {
 		return fmt.Errorf("primary address %q: %w", primary.Addr, err)
 	}
-	if err := b.obs.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
+	if err := c.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
 		return fmt.Errorf("point the replica %s back at %s (REPLICAOF %s %s): %w", b.opts.Addr, primary.Addr, host, port, err)
 	}
 	return nil

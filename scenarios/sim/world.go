@@ -563,10 +563,12 @@ func (w *World) closeReal() error {
 	for i, srv := range w.servers {
 		rb := srv.b.(*realBackend)
 		wg.Go(func() {
-			errs[i] = rb.cleanup(ctx, srv.keys)
+			c := rb.closingClient(ctx)
+			defer c.Close()
+			errs[i] = rb.cleanup(ctx, c, srv.keys)
 			// The replica, promoted or not: replicate from the primary again.
 			if w.real.t.Replica != nil && rb.opts == w.real.t.Replica {
-				errs[i] = errors.Join(errs[i], rb.replicateFrom(ctx, w.real.t.Nodes[0]))
+				errs[i] = errors.Join(errs[i], rb.replicateFrom(ctx, c, w.real.t.Nodes[0]))
 			}
 		})
 	}
