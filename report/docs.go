@@ -17,7 +17,7 @@ import (
 func DocPages(results []scenarios.Result) (map[string][]byte, error) {
 	pages := map[string][]byte{}
 	var index bytes.Buffer
-	fmt.Fprint(&index, generated("scenarios/stories/*.md"))
+	fmt.Fprint(&index, generated("scenarios/lessons/*.lesson"))
 	fmt.Fprint(&index, indexIntro)
 	fmt.Fprintf(&index, "| failure mode | what happens | about |\n|---|---|---|\n")
 	for _, s := range scenarios.All() {
@@ -46,8 +46,8 @@ func generated(from string) string {
 }
 
 func scenarioPage(b *bytes.Buffer, s scenarios.Scenario, results []scenarios.Result) error {
-	fmt.Fprint(b, generated("scenarios/stories/"+s.ID+".md"))
-	fmt.Fprintf(b, "# %s — %s\n\n*%s.*\n\n%s\n", s.ID, s.Title.EN, mdText(s.Summary.EN), strings.TrimSpace(s.Story))
+	fmt.Fprint(b, generated("scenarios/"+s.File))
+	fmt.Fprintf(b, "# %s — %s\n\n*%s.*\n\n%s\n", s.ID, s.Title.EN, mdText(s.Summary.EN), strings.TrimSpace(s.Story.EN))
 
 	var row []scenarios.Result
 	for _, r := range results {

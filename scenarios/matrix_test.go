@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
 )
 
 // TestMatrix asserts the lesson: for every failure mode and implementation,
@@ -31,28 +30,16 @@ func TestMatrix(t *testing.T) {
 	}
 }
 
-// TestMatrixWellFormed guards the table itself: known names only, and each
-// list in invariant order (check compares them as they are).
-func TestMatrixWellFormed(t *testing.T) {
-	order := sim.InvariantIDs()
-	for id, row := range expected {
-		if _, err := Lookup(id); err != nil {
-			t.Errorf("matrix row: %v", err)
-		}
-		for name, invs := range row {
-			if _, err := lockimpl.Lookup(name); err != nil {
-				t.Errorf("matrix %s: %v", id, err)
-			}
-			if len(invs) == 0 {
-				t.Errorf("matrix %s × %s: empty list; leave the entry out instead", id, name)
-			}
-			last := -1
-			for _, inv := range invs {
-				i := slices.Index(order, inv)
-				if i <= last {
-					t.Errorf("matrix %s × %s: %v not a list of distinct invariants in order %v", id, name, invs, order)
-				}
-				last = i
+// TestEveryLessonJudgesEveryImplementation: a built-in lesson's expectation
+// row names every implementation of the catalogue, so that a new
+// implementation is judged by every lesson (a line in each lesson file's
+// expect block), not silently reported.
+func TestEveryLessonJudgesEveryImplementation(t *testing.T) {
+	for _, s := range All() {
+		for _, impl := range lockimpl.All() {
+			if _, ok := s.Expected(impl.Name); !ok {
+				t.Errorf("%s has no expectation for %s: add a line \"    %s  INVARIANTS|-\" to its expect block",
+					s.File, impl.Name, impl.Name)
 			}
 		}
 	}

@@ -1,30 +1,35 @@
-// Package scenarios is lockstep's catalogue of failure modes: one file per
-// classic Redis lock bug, each a scripted timeline, plus the expectation
-// matrix that says which implementation survives which bug. The engine that
-// plays them lives in scenarios/sim.
+// Package scenarios is lockstep's catalogue of failure modes: one lesson
+// file per classic Redis lock bug (lessons/*.lesson, embedded), each a
+// scripted timeline with its story and its expectation row — which
+// implementation survives which bug. ParseLesson reads the same format from
+// an instructor's own files. The engine that plays them lives in
+// scenarios/sim.
 //
-// Adding a failure mode: write one file with a Scenario (id, titles, setup,
-// script), add it to catalogue below, and give it a row in matrix.go.
+// Adding a failure mode: one file in lessons/, named NNN-<id>.lesson (the
+// number orders the catalogue). docs/lessons.md describes the format.
 package scenarios
 
 import (
 	"context"
 	"embed"
 	"fmt"
+	"io/fs"
+	"path"
+	"slices"
 	"strings"
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios/sim"
 )
 
-// Scenario is one failure mode.
+// Scenario is one failure mode: a lesson.
 type Scenario struct {
 	ID      string
 	Title   sim.Text
 	Summary sim.Text
-	// Story is the failure mode told in full, in Markdown (English), for its
-	// page in docs/.
-	Story string
+	// Story is the failure mode told in full, in Markdown, for its page in
+	// docs/ (English; Chinese where the lesson has it).
+	Story sim.Text
 	// Naive is the implementation this failure mode is about: the default
 	// for "lockstep play".
 	Naive string
@@ -34,6 +39,15 @@ type Scenario struct {
 	Mitigation bool
 	Setup      sim.Setup
 	Script     sim.Script
+	// Expect is the lesson's expectation row: for each implementation it
+	// names, the invariants that break (empty: none). An implementation it
+	// does not name has no expectation: its verdicts are reported, not
+	// judged.
+	Expect map[string][]string
+	// Source is the lesson file the scenario was read from, and File its
+	// name ("lessons/030-get-then-del.lesson" for a built-in one).
+	Source []byte
+	File   string
 }
 
 // Run plays the scenario against impl on embedded servers.
@@ -52,31 +66,56 @@ func (s Scenario) RunOn(ctx context.Context, impl lockimpl.Info, target *sim.Tar
 	return tr, nil
 }
 
-//go:embed stories/*.md
-var stories embed.FS
-
-// story reads the story of failure mode id.
-func story(id string) string {
-	b, err := stories.ReadFile("stories/" + id + ".md")
-	if err != nil {
-		panic("scenarios: no story for " + id)
-	}
-	return string(b)
+// Expected returns the invariants expected to break when the scenario runs
+// against impl, in invariant order, and whether the lesson has an
+// expectation for impl at all.
+func (s Scenario) Expected(impl string) ([]string, bool) {
+	exp, ok := s.Expect[impl]
+	return slices.Clone(exp), ok
 }
 
-var catalogue = []Scenario{
-	setnxNoEX,
-	delOther,
-	getThenDel,
-	failover,
-	gcPause,
-	leaseTooShort,
-	hungHolder,
-	reentrantCall,
-	redlockRestart,
-	redlockDelayedRestart,
-	redlockClockJump,
-	failoverWait,
+//go:embed lessons/*.lesson
+var builtin embed.FS
+
+// catalogue is the built-in lessons, in the order of their file names.
+var catalogue = mustLoad(builtin, "lessons")
+
+func mustLoad(fsys fs.FS, dir string) []Scenario {
+	scs, err := LoadLessons(fsys, dir)
+	if err != nil {
+		panic("scenarios: a built-in lesson does not parse: " + err.Error())
+	}
+	return scs
+}
+
+// LoadLessons reads every *.lesson file in dir, in the order of their names.
+// Two lessons with one id are an error.
+func LoadLessons(fsys fs.FS, dir string) ([]Scenario, error) {
+	names, err := fs.Glob(fsys, path.Join(dir, "*.lesson"))
+	if err != nil {
+		return nil, err
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("%s: no *.lesson files", dir)
+	}
+	slices.Sort(names)
+	var scs []Scenario
+	for _, name := range names {
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		s, err := ParseLesson(name, data)
+		if err != nil {
+			return nil, err
+		}
+		if i := slices.IndexFunc(scs, func(o Scenario) bool { return o.ID == s.ID }); i >= 0 {
+			return nil, fmt.Errorf("%s: lesson %s is also %s", name, s.ID, scs[i].File)
+		}
+		s.Source, s.File = data, name
+		scs = append(scs, s)
+	}
+	return scs, nil
 }
 
 // All returns the failure modes in teaching order.

@@ -1,0 +1,764 @@
+package scenarios
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios/sim"
+)
+
+// A lesson file is one failure mode, whole: its id, titles and story, the
+// setup, the clients, the timeline, and the expectation row. docs/lessons.md
+// describes the format with an annotated example; the built-in lessons in
+// lessons/ are written in it. The format is line based, in the manner of
+// etcd raft's testdata interaction files:
+//
+//	# a comment
+//	verb arg key=value ...      a directive, at the start of a line
+//	  en English text           indented lines belong to the directive
+//	  zh 中文
+//
+// ParseLesson reads such a file and checks everything it can before
+// anything runs: unknown verbs, clients, servers, implementations and
+// invariants, times that go backwards, a timeline that does not end. Each
+// error names file:line:column and what was expected there.
+
+// MaxLessonHorizon bounds how long a lesson's world may run (its horizon):
+// a lesson is a timeline of minutes, not a soak test.
+const MaxLessonHorizon = time.Hour
+
+// LessonError is a mistake in a lesson file, with its position.
+type LessonError struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *LessonError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
+
+// line is one line of a lesson file, split into fields with their columns.
+type line struct {
+	n      int // 1-based
+	indent bool
+	fields []string
+	cols   []int // 1-based column of each field, in characters
+	raw    string
+}
+
+func splitLine(n int, raw string) line {
+	l := line{n: n, raw: raw}
+	l.indent = raw != "" && (raw[0] == ' ' || raw[0] == '\t')
+	col := 1
+	inField := false
+	for i, r := range raw {
+		if r == ' ' || r == '\t' {
+			inField = false
+		} else {
+			if !inField {
+				l.fields = append(l.fields, "")
+				l.cols = append(l.cols, col)
+				inField = true
+			}
+			l.fields[len(l.fields)-1] += raw[i : i+utf8.RuneLen(r)]
+		}
+		col++
+	}
+	return l
+}
+
+// rest is the line's text from field i on, as written.
+func (l line) rest(i int) string {
+	if i >= len(l.fields) {
+		return ""
+	}
+	// Columns count characters; find the byte offset of field i.
+	col := 1
+	for off := range l.raw {
+		if col == l.cols[i] {
+			return strings.TrimRight(l.raw[off:], " \t")
+		}
+		col++
+	}
+	return ""
+}
+
+// lessonParser holds the state of one parse.
+type lessonParser struct {
+	file  string
+	lines []line
+	i     int
+
+	s       Scenario
+	clients map[string]bool
+	now     time.Duration
+	ended   bool
+	steps   []func(t *sim.Timeline, cs map[string]*sim.Client)
+	nodes   int // servers the lesson may name: 5 (Redlock's), or Setup.Nodes
+	expect  map[string][]string
+	seen    map[string]bool
+}
+
+func (p *lessonParser) errAt(l line, field int, format string, args ...any) error {
+	col := 1
+	if field < len(l.cols) {
+		col = l.cols[field]
+	} else if len(l.raw) > 0 {
+		col = utf8.RuneCountInString(l.raw) + 1
+	}
+	return &LessonError{File: p.file, Line: l.n, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ParseLesson reads a lesson file. name is what errors call the file.
+func ParseLesson(name string, data []byte) (Scenario, error) {
+	p := &lessonParser{file: name, clients: map[string]bool{}, seen: map[string]bool{},
+		expect: map[string][]string{}, nodes: 5}
+	if err := p.split(data); err != nil {
+		return Scenario{}, err
+	}
+	if err := p.parse(); err != nil {
+		return Scenario{}, err
+	}
+	return p.s, nil
+}
+
+// split reads the lines, keeping the story (everything after "story en" or
+// "story zh", as written) apart.
+func (p *lessonParser) split(data []byte) error {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	n := 0
+	var story *strings.Builder
+	var stories []*strings.Builder
+	var langs []string
+	for sc.Scan() {
+		n++
+		raw := sc.Text()
+		if !utf8.ValidString(raw) {
+			return &LessonError{p.file, n, 1, "the line is not UTF-8"}
+		}
+		l := splitLine(n, raw)
+		if !l.indent && len(l.fields) == 2 && l.fields[0] == "story" && (l.fields[1] == "en" || l.fields[1] == "zh") {
+			if slices.Contains(langs, l.fields[1]) {
+				return p.errAt(l, 1, "a second story %s", l.fields[1])
+			}
+			story = &strings.Builder{}
+			stories = append(stories, story)
+			langs = append(langs, l.fields[1])
+			continue
+		}
+		if story != nil {
+			story.WriteString(raw + "\n")
+			continue
+		}
+		if len(l.fields) == 0 || strings.HasPrefix(l.fields[0], "#") {
+			continue
+		}
+		p.lines = append(p.lines, l)
+	}
+	if err := sc.Err(); err != nil {
+		return &LessonError{p.file, n + 1, 1, err.Error()}
+	}
+	for i, lang := range langs {
+		text := strings.TrimSpace(stories[i].String()) + "\n"
+		if lang == "en" {
+			p.s.Story.EN = text
+		} else {
+			p.s.Story.ZH = text
+		}
+	}
+	return nil
+}
+
+func (p *lessonParser) next() (line, bool) {
+	if p.i >= len(p.lines) {
+		return line{}, false
+	}
+	l := p.lines[p.i]
+	p.i++
+	return l, true
+}
+
+// text reads the indented en and zh lines after a directive.
+func (p *lessonParser) text(at line) (sim.Text, error) {
+	var t sim.Text
+	for p.i < len(p.lines) && p.lines[p.i].indent {
+		l, _ := p.next()
+		switch l.fields[0] {
+		case "en":
+			t.EN = joinText(t.EN, l.rest(1))
+		case "zh":
+			t.ZH = joinText(t.ZH, l.rest(1))
+		default:
+			return t, p.errAt(l, 0, "want an \"en\" or \"zh\" line under %s, got %q", at.fields[0], l.fields[0])
+		}
+	}
+	if t.EN == "" || t.ZH == "" {
+		return t, p.errAt(at, 0, "%s needs an indented \"en\" line and a \"zh\" line below it", at.fields[0])
+	}
+	return t, nil
+}
+
+// joinText continues a text over several lines: English with a space,
+// Chinese without.
+func joinText(have, more string) string {
+	if have == "" {
+		return more
+	}
+	r, _ := utf8.DecodeLastRuneInString(have)
+	if r < 0x2E80 {
+		return have + " " + more
+	}
+	return have + more
+}
+
+// args reads key=value arguments from field from on; flags are keys
+// without a value. Each key may appear once, and only the keys allowed.
+func (p *lessonParser) args(l line, from int, allowed ...string) (map[string]string, map[string]int, error) {
+	vals, at := map[string]string{}, map[string]int{}
+	for i := from; i < len(l.fields); i++ {
+		k, v, _ := strings.Cut(l.fields[i], "=")
+		if !slices.Contains(allowed, k) {
+			return nil, nil, p.errAt(l, i, "unknown argument %q to %s; valid: %s", k, l.fields[0], strings.Join(allowed, ", "))
+		}
+		if _, dup := vals[k]; dup {
+			return nil, nil, p.errAt(l, i, "%s given twice", k)
+		}
+		vals[k], at[k] = v, i
+	}
+	return vals, at, nil
+}
+
+func (p *lessonParser) duration(l line, field int, v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 {
+		return 0, p.errAt(l, field, "want a duration such as 30s, 1.5s or 2m, got %q", v)
+	}
+	return d, nil
+}
+
+func (p *lessonParser) parse() error {
+	header := true
+	for {
+		l, ok := p.next()
+		if !ok {
+			break
+		}
+		if l.indent {
+			return p.errAt(l, 0, "an indented line belongs under a directive that takes text (title, summary, say) or under expect")
+		}
+		verb := l.fields[0]
+		if header && !slices.Contains(headerVerbs, verb) {
+			header = false
+			if err := p.finishHeader(l); err != nil {
+				return err
+			}
+		}
+		var err error
+		if header {
+			err = p.headerVerb(l)
+		} else {
+			err = p.timelineVerb(l)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if header {
+		return &LessonError{p.file, p.lastLine() + 1, 1, "the file ends before its timeline: want client lines, then the timeline, ending with \"run end\""}
+	}
+	if !p.ended {
+		return &LessonError{p.file, p.lastLine() + 1, 1, "the timeline never ends: want \"run end\" after the last step"}
+	}
+	if len(p.expect) == 0 {
+		return &LessonError{p.file, p.lastLine() + 1, 1, "no expect block: want \"expect\" with one indented line per implementation"}
+	}
+	if p.s.Story.EN == "" {
+		return &LessonError{p.file, p.lastLine() + 1, 1, "no story: want \"story en\" followed by the story in Markdown, at the end of the file"}
+	}
+	steps := p.steps
+	p.s.Script = func(t *sim.Timeline) {
+		cs := map[string]*sim.Client{}
+		for _, step := range steps {
+			step(t, cs)
+		}
+	}
+	p.s.Expect = p.expect
+	return nil
+}
+
+func (p *lessonParser) lastLine() int {
+	if len(p.lines) == 0 {
+		return 0
+	}
+	return p.lines[len(p.lines)-1].n
+}
+
+// headerVerbs come before the timeline: who the lesson is and its world.
+var headerVerbs = []string{"lesson", "title", "summary", "naive", "mitigation", "setup"}
+
+// timelineVerbs are the steps of a timeline, and what follows it.
+var timelineVerbs = []string{"client", "say", "run", "hold", "unhold", "pause", "resume", "hang", "unhang",
+	"crash", "partition", "heal", "failover", "rejoin", "stop-server", "restart-server", "clock-jump", "expect"}
+
+func (p *lessonParser) headerVerb(l line) error {
+	verb := l.fields[0]
+	if p.seen[verb] {
+		return p.errAt(l, 0, "%s given twice", verb)
+	}
+	p.seen[verb] = true
+	switch verb {
+	case "lesson":
+		if len(l.fields) != 2 || !validID(l.fields[1]) {
+			return p.errAt(l, min(1, len(l.fields)-1), "want \"lesson ID\", the id in lower case letters, digits and dashes (e.g. get-then-del)")
+		}
+		p.s.ID = l.fields[1]
+	case "title", "summary":
+		if len(l.fields) != 1 {
+			return p.errAt(l, 1, "%s takes no arguments: the text goes on indented en and zh lines below", verb)
+		}
+		t, err := p.text(l)
+		if err != nil {
+			return err
+		}
+		if verb == "title" {
+			p.s.Title = t
+		} else {
+			p.s.Summary = t
+		}
+	case "naive":
+		if len(l.fields) != 2 {
+			return p.errAt(l, 1, "want \"naive IMPL\": the implementation the lesson opens with")
+		}
+		if _, err := lockimpl.Lookup(l.fields[1]); err != nil {
+			return p.errAt(l, 1, "%v", err)
+		}
+		p.s.Naive = l.fields[1]
+	case "mitigation":
+		if len(l.fields) != 1 {
+			return p.errAt(l, 1, "mitigation takes no arguments")
+		}
+		p.s.Mitigation = true
+	case "setup":
+		return p.setup(l)
+	}
+	return nil
+}
+
+func validID(id string) bool {
+	if id == "" || id[0] == '-' {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func (p *lessonParser) setup(l line) error {
+	vals, at, err := p.args(l, 1, "key", "ttl", "replica", "lag", "rejoin", "liveness", "horizon", "stock", "nodes")
+	if err != nil {
+		return err
+	}
+	s := &p.s.Setup
+	for k, v := range vals {
+		f := at[k]
+		switch k {
+		case "key":
+			if v == "" {
+				return p.errAt(l, f, "want key=NAME")
+			}
+			s.Key = v
+		case "replica", "rejoin":
+			if v != "" {
+				return p.errAt(l, f, "%s is a flag: write it without a value", k)
+			}
+			s.Replica = s.Replica || k == "replica"
+			s.Rejoin = s.Rejoin || k == "rejoin"
+		case "ttl", "lag", "liveness", "horizon":
+			d, err := p.duration(l, f, v)
+			if err != nil {
+				return err
+			}
+			if d == 0 && k != "lag" {
+				return p.errAt(l, f, "%s must be more than 0", k)
+			}
+			switch k {
+			case "ttl":
+				s.TTL = d
+			case "lag":
+				s.Lag = d
+			case "liveness":
+				s.LivenessBound = d
+			case "horizon":
+				if d > MaxLessonHorizon {
+					return p.errAt(l, f, "horizon %s is longer than a lesson may run (%s)", v, MaxLessonHorizon)
+				}
+				s.Horizon = d
+			}
+		case "stock", "nodes":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 || k == "nodes" && (n < 3 || n%2 == 0 || n > 9) {
+				want := "a whole number above 0"
+				if k == "nodes" {
+					want = "an odd number of servers from 3 to 9"
+				}
+				return p.errAt(l, f, "%s: want %s, got %q", k, want, v)
+			}
+			if k == "stock" {
+				s.Stock = n
+			} else {
+				s.Nodes, p.nodes = n, n
+			}
+		}
+	}
+	if s.Rejoin && !s.Replica {
+		return p.errAt(l, at["rejoin"], "rejoin brings a failed primary back as a replica: it needs replica too")
+	}
+	if _, ok := vals["lag"]; ok && !s.Replica {
+		return p.errAt(l, at["lag"], "lag is the replica's: it needs replica too")
+	}
+	return nil
+}
+
+// finishHeader checks the header is whole when the timeline begins at l.
+func (p *lessonParser) finishHeader(l line) error {
+	for _, want := range []string{"lesson", "title", "summary", "naive"} {
+		if !p.seen[want] {
+			return p.errAt(l, 0, "want %q before the timeline (a lesson begins with lesson, title, summary and naive)", want)
+		}
+	}
+	return nil
+}
+
+// step adds a step of the timeline.
+func (p *lessonParser) step(f func(t *sim.Timeline, cs map[string]*sim.Client)) {
+	p.steps = append(p.steps, f)
+}
+
+func (p *lessonParser) timelineVerb(l line) error {
+	verb := l.fields[0]
+	if p.ended && verb != "expect" {
+		return p.errAt(l, 0, "the timeline has ended with \"run end\"; only expect may follow")
+	}
+	if !slices.Contains(timelineVerbs, verb) {
+		if slices.Contains(headerVerbs, verb) {
+			return p.errAt(l, 0, "%s belongs before the first client", verb)
+		}
+		return p.errAt(l, 0, "unknown verb %q; valid: %s", verb, strings.Join(timelineVerbs, ", "))
+	}
+	switch verb {
+	case "client":
+		return p.client(l)
+	case "say":
+		if len(l.fields) != 1 {
+			return p.errAt(l, 1, "say takes no arguments: the text goes on indented en and zh lines below")
+		}
+		t, err := p.text(l)
+		if err != nil {
+			return err
+		}
+		p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.Say(t.EN, t.ZH) })
+	case "run":
+		return p.run(l)
+	case "hold":
+		return p.hold(l)
+	case "unhold", "pause", "resume", "hang", "unhang", "crash", "heal":
+		name, err := p.clientArg(l, 1)
+		if err != nil {
+			return err
+		}
+		if len(l.fields) > 2 {
+			return p.errAt(l, 2, "%s takes one client", verb)
+		}
+		act := map[string]func(*sim.Client){
+			"unhold": (*sim.Client).Unhold, "pause": (*sim.Client).Pause, "resume": (*sim.Client).Resume,
+			"hang": (*sim.Client).Hang, "unhang": (*sim.Client).Unhang, "crash": (*sim.Client).Crash,
+			"heal": (*sim.Client).Heal,
+		}[verb]
+		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { act(cs[name]) })
+	case "partition":
+		name, err := p.clientArg(l, 1)
+		if err != nil {
+			return err
+		}
+		if len(l.fields) < 3 {
+			return p.errAt(l, 2, "want the servers the client is cut off from: partition A redis-4 redis-5")
+		}
+		var nodes []int
+		for i := 2; i < len(l.fields); i++ {
+			n, err := p.server(l, i)
+			if err != nil {
+				return err
+			}
+			nodes = append(nodes, n)
+		}
+		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].Partition(nodes...) })
+	case "failover", "rejoin":
+		if len(l.fields) != 1 {
+			return p.errAt(l, 1, "%s takes no arguments", verb)
+		}
+		if verb == "rejoin" && !p.s.Setup.Rejoin {
+			return p.errAt(l, 0, "rejoin needs \"rejoin\" in the setup line")
+		}
+		if verb == "failover" {
+			p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.Failover() })
+		} else {
+			p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.Rejoin() })
+		}
+	case "stop-server", "restart-server":
+		if len(l.fields) != 2 {
+			return p.errAt(l, min(2, len(l.fields)), "want %s redis-N", verb)
+		}
+		n, err := p.server(l, 1)
+		if err != nil {
+			return err
+		}
+		if verb == "stop-server" {
+			p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.StopServer(n) })
+		} else {
+			p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.RestartServer(n) })
+		}
+	case "clock-jump":
+		if len(l.fields) != 3 {
+			return p.errAt(l, min(2, len(l.fields)), "want clock-jump redis-N by=DURATION")
+		}
+		n, err := p.server(l, 1)
+		if err != nil {
+			return err
+		}
+		vals, at, err := p.args(l, 2, "by")
+		if err != nil {
+			return err
+		}
+		d, err := p.duration(l, at["by"], vals["by"])
+		if err != nil {
+			return err
+		}
+		p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.ClockJump(n, d) })
+	case "expect":
+		return p.expectBlock(l)
+	}
+	return nil
+}
+
+// clientArg reads a declared client's name from field i.
+func (p *lessonParser) clientArg(l line, i int) (string, error) {
+	if i >= len(l.fields) {
+		return "", p.errAt(l, i, "want a client name after %s", l.fields[0])
+	}
+	name := l.fields[i]
+	if !p.clients[name] {
+		return "", p.errAt(l, i, "unknown client %q; declared: %s", name, strings.Join(sortedKeys(p.clients), ", "))
+	}
+	return name, nil
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// server reads "redis-N" from field i: node N-1.
+func (p *lessonParser) server(l line, i int) (int, error) {
+	v := l.fields[i]
+	n, err := strconv.Atoi(strings.TrimPrefix(v, "redis-"))
+	if !strings.HasPrefix(v, "redis-") || err != nil || n < 1 || n > p.nodes {
+		return 0, p.errAt(l, i, "want a server redis-1 … redis-%d, got %q", p.nodes, v)
+	}
+	return n - 1, nil
+}
+
+func (p *lessonParser) client(l line) error {
+	if len(l.fields) < 2 {
+		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [work=D] [attempts=N] [reenter]")
+	}
+	name := l.fields[1]
+	if p.clients[name] {
+		return p.errAt(l, 1, "client %s declared twice", name)
+	}
+	for _, r := range name {
+		if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') || len(name) > 8 {
+			return p.errAt(l, 1, "a client's name is up to 8 letters and digits, e.g. A, B or C; got %q", name)
+		}
+	}
+	if p.now > 0 {
+		return p.errAt(l, 0, "clients are declared before time passes (time is already %s)", sim.Secs(p.now))
+	}
+	vals, at, err := p.args(l, 2, "start", "retry", "work", "attempts", "reenter")
+	if err != nil {
+		return err
+	}
+	var prog sim.Program
+	for k, v := range vals {
+		f := at[k]
+		switch k {
+		case "reenter":
+			if v != "" {
+				return p.errAt(l, f, "reenter is a flag: write it without a value")
+			}
+			prog.Reenter = true
+		case "attempts":
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				return p.errAt(l, f, "attempts: want a whole number above 0, got %q", v)
+			}
+			prog.Attempts = n
+		default:
+			d, err := p.duration(l, f, v)
+			if err != nil {
+				return err
+			}
+			switch k {
+			case "start":
+				prog.Start = d
+			case "retry":
+				prog.Retry = d
+			case "work":
+				prog.Work = d
+			}
+		}
+	}
+	p.clients[name] = true
+	p.step(func(tl *sim.Timeline, cs map[string]*sim.Client) { cs[name] = tl.Client(name, prog) })
+	return nil
+}
+
+func (p *lessonParser) run(l line) error {
+	if len(l.fields) != 2 {
+		return p.errAt(l, min(1, len(l.fields)), "want \"run until=D\" (let the world run to time D) or \"run end\" (until every client is done)")
+	}
+	if l.fields[1] == "end" {
+		p.ended = true
+		p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.RunToEnd() })
+		return nil
+	}
+	vals, at, err := p.args(l, 1, "until")
+	if err != nil {
+		return err
+	}
+	d, err := p.duration(l, at["until"], vals["until"])
+	if err != nil {
+		return err
+	}
+	if d < p.now {
+		return p.errAt(l, at["until"], "time goes backwards: %s is before %s, where the timeline already is", sim.Secs(d), sim.Secs(p.now))
+	}
+	if d > MaxLessonHorizon {
+		return p.errAt(l, at["until"], "%s is past the longest a lesson may run (%s)", sim.Secs(d), MaxLessonHorizon)
+	}
+	p.now = d
+	p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.RunUntil(d) })
+	return nil
+}
+
+// holdStages are the stages "hold C after=STAGE" may name, and "at" points.
+var (
+	holdStages = []sim.Op{sim.OpAcquire, sim.OpRelease, sim.OpRenew, sim.OpReenter, sim.OpLeave}
+	holdPoints = []sim.Op{sim.OpRead, sim.OpWrite}
+)
+
+func (p *lessonParser) hold(l line) error {
+	name, err := p.clientArg(l, 1)
+	if err != nil {
+		return err
+	}
+	vals, at, err := p.args(l, 2, "after", "at")
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(vals) != 1:
+		return p.errAt(l, 2, "want hold %s after=STAGE:N (stop after its N-th command in that stage) or hold %s at=read|write", name, name)
+	case at["at"] > 0:
+		op := sim.Op(vals["at"])
+		if !slices.Contains(holdPoints, op) {
+			return p.errAt(l, at["at"], "at: want read or write, got %q", vals["at"])
+		}
+		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].HoldAt(op) })
+	default:
+		stage, count, ok := strings.Cut(vals["after"], ":")
+		op := sim.Op(stage)
+		n, err := strconv.Atoi(count)
+		if !ok || err != nil || n < 1 || !slices.Contains(holdStages, op) {
+			return p.errAt(l, at["after"], "after: want STAGE:N with STAGE one of %s and N ≥ 1, e.g. after=release:1; got %q", opNames(holdStages), vals["after"])
+		}
+		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].HoldAfter(op, n) })
+	}
+	return nil
+}
+
+func opNames(ops []sim.Op) string {
+	names := make([]string, len(ops))
+	for i, o := range ops {
+		names[i] = string(o)
+	}
+	return strings.Join(names, ", ")
+}
+
+// expectBlock reads the expectation row: one indented line per
+// implementation, naming the invariants that break, or "-" for none.
+func (p *lessonParser) expectBlock(l line) error {
+	if !p.ended {
+		return p.errAt(l, 0, "expect comes after the timeline's \"run end\"")
+	}
+	if len(p.expect) > 0 {
+		return p.errAt(l, 0, "expect given twice")
+	}
+	if len(l.fields) != 1 {
+		return p.errAt(l, 1, "expect takes no arguments: one indented line per implementation follows")
+	}
+	var invs []string
+	for _, inv := range sim.Invariants {
+		invs = append(invs, inv.ID)
+	}
+	for p.i < len(p.lines) && p.lines[p.i].indent {
+		e, _ := p.next()
+		impl := e.fields[0]
+		if _, err := lockimpl.Lookup(impl); err != nil {
+			return p.errAt(e, 0, "%v", err)
+		}
+		if _, dup := p.expect[impl]; dup {
+			return p.errAt(e, 0, "%s has a second expectation", impl)
+		}
+		if len(e.fields) < 2 {
+			return p.errAt(e, 1, "want the invariants %s breaks here (%s), or - for none", impl, strings.Join(invs, " "))
+		}
+		broken := []string{}
+		if len(e.fields) == 2 && e.fields[1] == "-" {
+			p.expect[impl] = broken
+			continue
+		}
+		for i := 1; i < len(e.fields); i++ {
+			inv := e.fields[i]
+			if !slices.Contains(invs, inv) {
+				return p.errAt(e, i, "unknown invariant %q; valid: %s, or - for none", inv, strings.Join(invs, ", "))
+			}
+			if slices.Contains(broken, inv) {
+				return p.errAt(e, i, "%s named twice", inv)
+			}
+			broken = append(broken, inv)
+		}
+		// In the order of the invariants, as traces give them.
+		slices.SortFunc(broken, func(a, b string) int { return slices.Index(invs, a) - slices.Index(invs, b) })
+		p.expect[impl] = broken
+	}
+	if len(p.expect) == 0 {
+		return p.errAt(l, 0, "expect needs one indented line per implementation: NAME then the invariants it breaks, or -")
+	}
+	return nil
+}
