@@ -1,0 +1,95 @@
+package scenarios
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"lockstep/lockimpl"
+)
+
+// lessonWith is the get-then-del lesson with one line replaced, or with a
+// line inserted before the line that starts with before.
+func lessonWith(t *testing.T, old, new string) []byte {
+	t.Helper()
+	s, err := Lookup("get-then-del")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(s.Source)
+	if !strings.Contains(src, old) {
+		t.Fatalf("the lesson has no %q", old)
+	}
+	return []byte(strings.Replace(src, old, new, 1))
+}
+
+// A lesson file with a mistake is refused before anything runs, with the
+// position of the mistake and what was expected there.
+func TestLessonErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, old, new string
+		pos, want      string
+	}{
+		{"unknown verb", "unhold A\n", "unhold A\nexplode A\n", "28:1", `unknown verb "explode"; valid: client, say, run`},
+		{"unknown client", "unhold A\n", "unhold D\n", "27:8", `unknown client "D"; declared: A, B, C`},
+		{"time going backwards", "run until=31.5s\n", "run until=31.5s\nrun until=20s\n", "24:5", "time goes backwards: 20s is before 31.5s"},
+		{"unknown implementation", "    reentrant                   -\n", "    reentrant                   -\n    mylock -\n", "", `unknown implementation "mylock"`},
+		{"unknown invariant", "    uuid-get-del                mutex ownership resource", "    uuid-get-del                mutex safety", "", `unknown invariant "safety"; valid: mutex, ownership, liveness, resource`},
+		{"a timeline that never ends", "run end\n", "", "31:1", `expect comes after the timeline's "run end"`},
+		{"a bad duration", "client A work=29s", "client A work=29sec", "12:10", `want a duration such as 30s`},
+		{"a hold on an unknown stage", "hold A after=release:1", "hold A after=relase:1", "22:8", "after: want STAGE:N with STAGE one of acquire, release"},
+		{"text without Chinese", "    zh A 继续执行释放的剩余部分（如果还有的话）。\n", "", "24:1", `say needs an indented "en" line and a "zh" line`},
+		{"an unknown server", "unhold A\n", "unhold A\nstop-server redis-9\n", "28:13", `want a server redis-1 … redis-5, got "redis-9"`},
+		{"a client declared late", "unhold A\n", "unhold A\nclient D\n", "28:1", "clients are declared before time passes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ParseLesson("mine.lesson", lessonWith(t, tc.old, tc.new))
+			var le *LessonError
+			if !errors.As(err, &le) {
+				t.Fatalf("ParseLesson: %v, want a LessonError", err)
+			}
+			if !strings.HasPrefix(err.Error(), "mine.lesson:"+tc.pos) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want mine.lesson:%s… %q", err, tc.pos, tc.want)
+			}
+		})
+	}
+}
+
+// A file that stops before its timeline ends is refused at its end.
+func TestLessonWithoutEnd(t *testing.T) {
+	src := "lesson x\nnaive setnx\ntitle\n  en T\n  zh 题\nsummary\n  en S\n  zh 概\nclient A\nrun until=1s\n"
+	_, err := ParseLesson("short.lesson", []byte(src))
+	if err == nil || err.Error() != `short.lesson:11:1: the timeline never ends: want "run end" after the last step` {
+		t.Errorf("ParseLesson: %v", err)
+	}
+}
+
+// An instructor's copy of a lesson with its own story and a fourth client
+// parses and plays; the copy is its own lesson, not the built-in one.
+func TestInstructorsLesson(t *testing.T) {
+	src := lessonWith(t, "client C start=2s retry=10s work=5s\n", "client C start=2s retry=10s work=5s\nclient D start=3s retry=10s work=5s\n")
+	src = []byte(strings.Replace(string(src), "lesson get-then-del", "lesson my-get-then-del", 1))
+	s, err := ParseLesson("mine.lesson", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := s.Run(mustImpl(t, "uuid-get-del"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(tr.Clients, ","), "D") {
+		t.Errorf("clients %v, want a D", tr.Clients)
+	}
+	if exp, ok := s.Expected("uuid-get-del"); !ok || len(exp) == 0 {
+		t.Errorf("expected %v %v", exp, ok)
+	}
+}
+
+func mustImpl(t *testing.T, name string) lockimpl.Info {
+	t.Helper()
+	in, err := lockimpl.Lookup(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
