@@ -86,7 +86,11 @@ func TestRealPasswordDatabaseSocket(t *testing.T) {
 					t.Errorf("step %d: %s → %s", e.Step, e.Command, e.Reply)
 				}
 			}
-			if !slices.Equal(tr.Broken(), embedded.Broken()) {
+			// A verdict is only as good as the run's clock: on a machine
+			// too busy to keep it, the comparison says nothing.
+			if tr.Drift > target.Margin() {
+				t.Logf("drift %s past the %s margin: verdicts not compared", tr.Drift, target.Margin())
+			} else if !slices.Equal(tr.Broken(), embedded.Broken()) {
 				t.Errorf("broke %v on the real server, %v embedded", tr.Broken(), embedded.Broken())
 			}
 			for db := range 3 {

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"lockstep/scenarios"
+)
+
+// maxLessonFile bounds a lesson file: a lesson is a page, not a data set.
+const maxLessonFile = 1 << 20
+
+// readLesson reads an instructor's lesson file.
+func readLesson(path string) (scenarios.Scenario, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return scenarios.Scenario{}, errUsage{err}
+	}
+	if st.IsDir() {
+		return scenarios.Scenario{}, errUsage{fmt.Errorf("%s is a directory: --lesson takes one lesson file (check --lessons and lockstep --lessons take a directory)", path)}
+	}
+	if st.Size() > maxLessonFile {
+		return scenarios.Scenario{}, errUsage{fmt.Errorf("%s: %d bytes; a lesson file is at most %d", path, st.Size(), maxLessonFile)}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return scenarios.Scenario{}, errUsage{err}
+	}
+	s, err := scenarios.ParseLesson(path, data)
+	if err != nil {
+		return scenarios.Scenario{}, errUsage{err}
+	}
+	s.Source, s.File = data, path
+	return s, nil
+}
+
+// readLessonDir reads every *.lesson file in dir, in the order of their
+// names. A lesson may not take a built-in lesson's id: the two would be
+// confused on the start screen and in check's table.
+func readLessonDir(dir string) ([]scenarios.Scenario, error) {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return nil, errUsage{err}
+	}
+	if !st.IsDir() {
+		return nil, errUsage{fmt.Errorf("%s is not a directory: --lessons takes a directory of *.lesson files (play --lesson takes one file)", dir)}
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*.lesson"))
+	if err != nil {
+		return nil, errUsage{err}
+	}
+	if len(names) == 0 {
+		return nil, errUsage{fmt.Errorf("%s has no *.lesson files; lockstep lessons show ID prints a built-in one to start from", dir)}
+	}
+	var scs []scenarios.Scenario
+	for _, name := range names {
+		s, err := readLesson(name)
+		if err != nil {
+			return nil, err
+		}
+		if b, err := scenarios.Lookup(s.ID); err == nil {
+			return nil, errUsage{fmt.Errorf("%s: lesson %s has the id of a built-in lesson (%s); give your copy an id of its own", name, s.ID, b.File)}
+		}
+		for _, o := range scs {
+			if o.ID == s.ID {
+				return nil, errUsage{fmt.Errorf("%s: lesson %s is also %s", name, s.ID, o.File)}
+			}
+		}
+		scs = append(scs, s)
+	}
+	return scs, nil
+}
+
+// cmdLessons prints a built-in lesson's file: a starting point to copy.
+func cmdLessons(args []string, stdout io.Writer) (int, error) {
+	fset := flag.NewFlagSet("lessons", flag.ContinueOnError)
+	pos, err := parse(fset, args)
+	if err != nil {
+		return 0, err
+	}
+	const how = "lockstep lessons show ID prints a built-in lesson file (lockstep lessons list: the ids)"
+	switch {
+	case len(pos) == 1 && pos[0] == "list":
+		for _, s := range scenarios.All() {
+			fmt.Fprintf(stdout, "%-24s %s\n", s.ID, s.File)
+		}
+		return exitOK, nil
+	case len(pos) == 2 && pos[0] == "show":
+		s, err := scenarios.Lookup(pos[1])
+		if err != nil {
+			return 0, errUsage{err}
+		}
+		_, err = stdout.Write(s.Source)
+		return exitOK, err
+	case len(pos) == 0:
+		return 0, errUsage{errors.New(how)}
+	}
+	return 0, errUsage{fmt.Errorf("lessons %s: %s", strings.Join(pos, " "), how)}
+}
+

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"lockstep/scenarios"
+)
+
+// myLesson writes an instructor's copy of get-then-del, with its own id,
+// an edited story and a fourth client, into a directory outside the repo,
+// after edit has had its way with the text.
+func myLesson(t *testing.T, edit func(string) string) (dir, file string) {
+	t.Helper()
+	src := mustRun(t, "lessons", "show", "get-then-del")
+	src = strings.Replace(src, "lesson get-then-del", "lesson my-get-then-del", 1)
+	src = strings.Replace(src, "client C start=2s retry=10s work=5s\n", "client C start=2s retry=10s work=5s\nclient D start=3s retry=10s work=5s\n", 1)
+	src = strings.Replace(src, "story en\n", "story en\nIn our class, D comes too.\n\n", 1)
+	if edit != nil {
+		src = edit(src)
+	}
+	dir = t.TempDir()
+	file = filepath.Join(dir, "010-mine.lesson")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, file
+}
+
+// lessons show prints a built-in lesson file as it is: it parses back to
+// the same lesson. lessons list names them.
+func TestLessonsShow(t *testing.T) {
+	for _, s := range scenarios.All() {
+		out := mustRun(t, "lessons", "show", s.ID)
+		if out != string(s.Source) {
+			t.Errorf("lessons show %s differs from %s", s.ID, s.File)
+		}
+		if !strings.Contains(mustRun(t, "lessons", "list"), s.ID) {
+			t.Errorf("lessons list has no %s", s.ID)
+		}
+	}
+	code, _, stderr := runCLI(t, "lessons", "show", "nope")
+	if code != exitUsage || !strings.Contains(stderr, `unknown scenario "nope"; valid: `) {
+		t.Errorf("lessons show nope: exit %d, %q", code, stderr)
+	}
+}
+
+// An instructor's lesson plays and checks from a directory outside the repo.
+func TestInstructorsLessonFromTheCommandLine(t *testing.T) {
+	dir, file := myLesson(t, nil)
+	out := mustRun(t, "play", "--lesson", file, "--impl", "uuid-get-del")
+	if !strings.Contains(out, "clients A B C D") || !strings.Contains(out, "ownership  ✗") {
+		t.Errorf("play --lesson:\n%s", out)
+	}
+	if out := mustRun(t, "check", "--lessons", dir); !strings.Contains(out, "my-get-then-del") || !strings.Contains(out, "meet their expectation") {
+		t.Errorf("check --lessons:\n%s", out)
+	}
+	// An expectation the lesson does not meet: check exits 1.
+	dir, _ = myLesson(t, func(s string) string {
+		return strings.Replace(s, "    uuid-lua                    -", "    uuid-lua                    mutex", 1)
+	})
+	if code, out, _ := runCLI(t, "check", "--lessons", dir); code != exitUnmet || !strings.Contains(out, "UNMET my-get-then-del × uuid-lua") {
+		t.Errorf("check --lessons with a wrong expectation: exit %d\n%s", code, out)
+	}
+}
+
+// Bad lesson input: exit 2, the position, nothing run.
+func TestBadLessons(t *testing.T) {
+	_, bad := myLesson(t, func(s string) string { return strings.Replace(s, "unhold A", "unhold Z", 1) })
+	dup, _ := myLesson(t, func(s string) string { return strings.Replace(s, "lesson my-get-then-del", "lesson get-then-del", 1) })
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"play", "--lesson", bad}, bad + `:28:8: unknown client "Z"; declared: A, B, C, D`},
+		{[]string{"check", "--lessons", filepath.Dir(bad)}, bad + `:28:8: unknown client "Z"`},
+		{[]string{"check", "--lessons", dup}, "has the id of a built-in lesson"},
+		{[]string{"play", "--lesson", filepath.Dir(bad)}, "is a directory: --lesson takes one lesson file"},
+		{[]string{"check", "--lessons", t.TempDir()}, "has no *.lesson files"},
+		{[]string{"play", "get-then-del", "--lesson", bad}, "play --lesson FILE takes no scenario"},
+		{[]string{"lessons"}, "lockstep lessons show ID"},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("lockstep %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, stdout, stderr, tc.want)
+		}
+	}
+}
