@@ -167,7 +167,7 @@ func addrs(t *sim.Target) []string {
 var formats = []string{"text", "md", "mermaid", "json"}
 
 // commands are the subcommands.
-var commands = []string{"list", "play", "check", "explore", "docs", "help"}
+var commands = []string{"list", "play", "check", "explore", "lessons", "docs", "help"}
 
 // errUsage marks errors that are the user's input, not a failed run.
 type errUsage struct{ error }
@@ -196,6 +196,8 @@ func runCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		code, err = cmdCheck(ctx, rest, stdout)
 	case "explore":
 		code, err = cmdExplore(ctx, rest, stdout, stderr)
+	case "lessons":
+		code, err = cmdLessons(rest, stdout)
 	case "docs":
 		code, err = cmdDocs(rest, stdout)
 	case "help":
@@ -483,6 +485,7 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (code int, er
 	implName := fs.String("impl", "", "lock implementation (default: the scenario's naive one)")
 	format := fs.String("format", "text", "output format: text, md, mermaid or json")
 	traceFile := fs.String("trace", "", "play a trace file (play --format json, explore --out) instead of a scenario")
+	lessonFile := fs.String("lesson", "", "play a lesson file of your own instead of a built-in scenario")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return 0, err
@@ -504,13 +507,22 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (code int, er
 		}
 		return exitOK, render(stdout, tr, *format, *lang)
 	}
-	if len(pos) != 1 {
+	var s scenarios.Scenario
+	switch {
+	case *lessonFile != "":
+		if len(pos) > 0 {
+			return 0, errUsage{fmt.Errorf("play --lesson FILE takes no scenario: the file is the lesson (got %s)", strings.Join(pos, " "))}
+		}
+		if s, err = readLesson(*lessonFile); err != nil {
+			return 0, err
+		}
+	case len(pos) != 1:
 		return 0, errUsage{fmt.Errorf(say(*lang, "play needs one scenario; valid: %s", "play 需要一个场景；可选：%s"),
 			strings.Join(scenarios.IDs(), ", "))}
-	}
-	s, err := scenarios.Lookup(pos[0])
-	if err != nil {
-		return 0, errUsage{unknown(*lang, err, "未知的场景 %q；可选：%s", pos[0], scenarios.IDs())}
+	default:
+		if s, err = scenarios.Lookup(pos[0]); err != nil {
+			return 0, errUsage{unknown(*lang, err, "未知的场景 %q；可选：%s", pos[0], scenarios.IDs())}
+		}
 	}
 	if !isSet(fs, "impl") {
 		*implName = s.Naive
@@ -562,6 +574,7 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer) (code int, e
 	lang := langFlag(fs)
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	junit := fs.String("junit", "", "also write the results as JUnit XML to this file")
+	lessonsDir := fs.String("lessons", "", "check the lesson files in this directory instead of the built-in lessons")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return 0, err
@@ -572,6 +585,12 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer) (code int, e
 	if err := checkLang(*lang); err != nil {
 		return 0, err
 	}
+	lessons := scenarios.All()
+	if *lessonsDir != "" {
+		if lessons, err = readLessonDir(*lessonsDir); err != nil {
+			return 0, err
+		}
+	}
 	target, err := rf.target(ctx)
 	if err != nil {
 		return 0, err
@@ -579,9 +598,9 @@ func cmdCheck(ctx context.Context, args []string, stdout io.Writer) (code int, e
 	defer closeTarget(target, &err)
 	var results []scenarios.Result
 	if target != nil {
-		results, err = scenarios.CheckOn(ctx, target, realParallel)
+		results, err = scenarios.CheckCellsOn(ctx, target, lessons, lockimpl.All(), realParallel)
 	} else {
-		results, err = scenarios.Check()
+		results, err = scenarios.CheckCells(lessons, lockimpl.All())
 	}
 	if err != nil {
 		return 0, err

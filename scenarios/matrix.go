@@ -101,6 +101,11 @@ func CheckOn(ctx context.Context, target *sim.Target, parallel int) ([]Result, e
 	return checkOn(ctx, target, All(), lockimpl.All(), parallel)
 }
 
+// CheckCellsOn is CheckOn for the given lessons and implementations.
+func CheckCellsOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lockimpl.Info, parallel int) ([]Result, error) {
+	return checkOn(ctx, target, scs, impls, parallel)
+}
+
 func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lockimpl.Info, parallel int) ([]Result, error) {
 	type job struct {
 		i    int
