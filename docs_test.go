@@ -64,6 +64,74 @@ func TestReadmeDiagramIsFresh(t *testing.T) {
 	}
 }
 
+// readmeSection is the part of the README under the heading, up to the next
+// heading of its level.
+func readmeSection(t *testing.T, heading string) string {
+	t.Helper()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "\n"+heading+"\n")
+	if !ok {
+		t.Fatalf("README has no section %q", heading)
+	}
+	if i := strings.Index(rest, "\n## "); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}
+
+// The README's matrix is what lockstep check prints today, not a copy that
+// a new failure mode or implementation leaves behind.
+func TestReadmeMatrixIsFresh(t *testing.T) {
+	const heading = "## The lesson, as `lockstep check` prints it"
+	section := readmeSection(t, heading)
+	_, block, ok := strings.Cut(section, "```\n")
+	if !ok {
+		t.Fatalf("README section %q has no code block", heading)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	if want := mustRun(t, "check"); block != want {
+		t.Errorf("the README's matrix (%s) is stale; replace its code block with the output of: go run . check", heading)
+	}
+}
+
+// The README's tables of failure modes and implementations list exactly the
+// catalogue, in its order: each row is written by hand (what happens, what
+// it is), so a test asks for the row a new entry needs.
+func TestReadmeListsTheCatalogue(t *testing.T) {
+	for _, tc := range []struct {
+		heading, what, row string
+		want               []string
+	}{
+		{"## The failure modes", "failure mode (scenarios.IDs())",
+			"| `%s` | what happens | the naive implementation it is about |", scenarios.IDs()},
+		{"## The implementations", "implementation (lockimpl.Names())",
+			"| `%s` | what it is |", lockimpl.Names()},
+	} {
+		var got []string
+		for line := range strings.Lines(readmeSection(t, tc.heading)) {
+			if m := regexp.MustCompile("^\\| `([^`]+)` \\|").FindStringSubmatch(line); m != nil {
+				got = append(got, m[1])
+			}
+		}
+		for _, name := range tc.want {
+			if !slices.Contains(got, name) {
+				t.Errorf("README.md, %s: no row for the %s %q; add one:\n"+tc.row, tc.heading, tc.what, name, name)
+			}
+		}
+		for _, name := range got {
+			if !slices.Contains(tc.want, name) {
+				t.Errorf("README.md, %s: %q is no %s; remove its row or correct the name", tc.heading, name, tc.what)
+			}
+		}
+		if !t.Failed() && !slices.Equal(got, tc.want) {
+			t.Errorf("README.md, %s: rows in the order %v, want the catalogue's %v", tc.heading, got, tc.want)
+		}
+	}
+}
+
 // Every field a trace has is described in docs/trace-schema.md.
 func TestTraceSchemaDocumented(t *testing.T) {
 	doc, err := os.ReadFile("docs/trace-schema.md")

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
@@ -22,11 +24,16 @@ var letters = map[string]string{
 	sim.InvResource:  "R",
 }
 
+// tableWidth is the widest line of the check table: a terminal's default
+// width, and what the README and the docs pages show in a code block.
+const tableWidth = 80
+
 // Matrix writes the check results as a table: one row per scenario, one
-// column per implementation (numbered, with a key below, so that the table
-// fits in 80 columns), each cell the invariants that broke ("—" for none),
-// marked "!" where that differs from the expectation and "?" where no result
-// was given. Unmet cells are listed below the table.
+// column per implementation (numbered, with a key below), each cell the
+// invariants that broke ("—" for none), marked "!" where that differs from
+// the expectation and "?" where no result was given. Unmet cells are listed
+// below the table. The table and its key fit in 80 columns however many
+// scenarios and implementations there are (see table).
 func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 	p := &printer{w: w}
 	var ids, impls []string
@@ -40,55 +47,43 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		}
 		cells[[2]string{r.Impl, r.Scenario}] = r
 	}
-	width := 0
-	for _, id := range ids {
-		width = max(width, len(id))
-	}
-	const col = 5 // "MOR!" and a space
 	failed := 0
-	var line strings.Builder
-	flush := func() {
-		p.printf("%s\n", strings.TrimRight(line.String(), " "))
-		line.Reset()
-	}
-	fmt.Fprintf(&line, "%-*s", width+2, "")
-	for i := range impls {
-		fmt.Fprintf(&line, "%-*d", col, i+1)
-	}
-	flush()
+	marks := map[[2]string]string{}
 	for _, id := range ids {
-		fmt.Fprintf(&line, "%-*s", width+2, id)
 		for _, name := range impls {
 			r, ok := cells[[2]string{name, id}]
-			cell := abbreviate(r.Broken)
+			mark := abbreviate(r.Broken)
 			switch {
 			case ok && r.Skipped != "":
-				cell = "skip"
+				mark = "skip"
 			case !ok:
-				cell = "?" // not run: counts as unmet
+				mark = "?" // not run: counts as unmet
 				failed++
 			case !r.Pass:
-				cell += "!"
+				mark += "!"
 				failed++
 			}
-			// Pad by runes: "—" is one column but three bytes.
-			fmt.Fprintf(&line, "%s%s", cell, strings.Repeat(" ", col-utf8.RuneCountInString(cell)))
+			marks[[2]string{name, id}] = mark
 		}
-		flush()
 	}
-	// The key to the columns, as many to a line as fit in 80.
+	table(p, ids, impls, marks)
+	// The key to the columns, as many to a line as fit.
 	p.printf("\n")
+	line := ""
 	for i, name := range impls {
 		entry := fmt.Sprintf("%d %s", i+1, name)
-		if line.Len() > 0 && line.Len()+len(entry)+3 > 80 {
-			flush()
+		if line != "" && ansi.StringWidth(line+" · "+entry) > tableWidth {
+			p.printf("%s\n", ansi.Wrap(line, tableWidth, ""))
+			line = ""
 		}
-		if line.Len() > 0 {
-			line.WriteString(" · ")
+		if line != "" {
+			line += " · "
 		}
-		line.WriteString(entry)
+		line += entry
 	}
-	flush()
+	if line != "" {
+		p.printf("%s\n", ansi.Wrap(line, tableWidth, ""))
+	}
 	p.printf("%s\n", pick(lang,
 		"M mutex · O ownership · L liveness · R resource: broken; — none broken",
 		"M 互斥 · O 归属 · L 活性 · R 资源：被破坏；— 表示都没被破坏"))
@@ -117,6 +112,70 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		p.printf(pick(lang, "%d of %d cells do not meet their expectation\n", "%d / %d 个组合不符合预期\n"), failed, len(impls)*len(ids))
 	}
 	return p.err
+}
+
+// table writes the cells in blocks of as many columns as fit in
+// tableWidth; each block has its own header, and its numbers run on from
+// the block above. Why blocks and not a transposed table (implementations as
+// rows): the shape stays the same however the catalogue grows (rows are
+// failure modes in teaching order, a column is an implementation, and the
+// README's prose names columns by number), and transposing would not spare
+// the wrapping — implementation names are long, and with a dozen failure
+// modes the transposed table is already wider than 80. A row label wider
+// than half the table goes on a line of its own, its cells on the next, so
+// that one long id does not squeeze every row to a column or two.
+func table(p *printer, ids, impls []string, marks map[[2]string]string) {
+	if len(impls) == 0 {
+		return
+	}
+	col := 5 // "MOR!" and a space
+	for i := range impls {
+		col = max(col, len(strconv.Itoa(i+1))+1)
+	}
+	for _, m := range marks {
+		col = max(col, ansi.StringWidth(m)+1)
+	}
+	label := 0 // the widest id that keeps its cells beside it
+	for _, id := range ids {
+		if w := ansi.StringWidth(id); w <= tableWidth/2-2 {
+			label = max(label, w)
+		}
+	}
+	indent := label + 2
+	// A block of k columns is indent + (k-1)·col + its last cell wide, and
+	// a cell is narrower than col. Blocks are made even: 12 columns where
+	// 11 fit are two blocks of 6, not 11 and 1.
+	fit := max(1, (tableWidth-indent+1)/col)
+	blocks := (len(impls) + fit - 1) / fit
+	per := (len(impls) + blocks - 1) / blocks
+	for from := 0; from < len(impls); from += per {
+		to := min(from+per, len(impls))
+		if from > 0 {
+			p.printf("\n")
+		}
+		line := strings.Repeat(" ", indent)
+		for i := from; i < to; i++ {
+			line += pad(strconv.Itoa(i+1), col)
+		}
+		p.printf("%s\n", strings.TrimRight(line, " "))
+		for _, id := range ids {
+			line := pad(id, indent)
+			if ansi.StringWidth(id) > label {
+				p.printf("%s\n", ansi.Wrap(id, tableWidth, ""))
+				line = strings.Repeat(" ", indent)
+			}
+			for i := from; i < to; i++ {
+				line += pad(marks[[2]string{impls[i], id}], col)
+			}
+			p.printf("%s\n", strings.TrimRight(line, " "))
+		}
+	}
+}
+
+// pad fills s with spaces to width columns, measured as the terminal shows
+// them ("—" is one column but three bytes; a Chinese character is two).
+func pad(s string, width int) string {
+	return s + strings.Repeat(" ", max(0, width-ansi.StringWidth(s)))
 }
 
 func abbreviate(ids []string) string {

@@ -174,8 +174,8 @@ func TestJUnit(t *testing.T) {
 		t.Fatalf("%d suites", len(doc.Suites))
 	}
 	first := doc.Suites[0].Cases[0]
-	if first.Failure == nil || !strings.Contains(first.Failure.Message, "expected {liveness} to break, got {}") ||
-		!strings.Contains(first.Failure.Body, "lockstep play setnx-no-ex --impl setnx") {
+	if first.Failure == nil || !strings.Contains(first.Failure.Message, "expected "+list(results[0].Expected)+" to break, got {}") ||
+		!strings.Contains(first.Failure.Body, "lockstep play "+results[0].Scenario+" --impl "+results[0].Impl) {
 		t.Errorf("failure case = %+v", first)
 	}
 	if s := doc.Suites[0].Cases[1].Skipped; s == nil || s.Message != "needs 5 servers in --redis" {
@@ -252,6 +252,6 @@ func TestMatrixWarnsAboutDrift(t *testing.T) {
 	results[0].Drift, results[0].Margin = 16*time.Millisecond, 15*time.Millisecond
 	results[1].Drift, results[1].Margin = 14*time.Millisecond, 15*time.Millisecond
 	out := render(t, func(w *bytes.Buffer) error { return Matrix(w, results, "en") })
-	assertContains(t, out, "WARNING setnx-no-ex × setnx kept to its clock only within 16ms, more than its 15ms margins")
-	assertLacks(t, out, "WARNING setnx-no-ex × setnx-expire")
+	assertContains(t, out, "WARNING "+results[0].Scenario+" × "+results[0].Impl+" kept to its clock only within 16ms, more than its 15ms margins")
+	assertLacks(t, out, "WARNING "+results[1].Scenario+" × "+results[1].Impl)
 }

@@ -7,6 +7,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
+
+	"lockstep/scenarios"
 )
 
 // The whole program, as a user meets it: the start screen, a scenario opened
@@ -18,6 +20,11 @@ func TestSmoke(t *testing.T) {
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(text)) },
 			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 	}
+	// Down twice: the third failure mode, with the implementation the
+	// start screen begins on (the first failure mode's naive one); i
+	// switches to the next implementation in the catalogue.
+	scenario := scenarios.IDs()[2]
+	impl := after(scenarios.All()[0].Naive, "")
 	waitFor("Failure mode")
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown})
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown})
@@ -26,11 +33,11 @@ func TestSmoke(t *testing.T) {
 	// the trace has arrived (keys are ignored while it loads).
 	waitFor("step 1/")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("i")})
-	waitFor("get-then-del × setnx-expire")
+	waitFor(scenario + " × " + impl)
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	final := tm.FinalModel(t).(Model)
-	if final.screen != screenPlayer || final.player.impl != "setnx-expire" {
-		t.Errorf("final model: screen %s, impl %s", final.screen, final.player.impl)
+	if final.screen != screenPlayer || final.player.scenario.ID != scenario || final.player.impl != impl {
+		t.Errorf("final model: screen %s, %s × %s, want %s × %s", final.screen, final.player.scenario.ID, final.player.impl, scenario, impl)
 	}
 }
