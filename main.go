@@ -32,6 +32,7 @@ import (
 	"lockstep/report"
 	"lockstep/scenarios"
 	"lockstep/scenarios/sim"
+	"lockstep/text"
 	"lockstep/tui"
 )
 
@@ -293,20 +294,10 @@ func createTemp(dir string) (*os.File, error) {
 	return nil, errors.New("no free temporary name in " + dir)
 }
 
-// say picks the message for the user's language.
-func say(lang, en, zh string) string {
-	if lang == "zh" {
-		return zh
-	}
-	return en
-}
-
-// unknown is err about an unknown name, in Chinese when lang is zh.
+// unknown is err, a lookup's error about an unknown name, in lang: zh is
+// its Chinese, a format of the name and the valid names.
 func unknown(lang string, err error, zh, name string, valid []string) error {
-	if lang != "zh" {
-		return err
-	}
-	return fmt.Errorf(zh, name, strings.Join(valid, ", "))
+	return errors.New(text.Text{EN: err.Error(), ZH: fmt.Sprintf(zh, name, strings.Join(valid, ", "))}.In(lang))
 }
 
 // isSet says whether flag name was given on the command line.
@@ -424,10 +415,10 @@ func unreliable(tr *sim.Trace, t *sim.Target, lang string) error {
 	if t == nil || tr.Drift <= t.Margin() {
 		return nil
 	}
-	return fmt.Errorf(say(lang,
+	return errors.New(text.Newf(
 		"the verdict is unreliable: the run kept to its clock only within %s, more than its %s margins (a stalled server or a busy machine); run it again, or give a larger --time-scale",
-		"结论不可靠：这次运行与时钟的偏差达 %s，超过了 %s 的余量（服务器卡顿或机器繁忙）；请重跑，或加大 --time-scale"),
-		tr.Drift.Round(100*time.Microsecond), t.Margin())
+		"结论不可靠：这次运行与时钟的偏差达 %s，超过了 %s 的余量（服务器卡顿或机器繁忙）；请重跑，或加大 --time-scale",
+		tr.Drift.Round(100*time.Microsecond), t.Margin()).In(lang))
 }
 
 // cmdDocs writes the generated pages of docs/ into a directory.
@@ -494,8 +485,8 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (code int, er
 		return 0, err
 	}
 	if !slices.Contains(formats, *format) {
-		return 0, errUsage{fmt.Errorf(say(*lang, "unknown format %q; valid: %s", "未知的格式 %q；可选：%s"),
-			*format, strings.Join(formats, ", "))}
+		return 0, errUsage{errors.New(text.Newf("unknown format %q; valid: %s", "未知的格式 %q；可选：%s",
+			*format, strings.Join(formats, ", ")).In(*lang))}
 	}
 	if *traceFile != "" {
 		if len(pos) > 0 || isSet(fs, "impl") {
@@ -517,8 +508,8 @@ func cmdPlay(ctx context.Context, args []string, stdout io.Writer) (code int, er
 			return 0, err
 		}
 	case len(pos) != 1:
-		return 0, errUsage{fmt.Errorf(say(*lang, "play needs one scenario; valid: %s", "play 需要一个场景；可选：%s"),
-			strings.Join(scenarios.IDs(), ", "))}
+		return 0, errUsage{errors.New(text.Newf("play needs one scenario; valid: %s", "play 需要一个场景；可选：%s",
+			strings.Join(scenarios.IDs(), ", ")).In(*lang))}
 	default:
 		if s, err = scenarios.Lookup(pos[0]); err != nil {
 			return 0, errUsage{unknown(*lang, err, "未知的场景 %q；可选：%s", pos[0], scenarios.IDs())}

@@ -3,18 +3,17 @@ package lockimpl
 import (
 	"fmt"
 	"strings"
+
+	"lockstep/text"
 )
 
 // Info describes one implementation in the catalogue. The texts come in
 // English and Chinese (简体中文).
 type Info struct {
-	Name      string
-	Summary   string // one line: what it is
-	SummaryZH string
-	Fixes     string // what it fixes over the one before
-	FixesZH   string
-	Misses    string // what it still gets wrong
-	MissesZH  string
+	Name    string
+	Summary text.Text // one line: what it is
+	Fixes   text.Text // what it fixes over the one before
+	Misses  text.Text // what it still gets wrong
 	// Nodes is how many independent Redis servers it needs.
 	Nodes int
 	New   Maker
@@ -23,128 +22,194 @@ type Info struct {
 // catalogue is ordered from the most naive to the most careful.
 var catalogue = []Info{
 	{
-		Name:      "setnx",
-		Summary:   "SETNX to take, DEL to release; no expiry",
-		SummaryZH: "SETNX 加锁，DEL 释放；不设过期时间",
-		Fixes:     "mutual exclusion between well-behaved clients",
-		FixesZH:   "守规矩的客户端之间能互斥",
-		Misses:    "a crashed holder blocks everyone forever",
-		MissesZH:  "持有者崩溃后锁永不释放，所有人死等",
-		Nodes:     1,
-		New:       NewSetNX,
+		Name: "setnx",
+		Summary: text.Text{
+			EN: "SETNX to take, DEL to release; no expiry",
+			ZH: "SETNX 加锁，DEL 释放；不设过期时间",
+		},
+		Fixes: text.Text{
+			EN: "mutual exclusion between well-behaved clients",
+			ZH: "守规矩的客户端之间能互斥",
+		},
+		Misses: text.Text{
+			EN: "a crashed holder blocks everyone forever",
+			ZH: "持有者崩溃后锁永不释放，所有人死等",
+		},
+		Nodes: 1,
+		New:   NewSetNX,
 	},
 	{
-		Name:      "setnx-expire",
-		Summary:   "SETNX, then EXPIRE in a second command; DEL to release",
-		SummaryZH: "先 SETNX，再单独 EXPIRE；DEL 释放",
-		Fixes:     "a crash after both commands no longer blocks forever",
-		FixesZH:   "两条命令都执行后再崩溃，锁会过期",
-		Misses:    "a crash between SETNX and EXPIRE leaves a lock with no TTL",
-		MissesZH:  "SETNX 与 EXPIRE 之间崩溃，锁没有过期时间",
-		Nodes:     1,
-		New:       NewSetNXExpire,
+		Name: "setnx-expire",
+		Summary: text.Text{
+			EN: "SETNX, then EXPIRE in a second command; DEL to release",
+			ZH: "先 SETNX，再单独 EXPIRE；DEL 释放",
+		},
+		Fixes: text.Text{
+			EN: "a crash after both commands no longer blocks forever",
+			ZH: "两条命令都执行后再崩溃，锁会过期",
+		},
+		Misses: text.Text{
+			EN: "a crash between SETNX and EXPIRE leaves a lock with no TTL",
+			ZH: "SETNX 与 EXPIRE 之间崩溃，锁没有过期时间",
+		},
+		Nodes: 1,
+		New:   NewSetNXExpire,
 	},
 	{
-		Name:      "set-nx-ex",
-		Summary:   "SET key 1 NX EX ttl (atomic); DEL to release",
-		SummaryZH: "SET key 1 NX EX ttl（原子）；DEL 释放",
-		Fixes:     "NX and EX in one command: a crashed holder's lock always expires",
-		FixesZH:   "NX 与 EX 在一条命令里：持有者崩溃，锁总会过期",
-		Misses:    "constant value: DEL can delete another client's lock (误删)",
-		MissesZH:  "值是常量：DEL 可能误删别人的锁",
-		Nodes:     1,
-		New:       NewSetNXEX,
+		Name: "set-nx-ex",
+		Summary: text.Text{
+			EN: "SET key 1 NX EX ttl (atomic); DEL to release",
+			ZH: "SET key 1 NX EX ttl（原子）；DEL 释放",
+		},
+		Fixes: text.Text{
+			EN: "NX and EX in one command: a crashed holder's lock always expires",
+			ZH: "NX 与 EX 在一条命令里：持有者崩溃，锁总会过期",
+		},
+		Misses: text.Text{
+			EN: "constant value: DEL can delete another client's lock (误删)",
+			ZH: "值是常量：DEL 可能误删别人的锁",
+		},
+		Nodes: 1,
+		New:   NewSetNXEX,
 	},
 	{
-		Name:      "uuid-get-del",
-		Summary:   "unique token; release by GET, compare, then DEL",
-		SummaryZH: "唯一标识作值；释放时先 GET 比对再 DEL",
-		Fixes:     "a holder leaves a lock that is no longer its own alone",
-		FixesZH:   "不再删除已经不属于自己的锁",
-		Misses:    "the lock can change hands between GET and DEL",
-		MissesZH:  "GET 与 DEL 之间锁可能易主，仍会误删",
-		Nodes:     1,
-		New:       NewUUIDGetDel,
+		Name: "uuid-get-del",
+		Summary: text.Text{
+			EN: "unique token; release by GET, compare, then DEL",
+			ZH: "唯一标识作值；释放时先 GET 比对再 DEL",
+		},
+		Fixes: text.Text{
+			EN: "a holder leaves a lock that is no longer its own alone",
+			ZH: "不再删除已经不属于自己的锁",
+		},
+		Misses: text.Text{
+			EN: "the lock can change hands between GET and DEL",
+			ZH: "GET 与 DEL 之间锁可能易主，仍会误删",
+		},
+		Nodes: 1,
+		New:   NewUUIDGetDel,
 	},
 	{
-		Name:      "uuid-lua",
-		Summary:   "unique token; release by an atomic compare-and-delete Lua script",
-		SummaryZH: "唯一标识作值；用 Lua 脚本原子地比对并删除",
-		Fixes:     "no mis-deletion, no GET-then-DEL race",
-		FixesZH:   "不误删，没有 GET+DEL 竞态",
-		Misses:    "no renewal; one server (failover loses the lock); pauses",
-		MissesZH:  "不续期；单实例（主从切换丢锁）；进程暂停",
-		Nodes:     1,
-		New:       NewUUIDLua,
+		Name: "uuid-lua",
+		Summary: text.Text{
+			EN: "unique token; release by an atomic compare-and-delete Lua script",
+			ZH: "唯一标识作值；用 Lua 脚本原子地比对并删除",
+		},
+		Fixes: text.Text{
+			EN: "no mis-deletion, no GET-then-DEL race",
+			ZH: "不误删，没有 GET+DEL 竞态",
+		},
+		Misses: text.Text{
+			EN: "no renewal; one server (failover loses the lock); pauses",
+			ZH: "不续期；单实例（主从切换丢锁）；进程暂停",
+		},
+		Nodes: 1,
+		New:   NewUUIDLua,
 	},
 	{
-		Name:      "uuid-lua-watchdog",
-		Summary:   "uuid-lua plus a watchdog renewing every TTL/3, with a cap",
-		SummaryZH: "uuid-lua 加看门狗：每 TTL/3 续期一次，有次数上限",
-		Fixes:     "work longer than the TTL keeps the lock; a hung holder's lock still runs out after the cap",
-		FixesZH:   "业务耗时超过 TTL 也不丢锁；持有者卡死时，续期达到上限后锁仍会过期",
-		Misses:    "a process pause freezes the watchdog too; failover",
-		MissesZH:  "进程暂停时看门狗也被冻结；主从切换",
-		Nodes:     1,
-		New:       NewUUIDLuaWatchdog,
+		Name: "uuid-lua-watchdog",
+		Summary: text.Text{
+			EN: "uuid-lua plus a watchdog renewing every TTL/3, with a cap",
+			ZH: "uuid-lua 加看门狗：每 TTL/3 续期一次，有次数上限",
+		},
+		Fixes: text.Text{
+			EN: "work longer than the TTL keeps the lock; a hung holder's lock still runs out after the cap",
+			ZH: "业务耗时超过 TTL 也不丢锁；持有者卡死时，续期达到上限后锁仍会过期",
+		},
+		Misses: text.Text{
+			EN: "a process pause freezes the watchdog too; failover",
+			ZH: "进程暂停时看门狗也被冻结；主从切换",
+		},
+		Nodes: 1,
+		New:   NewUUIDLuaWatchdog,
 	},
 	// The uncapped watchdog is the capped one with its trap put back; it
 	// follows it so that "the next implementation that fixes this" is the
 	// one to use.
 	{
-		Name:      "uuid-lua-watchdog-uncapped",
-		Summary:   "uuid-lua plus a watchdog renewing every TTL/3, with no cap",
-		SummaryZH: "uuid-lua 加看门狗：每 TTL/3 续期一次，没有次数上限",
-		Fixes:     "work that needs more renewals than the cap still keeps the lock",
-		FixesZH:   "业务需要的续期次数超过上限时也不丢锁",
-		Misses:    "a hung business thread in a live process renews forever",
-		MissesZH:  "业务线程卡死而进程未死时，看门狗无限续期，锁永不释放",
-		Nodes:     1,
-		New:       NewUUIDLuaWatchdogUncapped,
+		Name: "uuid-lua-watchdog-uncapped",
+		Summary: text.Text{
+			EN: "uuid-lua plus a watchdog renewing every TTL/3, with no cap",
+			ZH: "uuid-lua 加看门狗：每 TTL/3 续期一次，没有次数上限",
+		},
+		Fixes: text.Text{
+			EN: "work that needs more renewals than the cap still keeps the lock",
+			ZH: "业务需要的续期次数超过上限时也不丢锁",
+		},
+		Misses: text.Text{
+			EN: "a hung business thread in a live process renews forever",
+			ZH: "业务线程卡死而进程未死时，看门狗无限续期，锁永不释放",
+		},
+		Nodes: 1,
+		New:   NewUUIDLuaWatchdogUncapped,
 	},
 	{
-		Name:      "uuid-lua-wait",
-		Summary:   "uuid-lua plus WAIT for the replica's acknowledgement; no ack, no lock",
-		SummaryZH: "uuid-lua 加 WAIT：等从库确认收到锁，没有确认就放弃这把锁",
-		Fixes:     "a failover to a replica that is merely behind no longer loses a lock",
-		FixesZH:   "从库只是复制慢时，主从切换不再丢锁",
-		Misses:    "WAIT is not consensus; no replica connected means no lock; no renewal; pauses",
-		MissesZH:  "WAIT 不是共识；没有从库在线就拿不到锁；不续期；进程暂停",
-		Nodes:     1,
-		New:       NewUUIDLuaWait,
+		Name: "uuid-lua-wait",
+		Summary: text.Text{
+			EN: "uuid-lua plus WAIT for the replica's acknowledgement; no ack, no lock",
+			ZH: "uuid-lua 加 WAIT：等从库确认收到锁，没有确认就放弃这把锁",
+		},
+		Fixes: text.Text{
+			EN: "a failover to a replica that is merely behind no longer loses a lock",
+			ZH: "从库只是复制慢时，主从切换不再丢锁",
+		},
+		Misses: text.Text{
+			EN: "WAIT is not consensus; no replica connected means no lock; no renewal; pauses",
+			ZH: "WAIT 不是共识；没有从库在线就拿不到锁；不续期；进程暂停",
+		},
+		Nodes: 1,
+		New:   NewUUIDLuaWait,
 	},
 	{
-		Name:      "redlock",
-		Summary:   "majority of 5 independent servers; validity = TTL − elapsed − drift",
-		SummaryZH: "5 个独立实例取多数派；有效期 = TTL − 耗时 − 时钟漂移",
-		Fixes:     "losing one server does not lose the lock",
-		FixesZH:   "单个实例宕机不会丢锁",
-		Misses:    "process pauses, clock jumps, restarts without persistence",
-		MissesZH:  "进程暂停、时钟跳变、无持久化重启",
-		Nodes:     RedlockNodes,
-		New:       NewRedlock,
+		Name: "redlock",
+		Summary: text.Text{
+			EN: "majority of 5 independent servers; validity = TTL − elapsed − drift",
+			ZH: "5 个独立实例取多数派；有效期 = TTL − 耗时 − 时钟漂移",
+		},
+		Fixes: text.Text{
+			EN: "losing one server does not lose the lock",
+			ZH: "单个实例宕机不会丢锁",
+		},
+		Misses: text.Text{
+			EN: "process pauses, clock jumps, restarts without persistence",
+			ZH: "进程暂停、时钟跳变、无持久化重启",
+		},
+		Nodes: RedlockNodes,
+		New:   NewRedlock,
 	},
 	{
-		Name:      "fenced",
-		Summary:   "watchdog lock plus a fencing token the resource checks",
-		SummaryZH: "看门狗锁加栅栏令牌，资源端校验令牌",
-		Fixes:     "a paused holder's late write is rejected by the resource",
-		FixesZH:   "暂停醒来的旧持有者写入会被资源端拒绝",
-		Misses:    "two clients may still believe they hold it; tokens on one server",
-		MissesZH:  "仍可能两个客户端都以为持有锁；令牌计数器在单实例上",
-		Nodes:     1,
-		New:       NewFenced,
+		Name: "fenced",
+		Summary: text.Text{
+			EN: "watchdog lock plus a fencing token the resource checks",
+			ZH: "看门狗锁加栅栏令牌，资源端校验令牌",
+		},
+		Fixes: text.Text{
+			EN: "a paused holder's late write is rejected by the resource",
+			ZH: "暂停醒来的旧持有者写入会被资源端拒绝",
+		},
+		Misses: text.Text{
+			EN: "two clients may still believe they hold it; tokens on one server",
+			ZH: "仍可能两个客户端都以为持有锁；令牌计数器在单实例上",
+		},
+		Nodes: 1,
+		New:   NewFenced,
 	},
 	{
-		Name:      "reentrant",
-		Summary:   "Redisson-style hash of owner → hold count, in Lua",
-		SummaryZH: "Redisson 风格：Hash 记录持有者与重入次数（Lua）",
-		Fixes:     "the holder can take the lock again without blocking itself",
-		FixesZH:   "同一持有者可重复加锁，不会自己挡住自己",
-		Misses:    "no renewal; one server; no fencing",
-		MissesZH:  "不续期；单实例；没有栅栏令牌",
-		Nodes:     1,
-		New:       NewReentrant,
+		Name: "reentrant",
+		Summary: text.Text{
+			EN: "Redisson-style hash of owner → hold count, in Lua",
+			ZH: "Redisson 风格：Hash 记录持有者与重入次数（Lua）",
+		},
+		Fixes: text.Text{
+			EN: "the holder can take the lock again without blocking itself",
+			ZH: "同一持有者可重复加锁，不会自己挡住自己",
+		},
+		Misses: text.Text{
+			EN: "no renewal; one server; no fencing",
+			ZH: "不续期；单实例；没有栅栏令牌",
+		},
+		Nodes: 1,
+		New:   NewReentrant,
 	},
 }
 

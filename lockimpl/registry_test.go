@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"lockstep/lockimpl"
+	"lockstep/text"
 )
 
 func TestLookupUnknown(t *testing.T) {
@@ -99,16 +100,14 @@ func TestInfoComplete(t *testing.T) {
 	// Every entry is shown in both languages and says what it needs.
 	for _, in := range lockimpl.All() {
 		t.Run(in.Name, func(t *testing.T) {
-			for field, s := range map[string]string{"Summary": in.Summary, "Fixes": in.Fixes, "Misses": in.Misses} {
-				if strings.TrimSpace(s) == "" {
-					t.Errorf("%s is empty", field)
+			for field, s := range map[string]text.Text{"Summary": in.Summary, "Fixes": in.Fixes, "Misses": in.Misses} {
+				if strings.TrimSpace(s.EN) == "" {
+					t.Errorf("%s.EN is empty", field)
 				}
-			}
-			for field, s := range map[string]string{"SummaryZH": in.SummaryZH, "FixesZH": in.FixesZH, "MissesZH": in.MissesZH} {
-				if strings.TrimSpace(s) == "" {
-					t.Errorf("%s is empty", field)
-				} else if !strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
-					t.Errorf("%s = %q has no Chinese text", field, s)
+				if strings.TrimSpace(s.ZH) == "" {
+					t.Errorf("%s.ZH is empty", field)
+				} else if !strings.ContainsFunc(s.ZH, func(r rune) bool { return unicode.Is(unicode.Han, r) }) {
+					t.Errorf("%s.ZH = %q has no Chinese text", field, s.ZH)
 				}
 			}
 			if in.Nodes < 1 {

@@ -14,6 +14,7 @@ import (
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
 	"lockstep/scenarios/sim"
+	"lockstep/text"
 )
 
 // letters abbreviates the invariants in the matrix table.
@@ -84,32 +85,33 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 	if line != "" {
 		p.printf("%s\n", ansi.Wrap(line, tableWidth, ""))
 	}
-	p.printf("%s\n", pick(lang,
+	p.printf("%s\n", text.New(
 		"M mutex · O ownership · L liveness · R resource: broken; — none broken",
-		"M 互斥 · O 归属 · L 活性 · R 资源：被破坏；— 表示都没被破坏"))
+		"M 互斥 · O 归属 · L 活性 · R 资源：被破坏；— 表示都没被破坏").In(lang))
 	skipped := 0
 	for _, r := range results {
 		if r.Margin > 0 && r.Drift > r.Margin {
-			p.printf(pick(lang, "WARNING %s × %s kept to its clock only within %s, more than its %s margins: a verdict near a TTL boundary may be off; a larger --time-scale gives more room\n",
-				"警告 %s × %s 与时钟的偏差达 %s，超过了 %s 的余量：临近 TTL 边界的结论可能不准；可加大 --time-scale\n"),
+			p.printf(text.New(
+				"WARNING %s × %s kept to its clock only within %s, more than its %s margins: a verdict near a TTL boundary may be off; a larger --time-scale gives more room\n",
+				"警告 %s × %s 与时钟的偏差达 %s，超过了 %s 的余量：临近 TTL 边界的结论可能不准；可加大 --time-scale\n").In(lang),
 				r.Scenario, r.Impl, r.Drift.Round(100*time.Microsecond), r.Margin)
 		}
 		if r.Skipped != "" {
 			skipped++
-			p.printf("%s %s × %s: %s\n", pick(lang, "SKIPPED", "跳过"), r.Scenario, r.Impl, r.Skipped)
+			p.printf("%s %s × %s: %s\n", text.New("SKIPPED", "跳过").In(lang), r.Scenario, r.Impl, r.Skipped)
 		}
 		if r.Pass {
 			continue
 		}
-		p.printf("%s %s × %s: %s %s, %s %s\n", pick(lang, "UNMET", "不符合预期"), r.Scenario, r.Impl,
-			pick(lang, "expected", "预期"), list(r.Expected), pick(lang, "got", "实际"), list(r.Broken))
+		p.printf("%s %s × %s: %s %s, %s %s\n", text.New("UNMET", "不符合预期").In(lang), r.Scenario, r.Impl,
+			text.New("expected", "预期").In(lang), list(r.Expected), text.New("got", "实际").In(lang), list(r.Broken))
 	}
 	if failed == 0 && skipped > 0 {
-		p.printf(pick(lang, "%d cells meet their expectation, %d skipped\n", "%d 个组合符合预期，%d 个跳过\n"), len(impls)*len(ids)-skipped, skipped)
+		p.printf(text.New("%d cells meet their expectation, %d skipped\n", "%d 个组合符合预期，%d 个跳过\n").In(lang), len(impls)*len(ids)-skipped, skipped)
 	} else if failed == 0 {
-		p.printf(pick(lang, "all %d cells meet their expectation\n", "全部 %d 个组合都符合预期\n"), len(impls)*len(ids))
+		p.printf(text.New("all %d cells meet their expectation\n", "全部 %d 个组合都符合预期\n").In(lang), len(impls)*len(ids))
 	} else {
-		p.printf(pick(lang, "%d of %d cells do not meet their expectation\n", "%d / %d 个组合不符合预期\n"), failed, len(impls)*len(ids))
+		p.printf(text.New("%d of %d cells do not meet their expectation\n", "%d / %d 个组合不符合预期\n").In(lang), failed, len(impls)*len(ids))
 	}
 	return p.err
 }
@@ -213,17 +215,13 @@ func List(w io.Writer, lang string) error {
 	for _, in := range lockimpl.All() {
 		width = max(width, len(in.Name))
 	}
-	p.printf("%s\n", pick(lang, "scenarios (failure modes):", "场景（故障模式）："))
+	p.printf("%s\n", text.New("scenarios (failure modes):", "场景（故障模式）：").In(lang))
 	for _, s := range scenarios.All() {
 		p.printf("  %-*s  %s\n", width, s.ID, s.Summary.In(lang))
 	}
-	p.printf("\n%s\n", pick(lang, "implementations:", "锁实现："))
+	p.printf("\n%s\n", text.New("implementations:", "锁实现：").In(lang))
 	for _, in := range lockimpl.All() {
-		summary := in.Summary
-		if lang == "zh" {
-			summary = in.SummaryZH
-		}
-		p.printf("  %-*s  %s\n", width, in.Name, summary)
+		p.printf("  %-*s  %s\n", width, in.Name, in.Summary.In(lang))
 	}
 	return p.err
 }

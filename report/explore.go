@@ -1,13 +1,13 @@
 package report
 
 import (
-	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"lockstep/scenarios/explore"
 	"lockstep/scenarios/sim"
+	"lockstep/text"
 )
 
 // Explore writes what a search found and how far it looked: a line per
@@ -20,8 +20,9 @@ func Explore(w io.Writer, r explore.Result, lang string) error {
 	for i, f := range o.Faults {
 		faults[i] = string(f)
 	}
-	p.printf(pick(lang, "explore %s · %d clients, %d acquire attempt(s) each · faults: %s · depth ≤ %d\n",
-		"搜索 %s · %d 个客户端，每个加锁 %d 次 · 故障：%s · 深度 ≤ %d\n"),
+	p.printf(text.New(
+		"explore %s · %d clients, %d acquire attempt(s) each · faults: %s · depth ≤ %d\n",
+		"搜索 %s · %d 个客户端，每个加锁 %d 次 · 故障：%s · 深度 ≤ %d\n").In(lang),
 		r.Impl, o.Clients, o.Attempts, strings.Join(faults, ","), o.Depth)
 	rate := 0.0
 	if r.Elapsed > 0 {
@@ -30,33 +31,29 @@ func Explore(w io.Writer, r explore.Result, lang string) error {
 	var scope string
 	switch {
 	case r.Complete:
-		scope = pick(lang, fmt.Sprintf("every reachable state explored (no schedule is longer than %d moves)", r.Depth),
-			fmt.Sprintf("所有可达状态都已搜索（没有超过 %d 步的调度）", r.Depth))
+		scope = text.Newf("every reachable state explored (no schedule is longer than %d moves)", "所有可达状态都已搜索（没有超过 %d 步的调度）", r.Depth).In(lang)
 	case r.TimedOut:
-		scope = pick(lang, fmt.Sprintf("stopped by the timeout: every schedule of up to %d moves explored, not beyond", r.Depth),
-			fmt.Sprintf("因超时停止：只搜索了不超过 %d 步的全部调度", r.Depth))
+		scope = text.Newf("stopped by the timeout: every schedule of up to %d moves explored, not beyond", "因超时停止：只搜索了不超过 %d 步的全部调度", r.Depth).In(lang)
 	default:
-		scope = pick(lang, fmt.Sprintf("every schedule of up to %d moves explored; longer ones were not", r.Depth),
-			fmt.Sprintf("搜索了不超过 %d 步的全部调度；更长的没有搜索", r.Depth))
+		scope = text.Newf("every schedule of up to %d moves explored; longer ones were not", "搜索了不超过 %d 步的全部调度；更长的没有搜索", r.Depth).In(lang)
 	}
-	p.printf(pick(lang, "%d distinct states in %s (%.0f states/s); %s\n\n", "%d 个不同状态，用时 %s（每秒 %.0f 个）；%s\n\n"),
+	p.printf(text.New("%d distinct states in %s (%.0f states/s); %s\n\n", "%d 个不同状态，用时 %s（每秒 %.0f 个）；%s\n\n").In(lang),
 		r.States, r.Elapsed.Round(time.Millisecond), rate, scope)
 	for _, inv := range sim.InvariantIDs() {
 		f, broken := r.Broken(inv)
 		if !broken {
-			what := pick(lang, fmt.Sprintf("no schedule of up to %d moves breaks it", r.Depth),
-				fmt.Sprintf("不超过 %d 步的调度都不会破坏它", r.Depth))
+			what := text.Newf("no schedule of up to %d moves breaks it", "不超过 %d 步的调度都不会破坏它", r.Depth).In(lang)
 			if r.Complete {
-				what = pick(lang, "no reachable schedule breaks it", "任何可达的调度都不会破坏它")
+				what = text.New("no reachable schedule breaks it", "任何可达的调度都不会破坏它").In(lang)
 			}
 			p.printf("  %-10s ✓ %s\n", inv, what)
 			continue
 		}
-		p.printf(pick(lang, "  %-10s ✗ broken in %d moves: %s\n", "  %-10s ✗ %d 步即被破坏：%s\n"),
+		p.printf(text.New("  %-10s ✗ broken in %d moves: %s\n", "  %-10s ✗ %d 步即被破坏：%s\n").In(lang),
 			inv, f.Moves, strings.Join(f.Trace.Schedule.Moves, " → "))
 	}
 	for _, f := range r.Found {
-		p.printf(pick(lang, "\nshortest counterexample for %s:\n", "\n%s 的最短反例：\n"), f.Invariant)
+		p.printf(text.New("\nshortest counterexample for %s:\n", "\n%s 的最短反例：\n").In(lang), f.Invariant)
 		if err := Timeline(w, f.Trace, lang); err != nil {
 			return err
 		}

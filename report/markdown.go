@@ -9,6 +9,7 @@ import (
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
 	"lockstep/scenarios/sim"
+	"lockstep/text"
 )
 
 // Handout writes a trace as a Markdown handout: what the scenario is, the
@@ -21,21 +22,21 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 		p.printf("%s\n\n", mdText(s.Summary.In(lang)))
 	}
 	if in, err := lockimpl.Lookup(tr.Impl); err == nil {
-		p.printf("- **%s** `%s`: %s\n", pick(lang, "Implementation", "锁实现"), in.Name, mdText(pickLang(lang, in.Summary, in.SummaryZH)))
-		p.printf("- **%s** %s\n", pick(lang, "Fixes:", "解决："), mdText(pickLang(lang, in.Fixes, in.FixesZH)))
-		p.printf("- **%s** %s\n", pick(lang, "Misses:", "遗留："), mdText(pickLang(lang, in.Misses, in.MissesZH)))
+		p.printf("- **%s** `%s`: %s\n", text.New("Implementation", "锁实现").In(lang), in.Name, mdText(in.Summary.In(lang)))
+		p.printf("- **%s** %s\n", text.New("Fixes:", "解决：").In(lang), mdText(in.Fixes.In(lang)))
+		p.printf("- **%s** %s\n", text.New("Misses:", "遗留：").In(lang), mdText(in.Misses.In(lang)))
 	}
-	p.printf("- **%s** `%s`, TTL %s; %s %s; %s %s\n", pick(lang, "Lock:", "锁："), tr.Key, sim.Secs(tr.TTL),
-		pick(lang, "servers", "服务器"), strings.Join(tr.Servers, ", "), pick(lang, "clients", "客户端"), strings.Join(tr.Clients, ", "))
+	p.printf("- **%s** `%s`, TTL %s; %s %s; %s %s\n", text.New("Lock:", "锁：").In(lang), tr.Key, sim.Secs(tr.TTL),
+		text.New("servers", "服务器").In(lang), strings.Join(tr.Servers, ", "), text.New("clients", "客户端").In(lang), strings.Join(tr.Clients, ", "))
 	if len(tr.Addrs) > 0 {
-		p.printf("- **%s** %s\n", pick(lang, "Recorded on real Redis:", "在真实 Redis 上录制："), strings.Join(tr.Addrs, ", "))
+		p.printf("- **%s** %s\n", text.New("Recorded on real Redis:", "在真实 Redis 上录制：").In(lang), strings.Join(tr.Addrs, ", "))
 	}
-	p.printf("\n## %s\n\n", pick(lang, "Outcome", "结果"))
-	p.printf("| %s | %s | %s |\n|---|---|---|\n", pick(lang, "invariant", "不变量"), pick(lang, "verdict", "结论"), pick(lang, "rule", "规则"))
+	p.printf("\n## %s\n\n", text.New("Outcome", "结果").In(lang))
+	p.printf("| %s | %s | %s |\n|---|---|---|\n", text.New("invariant", "不变量").In(lang), text.New("verdict", "结论").In(lang), text.New("rule", "规则").In(lang))
 	for _, v := range tr.Verdicts {
-		verdict := "✓ " + pick(lang, "holds", "成立")
+		verdict := "✓ " + text.New("holds", "成立").In(lang)
 		if v.Broken {
-			verdict = fmt.Sprintf("✗ %s %d (t=%s): %s", pick(lang, "step", "步骤"), v.Step, sim.Secs(v.T), v.Reason.In(lang))
+			verdict = fmt.Sprintf("✗ %s %d (t=%s): %s", text.New("step", "步骤").In(lang), v.Step, sim.Secs(v.T), v.Reason.In(lang))
 		}
 		rule := ""
 		if i := slices.IndexFunc(sim.Invariants, func(inv sim.Invariant) bool { return inv.ID == v.Invariant }); i >= 0 {
@@ -43,9 +44,9 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 		}
 		p.printf("| `%s` | %s | %s |\n", v.Invariant, mdCell(verdict), mdCell(rule))
 	}
-	p.printf("\n## %s\n\n", pick(lang, "Steps", "步骤"))
+	p.printf("\n## %s\n\n", text.New("Steps", "步骤").In(lang))
 	p.printf("| # | t | %s | %s | %s |\n|---:|---:|---|---|---|\n",
-		pick(lang, "actor", "角色"), pick(lang, "command → reply", "命令 → 回复"), pick(lang, "what happens", "发生了什么"))
+		text.New("actor", "角色").In(lang), text.New("command → reply", "命令 → 回复").In(lang), text.New("what happens", "发生了什么").In(lang))
 	for _, e := range tr.Events {
 		cmd := ""
 		if e.Kind == sim.KindCommand {
@@ -67,13 +68,6 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 		p.printf("| %d | %s | %s | %s | %s |\n", e.Step, sim.Secs(e.T), actor, mdCell(cmd), mdCell(what))
 	}
 	return p.err
-}
-
-func pickLang(lang, en, zh string) string {
-	if lang == "zh" && zh != "" {
-		return zh
-	}
-	return en
 }
 
 // mdText escapes what Markdown would read as emphasis or markup in prose.

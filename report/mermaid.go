@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"lockstep/scenarios/sim"
+	"lockstep/text"
 )
 
 // Mermaid writes a trace as a Mermaid sequenceDiagram: a participant for each
@@ -19,7 +20,7 @@ func Mermaid(w io.Writer, tr *sim.Trace, lang string) error {
 	p.printf("sequenceDiagram\n")
 	for _, c := range tr.Clients {
 		ids[c] = c
-		p.printf("    participant %s as %s %s\n", c, pick(lang, "client", "客户端"), c)
+		p.printf("    participant %s as %s %s\n", c, text.New("client", "客户端").In(lang), c)
 	}
 	for i, s := range tr.Servers {
 		id := fmt.Sprintf("R%d", i+1)
@@ -27,7 +28,7 @@ func Mermaid(w io.Writer, tr *sim.Trace, lang string) error {
 		p.printf("    participant %s as %s\n", id, mmd(s))
 	}
 	ids["stock"] = "S"
-	p.printf("    participant S as %s\n", pick(lang, "stock", "库存"))
+	p.printf("    participant S as %s\n", text.New("stock", "库存").In(lang))
 	// A note across the diagram spans the first client to the stock (a
 	// trace without clients only the stock).
 	span := "S"

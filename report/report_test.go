@@ -200,8 +200,8 @@ func TestList(t *testing.T) {
 		headings []string
 		summary  func(lockimpl.Info) string
 	}{
-		{"en", []string{"scenarios (failure modes):\n", "\nimplementations:\n"}, func(in lockimpl.Info) string { return in.Summary }},
-		{"zh", []string{"场景（故障模式）：\n", "\n锁实现：\n"}, func(in lockimpl.Info) string { return in.SummaryZH }},
+		{"en", []string{"scenarios (failure modes):\n", "\nimplementations:\n"}, func(in lockimpl.Info) string { return in.Summary.EN }},
+		{"zh", []string{"场景（故障模式）：\n", "\n锁实现：\n"}, func(in lockimpl.Info) string { return in.Summary.ZH }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.lang, func(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"lockstep/scenarios/sim"
+	"lockstep/text"
 )
 
 // secs formats virtual time as seconds with millisecond precision.
@@ -20,9 +21,9 @@ func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 	p := &printer{w: w}
 	p.printf("%s × %s — %s\n", tr.Scenario, tr.Impl, tr.Title.In(lang))
 	p.printf("%s %s, TTL %s · %s %s · %s %s\n\n",
-		pick(lang, "lock", "锁"), tr.Key, sim.Secs(tr.TTL),
-		pick(lang, "servers", "服务器"), strings.Join(tr.Servers, " "),
-		pick(lang, "clients", "客户端"), strings.Join(tr.Clients, " "))
+		text.New("lock", "锁").In(lang), tr.Key, sim.Secs(tr.TTL),
+		text.New("servers", "服务器").In(lang), strings.Join(tr.Servers, " "),
+		text.New("clients", "客户端").In(lang), strings.Join(tr.Clients, " "))
 	if len(tr.Addrs) > 0 {
 		var names []string
 		for i, a := range tr.Addrs {
@@ -31,8 +32,8 @@ func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 			}
 			names = append(names, a)
 		}
-		p.printf("%s %s\n", pick(lang, "recorded on real Redis:", "在真实 Redis 上录制："), strings.Join(names, " "))
-		p.printf(pick(lang, "kept to the scenario's clock within %s of real time\n", "与场景时钟的偏差在真实时间 %s 以内\n"), tr.Drift.Round(100*time.Microsecond))
+		p.printf("%s %s\n", text.New("recorded on real Redis:", "在真实 Redis 上录制：").In(lang), strings.Join(names, " "))
+		p.printf(text.New("kept to the scenario's clock within %s of real time\n", "与场景时钟的偏差在真实时间 %s 以内\n").In(lang), tr.Drift.Round(100*time.Microsecond))
 	}
 	const indent = "                              "
 	for _, e := range tr.Events {
@@ -49,22 +50,15 @@ func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 			p.printf("%s %s\n", head, e.Text.In(lang))
 		}
 	}
-	p.printf("\n%s\n", pick(lang, "invariants:", "不变量："))
+	p.printf("\n%s\n", text.New("invariants:", "不变量：").In(lang))
 	for _, v := range tr.Verdicts {
 		if v.Broken {
-			p.printf("  %-10s ✗ %s %d, t=%ss: %s\n", v.Invariant, pick(lang, "step", "步骤"), v.Step, secs(v.T), v.Reason.In(lang))
+			p.printf("  %-10s ✗ %s %d, t=%ss: %s\n", v.Invariant, text.New("step", "步骤").In(lang), v.Step, secs(v.T), v.Reason.In(lang))
 		} else {
 			p.printf("  %-10s ✓\n", v.Invariant)
 		}
 	}
 	return p.err
-}
-
-func pick(lang, en, zh string) string {
-	if lang == "zh" {
-		return zh
-	}
-	return en
 }
 
 // printer remembers the first write error so callers check once.

@@ -1,6 +1,12 @@
 package tui
 
-import "github.com/charmbracelet/bubbles/key"
+import (
+	"slices"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"lockstep/text"
+)
 
 // KeyMap is every key the TUI answers to. Keys are matched with key.Matches
 // only.
@@ -47,27 +53,29 @@ func DefaultKeyMap() KeyMap {
 	}
 }
 
-// zhHelp are the keys' descriptions in Chinese.
-var zhHelp = map[string]string{
-	"step": "下一步", "back": "上一步", "play": "播放/暂停", "faster": "加速", "slower": "减速",
-	"first": "第一步", "last": "最后一步", "violation": "下一个违规", "divergence": "首次分歧",
-	"impl": "切换实现", "compare": "对比", "up": "上", "down": "下", "switch list": "切换列表",
-	"open": "打开", "English/中文": "English/中文", "help": "帮助", "quit": "退出", "back to the list": "返回列表",
-	"sandbox": "沙盒", "move": "走这一步", "undo": "撤销", "start again": "重来", "suggest": "提示", "faults": "故障",
+// helpTexts are the keys' descriptions in both languages, found by their
+// English (a key map's own descriptions, when not among them, stay as they
+// are).
+var helpTexts = []text.Text{
+	{EN: "step", ZH: "下一步"}, {EN: "back", ZH: "上一步"}, {EN: "play", ZH: "播放/暂停"},
+	{EN: "faster", ZH: "加速"}, {EN: "slower", ZH: "减速"}, {EN: "first", ZH: "第一步"},
+	{EN: "last", ZH: "最后一步"}, {EN: "violation", ZH: "下一个违规"}, {EN: "divergence", ZH: "首次分歧"},
+	{EN: "impl", ZH: "切换实现"}, {EN: "compare", ZH: "对比"}, {EN: "up", ZH: "上"}, {EN: "down", ZH: "下"},
+	{EN: "switch list", ZH: "切换列表"}, {EN: "open", ZH: "打开"}, {EN: "English/中文", ZH: "English/中文"},
+	{EN: "help", ZH: "帮助"}, {EN: "quit", ZH: "退出"}, {EN: "back to the list", ZH: "返回列表"},
+	{EN: "sandbox", ZH: "沙盒"}, {EN: "move", ZH: "走这一步"}, {EN: "undo", ZH: "撤销"},
+	{EN: "start again", ZH: "重来"}, {EN: "suggest", ZH: "提示"}, {EN: "faults", ZH: "故障"},
 }
 
 // In returns the key map with its descriptions in lang.
 func (k KeyMap) In(lang string) KeyMap {
-	if lang != "zh" {
-		return k
-	}
 	for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Play, &k.Faster, &k.Slower, &k.First, &k.Last,
 		&k.Violation, &k.Divergence, &k.SwitchImpl, &k.Compare, &k.Up, &k.Down, &k.Focus, &k.Open,
 		&k.Sandbox, &k.Choose, &k.Undo, &k.Reset, &k.Hint, &k.Faults,
 		&k.Lang, &k.Back, &k.Help, &k.Quit} {
 		h := b.Help()
-		if zh, ok := zhHelp[h.Desc]; ok {
-			b.SetHelp(h.Key, zh)
+		if i := slices.IndexFunc(helpTexts, func(t text.Text) bool { return t.EN == h.Desc }); i >= 0 {
+			b.SetHelp(h.Key, helpTexts[i].In(lang))
 		}
 	}
 	return k

@@ -13,6 +13,7 @@ import (
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
 	"lockstep/scenarios/sim"
+	"lockstep/text"
 )
 
 // Below this size the screen says so instead of drawing garbage.
@@ -241,10 +242,10 @@ func (m Model) View() string {
 }
 
 func (m Model) tooSmall() string {
-	msg := fmt.Sprintf(tr(m.lang,
+	msg := text.Newf(
 		"lockstep needs a terminal of at least %d×%d; this one is %d×%d.\nMake it larger, or press q to quit.",
-		"lockstep 需要至少 %d×%d 的终端，当前是 %d×%d。\n请放大终端，或按 q 退出。"),
-		minWidth, minHeight, m.width, m.height)
+		"lockstep 需要至少 %d×%d 的终端，当前是 %d×%d。\n请放大终端，或按 q 退出。",
+		minWidth, minHeight, m.width, m.height).In(m.lang)
 	msg = m.styles.Narration.Width(max(m.width-2, 10)).Render(msg)
 	lines := firstLines(lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, msg), max(m.height, 1))
 	for i, l := range lines {
@@ -263,25 +264,19 @@ func (m Model) helpView() string {
 	}
 	h := m.help
 	h.ShowAll = true
-	body := m.styles.Title.Render(tr(m.lang, "Keys", "按键")) + "\n\n" + h.View(keys) + "\n\n" +
-		tr(m.lang, legendEN, legendZH) + "\n\n" +
-		m.styles.Dim.Render(tr(m.lang, "? or esc closes this help", "按 ? 或 esc 关闭帮助"))
+	body := m.styles.Title.Render(text.New("Keys", "按键").In(m.lang)) + "\n\n" + h.View(keys) + "\n\n" +
+		legend.In(m.lang) + "\n\n" +
+		m.styles.Dim.Render(text.New("? or esc closes this help", "按 ? 或 esc 关闭帮助").In(m.lang))
 	box := m.styles.Box.Width(min(m.width-4, 76)).Render(body)
 	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, box)
 }
 
-const legendEN = `In the timeline: ▶ the current step · » narration · ✗ a broken invariant
+// legend explains the timeline's marks, in the help.
+var legend = text.Text{
+	EN: `In the timeline: ▶ the current step · » narration · ✗ a broken invariant
 ⟳ a watchdog's command · ⏸ a client held by the scheduler · ⚑ fencing token
-In compare mode: ≠ where the two implementations differ`
-
-const legendZH = `时间线：▶ 当前步骤 · » 旁白 · ✗ 被破坏的不变量
+In compare mode: ≠ where the two implementations differ`,
+	ZH: `时间线：▶ 当前步骤 · » 旁白 · ✗ 被破坏的不变量
 ⟳ 看门狗的命令 · ⏸ 被调度器挂起的客户端 · ⚑ 栅栏令牌
-对比模式：≠ 两种实现出现差异的地方`
-
-// tr picks the text for lang.
-func tr(lang, en, zh string) string {
-	if lang == "zh" {
-		return zh
-	}
-	return en
+对比模式：≠ 两种实现出现差异的地方`,
 }

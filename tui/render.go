@@ -13,6 +13,7 @@ import (
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios/sim"
+	"lockstep/text"
 )
 
 // fit truncates s to w columns and pads it to exactly w.
@@ -30,21 +31,21 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
 func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMap) string {
 	if !p.ready() {
 		if p.recording != "" {
-			return st.Warn.Render(fit(tr(lang, "⏺ recording a real run on ", "⏺ 正在真实 Redis 上录制：")+p.recording+" …", w)) + "\n" +
-				st.Dim.Render(tr(lang, "(watch it live with redis-cli MONITOR)", "（可用 redis-cli MONITOR 实时观看）"))
+			return st.Warn.Render(fit(text.New("⏺ recording a real run on ", "⏺ 正在真实 Redis 上录制：").In(lang)+p.recording+" …", w)) + "\n" +
+				st.Dim.Render(text.New("(watch it live with redis-cli MONITOR)", "（可用 redis-cli MONITOR 实时观看）").In(lang))
 		}
-		return st.Dim.Render(tr(lang, "running the scenario…", "正在运行场景…"))
+		return st.Dim.Render(text.New("running the scenario…", "正在运行场景…").In(lang))
 	}
 	if p.compare {
 		return p.compareView(st, lang, w, h, hm, k)
 	}
 	if len(p.tr.Events) == 0 { // a trace file's, which lockstep --trace refuses
-		return st.Dim.Render(tr(lang, "the trace has no events", "这份记录没有事件")) + "\n\n" +
+		return st.Dim.Render(text.New("the trace has no events", "这份记录没有事件").In(lang)) + "\n\n" +
 			helpLine(hm, []key.Binding{k.Back, k.Quit}, w)
 	}
 	e := p.tr.Events[p.step]
 	head := fmt.Sprintf("lockstep ─ %s × %s ─ t=%s ─ %s %d/%d%s ─ %s",
-		p.scenario.ID, p.impl, secs(e.T), tr(lang, "step", "步骤"), p.step+1, len(p.tr.Events), p.playMark(), p.tr.Title.In(lang))
+		p.scenario.ID, p.impl, secs(e.T), text.New("step", "步骤").In(lang), p.step+1, len(p.tr.Events), p.playMark(), p.tr.Title.In(lang))
 	band := p.band(st, lang, w, p.tr, p.step)
 	narr := st.Narration.Width(w).Render(e.Text.In(lang))
 	narr = strings.Join(firstLines(narr, 2), "\n")
@@ -59,7 +60,7 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 	rows := h - 2 - lipgloss.Height(strings.Join(bottom, "\n"))
 	top := []string{st.Title.Render(fit(head, w))}
 	if p.recording != "" {
-		top = append(top, st.Warn.Render(fit(tr(lang, "⏺ a recording of a real run on ", "⏺ 真实 Redis 运行的录像：")+p.recording, w)))
+		top = append(top, st.Warn.Render(fit(text.New("⏺ a recording of a real run on ", "⏺ 真实 Redis 运行的录像：").In(lang)+p.recording, w)))
 		rows--
 	}
 	top = append(top, p.timeline(st, lang, w, max(rows, 1))...)
@@ -90,7 +91,7 @@ func (p playerView) timeline(st Styles, lang string, w, rows int) []string {
 	ls := lanes(p.tr)
 	const gutter, timeW = 2, 7
 	lw := (w - gutter - timeW - len(ls)) / len(ls)
-	hdr := strings.Repeat(" ", gutter) + fit(tr(lang, "t", "时间"), timeW)
+	hdr := strings.Repeat(" ", gutter) + fit(text.New("t", "时间").In(lang), timeW)
 	for _, l := range ls {
 		hdr += "│" + fit(l, lw)
 	}
@@ -258,20 +259,20 @@ func (p playerView) serverLines(st Styles, lang string, t *sim.Trace, i, w int) 
 		if !compact {
 			role := srv.Role
 			if srv.ReplicaOf != "" {
-				role = tr(lang, "replica", "从库")
-				lag = st.Dim.Render(fmt.Sprintf(tr(lang, " lag %s, %d pending", " 延迟 %s，%d 条待复制"), secs(srv.Lag), srv.Pending))
+				role = text.New("replica", "从库").In(lang)
+				lag = st.Dim.Render(text.Newf(" lag %s, %d pending", " 延迟 %s，%d 条待复制", secs(srv.Lag), srv.Pending).In(lang))
 			}
 			name += " " + st.Dim.Render(role)
 		}
 		if !srv.Up {
-			lines = append(lines, name+" "+st.Bad.Render(tr(lang, "DOWN", "宕机")))
+			lines = append(lines, name+" "+st.Bad.Render(text.New("DOWN", "宕机").In(lang)))
 			continue
 		}
 		if srv.ClockAhead > 0 {
-			lines = append(lines, srv.Name+" "+st.Warn.Render(fmt.Sprintf(tr(lang, "clock %s ahead", "时钟快了 %s"), secs(srv.ClockAhead))))
+			lines = append(lines, srv.Name+" "+st.Warn.Render(text.Newf("clock %s ahead", "时钟快了 %s", secs(srv.ClockAhead)).In(lang)))
 		}
 		if len(srv.Keys) == 0 {
-			lines = append(lines, name+" "+st.Dim.Render(tr(lang, "(no keys)", "（空）")))
+			lines = append(lines, name+" "+st.Dim.Render(text.New("(no keys)", "（空）").In(lang)))
 			if lag != "" {
 				lines = append(lines, lag)
 			}
@@ -312,18 +313,23 @@ func ttlBar(st Styles, k sim.KeyState, full time.Duration) string {
 	return st.Bar.Render(strings.Repeat("█", filled)) + st.Dim.Render(strings.Repeat("░", n-filled)) + " " + secs(k.TTL)
 }
 
-var beliefZH = map[sim.Belief]string{
-	sim.BeliefIdle: "未开始", sim.BeliefWaiting: "等待中", sim.BeliefHolds: "持有锁",
-	sim.BeliefLost: "丢锁", sim.BeliefReleased: "已释放", sim.BeliefGaveUp: "已放弃",
+// beliefs are the beliefs as the client list shows them.
+var beliefs = map[sim.Belief]text.Text{
+	sim.BeliefIdle:     {EN: string(sim.BeliefIdle), ZH: "未开始"},
+	sim.BeliefWaiting:  {EN: string(sim.BeliefWaiting), ZH: "等待中"},
+	sim.BeliefHolds:    {EN: string(sim.BeliefHolds), ZH: "持有锁"},
+	sim.BeliefLost:     {EN: string(sim.BeliefLost), ZH: "丢锁"},
+	sim.BeliefReleased: {EN: string(sim.BeliefReleased), ZH: "已释放"},
+	sim.BeliefGaveUp:   {EN: string(sim.BeliefGaveUp), ZH: "已放弃"},
 }
 
 func clientLines(st Styles, lang string, t *sim.Trace, i int) []string {
 	snap := t.Events[i].Snap
-	lines := []string{st.Dim.Render(tr(lang, "Clients", "客户端"))}
+	lines := []string{st.Dim.Render(text.New("Clients", "客户端").In(lang))}
 	for _, c := range snap.Clients {
-		b := string(c.Belief)
-		if lang == "zh" {
-			b = beliefZH[c.Belief]
+		b := string(c.Belief) // a trace file's belief that lockstep does not know
+		if t, ok := beliefs[c.Belief]; ok {
+			b = t.In(lang)
 		}
 		if c.Belief == sim.BeliefHolds {
 			b = st.Header.Render(b)
@@ -336,21 +342,21 @@ func clientLines(st Styles, lang string, t *sim.Trace, i int) []string {
 		}
 		var flags []string
 		if c.Crashed {
-			flags = append(flags, st.Bad.Render(tr(lang, "crashed", "已崩溃")))
+			flags = append(flags, st.Bad.Render(text.New("crashed", "已崩溃").In(lang)))
 		}
 		if c.Paused {
-			flags = append(flags, st.Warn.Render(tr(lang, "⏸ paused", "⏸ 停顿中")))
+			flags = append(flags, st.Warn.Render(text.New("⏸ paused", "⏸ 停顿中").In(lang)))
 		}
 		if c.Held {
-			flags = append(flags, st.Warn.Render(tr(lang, "⏸ held", "⏸ 被挂起")))
+			flags = append(flags, st.Warn.Render(text.New("⏸ held", "⏸ 被挂起").In(lang)))
 		}
 		if c.Hung {
-			flags = append(flags, st.Warn.Render(tr(lang, "⧗ hung", "⧗ 卡死")))
+			flags = append(flags, st.Warn.Render(text.New("⧗ hung", "⧗ 卡死").In(lang)))
 		}
 		lines = append(lines, strings.Join(append([]string{c.Name, b}, flags...), " "))
 	}
 	r := snap.Resource
-	res := fmt.Sprintf("%s %d (v%d)", tr(lang, "stock", "库存"), r.Value, r.Version)
+	res := fmt.Sprintf("%s %d (v%d)", text.New("stock", "库存").In(lang), r.Value, r.Version)
 	if r.MaxFence > 0 {
 		res += fmt.Sprintf(" ⚑≥%d", r.MaxFence)
 	}
@@ -358,11 +364,11 @@ func clientLines(st Styles, lang string, t *sim.Trace, i int) []string {
 }
 
 func invariantLines(st Styles, lang string, t *sim.Trace, i int) []string {
-	lines := []string{st.Dim.Render(tr(lang, "Invariants", "不变量"))}
+	lines := []string{st.Dim.Render(text.New("Invariants", "不变量").In(lang))}
 	for _, v := range t.Verdicts {
 		mark := st.Good.Render("✓")
 		if v.Broken && v.Step <= i {
-			mark = st.Bad.Render(fmt.Sprintf("✗ %s %d", tr(lang, "step", "步骤"), v.Step+1))
+			mark = st.Bad.Render(fmt.Sprintf("✗ %s %d", text.New("step", "步骤").In(lang), v.Step+1))
 		}
 		lines = append(lines, fmt.Sprintf("%-10s %s", v.Invariant, mark))
 	}
@@ -381,7 +387,7 @@ func (p playerView) commandLine(st Styles, lang string, w int) string {
 		if i == p.step {
 			return st.Command.Render(fit(line, w))
 		}
-		return st.Dim.Render(fit(tr(lang, "last command: ", "上一条命令：")+line, w))
+		return st.Dim.Render(fit(text.New("last command: ", "上一条命令：").In(lang)+line, w))
 	}
 	return ""
 }
@@ -396,12 +402,12 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 	} else if r >= 0 {
 		at = p.otr.Events[r].T
 	}
-	div := tr(lang, "no divergence", "完全一致")
+	div := text.New("no divergence", "完全一致").In(lang)
 	if p.diverge >= 0 {
-		div = fmt.Sprintf(tr(lang, "≠ from row %d", "≠ 始于第 %d 行"), p.diverge+1)
+		div = text.Newf("≠ from row %d", "≠ 始于第 %d 行", p.diverge+1).In(lang)
 	}
 	head := fmt.Sprintf("%s ─ %s vs %s ─ %s %d/%d ─ t=%s ─ %s%s",
-		p.scenario.ID, p.impl, p.other, tr(lang, "row", "行"), p.row+1, len(p.rows), secs(at), div, p.playMark())
+		p.scenario.ID, p.impl, p.other, text.New("row", "行").In(lang), p.row+1, len(p.rows), secs(at), div, p.playMark())
 
 	const gutter, timeW, mid = 2, 7, 3
 	sideW := (w - gutter - timeW - mid) / 2
@@ -417,7 +423,7 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 		}
 		return strings.Join(parts, "  ")
 	}
-	text := func(t *sim.Trace, i int) string {
+	narration := func(t *sim.Trace, i int) string {
 		if i < 0 {
 			return ""
 		}
@@ -428,16 +434,16 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 		fitStyled(st.Header.Render(p.impl)+"  "+inv(p.tr, l), w),
 		fitStyled(st.Header.Render(p.other)+"  "+inv(p.otr, r), w),
 		st.Rule.Render(strings.Repeat("─", w)),
-		fit(p.impl+": "+text(p.tr, l), w),
-		fit(p.other+": "+text(p.otr, r), w),
+		fit(p.impl+": "+narration(p.tr, l), w),
+		fit(p.other+": "+narration(p.otr, r), w),
 		helpLine(hm, playerHelp{k}.ShortHelp(), w),
 	}
 	rows := h - 2 - len(bottom)
 	if p.recording != "" {
-		head += tr(lang, " ─ ⏺ recorded on ", " ─ ⏺ 录制于 ") + p.recording
+		head += text.New(" ─ ⏺ recorded on ", " ─ ⏺ 录制于 ").In(lang) + p.recording
 	}
 	out := []string{st.Title.Render(fit(head, w)),
-		st.Header.Render(fit(strings.Repeat(" ", gutter)+fit(tr(lang, "t", "时间"), timeW)+fit(p.impl, sideW)+" │ "+p.other, w))}
+		st.Header.Render(fit(strings.Repeat(" ", gutter)+fit(text.New("t", "时间").In(lang), timeW)+fit(p.impl, sideW)+" │ "+p.other, w))}
 	first := max(0, min(p.row-rows*2/3, len(p.rows)-rows))
 	for i := first; i < min(first+rows, len(p.rows)); i++ {
 		row := p.rows[i]

@@ -14,6 +14,7 @@ import (
 	"lockstep/scenarios"
 	"lockstep/scenarios/explore"
 	"lockstep/scenarios/sim"
+	"lockstep/text"
 )
 
 // faultSets are the fault sets the sandbox offers, in the order f cycles
@@ -169,30 +170,30 @@ func (v sandboxView) view(st Styles, lang string, w, h int, hm help.Model, k Key
 		faults = append(faults, string(f))
 	}
 	head := fmt.Sprintf("lockstep ─ %s ─ %s ─ %s: %s ─ t=%s ─ %s %d",
-		tr(lang, "sandbox", "沙盒"), v.impl.Name, tr(lang, "faults", "故障"), strings.Join(faults, ","),
-		secs(v.st.Now()), tr(lang, "move", "步数"), len(v.schedule()))
+		text.New("sandbox", "沙盒").In(lang), v.impl.Name, text.New("faults", "故障").In(lang), strings.Join(faults, ","),
+		secs(v.st.Now()), text.New("move", "步数").In(lang), len(v.schedule()))
 	// The moves: as many as fit in six lines.
 	var moves []string
 	broken := v.st.Broken()
 	switch {
 	case len(broken) > 0:
-		moves = append(moves, st.Bad.Render(fit(fmt.Sprintf(tr(lang,
+		moves = append(moves, st.Bad.Render(fit(text.Newf(
 			"✗ %s broke after %d moves: a counterexample. u undoes, r starts again.",
-			"✗ %s 在第 %d 步被破坏：找到反例。u 撤销，r 重来。"), strings.Join(broken, ", "), len(v.schedule())), w)))
+			"✗ %s 在第 %d 步被破坏：找到反例。u 撤销，r 重来。", strings.Join(broken, ", "), len(v.schedule())).In(lang), w)))
 	case len(v.moves) == 0:
-		moves = append(moves, st.Dim.Render(fit(tr(lang,
+		moves = append(moves, st.Dim.Render(fit(text.New(
 			"no move left: this schedule keeps every invariant. u undoes, r starts again.",
-			"没有可走的步了：这条调度下所有不变量都成立。u 撤销，r 重来。"), w)))
+			"没有可走的步了：这条调度下所有不变量都成立。u 撤销，r 重来。").In(lang), w)))
 	default:
-		moves = append(moves, st.Header.Render(tr(lang, "Your move:", "下一步：")))
+		moves = append(moves, st.Header.Render(text.New("Your move:", "下一步：").In(lang)))
 		for i, m := range v.moves {
 			if i == 9 || len(moves) == 6 {
-				moves = append(moves, st.Dim.Render(fmt.Sprintf(tr(lang, "  … %d more", "  … 还有 %d 个"), len(v.moves)-i)))
+				moves = append(moves, st.Dim.Render(text.Newf("  … %d more", "  … 还有 %d 个", len(v.moves)-i).In(lang)))
 				break
 			}
 			line := fmt.Sprintf(" %d  %s", i+1, m.Label.In(lang))
 			if m.ID == v.hintMove {
-				line = st.Selected.Render(fit(line+"  ← "+tr(lang, "hint", "提示"), w))
+				line = st.Selected.Render(fit(line+"  ← "+text.New("hint", "提示").In(lang), w))
 			} else {
 				line = fit(line, w)
 			}
@@ -201,7 +202,7 @@ func (v sandboxView) view(st Styles, lang string, w, h int, hm help.Model, k Key
 	}
 	status := v.hint
 	if v.hinting {
-		status = tr(lang, "searching for a counterexample from here…", "正在从这里搜索反例…")
+		status = text.New("searching for a counterexample from here…", "正在从这里搜索反例…").In(lang)
 	}
 	bottom := []string{
 		st.Rule.Render(strings.Repeat("─", w)),

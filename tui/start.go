@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -11,6 +10,7 @@ import (
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
+	"lockstep/text"
 )
 
 // pane is the focused list of the start screen.
@@ -79,7 +79,7 @@ func (v *startView) key(msg tea.KeyMsg, k KeyMap) {
 
 func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMap) string {
 	title := st.Title.Render("lockstep") + " " +
-		st.Dim.Render(tr(lang, "· Redis distributed locks, broken on purpose", "· 故意把 Redis 分布式锁弄坏给你看"))
+		st.Dim.Render(text.New("· Redis distributed locks, broken on purpose", "· 故意把 Redis 分布式锁弄坏给你看").In(lang))
 
 	colW := (w - 4) / 2
 	// Title, list border and heading, the smallest detail box, help: what
@@ -94,10 +94,10 @@ func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMa
 			line := "  " + name
 			switch {
 			case i == from && from > 0:
-				b.WriteString(st.Dim.Render(tr(lang, fmt.Sprintf("  ↑ %d more", from+1), fmt.Sprintf("  ↑ 还有 %d 个", from+1))) + "\n")
+				b.WriteString(st.Dim.Render(text.Newf("  ↑ %d more", "  ↑ 还有 %d 个", from+1).In(lang)) + "\n")
 				continue
 			case i == to-1 && to < len(names):
-				b.WriteString(st.Dim.Render(tr(lang, fmt.Sprintf("  ↓ %d more", len(names)-i), fmt.Sprintf("  ↓ 还有 %d 个", len(names)-i))) + "\n")
+				b.WriteString(st.Dim.Render(text.Newf("  ↓ %d more", "  ↓ 还有 %d 个", len(names)-i).In(lang)) + "\n")
 				continue
 			}
 			if i == cur {
@@ -122,23 +122,23 @@ func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMa
 		names = append(names, in.Name)
 	}
 	lists := lipgloss.JoinHorizontal(lipgloss.Top,
-		list(paneScenarios, tr(lang, "Failure mode", "故障场景"), ids, v.sc), " ",
-		list(paneImpls, tr(lang, "Implementation", "锁实现"), names, v.im))
+		list(paneScenarios, text.New("Failure mode", "故障场景").In(lang), ids, v.sc), " ",
+		list(paneImpls, text.New("Implementation", "锁实现").In(lang), names, v.im))
 
 	s, in := v.scs[v.sc], v.impls[v.im]
 	expected := scenarios.Expected(s.ID, in.Name)
-	verdict := tr(lang, "Expected: all four invariants hold", "预期：四个不变量都成立")
+	verdict := text.New("Expected: all four invariants hold", "预期：四个不变量都成立").In(lang)
 	if len(expected) > 0 {
-		verdict = tr(lang, "Expected to break: ", "预期被破坏：") + strings.Join(expected, ", ")
+		verdict = text.New("Expected to break: ", "预期被破坏：").In(lang) + strings.Join(expected, ", ")
 	}
 	inner := w - 8
 	summary := firstLines(st.Narration.Width(inner).Render(s.Summary.In(lang)), 2)
 	detail := []string{fitStyled(st.Header.Render(s.ID+" × "+in.Name)+"  "+s.Title.In(lang), inner)}
 	detail = append(detail, summary...)
-	detail = append(detail, fit(in.Name+": "+pickLang(lang, in.Summary, in.SummaryZH), inner))
+	detail = append(detail, fit(in.Name+": "+in.Summary.In(lang), inner))
 	optional := []string{
-		fit(tr(lang, "  fixes: ", "  解决：")+pickLang(lang, in.Fixes, in.FixesZH), inner),
-		fit(tr(lang, "  misses: ", "  遗留：")+pickLang(lang, in.Misses, in.MissesZH), inner),
+		fit(text.New("  fixes: ", "  解决：").In(lang)+in.Fixes.In(lang), inner),
+		fit(text.New("  misses: ", "  遗留：").In(lang)+in.Misses.In(lang), inner),
 	}
 	// Title, blank, lists, box (detail + optional + verdict + border), help.
 	full := 1 + 1 + lipgloss.Height(lists) + len(detail) + len(optional) + 3 + 1
@@ -165,11 +165,4 @@ func window(n, cur, rows int) (from, to int) {
 	}
 	from = min(max(cur-rows/2, 0), n-rows)
 	return from, from + rows
-}
-
-func pickLang(lang, en, zh string) string {
-	if lang == "zh" && zh != "" {
-		return zh
-	}
-	return en
 }

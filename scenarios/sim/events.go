@@ -99,7 +99,7 @@ func (w *World) commandDone(a *actor, m msg) {
 	}
 	for _, k := range expired {
 		w.emit(Event{Kind: KindExpire, Server: srv.name, Text: textExpired(k, srv.name),
-			Short: Text{"expired", "过期"}})
+			Short: Text{EN: "expired", ZH: "过期"}})
 	}
 	if srv.replica >= 0 && len(changes) > 0 {
 		w.enqueueReplication(m.server, changes)
@@ -116,28 +116,28 @@ func (w *World) noted(a *actor, n note) {
 		case OpReenter:
 			c.reentering = true
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReenter(c.name),
-				Short: Text{"takes it again", "再次加锁"}})
+				Short: Text{EN: "takes it again", ZH: "再次加锁"}})
 		case OpLeave:
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeave(c.name),
-				Short: Text{"inner release", "内层释放"}})
+				Short: Text{EN: "inner release", ZH: "内层释放"}})
 		case OpAcquire:
 			if c.belief != BeliefWaiting {
 				c.belief = BeliefWaiting
-				w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWants(c.name), Short: Text{"wants", "想要锁"}})
+				w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWants(c.name), Short: Text{EN: "wants", ZH: "想要锁"}})
 			}
 		case OpWork:
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWork(c.name, c.prog.Work),
-				Short: Text{"works " + Secs(c.prog.Work), "干活 " + secsZH(c.prog.Work)}})
+				Short: Text{EN: "works " + Secs(c.prog.Work), ZH: "干活 " + secsZH(c.prog.Work)}})
 		case OpRelease:
 			c.belief = BeliefReleased
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeaves(c.name), Short: Text{"releases", "释放"}})
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeaves(c.name), Short: Text{EN: "releases", ZH: "释放"}})
 		}
 	case noteAcquired:
 		if n.nested {
 			c.reentering = false
 			c.fence, c.lost = n.fence, n.lost
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReentered(c.name),
-				Short: Text{"got it again", "再次拿到"}})
+				Short: Text{EN: "got it again", ZH: "再次拿到"}})
 			break
 		}
 		c.belief, c.fence, c.lost = BeliefHolds, n.fence, n.lost
@@ -146,7 +146,7 @@ func (w *World) noted(a *actor, n note) {
 	case noteRefused:
 		if n.nested {
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textSelfRefused(c.name, c.prog.Retry, n.err),
-				Short: Text{"blocked by itself", "被自己挡住"}})
+				Short: Text{EN: "blocked by itself", ZH: "被自己挡住"}})
 			break
 		}
 		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textRefused(c.name, c.prog.Retry, n.err),
@@ -161,7 +161,7 @@ func (w *World) noted(a *actor, n note) {
 		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReleased(c.name, n.err), Short: shortReleased(n.err)})
 	case noteGaveUp:
 		c.belief, c.op = BeliefGaveUp, OpDone
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textGaveUp(c.name), Short: Text{"gives up", "放弃"}})
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textGaveUp(c.name), Short: Text{EN: "gives up", ZH: "放弃"}})
 	}
 }
 
@@ -174,7 +174,7 @@ func (w *World) checkLost(c *client) {
 	case <-c.lost:
 		c.belief = BeliefLost
 		c.lost = nil
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLost(c.name), Short: Text{"lost!", "丢锁!"}})
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLost(c.name), Short: Text{EN: "lost!", ZH: "丢锁!"}})
 	default:
 	}
 }
@@ -187,7 +187,7 @@ func (w *World) passPoint(a *actor) {
 		c.readVal, c.readVer = w.res.value, w.res.version
 		w.res.read(c.fence)
 		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textRead(c.name, w.res.name, c.readVal),
-			Short: Text{fmt.Sprintf("read %d", c.readVal), fmt.Sprintf("读 %d", c.readVal)}})
+			Short: Text{EN: fmt.Sprintf("read %d", c.readVal), ZH: fmt.Sprintf("读 %d", c.readVal)}})
 	case OpWrite:
 		r := w.res.write(c.readVal-1, c.readVer, c.fence)
 		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textWrite(c.name, w.res.name, r), Short: shortWrite(r)})
@@ -218,7 +218,7 @@ func (w *World) checkHold(a *actor) {
 		next = formatCommand(a.cmd)
 	}
 	w.emit(Event{Kind: KindSchedule, Actor: a.name, Text: textHeld(a.name, next, a.point),
-		Short: Text{"⏸ held", "⏸ 被挂起"}})
+		Short: Text{EN: "⏸ held", ZH: "⏸ 被挂起"}})
 }
 
 // hold is where the scenario wants a client stopped: at a program point, or

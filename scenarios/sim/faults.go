@@ -36,7 +36,7 @@ func (c *Client) Partition(nodes ...int) {
 	}
 	list := strings.Join(names, ", ")
 	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textPartition(c.c.name, list),
-		Short: Text{"✂ " + list, "✂ " + list}})
+		Short: Text{EN: "✂ " + list, ZH: "✂ " + list}})
 }
 
 // Heal ends the client's partition.
@@ -46,7 +46,7 @@ func (c *Client) Heal() {
 	}
 	c.c.cut = nil
 	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textHeal(c.c.name),
-		Short: Text{"healed", "网络恢复"}})
+		Short: Text{EN: "healed", ZH: "网络恢复"}})
 }
 
 // node is the server of node i, or of the last node when the implementation
@@ -67,7 +67,7 @@ func (t *Timeline) StopServer(i int) {
 	srv.keys = nil
 	srv.b.stop()
 	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textServerStopped(srv.name),
-		Short: Text{"DOWN", "宕机"}})
+		Short: Text{EN: "DOWN", ZH: "宕机"}})
 	w.runUntil(w.now, false) // a WAIT there fails now
 }
 
@@ -87,7 +87,7 @@ func (t *Timeline) RestartServer(i int) {
 	srv.up = true
 	srv.keys = w.readKeys(srv, nil)
 	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textServerRestarted(srv.name),
-		Short: Text{"UP (empty)", "重启（空）"}})
+		Short: Text{EN: "UP (empty)", ZH: "重启（空）"}})
 }
 
 // ClockJump moves node i's server clock forward by d (an NTP step, an
@@ -103,11 +103,11 @@ func (t *Timeline) ClockJump(i int, d time.Duration) {
 	before := srv.keys
 	srv.keys = w.readKeys(srv, before)
 	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textClockJump(srv.name, d),
-		Short: Text{"clock +" + Secs(d), "时钟 +" + secsZH(d)}})
+		Short: Text{EN: "clock +" + Secs(d), ZH: "时钟 +" + secsZH(d)}})
 	for _, k := range before {
 		if _, still := findKey(srv.keys, k.Key); !still {
 			w.emit(Event{Kind: KindExpire, Server: srv.name, Text: textExpiredEarly(k, srv.name),
-				Short: Text{"expired", "过期"}})
+				Short: Text{EN: "expired", ZH: "过期"}})
 		}
 	}
 }

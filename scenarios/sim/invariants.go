@@ -23,17 +23,17 @@ type Invariant struct {
 // what the resource accepted.
 var Invariants = []Invariant{
 	{InvMutex, Text{
-		"at no instant do two live clients believe they hold the lock (a paused client still believes)",
-		"任何时刻都不会有两个存活的客户端同时认为自己持有锁（暂停中的客户端仍然认为自己持有）"}},
+		EN: "at no instant do two live clients believe they hold the lock (a paused client still believes)",
+		ZH: "任何时刻都不会有两个存活的客户端同时认为自己持有锁（暂停中的客户端仍然认为自己持有）"}},
 	{InvOwnership, Text{
-		"no release or renewal removes or extends a lock value the client did not write",
-		"释放或续期不会删除或延长不是自己写入的锁"}},
+		EN: "no release or renewal removes or extends a lock value the client did not write",
+		ZH: "释放或续期不会删除或延长不是自己写入的锁"}},
 	{InvLiveness, Text{
-		"once the holder is dead, done or hung, a waiting client gets the lock within a bounded time (no orphaned lock, no self-deadlock, no endless renewal)",
-		"持有者崩溃、结束或卡死后，等待的客户端能在有限时间内拿到锁（没有孤儿锁、没有自己锁死自己、没有无限续期）"}},
+		EN: "once the holder is dead, done or hung, a waiting client gets the lock within a bounded time (no orphaned lock, no self-deadlock, no endless renewal)",
+		ZH: "持有者崩溃、结束或卡死后，等待的客户端能在有限时间内拿到锁（没有孤儿锁、没有自己锁死自己、没有无限续期）"}},
 	{InvResource, Text{
-		"the protected data never loses an update (no oversell, no stale write accepted)",
-		"受保护的数据不丢失更新（不超卖，不接受过期的写入）"}},
+		EN: "the protected data never loses an update (no oversell, no stale write accepted)",
+		ZH: "受保护的数据不丢失更新（不超卖，不接受过期的写入）"}},
 }
 
 // InvariantIDs lists the invariant ids in order.

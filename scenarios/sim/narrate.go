@@ -60,7 +60,7 @@ func textCommand(actor string, op Op, changes []change, err error) Text {
 	if len(ens) == 0 {
 		ens, zhs = []string{"nothing changes"}, []string{"没有任何改变"}
 	}
-	return Text{en + ": " + strings.Join(ens, "; "), zh + "：" + strings.Join(zhs, "；")}
+	return Text{EN: en + ": " + strings.Join(ens, "; "), ZH: zh + "：" + strings.Join(zhs, "；")}
 }
 
 func describeChange(ch change) (string, string) {
@@ -89,25 +89,25 @@ func describeChange(ch change) (string, string) {
 
 func textExpired(k KeyState, srv string) Text {
 	return Text{
-		fmt.Sprintf("%s expires on %s: its TTL ran out (it held %s)", k.Key, srv, k.Value),
-		fmt.Sprintf("%s 在 %s 上过期：TTL 到期（原值 %s）", k.Key, srv, k.Value),
+		EN: fmt.Sprintf("%s expires on %s: its TTL ran out (it held %s)", k.Key, srv, k.Value),
+		ZH: fmt.Sprintf("%s 在 %s 上过期：TTL 到期（原值 %s）", k.Key, srv, k.Value),
 	}
 }
 
 func textWants(c string) Text {
-	return Text{c + " wants the lock", c + " 想要获取锁"}
+	return Text{EN: c + " wants the lock", ZH: c + " 想要获取锁"}
 }
 
 func textWork(c string, d time.Duration) Text {
 	return Text{
-		fmt.Sprintf("%s works inside its critical section for %s", c, Secs(d)),
-		fmt.Sprintf("%s 在临界区内执行业务，耗时 %s", c, secsZH(d)),
+		EN: fmt.Sprintf("%s works inside its critical section for %s", c, Secs(d)),
+		ZH: fmt.Sprintf("%s 在临界区内执行业务，耗时 %s", c, secsZH(d)),
 	}
 }
 
 func textLeaves(c string) Text {
-	return Text{c + " leaves its critical section and releases the lock",
-		c + " 离开临界区，释放锁"}
+	return Text{EN: c + " leaves its critical section and releases the lock",
+		ZH: c + " 离开临界区，释放锁"}
 }
 
 func textAcquired(c, token string, fence int64) Text {
@@ -120,106 +120,106 @@ func textAcquired(c, token string, fence int64) Text {
 		en += fmt.Sprintf(" with fencing token %d", fence)
 		zh += fmt.Sprintf("，栅栏令牌 %d", fence)
 	}
-	return Text{en, zh}
+	return Text{EN: en, ZH: zh}
 }
 
 func textRefused(c string, retry time.Duration, err error) Text {
 	if err != nil {
 		return Text{
-			fmt.Sprintf("%s's attempt fails (%v); it retries in %s", c, err, Secs(retry)),
-			fmt.Sprintf("%s 加锁出错（%v），%s后重试", c, err, secsZH(retry)),
+			EN: fmt.Sprintf("%s's attempt fails (%v); it retries in %s", c, err, Secs(retry)),
+			ZH: fmt.Sprintf("%s 加锁出错（%v），%s后重试", c, err, secsZH(retry)),
 		}
 	}
 	return Text{
-		fmt.Sprintf("%s does not get the lock; it retries in %s", c, Secs(retry)),
-		fmt.Sprintf("%s 没抢到锁，%s后重试", c, secsZH(retry)),
+		EN: fmt.Sprintf("%s does not get the lock; it retries in %s", c, Secs(retry)),
+		ZH: fmt.Sprintf("%s 没抢到锁，%s后重试", c, secsZH(retry)),
 	}
 }
 
 func textReleased(c string, err error) Text {
 	switch {
 	case err == nil:
-		return Text{c + " has released the lock", c + " 释放锁完成"}
+		return Text{EN: c + " has released the lock", ZH: c + " 释放锁完成"}
 	case errors.Is(err, lockimpl.ErrNotHeld):
-		return Text{c + "'s release found the lock was not its own and left it alone",
-			c + " 释放时发现锁已不是自己的，没有删除"}
+		return Text{EN: c + "'s release found the lock was not its own and left it alone",
+			ZH: c + " 释放时发现锁已不是自己的，没有删除"}
 	default:
-		return Text{fmt.Sprintf("%s's release fails (%v)", c, err),
-			fmt.Sprintf("%s 释放锁失败（%v）", c, err)}
+		return Text{EN: fmt.Sprintf("%s's release fails (%v)", c, err),
+			ZH: fmt.Sprintf("%s 释放锁失败（%v）", c, err)}
 	}
 }
 
 func textReenter(c string) Text {
-	return Text{c + "'s critical section calls code that takes the same lock again (a nested call)",
-		c + " 的临界区调用了另一段代码，它再次获取同一把锁（嵌套调用）"}
+	return Text{EN: c + "'s critical section calls code that takes the same lock again (a nested call)",
+		ZH: c + " 的临界区调用了另一段代码，它再次获取同一把锁（嵌套调用）"}
 }
 
 func textReentered(c string) Text {
-	return Text{c + "'s nested call has the lock too; it goes on",
-		c + " 的嵌套调用也拿到了锁，继续执行"}
+	return Text{EN: c + "'s nested call has the lock too; it goes on",
+		ZH: c + " 的嵌套调用也拿到了锁，继续执行"}
 }
 
 func textSelfRefused(c string, retry time.Duration, err error) Text {
 	if err != nil {
 		return Text{
-			fmt.Sprintf("%s's nested attempt fails (%v); it retries in %s", c, err, Secs(retry)),
-			fmt.Sprintf("%s 的嵌套加锁出错（%v），%s后重试", c, err, secsZH(retry)),
+			EN: fmt.Sprintf("%s's nested attempt fails (%v); it retries in %s", c, err, Secs(retry)),
+			ZH: fmt.Sprintf("%s 的嵌套加锁出错（%v），%s后重试", c, err, secsZH(retry)),
 		}
 	}
 	return Text{
-		fmt.Sprintf("%s's nested call is refused by the lock %s holds itself; it retries in %s", c, c, Secs(retry)),
-		fmt.Sprintf("%s 的嵌套调用被 %s 自己持有的锁挡住了，%s后重试", c, c, secsZH(retry)),
+		EN: fmt.Sprintf("%s's nested call is refused by the lock %s holds itself; it retries in %s", c, c, Secs(retry)),
+		ZH: fmt.Sprintf("%s 的嵌套调用被 %s 自己持有的锁挡住了，%s后重试", c, c, secsZH(retry)),
 	}
 }
 
 func textLeave(c string) Text {
-	return Text{c + "'s nested call is done and gives the lock back",
-		c + " 的嵌套调用结束，释放锁"}
+	return Text{EN: c + "'s nested call is done and gives the lock back",
+		ZH: c + " 的嵌套调用结束，释放锁"}
 }
 
 func textLeft(c string, err error) Text {
 	switch {
 	case err == nil:
-		return Text{c + "'s nested call has released; the outer section goes on",
-			c + " 的嵌套调用释放完成；外层临界区继续"}
+		return Text{EN: c + "'s nested call has released; the outer section goes on",
+			ZH: c + " 的嵌套调用释放完成；外层临界区继续"}
 	case errors.Is(err, lockimpl.ErrNotHeld):
-		return Text{c + "'s nested release found the lock was not its own",
-			c + " 的嵌套释放发现锁已不是自己的"}
+		return Text{EN: c + "'s nested release found the lock was not its own",
+			ZH: c + " 的嵌套释放发现锁已不是自己的"}
 	default:
-		return Text{fmt.Sprintf("%s's nested release fails (%v)", c, err),
-			fmt.Sprintf("%s 的嵌套释放失败（%v）", c, err)}
+		return Text{EN: fmt.Sprintf("%s's nested release fails (%v)", c, err),
+			ZH: fmt.Sprintf("%s 的嵌套释放失败（%v）", c, err)}
 	}
 }
 
 func textHang(c string) Text {
-	return Text{c + "'s business goroutine hangs (a call that never returns); the process and its watchdog, if any, stay alive",
-		c + " 的业务线程卡死（调用一直不返回）；进程还活着，看门狗（如果有）也照常运行"}
+	return Text{EN: c + "'s business goroutine hangs (a call that never returns); the process and its watchdog, if any, stay alive",
+		ZH: c + " 的业务线程卡死（调用一直不返回）；进程还活着，看门狗（如果有）也照常运行"}
 }
 
 func textUnhang(c string, d time.Duration) Text {
-	return Text{fmt.Sprintf("%s's stuck call returns after %s; its business goroutine goes on where it stopped", c, Secs(d)),
-		fmt.Sprintf("%s 卡住的调用在 %s后返回；业务线程从停下的地方继续", c, secsZH(d))}
+	return Text{EN: fmt.Sprintf("%s's stuck call returns after %s; its business goroutine goes on where it stopped", c, Secs(d)),
+		ZH: fmt.Sprintf("%s 卡住的调用在 %s后返回；业务线程从停下的地方继续", c, secsZH(d))}
 }
 
 func textGaveUp(c string) Text {
-	return Text{c + " gives up", c + " 放弃加锁"}
+	return Text{EN: c + " gives up", ZH: c + " 放弃加锁"}
 }
 
 func textLost(c string) Text {
-	return Text{c + "'s watchdog found the lock gone: " + c + " now knows it no longer holds it",
-		c + " 的看门狗发现锁已丢失：" + c + " 知道自己不再持有锁"}
+	return Text{EN: c + "'s watchdog found the lock gone: " + c + " now knows it no longer holds it",
+		ZH: c + " 的看门狗发现锁已丢失：" + c + " 知道自己不再持有锁"}
 }
 
 func textRead(c, res string, v int) Text {
-	return Text{fmt.Sprintf("%s reads %s = %d", c, res, v),
-		fmt.Sprintf("%s 读取 %s = %d", c, res, v)}
+	return Text{EN: fmt.Sprintf("%s reads %s = %d", c, res, v),
+		ZH: fmt.Sprintf("%s 读取 %s = %d", c, res, v)}
 }
 
 func textWrite(c, res string, r writeResult) Text {
 	if r.rejected {
 		return Text{
-			fmt.Sprintf("the store rejects %s's write of %s = %d: fencing token %d < %d already seen", c, res, r.value, r.fence, r.maxFence),
-			fmt.Sprintf("存储拒绝了 %s 的写入 %s = %d：栅栏令牌 %d < 已见过的 %d", c, res, r.value, r.fence, r.maxFence),
+			EN: fmt.Sprintf("the store rejects %s's write of %s = %d: fencing token %d < %d already seen", c, res, r.value, r.fence, r.maxFence),
+			ZH: fmt.Sprintf("存储拒绝了 %s 的写入 %s = %d：栅栏令牌 %d < 已见过的 %d", c, res, r.value, r.fence, r.maxFence),
 		}
 	}
 	en := fmt.Sprintf("%s writes %s = %d", c, res, r.value)
@@ -228,108 +228,108 @@ func textWrite(c, res string, r writeResult) Text {
 		en += fmt.Sprintf(" with fencing token %d", r.fence)
 		zh += fmt.Sprintf("（栅栏令牌 %d）", r.fence)
 	}
-	return Text{en, zh}
+	return Text{EN: en, ZH: zh}
 }
 
 func textHeld(a, next string, point Op) Text {
 	switch {
 	case next != "":
-		return Text{fmt.Sprintf("the scheduler holds %s before its next command: %s", a, next),
-			fmt.Sprintf("调度器让 %s 停在下一条命令之前：%s", a, next)}
+		return Text{EN: fmt.Sprintf("the scheduler holds %s before its next command: %s", a, next),
+			ZH: fmt.Sprintf("调度器让 %s 停在下一条命令之前：%s", a, next)}
 	case point == OpWrite:
-		return Text{fmt.Sprintf("the scheduler holds %s just before it writes", a),
-			fmt.Sprintf("调度器让 %s 停在写入之前", a)}
+		return Text{EN: fmt.Sprintf("the scheduler holds %s just before it writes", a),
+			ZH: fmt.Sprintf("调度器让 %s 停在写入之前", a)}
 	default:
-		return Text{fmt.Sprintf("the scheduler holds %s here", a),
-			fmt.Sprintf("调度器让 %s 停在这里", a)}
+		return Text{EN: fmt.Sprintf("the scheduler holds %s here", a),
+			ZH: fmt.Sprintf("调度器让 %s 停在这里", a)}
 	}
 }
 
 func textUnheld(a string) Text {
-	return Text{"the scheduler lets " + a + " go on", "调度器让 " + a + " 继续执行"}
+	return Text{EN: "the scheduler lets " + a + " go on", ZH: "调度器让 " + a + " 继续执行"}
 }
 
 func textReplicated(srv string, keys []string) Text {
 	k := strings.Join(keys, ", ")
-	return Text{fmt.Sprintf("%s (replica) receives the primary's writes to %s", srv, k),
-		fmt.Sprintf("%s（从库）收到主库对 %s 的写入", srv, k)}
+	return Text{EN: fmt.Sprintf("%s (replica) receives the primary's writes to %s", srv, k),
+		ZH: fmt.Sprintf("%s（从库）收到主库对 %s 的写入", srv, k)}
 }
 
 func textReplicatedReal(srv string) Text {
-	return Text{srv + " (replica) receives the primary's writes",
-		srv + "（从库）收到主库的写入"}
+	return Text{EN: srv + " (replica) receives the primary's writes",
+		ZH: srv + "（从库）收到主库的写入"}
 }
 
 func textFailover(dead, promoted string, lost int) Text {
 	return Text{
-		fmt.Sprintf("%s (primary) dies with %d write(s) not yet replicated; %s is promoted to primary and clients now reach it", dead, lost, promoted),
-		fmt.Sprintf("%s（主库）宕机，还有 %d 条写入没复制出去；%s 被提升为主库，客户端改连它（主从切换）", dead, lost, promoted),
+		EN: fmt.Sprintf("%s (primary) dies with %d write(s) not yet replicated; %s is promoted to primary and clients now reach it", dead, lost, promoted),
+		ZH: fmt.Sprintf("%s（主库）宕机，还有 %d 条写入没复制出去；%s 被提升为主库，客户端改连它（主从切换）", dead, lost, promoted),
 	}
 }
 
 func textNodeDown(srv string) Text {
-	return Text{srv + " dies; its keys are gone", srv + " 宕机，它上面的 key 全部丢失"}
+	return Text{EN: srv + " dies; its keys are gone", ZH: srv + " 宕机，它上面的 key 全部丢失"}
 }
 
 func textPartition(c, servers string) Text {
-	return Text{fmt.Sprintf("a network partition cuts %s off from %s: its commands there time out", c, servers),
-		fmt.Sprintf("网络分区：%s 连不上 %s，发过去的命令都会超时", c, servers)}
+	return Text{EN: fmt.Sprintf("a network partition cuts %s off from %s: its commands there time out", c, servers),
+		ZH: fmt.Sprintf("网络分区：%s 连不上 %s，发过去的命令都会超时", c, servers)}
 }
 
 func textHeal(c string) Text {
-	return Text{"the partition heals: " + c + " reaches every server again", "网络分区恢复：" + c + " 又能连上所有服务器"}
+	return Text{EN: "the partition heals: " + c + " reaches every server again", ZH: "网络分区恢复：" + c + " 又能连上所有服务器"}
 }
 
 func textServerStopped(srv string) Text {
-	return Text{srv + " crashes; it has no persistence (no AOF, no RDB), so its keys are gone with it",
-		srv + " 崩溃；它没开持久化（没有 AOF/RDB），上面的 key 随之丢失"}
+	return Text{EN: srv + " crashes; it has no persistence (no AOF, no RDB), so its keys are gone with it",
+		ZH: srv + " 崩溃；它没开持久化（没有 AOF/RDB），上面的 key 随之丢失"}
 }
 
 func textServerRestarted(srv string) Text {
-	return Text{srv + " restarts empty: it knows nothing of the locks it held",
-		srv + " 重启后是空的：它已经不记得自己持有过哪些锁"}
+	return Text{EN: srv + " restarts empty: it knows nothing of the locks it held",
+		ZH: srv + " 重启后是空的：它已经不记得自己持有过哪些锁"}
 }
 
 func textClockJump(srv string, d time.Duration) Text {
-	return Text{fmt.Sprintf("%s's clock jumps %s forward (an NTP step, a manual date change): its keys' TTLs run out %s early", srv, Secs(d), Secs(d)),
-		fmt.Sprintf("%s 的系统时钟向前跳了 %s（NTP 校时、手动改时间）：它上面的 key 提前 %s过期", srv, secsZH(d), secsZH(d))}
+	return Text{EN: fmt.Sprintf("%s's clock jumps %s forward (an NTP step, a manual date change): its keys' TTLs run out %s early", srv, Secs(d), Secs(d)),
+		ZH: fmt.Sprintf("%s 的系统时钟向前跳了 %s（NTP 校时、手动改时间）：它上面的 key 提前 %s过期", srv, secsZH(d), secsZH(d))}
 }
 
 func textExpiredEarly(k KeyState, srv string) Text {
-	return Text{fmt.Sprintf("%s expires on %s: by its clock the TTL has run out (it held %s)", k.Key, srv, k.Value),
-		fmt.Sprintf("%s 在 %s 上过期：按它的时钟 TTL 已经用完（值为 %s）", k.Key, srv, k.Value)}
+	return Text{EN: fmt.Sprintf("%s expires on %s: by its clock the TTL has run out (it held %s)", k.Key, srv, k.Value),
+		ZH: fmt.Sprintf("%s 在 %s 上过期：按它的时钟 TTL 已经用完（值为 %s）", k.Key, srv, k.Value)}
 }
 
 func textRejoined(srv, primary string) Text {
-	return Text{fmt.Sprintf("%s comes back and rejoins as a replica of %s: a full resync gives it %s's keys, and replication carries on from there", srv, primary, primary),
-		fmt.Sprintf("%s 恢复后作为 %s 的从库重新加入：全量同步让它拿到 %s 的全部 key，之后照常复制", srv, primary, primary)}
+	return Text{EN: fmt.Sprintf("%s comes back and rejoins as a replica of %s: a full resync gives it %s's keys, and replication carries on from there", srv, primary, primary),
+		ZH: fmt.Sprintf("%s 恢复后作为 %s 的从库重新加入：全量同步让它拿到 %s 的全部 key，之后照常复制", srv, primary, primary)}
 }
 
 func textWait(c string, want, got int64, err error) Text {
 	if err != nil {
-		return Text{fmt.Sprintf("%s's WAIT fails (%v)", c, err), fmt.Sprintf("%s 的 WAIT 失败（%v）", c, err)}
+		return Text{EN: fmt.Sprintf("%s's WAIT fails (%v)", c, err), ZH: fmt.Sprintf("%s 的 WAIT 失败（%v）", c, err)}
 	}
 	if got >= want {
-		return Text{fmt.Sprintf("%s's WAIT: %d replica(s) acknowledged every write so far, as asked", c, got),
-			fmt.Sprintf("%s 的 WAIT：%d 个从库确认收到了之前的全部写入，满足要求", c, got)}
+		return Text{EN: fmt.Sprintf("%s's WAIT: %d replica(s) acknowledged every write so far, as asked", c, got),
+			ZH: fmt.Sprintf("%s 的 WAIT：%d 个从库确认收到了之前的全部写入，满足要求", c, got)}
 	}
-	return Text{fmt.Sprintf("%s's WAIT times out: %d of the %d replica(s) asked for acknowledged the write", c, got, want),
-		fmt.Sprintf("%s 的 WAIT 超时：要求 %d 个从库确认，只有 %d 个确认", c, want, got)}
+	return Text{EN: fmt.Sprintf("%s's WAIT times out: %d of the %d replica(s) asked for acknowledged the write", c, got, want),
+		ZH: fmt.Sprintf("%s 的 WAIT 超时：要求 %d 个从库确认，只有 %d 个确认", c, want, got)}
 }
 
 func textCrash(c string) Text {
-	return Text{c + "'s process crashes: it sends nothing more; its keys stay in Redis",
-		c + " 的进程崩溃：不再发送任何命令；它写下的 key 仍留在 Redis 里"}
+	return Text{EN: c + "'s process crashes: it sends nothing more; its keys stay in Redis",
+		ZH: c + " 的进程崩溃：不再发送任何命令；它写下的 key 仍留在 Redis 里"}
 }
 
 func textPause(c string) Text {
-	return Text{c + "'s process stops the world (a long GC pause): all its goroutines and timers freeze, and it still believes what it believed",
-		c + " 的进程发生长时间停顿（GC）：所有协程和定时器都被冻结，它仍然相信自己之前的判断"}
+	return Text{EN: c + "'s process stops the world (a long GC pause): all its goroutines and timers freeze, and it still believes what it believed",
+		ZH: c + " 的进程发生长时间停顿（GC）：所有协程和定时器都被冻结，它仍然相信自己之前的判断"}
 }
 
 func textResume(c string, d time.Duration) Text {
-	return Text{fmt.Sprintf("%s's process wakes up after %s, unaware of the pause", c, Secs(d)),
-		fmt.Sprintf("%s 的进程在 %s后恢复运行，并不知道自己停顿过", c, secsZH(d))}
+	return Text{EN: fmt.Sprintf("%s's process wakes up after %s, unaware of the pause", c, Secs(d)),
+		ZH: fmt.Sprintf("%s 的进程在 %s后恢复运行，并不知道自己停顿过", c, secsZH(d))}
 }
 
 func textMutex(holders []string) Text {
@@ -338,23 +338,23 @@ func textMutex(holders []string) Text {
 	if len(holders) > 2 {
 		both = "all"
 	}
-	return Text{fmt.Sprintf("%s %s believe they hold the lock at the same time", h, both),
-		fmt.Sprintf("%s 同时认为自己持有锁：互斥被破坏", strings.Join(holders, " 和 "))}
+	return Text{EN: fmt.Sprintf("%s %s believe they hold the lock at the same time", h, both),
+		ZH: fmt.Sprintf("%s 同时认为自己持有锁：互斥被破坏", strings.Join(holders, " 和 "))}
 }
 
 func textOwnership(c string, ch change) Text {
 	if ch.kind == changeDeleted {
-		return Text{fmt.Sprintf("%s deleted the lock that %s wrote (误删)", c, ch.before.Writer),
-			fmt.Sprintf("%s 删除了 %s 写入的锁（误删）", c, ch.before.Writer)}
+		return Text{EN: fmt.Sprintf("%s deleted the lock that %s wrote (误删)", c, ch.before.Writer),
+			ZH: fmt.Sprintf("%s 删除了 %s 写入的锁（误删）", c, ch.before.Writer)}
 	}
-	return Text{fmt.Sprintf("%s extended the lock that %s wrote", c, ch.before.Writer),
-		fmt.Sprintf("%s 延长了 %s 写入的锁", c, ch.before.Writer)}
+	return Text{EN: fmt.Sprintf("%s extended the lock that %s wrote", c, ch.before.Writer),
+		ZH: fmt.Sprintf("%s 延长了 %s 写入的锁", c, ch.before.Writer)}
 }
 
 func textLostUpdate(c string, r writeResult) Text {
 	return Text{
-		fmt.Sprintf("%s's write is based on a stale read: an update made since is lost", c),
-		fmt.Sprintf("%s 基于过期的读取写入：之后的更新丢失了（超卖）", c),
+		EN: fmt.Sprintf("%s's write is based on a stale read: an update made since is lost", c),
+		ZH: fmt.Sprintf("%s 基于过期的读取写入：之后的更新丢失了（超卖）", c),
 	}
 }
 
@@ -362,25 +362,25 @@ func textLiveness(waiting string, d time.Duration, self bool, hung string) Text 
 	switch {
 	case hung != "":
 		return Text{
-			fmt.Sprintf("%s has waited %s while the holder, %s, is hung and still keeps the lock", waiting, Secs(d), hung),
-			fmt.Sprintf("%s 已等待 %s，而持有者 %s 已经卡死，却仍占着锁", waiting, secsZH(d), hung),
+			EN: fmt.Sprintf("%s has waited %s while the holder, %s, is hung and still keeps the lock", waiting, Secs(d), hung),
+			ZH: fmt.Sprintf("%s 已等待 %s，而持有者 %s 已经卡死，却仍占着锁", waiting, secsZH(d), hung),
 		}
 	case self:
 		return Text{
-			fmt.Sprintf("%s has waited %s for a lock it holds itself: it has deadlocked on itself", waiting, Secs(d)),
-			fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", waiting, secsZH(d)),
+			EN: fmt.Sprintf("%s has waited %s for a lock it holds itself: it has deadlocked on itself", waiting, Secs(d)),
+			ZH: fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", waiting, secsZH(d)),
 		}
 	}
 	return Text{
-		fmt.Sprintf("%s has waited %s while no live client holds the lock: it is orphaned", waiting, Secs(d)),
-		fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁成了孤儿（死锁）", waiting, secsZH(d)),
+		EN: fmt.Sprintf("%s has waited %s while no live client holds the lock: it is orphaned", waiting, Secs(d)),
+		ZH: fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁成了孤儿（死锁）", waiting, secsZH(d)),
 	}
 }
 
 // --- short labels -------------------------------------------------------
 
 // same is a label that reads the same in both languages.
-func same(s string) Text { return Text{s, s} }
+func same(s string) Text { return Text{EN: s, ZH: s} }
 
 // shortCommand is a command and its reply in a few words: "SET NX → OK",
 // "EVAL release → 1", "GET → A#1".
@@ -417,7 +417,7 @@ func shortCommand(cmd redis.Cmder, err error) string {
 }
 
 func shortAcquired(token string, fence int64) Text {
-	t := Text{"holds", "持有"}
+	t := Text{EN: "holds", ZH: "持有"}
 	if token != "" {
 		t.EN += " " + token
 		t.ZH += " " + token
@@ -431,27 +431,27 @@ func shortAcquired(token string, fence int64) Text {
 
 func shortRefused(err error) Text {
 	if err != nil {
-		return Text{"error", "出错"}
+		return Text{EN: "error", ZH: "出错"}
 	}
-	return Text{"refused", "没抢到"}
+	return Text{EN: "refused", ZH: "没抢到"}
 }
 
 func shortReleased(err error) Text {
 	switch {
 	case err == nil:
-		return Text{"released", "已释放"}
+		return Text{EN: "released", ZH: "已释放"}
 	case errors.Is(err, lockimpl.ErrNotHeld):
-		return Text{"not its own", "不是自己的锁"}
+		return Text{EN: "not its own", ZH: "不是自己的锁"}
 	default:
-		return Text{"release failed", "释放失败"}
+		return Text{EN: "release failed", ZH: "释放失败"}
 	}
 }
 
 func shortWrite(r writeResult) Text {
 	if r.rejected {
-		return Text{fmt.Sprintf("write %d ✗", r.value), fmt.Sprintf("写 %d 被拒", r.value)}
+		return Text{EN: fmt.Sprintf("write %d ✗", r.value), ZH: fmt.Sprintf("写 %d 被拒", r.value)}
 	}
-	return Text{fmt.Sprintf("write %d", r.value), fmt.Sprintf("写 %d", r.value)}
+	return Text{EN: fmt.Sprintf("write %d", r.value), ZH: fmt.Sprintf("写 %d", r.value)}
 }
 
 // --- commands and replies, redis-cli style ------------------------------

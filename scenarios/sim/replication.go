@@ -75,7 +75,7 @@ func (w *World) applyReplication() {
 	}
 	if r >= 0 {
 		w.emit(Event{Kind: KindReplicate, Server: w.servers[r].name,
-			Text: textReplicated(w.servers[r].name, keys), Short: Text{"replicated", "已复制"}})
+			Text: textReplicated(w.servers[r].name, keys), Short: Text{EN: "replicated", ZH: "已复制"}})
 	}
 }
 
@@ -111,7 +111,7 @@ func (w *World) failover() {
 	}
 	if dead.replica < 0 {
 		w.emit(Event{Kind: KindFault, Server: dead.name, Text: textNodeDown(dead.name),
-			Short: Text{"DOWN", "宕机"}})
+			Short: Text{EN: "DOWN", ZH: "宕机"}})
 		return
 	}
 	r := w.servers[dead.replica]
@@ -119,7 +119,7 @@ func (w *World) failover() {
 	dead.role = "primary (down)"
 	w.route[0] = dead.replica
 	w.emit(Event{Kind: KindFault, Server: dead.name, Text: textFailover(dead.name, r.name, lost),
-		Short: Text{"DOWN → " + r.name, "宕机 → " + r.name}})
+		Short: Text{EN: "DOWN → " + r.name, ZH: "宕机 → " + r.name}})
 }
 
 // rejoin brings back the first server after a failover. With a promoted
@@ -150,5 +150,5 @@ func (w *World) rejoin() {
 	primary.replica = 0
 	dead.keys = w.readKeys(dead, primary.keys)
 	w.emit(Event{Kind: KindFault, Server: dead.name, Text: textRejoined(dead.name, primary.name),
-		Short: Text{"rejoins → replica", "重新加入 → 从库"}})
+		Short: Text{EN: "rejoins → replica", ZH: "重新加入 → 从库"}})
 }

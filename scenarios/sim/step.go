@@ -88,11 +88,11 @@ func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []Fault
 		w.addClient(string(rune('A'+i)), p)
 	}
 	w.trace.Scenario = "explore"
-	w.trace.Title = Text{"Explored schedule", "搜索到的调度"}
+	w.trace.Title = Text{EN: "Explored schedule", ZH: "搜索到的调度"}
 	names := strings.Join(w.trace.Clients, ", ")
 	w.record(Event{Kind: KindNarration, Text: Text{
-		fmt.Sprintf("Clients %s each take the lock (TTL %s), work inside it, write and release it. Every move — whose command goes next, when time passes, which fault strikes — is chosen one at a time.", names, Secs(w.setup.TTL)),
-		fmt.Sprintf("客户端 %s 各自加锁（TTL %s），在锁内干活、写入、释放。每一步——谁的命令先发、时间何时流逝、发生哪种故障——都逐一选择。", names, secsZH(w.setup.TTL)),
+		EN: fmt.Sprintf("Clients %s each take the lock (TTL %s), work inside it, write and release it. Every move — whose command goes next, when time passes, which fault strikes — is chosen one at a time.", names, Secs(w.setup.TTL)),
+		ZH: fmt.Sprintf("客户端 %s 各自加锁（TTL %s），在锁内干活、写入、释放。每一步——谁的命令先发、时间何时流逝、发生哪种故障——都逐一选择。", names, secsZH(w.setup.TTL)),
 	}})
 	return s, nil
 }
@@ -141,27 +141,27 @@ func (s *Stepper) Moves() []Move {
 	}
 	if next, ok := s.nextTime(len(moves) > 0); ok {
 		moves = append(moves, Move{Kind: MoveTime, ID: "time", Label: Text{
-			"time passes to t=" + Secs(next), "时间流逝到第 " + secsZH(next)}})
+			EN: "time passes to t=" + Secs(next), ZH: "时间流逝到第 " + secsZH(next)}})
 	}
 	for _, c := range w.clients {
 		live := !c.crashed && c.biz.state != stateDone && c.op != OpStart
 		if s.faults[FaultCrash] && live {
 			moves = append(moves, Move{Kind: MoveCrash, ID: "crash " + c.name,
-				Label: Text{c.name + "'s process crashes", c.name + " 的进程崩溃"}})
+				Label: Text{EN: c.name + "'s process crashes", ZH: c.name + " 的进程崩溃"}})
 		}
 		if s.faults[FaultPause] && live && !c.paused && !s.paused[c.name] {
 			moves = append(moves, Move{Kind: MovePause, ID: "pause " + c.name,
-				Label: Text{c.name + "'s process pauses (GC)", c.name + " 的进程停顿（GC）"}})
+				Label: Text{EN: c.name + "'s process pauses (GC)", ZH: c.name + " 的进程停顿（GC）"}})
 		}
 		if c.paused && !c.crashed {
 			moves = append(moves, Move{Kind: MoveResume, ID: "resume " + c.name,
-				Label: Text{c.name + "'s process resumes", c.name + " 的进程恢复"}})
+				Label: Text{EN: c.name + "'s process resumes", ZH: c.name + " 的进程恢复"}})
 		}
 	}
 	if s.faults[FaultFailover] {
 		if p := w.servers[w.route[0]]; p.up && p.replica >= 0 {
 			moves = append(moves, Move{Kind: MoveFailover, ID: "failover",
-				Label: Text{p.name + " dies; its replica is promoted", p.name + " 宕机，从库被提升为主库"}})
+				Label: Text{EN: p.name + " dies; its replica is promoted", ZH: p.name + " 宕机，从库被提升为主库"}})
 		}
 	}
 	if s.faults[FaultRestart] {
@@ -169,7 +169,7 @@ func (s *Stepper) Moves() []Move {
 			srv := w.servers[w.route[i]]
 			if srv.up && !s.restarted[i] {
 				moves = append(moves, Move{Kind: MoveRestart, ID: "restart " + srv.name,
-					Label: Text{srv.name + " restarts empty", srv.name + " 重启，数据清空"}})
+					Label: Text{EN: srv.name + " restarts empty", ZH: srv.name + " 重启，数据清空"}})
 			}
 		}
 	}
@@ -192,17 +192,17 @@ func (s *Stepper) stepLabel(a *actor) Text {
 	switch a.park {
 	case parkGate:
 		cmd := formatCommand(a.cmd)
-		return Text{a.name + ": " + cmd, a.name + "：" + cmd}
+		return Text{EN: a.name + ": " + cmd, ZH: a.name + "：" + cmd}
 	case parkPoint:
 		res := s.w.res.name
 		if a.point == OpWrite {
-			return Text{a.name + " writes " + res, a.name + " 写入 " + res}
+			return Text{EN: a.name + " writes " + res, ZH: a.name + " 写入 " + res}
 		}
-		return Text{a.name + " reads " + res, a.name + " 读取 " + res}
+		return Text{EN: a.name + " reads " + res, ZH: a.name + " 读取 " + res}
 	case parkStart:
-		return Text{a.name + " starts", a.name + " 开始"}
+		return Text{EN: a.name + " starts", ZH: a.name + " 开始"}
 	}
-	return Text{a.name + " goes on", a.name + " 继续"}
+	return Text{EN: a.name + " goes on", ZH: a.name + " 继续"}
 }
 
 // nextTime is the next deadline time may pass to, if it may. With clients

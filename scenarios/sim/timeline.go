@@ -75,7 +75,7 @@ func (t *Timeline) Client(name string, p Program) *Client {
 
 // Say adds a line of narration: what the timeline does next and why.
 func (t *Timeline) Say(en, zh string) {
-	t.w.record(Event{Kind: KindNarration, Text: Text{en, zh}})
+	t.w.record(Event{Kind: KindNarration, Text: Text{EN: en, ZH: zh}})
 }
 
 // RunUntil lets the world run until virtual time at.
@@ -142,7 +142,7 @@ func (c *Client) Unhold() {
 	if a.held {
 		a.held = false
 		c.w.emit(Event{Kind: KindSchedule, Actor: a.name, Text: textUnheld(a.name),
-			Short: Text{"▶ goes on", "▶ 继续"}})
+			Short: Text{EN: "▶ goes on", ZH: "▶ 继续"}})
 	}
 }
 
@@ -152,7 +152,7 @@ func (c *Client) Pause() {
 	c.c.paused = true
 	c.w.pausedAt[c.c] = c.w.now
 	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textPause(c.c.name),
-		Short: Text{"PAUSE", "停顿"}})
+		Short: Text{EN: "PAUSE", ZH: "停顿"}})
 }
 
 // Resume ends a pause: timers that came due during it fire now.
@@ -162,7 +162,7 @@ func (c *Client) Resume() {
 	}
 	c.c.paused = false
 	c.w.emit(Event{Kind: KindFault, Actor: c.c.name,
-		Text: textResume(c.c.name, c.w.now-c.w.pausedAt[c.c]), Short: Text{"RESUME", "恢复"}})
+		Text: textResume(c.c.name, c.w.now-c.w.pausedAt[c.c]), Short: Text{EN: "RESUME", ZH: "恢复"}})
 }
 
 // Hang freezes the client's business goroutine (a call that never returns)
@@ -170,7 +170,7 @@ func (c *Client) Resume() {
 func (c *Client) Hang() {
 	c.c.hung, c.c.hungAt = true, c.w.now
 	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textHang(c.c.name),
-		Short: Text{"HANG", "卡死"}})
+		Short: Text{EN: "HANG", ZH: "卡死"}})
 }
 
 // Unhang lets the stuck call return: the business goroutine goes on.
@@ -180,11 +180,11 @@ func (c *Client) Unhang() {
 	}
 	c.c.hung = false
 	c.w.emit(Event{Kind: KindFault, Actor: c.c.name,
-		Text: textUnhang(c.c.name, c.w.now-c.c.hungAt), Short: Text{"RETURNS", "返回"}})
+		Text: textUnhang(c.c.name, c.w.now-c.c.hungAt), Short: Text{EN: "RETURNS", ZH: "返回"}})
 }
 
 // Crash ends the process: it sends nothing more; its keys stay.
 func (c *Client) Crash() {
 	c.c.crashed = true
-	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textCrash(c.c.name), Short: Text{"CRASH", "崩溃"}})
+	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textCrash(c.c.name), Short: Text{EN: "CRASH", ZH: "崩溃"}})
 }

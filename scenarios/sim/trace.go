@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"lockstep/text"
+)
 
 // Trace is the one product of a run: every event in order, each with a
 // snapshot of the world after it. Front ends render traces; nothing renders
@@ -46,19 +50,9 @@ type Schedule struct {
 // changes meaning or goes away; new fields may appear without a change.
 const TraceSchema = "lockstep.trace/v1"
 
-// Text is a line in English and in Chinese (简体中文).
-type Text struct {
-	EN string `json:"en"`
-	ZH string `json:"zh"`
-}
-
-// In returns the text in lang ("zh" for Chinese, anything else English).
-func (t Text) In(lang string) string {
-	if lang == "zh" {
-		return t.ZH
-	}
-	return t.EN
-}
+// Text is a line in English and in Chinese (简体中文): lockstep's one
+// bilingual text, text.Text, under the name traces have always used.
+type Text = text.Text
 
 // Kind says what an event is.
 type Kind string

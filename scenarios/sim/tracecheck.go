@@ -174,7 +174,7 @@ func (t *Trace) validateVerdicts() error {
 // renderers give each event one line, and narration never has a newline.
 func (t *Trace) Clean() {
 	t.Schema, t.Scenario, t.Impl, t.Key = CleanText(t.Schema), CleanText(t.Scenario), CleanText(t.Impl), CleanText(t.Key)
-	t.Title = t.Title.clean()
+	t.Title = cleanText(t.Title)
 	cleanAll(t.Servers)
 	cleanAll(t.Addrs)
 	cleanAll(t.Clients)
@@ -185,12 +185,12 @@ func (t *Trace) Clean() {
 			e.Args[j] = cleanScript(a)
 		}
 		e.Command, e.Reply, e.Invariant = CleanText(e.Command), CleanText(e.Reply), CleanText(e.Invariant)
-		e.Text, e.Short = e.Text.clean(), e.Short.clean()
+		e.Text, e.Short = cleanText(e.Text), cleanText(e.Short)
 		e.Snap.clean()
 	}
 	for i := range t.Verdicts {
 		v := &t.Verdicts[i]
-		v.Invariant, v.Reason = CleanText(v.Invariant), v.Reason.clean()
+		v.Invariant, v.Reason = CleanText(v.Invariant), cleanText(v.Reason)
 	}
 	if s := t.Schedule; s != nil {
 		for i, f := range s.Faults {
@@ -216,7 +216,7 @@ func (s *Snapshot) clean() {
 	s.Resource.Name = CleanText(s.Resource.Name)
 }
 
-func (t Text) clean() Text { return Text{EN: CleanText(t.EN), ZH: CleanText(t.ZH)} }
+func cleanText(t Text) Text { return Text{EN: CleanText(t.EN), ZH: CleanText(t.ZH)} }
 
 func cleanAll(ss []string) {
 	for i, s := range ss {

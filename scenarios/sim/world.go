@@ -418,11 +418,11 @@ func (w *World) advance(t time.Duration) {
 	}
 	for _, x := range expired {
 		w.emit(Event{Kind: KindExpire, Server: x.srv, Text: textExpired(x.key, x.srv),
-			Short: Text{"expired", "过期"}})
+			Short: Text{EN: "expired", ZH: "过期"}})
 	}
 	for _, name := range replicated {
 		w.emit(Event{Kind: KindReplicate, Server: name, Text: textReplicatedReal(name),
-			Short: Text{"replicated", "已复制"}})
+			Short: Text{EN: "replicated", ZH: "已复制"}})
 	}
 }
 
