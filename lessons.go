@@ -102,4 +102,3 @@ func cmdLessons(args []string, stdout io.Writer) (int, error) {
 	}
 	return 0, errUsage{fmt.Errorf("lessons %s: %s", strings.Join(pos, " "), how)}
 }
-
