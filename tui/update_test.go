@@ -7,6 +7,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
@@ -259,7 +260,8 @@ func TestStartListsScroll(t *testing.T) {
 		for _, p := range []struct {
 			focus string
 			names []string
-		}{{"", scenarios.IDs()}, {"tab", lockimpl.Names()}} {
+			right bool // the list on the right of the screen
+		}{{"", scenarios.IDs(), false}, {"tab", lockimpl.Names(), true}} {
 			if p.focus != "" {
 				m, _ = press(m, p.focus)
 			}
@@ -272,7 +274,7 @@ func TestStartListsScroll(t *testing.T) {
 				if !strings.Contains(view, "▶ "+name+" ") {
 					t.Errorf("80×%d, cursor on %s (%d): not shown\n%s", h, name, i, view)
 				}
-				hidden = hidden || strings.Contains(view, " more ")
+				hidden = hidden || strings.Contains(listSide(view, 80, p.right), " more ")
 				m, _ = press(m, "down")
 			}
 			if want := len(p.names) > h-12; hidden != want {
@@ -280,6 +282,22 @@ func TestStartListsScroll(t *testing.T) {
 			}
 		}
 	}
+}
+
+// listSide is the left or the right half of the start screen, where its
+// two lists are side by side (each (w-4)/2 wide, a space between): a marker
+// of hidden rows in one list says nothing about the other.
+func listSide(view string, w int, right bool) string {
+	split := (w-4)/2 + 1
+	var b strings.Builder
+	for line := range strings.Lines(view) {
+		if right {
+			b.WriteString(ansi.Cut(line, split, w) + "\n")
+		} else {
+			b.WriteString(ansi.Cut(line, 0, split) + "\n")
+		}
+	}
+	return b.String()
 }
 
 func TestLanguageHelpQuit(t *testing.T) {
