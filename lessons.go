@@ -102,3 +102,29 @@ func cmdLessons(args []string, stdout io.Writer) (int, error) {
 	}
 	return 0, errUsage{fmt.Errorf("lessons %s: %s", strings.Join(pos, " "), how)}
 }
+
+// readCourse reads a course file; the lesson directories it names are
+// relative to it.
+func readCourse(path string) (*scenarios.Course, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, errUsage{err}
+	}
+	if st.Size() > maxLessonFile {
+		return nil, errUsage{fmt.Errorf("%s: %d bytes; a course file is at most %d", path, st.Size(), maxLessonFile)}
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, errUsage{err}
+	}
+	c, err := scenarios.ParseCourse(path, data, func(dir string) ([]scenarios.Scenario, error) {
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(filepath.Dir(path), dir)
+		}
+		return readLessonDir(dir)
+	})
+	if err != nil {
+		return nil, errUsage{err}
+	}
+	return c, nil
+}

@@ -88,3 +88,29 @@ func TestBadLessons(t *testing.T) {
 		}
 	}
 }
+
+// The TUI's --lessons and --course are read and checked before a terminal
+// is needed: a bad file is exit 2 with its position.
+func TestTUILessonsAndCourse(t *testing.T) {
+	dir, _ := myLesson(t, nil)
+	course := filepath.Join(dir, "week3.course")
+	if err := os.WriteFile(course, []byte("course Week 3\nlessons .\nlesson get-then-del\nlesson my-get-then-del\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Without a terminal the TUI prints its usage: the files were fine.
+	for _, args := range [][]string{{"--lessons", dir}, {"--course", course}, {"--lessons", dir, "--scenario", "my-get-then-del"}} {
+		if code, out, stderr := runCLI(t, args...); code != exitOK || !strings.Contains(out, "usage:") {
+			t.Errorf("lockstep %s: exit %d, stderr %q", strings.Join(args, " "), code, stderr)
+		}
+	}
+	bad := filepath.Join(dir, "bad.course")
+	if err := os.WriteFile(bad, []byte("lesson nope\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "--course", bad); code != exitUsage || !strings.Contains(stderr, bad+`:1:8: unknown lesson "nope"`) {
+		t.Errorf("--course with a bad file: exit %d, %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "--course", course, "--scenario", "gc-pause"); code != exitUsage || !strings.Contains(stderr, "--course FILE takes no") {
+		t.Errorf("--course with --scenario: exit %d, %q", code, stderr)
+	}
+}

@@ -330,9 +330,31 @@ func cmdTUI(ctx context.Context, args []string, stdout io.Writer) (code int, err
 	fs.BoolVar(&opts.Autoplay, "autoplay", false, "start playing at once")
 	fs.Float64Var(&opts.Speed, "speed", 2, "autoplay speed in steps per second")
 	traceFile := fs.String("trace", "", "open the player on a saved trace (play --format json, explore --out)")
+	lessonsDir := fs.String("lessons", "", "list the lesson files in this directory beside the built-in lessons")
+	courseFile := fs.String("course", "", "open a course file: a class's lessons, in order")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return 0, err
+	}
+	if *lessonsDir != "" {
+		if opts.Lessons, err = readLessonDir(*lessonsDir); err != nil {
+			return 0, err
+		}
+	}
+	if *courseFile != "" {
+		if *lessonsDir != "" || *traceFile != "" || opts.Scenario != "" {
+			return 0, errUsage{errors.New("--course FILE takes no --lessons, --trace or --scenario: the course names its lessons")}
+		}
+		if opts.Course, err = readCourse(*courseFile); err != nil {
+			return 0, err
+		}
+		// The course's language and speed, unless the command line says.
+		if !isSet(fs, "lang") {
+			opts.Lang = ""
+		}
+		if !isSet(fs, "speed") && opts.Course.Speed > 0 {
+			opts.Speed = 0
+		}
 	}
 	if len(pos) > 0 {
 		if slices.Contains(commands, pos[0]) {

@@ -63,6 +63,8 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 			case !r.Pass:
 				mark += "!"
 				failed++
+			case r.Unjudged:
+				mark += "*" // the lesson has no expectation for it
 			}
 			marks[[2]string{name, id}] = mark
 		}
@@ -88,8 +90,11 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 	p.printf("%s\n", text.New(
 		"M mutex · O ownership · L liveness · R resource: broken; — none broken",
 		"M 互斥 · O 归属 · L 活性 · R 资源：被破坏；— 表示都没被破坏").In(lang))
-	skipped := 0
+	skipped, unjudged := 0, 0
 	for _, r := range results {
+		if r.Unjudged {
+			unjudged++
+		}
 		if r.Margin > 0 && r.Drift > r.Margin {
 			p.printf(text.New(
 				"WARNING %s × %s kept to its clock only within %s, more than its %s margins: a verdict near a TTL boundary may be off; a larger --time-scale gives more room\n",
@@ -106,7 +111,15 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		p.printf("%s %s × %s: %s %s, %s %s\n", text.New("UNMET", "不符合预期").In(lang), r.Scenario, r.Impl,
 			text.New("expected", "预期").In(lang), list(r.Expected), text.New("got", "实际").In(lang), list(r.Broken))
 	}
-	if failed == 0 && skipped > 0 {
+	if unjudged > 0 {
+		p.printf(text.New(
+			"* %d cells have no expectation (their lesson does not name the implementation): verdicts shown, not judged\n",
+			"* %d 个组合没有预期（课程没有列出该实现）：只显示结论，不做判定\n").In(lang), unjudged)
+	}
+	if failed == 0 && unjudged > 0 {
+		p.printf(text.New("%d cells meet their expectation, %d skipped, %d have none\n", "%d 个组合符合预期，%d 个跳过，%d 个没有预期\n").In(lang),
+			len(impls)*len(ids)-skipped-unjudged, skipped, unjudged)
+	} else if failed == 0 && skipped > 0 {
 		p.printf(text.New("%d cells meet their expectation, %d skipped\n", "%d 个组合符合预期，%d 个跳过\n").In(lang), len(impls)*len(ids)-skipped, skipped)
 	} else if failed == 0 {
 		p.printf(text.New("all %d cells meet their expectation\n", "全部 %d 个组合都符合预期\n").In(lang), len(impls)*len(ids))

@@ -93,3 +93,30 @@ func mustImpl(t *testing.T, name string) lockimpl.Info {
 	}
 	return in
 }
+
+// A course file names lessons (built-in, or from a directory it names),
+// implementations and a step; mistakes have their position.
+func TestCourseFile(t *testing.T) {
+	none := func(string) ([]Scenario, error) { return nil, nil }
+	c, err := ParseCourse("c.course", []byte("course Week 3\nlang zh\nspeed 1\nspoilers off\nlesson get-then-del impls=uuid-get-del,uuid-lua step=7\nlesson gc-pause\n"), none)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Title != "Week 3" || c.Lang != "zh" || c.Speed != 1 || c.Spoilers || len(c.Entries) != 2 ||
+		c.Entries[0].Step != 7 || strings.Join(c.Entries[0].Impls, ",") != "uuid-get-del,uuid-lua" || c.Entries[1].Impls[0] != "uuid-lua-watchdog" {
+		t.Errorf("course %+v", c)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{"lesson nope\n", `c.course:1:8: unknown lesson "nope"; valid: setnx-no-ex`},
+		{"lesson get-then-del impls=mylock\n", `c.course:1:21: unknown implementation "mylock"`},
+		{"lesson get-then-del step=-1\n", `c.course:1:21: step: want a step number from 0`},
+		{"spoilers maybe\nlesson gc-pause\n", "c.course:1:10: want spoilers on"},
+		{"speed 0\nlesson gc-pause\n", "c.course:1:7: want speed N"},
+		{"course x\n", `c.course:2:1: a course needs at least one "lesson ID" line`},
+		{"play gc-pause\n", `c.course:1:1: unknown verb "play"`},
+	} {
+		if _, err := ParseCourse("c.course", []byte(tc.src), none); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("ParseCourse(%q): %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}

@@ -18,17 +18,14 @@ type traceMsg struct {
 	err error
 }
 
-// loadTrace runs the engine for c. Runs take a few milliseconds; they still
-// happen in a command so that Update and View stay pure.
-func loadTrace(c cell, run func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)) tea.Cmd {
+// loadTrace runs the engine for c, s being its lesson. Runs take a few
+// milliseconds; they still happen in a command so that Update and View stay
+// pure.
+func loadTrace(c cell, s scenarios.Scenario, run func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)) tea.Cmd {
 	if run == nil {
 		run = scenarios.Scenario.Run
 	}
 	return func() tea.Msg {
-		s, err := scenarios.Lookup(c.scenario)
-		if err != nil {
-			return traceMsg{cell: c, err: err}
-		}
 		impl, err := lockimpl.Lookup(c.impl)
 		if err != nil {
 			return traceMsg{cell: c, err: err}

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -64,6 +65,10 @@ type Model struct {
 
 	run       func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
 	recording string
+
+	// course is the class's playlist, entry the lesson of it playing.
+	course *scenarios.Course
+	entry  int
 }
 
 // New builds the model for opts (which Check has accepted).
@@ -72,6 +77,14 @@ func New(opts Options) Model { return newModel(opts, map[cell]*sim.Trace{}) }
 // newModel builds the model over a trace cache (tests fill it beforehand).
 func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 	lang := opts.Lang
+	if c := opts.Course; c != nil {
+		if lang == "" {
+			lang = c.Lang
+		}
+		if opts.Speed == 0 {
+			opts.Speed = c.Speed
+		}
+	}
 	if lang == "" {
 		lang = "en"
 	}
@@ -87,7 +100,8 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 		height: 24,
 		lang:   lang,
 		traces: traces,
-		start:  newStartView(),
+		start:  newStartView(opts.catalogue(), opts.Course != nil && !opts.Course.Spoilers),
+		course: opts.Course,
 
 		run:       opts.Runner,
 		recording: opts.Recording,
@@ -105,8 +119,12 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 		m.player.fixed = true
 		m.player.playing = opts.Autoplay
 		m.player.arrived(m.traces)
+	} else if opts.Course != nil {
+		m.openEntry(0)
+		m.player.playing = opts.Autoplay
+		m.player.arrived(m.traces)
 	} else if opts.Scenario != "" {
-		s, _ := scenarios.Lookup(opts.Scenario)
+		s := m.start.scs[slices.IndexFunc(m.start.scs, func(s scenarios.Scenario) bool { return s.ID == opts.Scenario })]
 		impl := opts.Impl
 		if impl == "" {
 			impl = s.Naive
@@ -193,6 +211,17 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		}
 		if key.Matches(msg, k.Open) {
 			s, impl := m.start.selected()
+			if m.course != nil {
+				// The course's entry for this lesson: its implementations
+				// and step.
+				for i, e := range m.course.Entries {
+					if e.Lesson.ID == s.ID {
+						m.openEntry(i)
+						m.player.open(s, impl)
+						return m, tea.Batch(m.player.wanted(m.traces), m.player.arrived(m.traces))
+					}
+				}
+			}
 			m.screen = screenPlayer
 			m.player = playerView{speed: m.player.speed, gen: m.player.gen + 1, run: m.run, recording: m.recording}
 			m.player.open(s, impl)
@@ -206,6 +235,20 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.player.stop()
 			return m, nil
 		}
+		if m.course != nil && m.player.ready() && !m.player.compare {
+			// A course runs on past a lesson's ends: → after the last step
+			// opens the next lesson, ← before the first the previous one.
+			next := key.Matches(msg, k.Next) && m.player.pos() >= m.player.length()-1 && m.entry+1 < len(m.course.Entries)
+			prev := key.Matches(msg, k.Prev) && m.player.pos() == 0 && m.entry > 0
+			if next || prev {
+				if next {
+					m.openEntry(m.entry + 1)
+				} else {
+					m.openEntry(m.entry - 1)
+				}
+				return m, tea.Batch(m.player.wanted(m.traces), m.player.arrived(m.traces))
+			}
+		}
 		return m, m.player.key(msg, k, m.traces)
 	case screenSandbox:
 		if key.Matches(msg, k.Back) {
@@ -218,6 +261,18 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, m.sandbox.key(msg, k)
 	}
 	return m, nil
+}
+
+// openEntry opens the player on the course's lesson i: its first
+// implementation, at its step.
+func (m *Model) openEntry(i int) {
+	e := m.course.Entries[i]
+	m.entry = i
+	m.start.pick(e.Lesson.ID, e.Impls[0])
+	m.screen = screenPlayer
+	m.player = playerView{speed: m.player.speed, gen: m.player.gen + 1, run: m.run, recording: m.recording,
+		impls: e.Impls, startStep: e.Step}
+	m.player.open(e.Lesson, e.Impls[0])
 }
 
 // View draws the screen from the model alone.

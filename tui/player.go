@@ -38,6 +38,11 @@ type playerView struct {
 	// to switch to or compare with.
 	fixed bool
 
+	// impls, when set (a course's lesson), are the implementations i and c
+	// choose among; startStep is where the first trace opens.
+	impls     []string
+	startStep int
+
 	// run produces traces (nil: the embedded engine); recording names the
 	// real servers they were recorded on.
 	run       func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
@@ -62,10 +67,10 @@ func (p *playerView) stop() { p.playing = false; p.gen++ }
 func (p *playerView) wanted(traces map[cell]*sim.Trace) tea.Cmd {
 	var cmds []tea.Cmd
 	if c := (cell{p.scenario.ID, p.impl}); traces[c] == nil {
-		cmds = append(cmds, loadTrace(c, p.run))
+		cmds = append(cmds, loadTrace(c, p.scenario, p.run))
 	}
 	if c := (cell{p.scenario.ID, p.other}); p.compare && traces[c] == nil {
-		cmds = append(cmds, loadTrace(c, p.run))
+		cmds = append(cmds, loadTrace(c, p.scenario, p.run))
 	}
 	return tea.Batch(cmds...)
 }
@@ -92,6 +97,10 @@ func (p *playerView) arrived(traces map[cell]*sim.Trace) tea.Cmd {
 		p.step = 0
 		if p.hasAt {
 			p.step = stepAt(tr, p.at)
+		} else if p.startStep > 0 {
+			// A course opens a lesson at a step of its choosing.
+			p.step = min(p.startStep, len(tr.Events)-1)
+			p.startStep = 0
 		}
 	}
 	p.hasAt = false
@@ -266,7 +275,7 @@ func (p *playerView) key(msg tea.KeyMsg, k KeyMap, traces map[cell]*sim.Trace) t
 			p.compare, p.otr, p.rows = false, nil, nil
 		} else {
 			p.compare = true
-			p.other = partner(p.scenario.ID, p.impl)
+			p.other = p.partner()
 			p.otr = nil
 		}
 		return tea.Batch(p.wanted(traces), p.arrived(traces))
@@ -296,9 +305,13 @@ func (p *playerView) isViolation(i int) bool {
 		r.r >= 0 && p.otr.Events[r.r].Kind == sim.KindViolation
 }
 
-// nextImpl is the implementation after cur in catalogue order, skipping skip.
+// nextImpl is the implementation after cur in catalogue order (or the
+// course's), skipping skip.
 func (p *playerView) nextImpl(cur, skip string) string {
 	names := lockimpl.Names()
+	if len(p.impls) > 1 {
+		names = p.impls
+	}
 	i := slices.Index(names, cur)
 	for d := 1; d < len(names); d++ {
 		if n := names[(i+d)%len(names)]; n != skip {
@@ -308,5 +321,11 @@ func (p *playerView) nextImpl(cur, skip string) string {
 	return cur
 }
 
-// partner is the implementation compare mode opens against impl.
-func partner(scenario, impl string) string { return scenarios.Fix(scenario, impl) }
+// partner is the implementation compare mode opens against the current one:
+// the course's next one, or the lesson's fix.
+func (p *playerView) partner() string {
+	if len(p.impls) > 1 {
+		return p.nextImpl(p.impl, p.impl)
+	}
+	return p.scenario.Fix(p.impl)
+}

@@ -35,10 +35,12 @@ type startView struct {
 	sc, im int
 	scs    []scenarios.Scenario
 	impls  []lockimpl.Info
+	// hide: spoiler-free (a course for class): no expected verdict.
+	hide bool
 }
 
-func newStartView() startView {
-	v := startView{scs: scenarios.All(), impls: lockimpl.All()}
+func newStartView(scs []scenarios.Scenario, hide bool) startView {
+	v := startView{scs: scs, impls: lockimpl.All(), hide: hide}
 	v.pick(v.scs[0].ID, v.scs[0].Naive)
 	return v
 }
@@ -126,9 +128,14 @@ func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMa
 		list(paneImpls, text.New("Implementation", "锁实现").In(lang), names, v.im))
 
 	s, in := v.scs[v.sc], v.impls[v.im]
-	expected := scenarios.Expected(s.ID, in.Name)
+	expected, judged := s.Expected(in.Name)
 	verdict := text.New("Expected: all four invariants hold", "预期：四个不变量都成立").In(lang)
-	if len(expected) > 0 {
+	switch {
+	case v.hide:
+		verdict = text.New("Expected: not shown (spoilers off) — play it and see", "预期：不显示（防剧透）——播放后自己看").In(lang)
+	case !judged:
+		verdict = text.New("Expected: the lesson does not say for this implementation", "预期：本课没有给出这个实现的预期").In(lang)
+	case len(expected) > 0:
 		verdict = text.New("Expected to break: ", "预期被破坏：").In(lang) + strings.Join(expected, ", ")
 	}
 	inner := w - 8

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -37,6 +38,29 @@ type Options struct {
 	// --format json or explore --out) instead of a scenario; switching the
 	// implementation and compare mode are then off.
 	Trace *sim.Trace
+	// Lessons are the user's own lessons (lesson files), listed after the
+	// built-in ones.
+	Lessons []scenarios.Scenario
+	// Course, when set, is a class's playlist: the start screen lists its
+	// lessons in its order, the player opens on the first, and → past a
+	// lesson's last step (← before its first) goes to the next (previous)
+	// lesson. Its language and speed apply where the options give none.
+	Course *scenarios.Course
+}
+
+// catalogue is the lessons the TUI shows: the course's, or the built-in
+// ones and the user's own.
+func (o Options) catalogue() []scenarios.Scenario {
+	if o.Course != nil {
+		var scs []scenarios.Scenario
+		for _, e := range o.Course.Entries {
+			if !slices.ContainsFunc(scs, func(s scenarios.Scenario) bool { return s.ID == e.Lesson.ID }) {
+				scs = append(scs, e.Lesson)
+			}
+		}
+		return scs
+	}
+	return append(scenarios.All(), o.Lessons...)
 }
 
 // Check validates the options' names; the errors list the valid ones.
@@ -44,10 +68,9 @@ func (o Options) Check() error {
 	if o.Lang != "" && o.Lang != "en" && o.Lang != "zh" {
 		return fmt.Errorf("unknown language %q; valid: en, zh", o.Lang)
 	}
-	if o.Scenario != "" {
-		if _, err := scenarios.Lookup(o.Scenario); err != nil {
-			return err
-		}
+	if o.Scenario != "" && !slices.ContainsFunc(o.catalogue(), func(s scenarios.Scenario) bool { return s.ID == o.Scenario }) {
+		_, err := scenarios.Lookup(o.Scenario)
+		return err
 	}
 	if o.Impl != "" {
 		if _, err := lockimpl.Lookup(o.Impl); err != nil {

@@ -1,0 +1,170 @@
+package scenarios
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"lockstep/lockimpl"
+)
+
+// Course is a playlist for a class: which lessons, in which order, with
+// which implementations, from which step, at which speed, in which
+// language, and whether the start screen may show what each lesson is
+// expected to break. `lockstep --course FILE` opens the TUI on it. The file
+// is in the lessons' line format (docs/lessons.md):
+//
+//	course Redis locks, week 3
+//	lang zh
+//	speed 1
+//	spoilers off
+//	lessons ./mine                  # a directory of the instructor's lessons
+//	lesson setnx-no-ex
+//	lesson get-then-del impls=uuid-get-del,uuid-lua step=7
+//	lesson my-get-then-del
+type Course struct {
+	Title string
+	// Lang is "en" or "zh"; empty: the command line's.
+	Lang string
+	// Speed is autoplay's steps per second; 0: the command line's.
+	Speed float64
+	// Spoilers: the start screen may show each lesson's expected verdict.
+	Spoilers bool
+	// Dirs are the directories of lessons the course names beside the
+	// built-in ones, as written (relative to the course file).
+	Dirs    []string
+	Entries []CourseEntry
+}
+
+// CourseEntry is one lesson of a course.
+type CourseEntry struct {
+	Lesson Scenario
+	// Impls are the implementations to show, the first opened; by default
+	// the lesson's naive one.
+	Impls []string
+	// Step is where the player opens (0: the beginning).
+	Step int
+}
+
+// ParseCourse reads a course file. load reads a directory a "lessons" line
+// names (as written); lessons it returns are found by id beside the
+// built-in ones.
+func ParseCourse(name string, data []byte, load func(dir string) ([]Scenario, error)) (*Course, error) {
+	c := &Course{Spoilers: true}
+	known := All()
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	n := 0
+	fail := func(l line, field int, format string, args ...any) error {
+		p := &lessonParser{file: name}
+		return p.errAt(l, field, format, args...)
+	}
+	seen := map[string]bool{}
+	for sc.Scan() {
+		n++
+		l := splitLine(n, sc.Text())
+		if len(l.fields) == 0 || strings.HasPrefix(l.fields[0], "#") {
+			continue
+		}
+		verb := l.fields[0]
+		if l.indent {
+			return nil, fail(l, 0, "a course has no indented lines")
+		}
+		if verb != "lesson" && verb != "lessons" {
+			if seen[verb] {
+				return nil, fail(l, 0, "%s given twice", verb)
+			}
+			seen[verb] = true
+		}
+		switch verb {
+		case "course":
+			c.Title = l.rest(1)
+		case "lang":
+			if len(l.fields) != 2 || l.fields[1] != "en" && l.fields[1] != "zh" {
+				return nil, fail(l, 1, "want lang en or lang zh")
+			}
+			c.Lang = l.fields[1]
+		case "speed":
+			v, err := strconv.ParseFloat(l.rest(1), 64)
+			if len(l.fields) != 2 || err != nil || !(v > 0 && v <= 16) {
+				return nil, fail(l, 1, "want speed N: steps per second, more than 0 and at most 16")
+			}
+			c.Speed = v
+		case "spoilers":
+			if len(l.fields) != 2 || l.fields[1] != "on" && l.fields[1] != "off" {
+				return nil, fail(l, 1, "want spoilers on (the start screen shows what each lesson breaks) or spoilers off")
+			}
+			c.Spoilers = l.fields[1] == "on"
+		case "lessons":
+			if len(l.fields) != 2 {
+				return nil, fail(l, 1, "want lessons DIR: a directory of lesson files")
+			}
+			more, err := load(l.fields[1])
+			if err != nil {
+				return nil, fail(l, 1, "%v", err)
+			}
+			for _, s := range more {
+				if slices.ContainsFunc(known, func(o Scenario) bool { return o.ID == s.ID }) {
+					return nil, fail(l, 1, "lesson %s (%s) has the id of another lesson", s.ID, s.File)
+				}
+				known = append(known, s)
+			}
+			c.Dirs = append(c.Dirs, l.fields[1])
+		case "lesson":
+			e, err := courseEntry(l, known, fail)
+			if err != nil {
+				return nil, err
+			}
+			c.Entries = append(c.Entries, e)
+		default:
+			return nil, fail(l, 0, "unknown verb %q; valid: course, lang, speed, spoilers, lessons, lesson", verb)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(c.Entries) == 0 {
+		return nil, &LessonError{File: name, Line: n + 1, Col: 1, Msg: "a course needs at least one \"lesson ID\" line"}
+	}
+	return c, nil
+}
+
+func courseEntry(l line, known []Scenario, fail func(line, int, string, ...any) error) (CourseEntry, error) {
+	var e CourseEntry
+	if len(l.fields) < 2 {
+		return e, fail(l, 1, "want lesson ID [impls=NAME,…] [step=N]")
+	}
+	i := slices.IndexFunc(known, func(s Scenario) bool { return s.ID == l.fields[1] })
+	if i < 0 {
+		var ids []string
+		for _, s := range known {
+			ids = append(ids, s.ID)
+		}
+		return e, fail(l, 1, "unknown lesson %q; valid: %s", l.fields[1], strings.Join(ids, ", "))
+	}
+	e.Lesson = known[i]
+	e.Impls = []string{e.Lesson.Naive}
+	for f := 2; f < len(l.fields); f++ {
+		k, v, _ := strings.Cut(l.fields[f], "=")
+		switch k {
+		case "impls":
+			e.Impls = strings.Split(v, ",")
+			for _, name := range e.Impls {
+				if _, err := lockimpl.Lookup(name); err != nil {
+					return e, fail(l, f, "%v", err)
+				}
+			}
+		case "step":
+			s, err := strconv.Atoi(v)
+			if err != nil || s < 0 {
+				return e, fail(l, f, "step: want a step number from 0, got %q", v)
+			}
+			e.Step = s
+		default:
+			return e, fail(l, f, "unknown argument %q to lesson; valid: impls, step", k)
+		}
+	}
+	return e, nil
+}
