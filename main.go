@@ -51,14 +51,23 @@ usage:
                                       implementation, step through it, compare;
                                       x on the start screen opens the sandbox
   lockstep --trace FILE               the player, on a saved trace
+  lockstep --lessons DIR              the TUI, with your lesson files beside the
+                                      built-in lessons
+  lockstep --course FILE              the TUI on a course: a class's lessons in
+                                      order (docs/lessons.md)
   lockstep list                       the failure modes and the lock implementations
   lockstep play SCENARIO [--impl NAME] [--format text|md|mermaid|json]
                                       play one failure mode as a text timeline
                                       (default impl: the naive one it is about)
-  lockstep check [--json] [--junit FILE]
-                                      run every failure mode against every
+  lockstep play --lesson FILE [--impl NAME] [--format …]
+                                      play a lesson file of your own
+  lockstep check [--lessons DIR] [--json] [--junit FILE]
+                                      run every failure mode (or every lesson
+                                      file in DIR) against every
                                       implementation; exit 1 if any result
-                                      differs from the expectation matrix
+                                      differs from its lesson's expectation
+  lockstep lessons list | show ID     the built-in lesson files; show prints
+                                      one, a start for your own
   lockstep play --trace FILE [--format …]
                                       play a saved trace (a schedule found by
                                       explore is made again and checked)
@@ -75,6 +84,10 @@ usage:
 
 flags, after the command:
   --lang en|zh                        narration language (default en)
+  --redis ADDR[,ADDR…]                real servers instead of embedded ones
+                                      (host:port, redis://, rediss://, unix://);
+                                      with --replica ADDR --disposable for the
+                                      failover lessons, --time-scale D (5ms–1s)
 
 exit codes: 0 ok, 1 unmet expectations, 2 bad input or a run that failed
 `
