@@ -303,7 +303,7 @@ func (p *lessonParser) lastLine() int {
 }
 
 // headerVerbs come before the timeline: who the lesson is and its world.
-var headerVerbs = []string{"lesson", "title", "summary", "naive", "mitigation", "setup"}
+var headerVerbs = []string{"lesson", "title", "summary", "naive", "fix", "mitigation", "setup"}
 
 // timelineVerbs are the steps of a timeline, and what follows it.
 var timelineVerbs = []string{"client", "say", "run", "hold", "unhold", "pause", "resume", "hang", "unhang",
@@ -342,6 +342,14 @@ func (p *lessonParser) headerVerb(l line) error {
 			return p.errAt(l, 1, "%v", err)
 		}
 		p.s.Naive = l.fields[1]
+	case "fix":
+		if len(l.fields) != 2 {
+			return p.errAt(l, min(1, len(l.fields)-1), "want \"fix IMPL\": the implementation that fixes this bug, set beside the naive one")
+		}
+		if _, err := lockimpl.Lookup(l.fields[1]); err != nil {
+			return p.errAt(l, 1, "%v", err)
+		}
+		p.s.FixImpl = l.fields[1]
 	case "mitigation":
 		if len(l.fields) != 1 {
 			return p.errAt(l, 1, "mitigation takes no arguments")

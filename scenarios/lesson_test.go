@@ -120,3 +120,20 @@ func TestCourseFile(t *testing.T) {
 		}
 	}
 }
+
+// "fix IMPL" names the implementation set beside the naive one; without it,
+// Fix works one out from the expectations.
+func TestLessonFix(t *testing.T) {
+	s, _ := Lookup("hung-holder")
+	if got := s.Fix(s.Naive); got != "fenced" {
+		t.Errorf("hung-holder's fix: %s, want fenced (its fix line)", got)
+	}
+	g, _ := Lookup("get-then-del")
+	if got := g.Fix(g.Naive); got != "uuid-lua" {
+		t.Errorf("get-then-del's fix: %s, want uuid-lua (worked out)", got)
+	}
+	if _, err := ParseLesson("m.lesson", lessonWith(t, "naive uuid-get-del\n", "naive uuid-get-del\nfix mylock\n")); err == nil ||
+		!strings.Contains(err.Error(), `m.lesson:5:5: unknown implementation "mylock"`) {
+		t.Errorf("a fix that is no implementation: %v", err)
+	}
+}

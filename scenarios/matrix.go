@@ -37,6 +37,9 @@ func Fix(scenario, impl string) string {
 // Fix is the implementation to set beside impl in this lesson (see the
 // package function Fix).
 func (s Scenario) Fix(impl string) string {
+	if s.FixImpl != "" && s.FixImpl != impl {
+		return s.FixImpl
+	}
 	names := lockimpl.Names()
 	i := slices.Index(names, impl)
 	mine, _ := s.Expected(impl)

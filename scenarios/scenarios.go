@@ -33,6 +33,9 @@ type Scenario struct {
 	// Naive is the implementation this failure mode is about: the default
 	// for "lockstep play".
 	Naive string
+	// FixImpl is the implementation that fixes the bug, as the lesson names
+	// it ("fix IMPL"); empty: Fix works one out from the expectations.
+	FixImpl string
 	// Mitigation marks a timeline that shows a fix at work (an operational
 	// rule, not an implementation): every implementation is expected to
 	// keep every invariant, the naive one included.
