@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"lockstep/lockimpl"
 	"lockstep/scenarios"
 )
 
@@ -127,4 +129,49 @@ func readCourse(path string) (*scenarios.Course, error) {
 		return nil, errUsage{err}
 	}
 	return c, nil
+}
+
+// pickLessons keeps the lessons whose ids are in list (comma separated, in
+// the catalogue's order); an empty list keeps them all.
+func pickLessons(all []scenarios.Scenario, list string) ([]scenarios.Scenario, error) {
+	if list == "" {
+		return all, nil
+	}
+	var ids []string
+	for _, s := range all {
+		ids = append(ids, s.ID)
+	}
+	var out []scenarios.Scenario
+	for id := range strings.SplitSeq(list, ",") {
+		i := slices.Index(ids, id)
+		if i < 0 {
+			return nil, errUsage{fmt.Errorf("unknown scenario %q; valid: %s", id, strings.Join(ids, ", "))}
+		}
+		if !slices.ContainsFunc(out, func(s scenarios.Scenario) bool { return s.ID == id }) {
+			out = append(out, all[i])
+		}
+	}
+	slices.SortStableFunc(out, func(a, b scenarios.Scenario) int { return slices.Index(ids, a.ID) - slices.Index(ids, b.ID) })
+	return out, nil
+}
+
+// pickImpls is the implementations named in list (comma separated), in
+// the catalogue's order; an empty list is all of them.
+func pickImpls(list string) ([]lockimpl.Info, error) {
+	if list == "" {
+		return lockimpl.All(), nil
+	}
+	names := strings.Split(list, ",")
+	for _, n := range names {
+		if _, err := lockimpl.Lookup(n); err != nil {
+			return nil, errUsage{err}
+		}
+	}
+	var out []lockimpl.Info
+	for _, in := range lockimpl.All() {
+		if slices.Contains(names, in.Name) {
+			out = append(out, in)
+		}
+	}
+	return out, nil
 }

@@ -114,3 +114,28 @@ func TestTUILessonsAndCourse(t *testing.T) {
 		t.Errorf("--course with --scenario: exit %d, %q", code, stderr)
 	}
 }
+
+// check --impl and --scenario run only the cells asked for, in catalogue
+// order; unknown names list the valid ones.
+func TestCheckFilters(t *testing.T) {
+	out := mustRun(t, "check", "--json", "--impl", "uuid-lua,setnx", "--scenario", "get-then-del,setnx-no-ex")
+	type cell struct{ Scenario, Impl string }
+	var got []string
+	for _, c := range decodeJSON[[]cell](t, out) {
+		got = append(got, c.Scenario+"×"+c.Impl)
+	}
+	if want := "setnx-no-ex×setnx setnx-no-ex×uuid-lua get-then-del×setnx get-then-del×uuid-lua"; strings.Join(got, " ") != want {
+		t.Errorf("cells %v, want %s", got, want)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--impl", "nope"}, `unknown implementation "nope"; valid: setnx`},
+		{[]string{"check", "--scenario", "nope"}, `unknown scenario "nope"; valid: setnx-no-ex`},
+	} {
+		if code, _, stderr := runCLI(t, tc.args...); code != exitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("lockstep %s: exit %d, %q", strings.Join(tc.args, " "), code, stderr)
+		}
+	}
+}

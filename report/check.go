@@ -55,6 +55,9 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 			r, ok := cells[[2]string{name, id}]
 			mark := abbreviate(r.Broken)
 			switch {
+			case ok && r.Error != "":
+				mark = "err" // could not run: counts as unmet
+				failed++
 			case ok && r.Skipped != "":
 				mark = "skip"
 			case !ok:
@@ -104,6 +107,10 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		if r.Skipped != "" {
 			skipped++
 			p.printf("%s %s × %s: %s\n", text.New("SKIPPED", "跳过").In(lang), r.Scenario, r.Impl, r.Skipped)
+		}
+		if r.Error != "" {
+			p.printf("%s %s × %s: %s\n", text.New("ERROR", "出错").In(lang), r.Scenario, r.Impl, r.Error)
+			continue
 		}
 		if r.Pass {
 			continue

@@ -11,8 +11,9 @@ import (
 
 // JUnit writes the check results as JUnit XML: one test suite per failure
 // mode, one test case per implementation; a case fails when the invariants
-// that broke differ from the expected ones, and is skipped when it could not
-// run (on real servers: too few servers, no replica).
+// that broke differ from the expected ones, is an error when its run failed
+// (its implementation panicked, a server refused the run), and is skipped
+// when it could not run (on real servers: too few servers, no replica).
 func JUnit(w io.Writer, results []scenarios.Result) error {
 	type failure struct {
 		Message string `xml:"message,attr"`
@@ -26,12 +27,14 @@ func JUnit(w io.Writer, results []scenarios.Result) error {
 		Name      string   `xml:"name,attr"`
 		Classname string   `xml:"classname,attr"`
 		Failure   *failure `xml:"failure,omitempty"`
+		Error     *failure `xml:"error,omitempty"`
 		Skipped   *skipped `xml:"skipped,omitempty"`
 	}
 	type testsuite struct {
 		Name     string     `xml:"name,attr"`
 		Tests    int        `xml:"tests,attr"`
 		Failures int        `xml:"failures,attr"`
+		Errors   int        `xml:"errors,attr,omitempty"`
 		Skipped  int        `xml:"skipped,attr"`
 		Cases    []testcase `xml:"testcase"`
 	}
@@ -40,6 +43,7 @@ func JUnit(w io.Writer, results []scenarios.Result) error {
 		Name     string      `xml:"name,attr"`
 		Tests    int         `xml:"tests,attr"`
 		Failures int         `xml:"failures,attr"`
+		Errors   int         `xml:"errors,attr,omitempty"`
 		Skipped  int         `xml:"skipped,attr"`
 		Suites   []testsuite `xml:"testsuite"`
 	}
@@ -51,6 +55,10 @@ func JUnit(w io.Writer, results []scenarios.Result) error {
 		s := &all.Suites[len(all.Suites)-1]
 		c := testcase{Name: r.Impl, Classname: "lockstep." + r.Scenario}
 		switch {
+		case r.Error != "":
+			c.Error = &failure{Message: r.Error, Type: "run failed", Body: r.Scenario + " × " + r.Impl + ": " + r.Error + "\n"}
+			s.Errors++
+			all.Errors++
 		case r.Skipped != "":
 			c.Skipped = &skipped{Message: r.Skipped}
 			s.Skipped++

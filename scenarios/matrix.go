@@ -75,6 +75,9 @@ type Result struct {
 	// Unjudged marks a cell whose lesson has no expectation for the
 	// implementation: its verdicts are reported and it counts as passed.
 	Unjudged bool `json:"unjudged,omitempty"`
+	// Error says why the cell could not run (its implementation panicked,
+	// a server refused the run): it has no verdict and does not pass.
+	Error string `json:"error,omitempty"`
 	// Drift and Margin, on real servers: how unevenly the run kept to its
 	// clock (sim.Trace.Drift), and the real time of half a scenario second,
 	// the narrowest margin a timeline leaves around a TTL boundary.
@@ -149,9 +152,18 @@ func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lo
 	for _, j := range exclusive {
 		run(j)
 	}
-	for _, err := range errs {
+	// A cell whose run failed (an implementation that panics, a server
+	// that refuses the run) is a result of its own: the other cells still
+	// stand. Only an interruption ends the whole check.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, err := range errs {
 		if err != nil {
-			return nil, err
+			s, impl := scs[i/len(impls)], impls[i%len(impls)]
+			exp, _ := s.Expected(impl.Name)
+			results[i] = Result{Scenario: s.ID, Impl: impl.Name, Broken: []string{},
+				Expected: nonNil(exp), Error: err.Error()}
 		}
 	}
 	return results, nil

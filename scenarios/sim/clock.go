@@ -63,12 +63,7 @@ func (w *World) spawn(ctx context.Context, name string, fn func(context.Context)
 	c := parent.client
 	child := w.newActor(c, c.name+"."+name, true)
 	ctx = withActor(ctx, child)
-	go func() {
-		if err := child.wait(); err == nil {
-			fn(ctx)
-		}
-		w.send(msg{a: child, kind: msgExit})
-	}()
+	go w.runActor(child, func() { fn(ctx) })
 	w.send(msg{a: parent, kind: msgSpawn, child: child})
 	_ = parent.wait()
 }

@@ -157,6 +157,9 @@ func (w *World) handle(m msg) {
 		w.actors = append(w.actors, m.child)
 		w.enqueue(m.child)
 	case msgExit:
+		if m.err != nil {
+			w.fail(m.err)
+		}
 		if a.state == stateRunning {
 			w.running--
 		}

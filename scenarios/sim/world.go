@@ -252,7 +252,7 @@ func (w *World) addClient(name string, p Program) *client {
 		c.rdb = append(c.rdb, w.newRedisClient(c, i))
 		c.conn = append(c.conn, w.route[i])
 	}
-	c.lock = w.impl.New(lockimpl.Env{
+	c.lock = w.newLock(lockimpl.Env{
 		Nodes: c.rdb,
 		Key:   w.setup.Key,
 		TTL:   w.toReal(w.setup.TTL),
@@ -273,12 +273,7 @@ func (w *World) addClient(name string, p Program) *client {
 	a.id = len(w.actors)
 	w.actors = append(w.actors, a)
 	ctx := withActor(context.Background(), a)
-	go func() {
-		if err := a.wait(); err == nil {
-			w.runProgram(ctx, a)
-		}
-		w.send(msg{a: a, kind: msgExit})
-	}()
+	go w.runActor(a, func() { w.runProgram(ctx, a) })
 	if p.Start > w.now {
 		a.state, a.deadline = stateSleeping, p.Start
 	} else {
@@ -294,6 +289,52 @@ func (w *World) replicas() int {
 	}
 	return 0
 }
+
+// runActor is the body of an actor's goroutine: it waits for its turn, runs
+// fn, and reports its exit. A panic in fn (lock code that panics) ends the
+// goroutine and fails the run with the panic, naming the actor, instead of
+// taking the whole process down; the panic of a goroutine the lock started
+// on its own, not through Env.Go, cannot be caught this way.
+func (w *World) runActor(a *actor, fn func()) {
+	var crash error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				crash = fmt.Errorf("%s: the lock implementation %s panicked: %v", a.name, w.impl.Name, r)
+			}
+		}()
+		if err := a.wait(); err == nil {
+			fn()
+		}
+	}()
+	w.send(msg{a: a, kind: msgExit, err: crash})
+}
+
+// newLock makes a client's lock handle with the implementation's Maker. A
+// Maker that panics fails the run, and the client gets a handle whose every
+// call returns that error.
+func (w *World) newLock(env lockimpl.Env) (l lockimpl.Lock) {
+	defer func() {
+		if r := recover(); r != nil {
+			err := fmt.Errorf("the lock implementation %s panicked in New: %v", w.impl.Name, r)
+			w.fail(err)
+			l = brokenLock{err}
+		}
+	}()
+	l = w.impl.New(env)
+	if l == nil {
+		err := fmt.Errorf("the lock implementation %s: New returned no lock", w.impl.Name)
+		w.fail(err)
+		l = brokenLock{err}
+	}
+	return l
+}
+
+// brokenLock stands for a lock whose Maker failed.
+type brokenLock struct{ err error }
+
+func (b brokenLock) TryAcquire(context.Context) (bool, error) { return false, b.err }
+func (b brokenLock) Release(context.Context) error            { return b.err }
 
 func (w *World) newActor(c *client, name string, bg bool) *actor {
 	return &actor{name: name, client: c, bg: bg, resume: make(chan error, 1),
