@@ -139,3 +139,32 @@ func TestCheckFilters(t *testing.T) {
 		}
 	}
 }
+
+// A trace of a lock outside the catalogue (locktest saves them marked
+// external) opens as recorded, its schedule included; unmarked, an unknown
+// implementation is refused.
+func TestExternalTrace(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "explore", "--impl", "set-nx-ex", "--out", dir); code != exitUnmet {
+		t.Fatalf("explore: exit %d, %s", code, stderr) // 1: it found a counterexample
+	}
+	found, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	if len(found) == 0 {
+		t.Fatal("explore found nothing to save")
+	}
+	data, err := os.ReadFile(found[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := strings.Replace(string(data), `"impl": "set-nx-ex"`, `"impl": "my-lock"`, 1)
+	plain := filepath.Join(dir, "plain.json")
+	external := filepath.Join(dir, "external.json")
+	_ = os.WriteFile(plain, []byte(src), 0o644)
+	_ = os.WriteFile(external, []byte(strings.Replace(src, `"schema":`, `"external": true, "schema":`, 1)), 0o644)
+	if code, _, stderr := runCLI(t, "play", "--trace", plain); code != exitUsage || !strings.Contains(stderr, `impl: unknown implementation "my-lock"`) {
+		t.Errorf("unmarked: exit %d, %q", code, stderr)
+	}
+	if out := mustRun(t, "play", "--trace", external); !strings.Contains(out, "× my-lock") {
+		t.Errorf("external:\n%s", out)
+	}
+}

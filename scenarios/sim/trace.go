@@ -35,6 +35,10 @@ type Trace struct {
 	Verdicts []Verdict `json:"verdicts"`
 	// Schedule, for a run found by the explorer, is how to make it again.
 	Schedule *Schedule `json:"schedule,omitempty"`
+	// External marks a trace of a lock outside lockstep's catalogue (a
+	// user's own, through locktest): Impl names it, and a schedule is shown
+	// as recorded, since it cannot be made again without that code.
+	External bool `json:"external,omitempty"`
 }
 
 // Schedule is a run of a Stepper in the explorer's standard world: how many

@@ -31,8 +31,11 @@ func (t *Trace) Validate() error {
 	if t.Scenario == "" {
 		return errors.New("scenario: empty")
 	}
-	if _, err := lockimpl.Lookup(t.Impl); err != nil {
+	if _, err := lockimpl.Lookup(t.Impl); err != nil && !t.External {
 		return fmt.Errorf("impl: %w", err)
+	}
+	if t.Impl == "" {
+		return errors.New("impl: empty")
 	}
 	if t.Key == "" {
 		return errors.New("key: empty")

@@ -1,0 +1,269 @@
+// Package locktest puts a lock of your own through lockstep's lessons from
+// your own go test: every built-in lesson (the classic Redis lock bugs, each
+// a scripted timeline) and a bounded search over the clients' schedules, run
+// against your lock on embedded Redis servers with virtual time. Each
+// invariant your lock breaks and you did not allow fails the test with the
+// lesson, the step, a short explanation, and the path of a trace that
+// `lockstep --trace PATH` opens in the terminal UI.
+//
+//	func TestMyLock(t *testing.T) {
+//		locktest.Run(t, lockimpl.Info{Name: "mylock", Nodes: 1, New: mylock.New},
+//			locktest.Allow("failover", "mutex", "resource")) // known, accepted weaknesses
+//	}
+//
+// Your lock is ordinary go-redis code behind lockimpl.Lock, built by New
+// from lockimpl.Env: it must use Env.Nodes for Redis, Env.Clock for time
+// (never time.Now or time.Sleep) and Env.Go for goroutines of its own, send
+// one command at a time per node, and use Env.Token for its owner token.
+// examples/mylock is a complete module that does this.
+package locktest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
+	"lockstep/scenarios/explore"
+	"lockstep/scenarios/sim"
+)
+
+// Explored is the name Allow gives the bounded search, where a lesson's id
+// would go.
+const Explored = "explore"
+
+// Option changes what Run and Check do.
+type Option func(*config)
+
+type config struct {
+	allowed  map[string][]string // lesson (or "*", or Explored) → invariants ("*": all)
+	lessons  []scenarios.Scenario
+	wide     bool
+	search   bool
+	traceDir string
+	timeout  time.Duration
+}
+
+// Allow accepts that lesson (an id, Explored for the search, or "*" for
+// every one) breaks the given invariants (none given: every invariant). A
+// known weakness is still reported, with t.Log, not as a failure.
+func Allow(lesson string, invariants ...string) Option {
+	return func(c *config) {
+		if len(invariants) == 0 {
+			invariants = []string{"*"}
+		}
+		c.allowed[lesson] = append(c.allowed[lesson], invariants...)
+	}
+}
+
+// Lessons runs these lessons instead of the built-in ones (your own lesson
+// files, read with scenarios.ParseLesson or scenarios.LoadLessons).
+func Lessons(lessons ...scenarios.Scenario) Option {
+	return func(c *config) { c.lessons = lessons }
+}
+
+// Widen makes the search wider: three clients, two attempts each, and
+// crashes and pauses besides expiry; it takes minutes rather than seconds.
+// LOCKSTEP_LOCKTEST_WIDE=1 in the environment does the same.
+func Widen() Option { return func(c *config) { c.wide = true } }
+
+// NoSearch skips the search: the lessons only.
+func NoSearch() Option { return func(c *config) { c.search = false } }
+
+// TraceDir is where the traces of failures are written; by default
+// $TMPDIR/lockstep-locktest.
+func TraceDir(dir string) Option { return func(c *config) { c.traceDir = dir } }
+
+// Problem is an invariant a lesson (or the search) broke.
+type Problem struct {
+	Lock      string
+	Lesson    string // a lesson's id, or Explored
+	Invariant string
+	Step      int
+	T         time.Duration
+	// Explanation is three lines: what the lesson is, what broke and why,
+	// and how to look at it.
+	Explanation string
+	// Trace is the path of the trace file, for lockstep --trace.
+	Trace string
+	// Allowed says the options accept it.
+	Allowed bool
+}
+
+func (p Problem) String() string {
+	s := fmt.Sprintf("%s × %s: %s broken at step %d (t=%s)\n%s", p.Lesson, p.Lock, p.Invariant, p.Step, sim.Secs(p.T), p.Explanation)
+	if p.Trace != "" {
+		s += "\n  step through it: lockstep --trace " + p.Trace
+	}
+	return s
+}
+
+// Run checks info against every lesson and the search, and fails t for each
+// problem the options do not allow. A run that cannot complete (the lock
+// panicked, stalled, or the search failed) fails t too.
+func Run(t testing.TB, info lockimpl.Info, opts ...Option) {
+	t.Helper()
+	problems, err := Check(info, opts...)
+	var allowed []string
+	for _, p := range problems {
+		if p.Allowed {
+			allowed = append(allowed, p.Lesson+" "+p.Invariant)
+		} else {
+			t.Errorf("%s", p)
+		}
+	}
+	if len(allowed) > 0 {
+		t.Logf("%s: %d known weaknesses, allowed: %s", info.Name, len(allowed), strings.Join(allowed, ", "))
+	}
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// Check is Run without a testing.TB: the problems it finds, allowed ones
+// included, and the errors of runs that could not complete.
+func Check(info lockimpl.Info, opts ...Option) ([]Problem, error) {
+	c := &config{allowed: map[string][]string{}, search: true, timeout: 20 * time.Second,
+		traceDir: filepath.Join(os.TempDir(), "lockstep-locktest")}
+	for _, o := range opts {
+		o(c)
+	}
+	if os.Getenv("LOCKSTEP_LOCKTEST_WIDE") == "1" {
+		c.wide = true
+	}
+	if info.Name == "" || info.New == nil || info.Nodes < 1 {
+		return nil, fmt.Errorf("locktest: lockimpl.Info needs a Name, Nodes ≥ 1 and New")
+	}
+	lessons := c.lessons
+	if lessons == nil {
+		lessons = scenarios.All()
+	}
+	results, err := scenarios.CheckCells(lessons, []lockimpl.Info{info})
+	if err != nil {
+		return nil, err
+	}
+	var problems []Problem
+	var errs []string
+	for i, r := range results {
+		if r.Error != "" {
+			errs = append(errs, fmt.Sprintf("%s × %s could not run: %s", r.Scenario, r.Impl, r.Error))
+			continue
+		}
+		s := lessons[i]
+		for _, v := range r.Verdicts {
+			if !v.Broken {
+				continue
+			}
+			p := c.problem(info.Name, s.ID, v, r.Trace)
+			p.Explanation = fmt.Sprintf("  %s: %s\n  %s\n  %s", s.ID, s.Title.EN, v.Reason.EN, fixLine(s, info.Name, v.Invariant))
+			problems = append(problems, p)
+		}
+	}
+	if c.search {
+		ps, err := c.explore(info)
+		problems = append(problems, ps...)
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	if len(errs) > 0 {
+		return problems, fmt.Errorf("locktest: %s", strings.Join(errs, "; "))
+	}
+	return problems, nil
+}
+
+// fixLine points at the lesson's fix, and says whether it keeps the
+// invariant.
+func fixLine(s scenarios.Scenario, lock, inv string) string {
+	fix := s.Fix(s.Naive)
+	in, err := lockimpl.Lookup(fix)
+	if err != nil || fix == lock {
+		return "the lesson, in full: lockstep lessons show " + s.ID
+	}
+	if exp, ok := s.Expected(fix); ok && !slices.Contains(exp, inv) {
+		return fmt.Sprintf("the lesson's fix, %s, keeps %s: %s", fix, inv, in.Fixes.EN)
+	}
+	return fmt.Sprintf("even the lesson's fix, %s, breaks %s here (%s); lockstep lessons show %s", fix, inv, in.Misses.EN, s.ID)
+}
+
+// SearchDepth is how many moves the default search looks ahead: the
+// catalogue's locks take one to two and a half seconds to it, and the
+// 误删 schedules are 9 to 10 moves long. Widen searches to the explorer's
+// own default depth.
+const SearchDepth = 14
+
+func (c *config) explore(info lockimpl.Info) ([]Problem, error) {
+	opts := explore.Options{Depth: SearchDepth, Timeout: c.timeout}
+	if c.wide {
+		opts = explore.Options{Clients: 3, Attempts: 2, Timeout: 10 * time.Minute,
+			Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash, sim.FaultPause}}
+	}
+	res, err := explore.Search(context.Background(), info, opts)
+	if err != nil {
+		return nil, fmt.Errorf("the search: %w", err)
+	}
+	var problems []Problem
+	for _, f := range res.Found {
+		v := f.Trace.Verdict(f.Invariant)
+		p := c.problem(info.Name, Explored, v, f.Trace)
+		p.Explanation = fmt.Sprintf("  the search (%d clients, %d attempts, faults %s) found a schedule of %d moves\n  %s\n  %s",
+			res.Options.Clients, res.Options.Attempts, faults(res.Options.Faults), f.Moves, v.Reason.EN,
+			"moves: "+strings.Join(f.Trace.Schedule.Moves, ", "))
+		problems = append(problems, p)
+	}
+	return problems, nil
+}
+
+func faults(fs []sim.Fault) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ",")
+}
+
+// problem makes the problem of verdict v and writes its trace.
+func (c *config) problem(lock, lesson string, v sim.Verdict, tr *sim.Trace) Problem {
+	p := Problem{Lock: lock, Lesson: lesson, Invariant: v.Invariant, Step: v.Step, T: v.T,
+		Allowed: c.allows(lesson, v.Invariant)}
+	p.Trace = c.write(lock, lesson, v.Invariant, tr)
+	return p
+}
+
+func (c *config) allows(lesson, inv string) bool {
+	for _, key := range []string{lesson, "*"} {
+		if invs := c.allowed[key]; slices.Contains(invs, inv) || slices.Contains(invs, "*") {
+			return true
+		}
+	}
+	return false
+}
+
+// write saves tr for lockstep --trace and returns where; "" if it could
+// not (the problem is reported all the same).
+func (c *config) write(lock, lesson, inv string, tr *sim.Trace) string {
+	if tr == nil || os.MkdirAll(c.traceDir, 0o755) != nil {
+		return ""
+	}
+	if _, err := lockimpl.Lookup(lock); err != nil {
+		cp := *tr
+		cp.External = true
+		tr = &cp
+	}
+	data, err := json.MarshalIndent(tr, "", "  ")
+	if err != nil {
+		return ""
+	}
+	path := filepath.Join(c.traceDir, fmt.Sprintf("%s-%s-%s.json", lock, lesson, inv))
+	if os.WriteFile(path, append(data, '\n'), 0o644) != nil {
+		return ""
+	}
+	return path
+}

@@ -1,0 +1,129 @@
+package locktest
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
+)
+
+// plainDEL is a lock with the classic bug: a unique token, but a release
+// that deletes the key without checking it (误删).
+type plainDEL struct{ env lockimpl.Env }
+
+func (l plainDEL) TryAcquire(ctx context.Context) (bool, error) {
+	return l.env.Nodes[0].SetNX(ctx, l.env.Key, l.env.Token(), l.env.TTL).Result()
+}
+
+func (l plainDEL) Release(ctx context.Context) error {
+	return l.env.Nodes[0].Del(ctx, l.env.Key).Err()
+}
+
+var plainDELInfo = lockimpl.Info{Name: "plain-del", Nodes: 1, New: func(e lockimpl.Env) lockimpl.Lock { return plainDEL{e} }}
+
+// A lock that releases with a plain DEL deletes another holder's lock in
+// del-other; locktest says so: the lesson, the step, why, and a trace that
+// lockstep --trace opens.
+func TestPlainDELIsCaught(t *testing.T) {
+	problems, err := Check(plainDELInfo, TraceDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found *Problem
+	for i, p := range problems {
+		if p.Lesson == "del-other" && p.Invariant == sim.InvOwnership {
+			found = &problems[i]
+		}
+	}
+	if found == nil {
+		t.Fatalf("no ownership problem in del-other among %v", problems)
+	}
+	msg := found.String()
+	for _, want := range []string{"del-other × plain-del: ownership broken at step", "A deleted the lock that B wrote", "the lesson's fix, uuid-lua-watchdog, keeps ownership", "lockstep --trace "} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the message lacks %q:\n%s", want, msg)
+		}
+	}
+	if found.Allowed {
+		t.Error("allowed without Allow")
+	}
+	data, err := os.ReadFile(found.Trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The file is a trace lockstep --trace accepts: valid, marked as a lock
+	// from outside the catalogue.
+	var tr sim.Trace
+	if err := json.Unmarshal(data, &tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Validate(); err != nil || !tr.External || tr.Impl != "plain-del" {
+		t.Errorf("trace %s: %v, external %v, impl %s", found.Trace, err, tr.External, tr.Impl)
+	}
+	// The search finds it too, on its own.
+	if !containsProblem(problems, Explored, sim.InvOwnership) {
+		t.Errorf("the search did not find the 误删: %v", problems)
+	}
+}
+
+func containsProblem(ps []Problem, lesson, inv string) bool {
+	for _, p := range ps {
+		if p.Lesson == lesson && p.Invariant == inv {
+			return true
+		}
+	}
+	return false
+}
+
+// Allow accepts known weaknesses, by lesson and invariant, "*" for all.
+func TestAllow(t *testing.T) {
+	in, _ := lockimpl.Lookup("uuid-lua")
+	problems, err := Check(in, TraceDir(t.TempDir()), NoSearch(),
+		Allow("failover", "mutex", "resource"), Allow("gc-pause"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		want := p.Lesson == "failover" || p.Lesson == "gc-pause"
+		if p.Allowed != want {
+			t.Errorf("%s: allowed %v, want %v", p, p.Allowed, want)
+		}
+	}
+	if !containsProblem(problems, "del-other", sim.InvMutex) {
+		t.Errorf("uuid-lua's del-other mutex was not reported: %v", problems)
+	}
+}
+
+// A lock as the catalogue's uuid-lua-watchdog passes every lesson it is
+// meant to, given its known weaknesses; Run does not fail for it.
+func TestRunPassesWithItsAllowances(t *testing.T) {
+	in, _ := lockimpl.Lookup("uuid-lua-watchdog")
+	var opts []Option
+	for _, s := range scenarios.All() {
+		exp, _ := s.Expected(in.Name)
+		if len(exp) > 0 {
+			opts = append(opts, Allow(s.ID, exp...))
+		}
+	}
+	Run(t, in, append(opts, TraceDir(t.TempDir()))...)
+}
+
+// A lock that panics is reported as a run that could not complete, lesson
+// by lesson; the others still run.
+func TestPanickingLock(t *testing.T) {
+	info := lockimpl.Info{Name: "panics", Nodes: 1, New: func(e lockimpl.Env) lockimpl.Lock { return panics{} }}
+	_, err := Check(info, NoSearch(), TraceDir(t.TempDir()))
+	if err == nil || !strings.Contains(err.Error(), "get-then-del × panics could not run") || !strings.Contains(err.Error(), "panicked: boom") {
+		t.Errorf("Check: %v", err)
+	}
+}
+
+type panics struct{}
+
+func (panics) TryAcquire(context.Context) (bool, error) { panic("boom") }
+func (panics) Release(context.Context) error            { return nil }
