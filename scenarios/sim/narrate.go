@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"crypto/sha1"
 	"errors"
 	"fmt"
 	"strconv"
@@ -48,7 +49,12 @@ func textCommand(actor string, op Op, changes []change, err error) Text {
 		en, zh = actor+"'s command", actor+" 的命令"
 	}
 	var ens, zhs []string
-	if !isReply(err) {
+	if redis.HasErrorPrefix(err, "NOSCRIPT") {
+		// go-redis's Script.Run: EVALSHA first, and on NOSCRIPT the whole
+		// script with EVAL. Two commands, one script call.
+		ens = append(ens, "the server does not have the script cached yet (NOSCRIPT); go-redis sends it whole next (EVAL): one script call, two commands")
+		zhs = append(zhs, "服务器上还没有缓存这段脚本（NOSCRIPT）；go-redis 接着把整段脚本发过去（EVAL）：一次脚本调用，两条命令")
+	} else if !isReply(err) {
 		ens = append(ens, "the command fails ("+err.Error()+")")
 		zhs = append(zhs, "命令失败（"+err.Error()+"）")
 	}
@@ -466,17 +472,20 @@ func cmdArgs(cmd redis.Cmder) []string {
 }
 
 // formatCommand renders a command as redis-cli would take it. A Lua script
-// body shows as the name on its first comment line: EVAL <release> 1 key A#1.
+// body shows as the name on its first comment line (EVAL <release> 1 key
+// A#1), or, for a script without one (a library's), as "script" and the
+// first 8 hex digits of its SHA-1 — the name its EVALSHA shows too.
 func formatCommand(cmd redis.Cmder) string {
 	args := cmdArgs(cmd)
 	parts := make([]string, len(args))
+	script := len(args) > 1 && (strings.EqualFold(args[0], "eval") || strings.EqualFold(args[0], "evalsha") ||
+		strings.EqualFold(args[0], "eval_ro") || strings.EqualFold(args[0], "evalsha_ro"))
 	for i, a := range args {
 		switch {
 		case i == 0 || keywords[a]:
 			parts[i] = strings.ToUpper(a)
-		case strings.HasPrefix(a, "-- "):
-			name, _, _ := strings.Cut(strings.TrimPrefix(a, "-- "), ":")
-			parts[i] = "<" + name + ">"
+		case i == 1 && script:
+			parts[i] = "<" + scriptName(args[0], a) + ">"
 		case a == "" || strings.ContainsAny(a, " \"\n"):
 			parts[i] = strconv.Quote(a)
 		default:
@@ -484,6 +493,21 @@ func formatCommand(cmd redis.Cmder) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// scriptName names the script argument of an EVAL (its body) or an EVALSHA
+// (its SHA-1): the first comment line up to a colon, else "script" and a
+// short hash.
+func scriptName(cmd, arg string) string {
+	if strings.HasPrefix(strings.ToLower(cmd), "evalsha") {
+		return "script " + arg[:min(8, len(arg))]
+	}
+	first, _, _ := strings.Cut(strings.TrimLeft(arg, " \t\r\n"), "\n")
+	if c, ok := strings.CutPrefix(first, "--"); ok && strings.TrimSpace(c) != "" {
+		name, _, _ := strings.Cut(strings.TrimSpace(c), ":")
+		return CleanText(name)
+	}
+	return fmt.Sprintf("script %x", sha1.Sum([]byte(arg)))[:len("script ")+8]
 }
 
 // keywords are the command options go-redis sends in lower case.
