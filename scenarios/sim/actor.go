@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -16,6 +18,16 @@ type actor struct {
 	name   string
 	client *client
 	bg     bool // a background goroutine (watchdog), not the business one
+	gid    atomic.Uint64
+
+	// A flight is one command sent from a goroutine the lock code started
+	// itself, not through Env.Go (a library that asks its nodes at once).
+	// It is scheduled like an actor of its own, named after the client and
+	// the node ("A.redis-3"), from the moment it reaches the gate until its
+	// reply; then its goroutine is back in lock code the engine cannot see.
+	flight bool
+	parent *actor
+	inCmd  bool // let go from the gate: its reply is on its way
 
 	resume chan error // scheduler → actor: go on (nil) or stop (error)
 
@@ -49,7 +61,16 @@ const (
 	// scheduler no longer waits for it; whatever it sends is answered with
 	// redis.ErrClosed, so it ends once the lock code it is stuck in returns.
 	stateAbandoned
+	// blocked in lock code: waiting for goroutines the lock started itself,
+	// whose commands are parked at the gate (see goroutines.go).
+	stateLib
+	// a flight after its reply: its goroutine runs lock code again.
+	stateLoose
 )
+
+// errCancelled answers a command whose context ended while it was parked at
+// the gate and before the scheduler let it go: it is never sent.
+var errCancelled = errors.New("lockstep: cancelled at the gate")
 
 type parkKind int
 
@@ -103,6 +124,7 @@ const (
 	msgExit                   // the goroutine finished
 	msgWait                   // blocked in a WAIT the engine answers; waits
 	msgUngate                 // a command parked at the gate was cancelled
+	msgFlight                 // a goroutine the lock started parked before a command; waits
 )
 
 // send hands m to the scheduler. Once the run has shut down no scheduler

@@ -49,17 +49,35 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			cmd.SetErr(redis.ErrClosed)
 			return redis.ErrClosed
 		}
-		g.w.send(msg{a: a, kind: msgGate, cmd: cmd, node: g.node})
+		x, kind := a, msgGate
+		if id := goid(); id != a.gid.Load() {
+			// A goroutine the lock code started itself: its command is a
+			// flight, a move of its own.
+			x = &actor{client: a.client, parent: a, flight: true, bg: a.bg,
+				resume: make(chan error, 1), state: stateParked}
+			x.gid.Store(id)
+			kind = msgFlight
+		}
+		a = x
+		g.w.send(msg{a: a, kind: kind, cmd: cmd, node: g.node})
 		var err error
 		select {
 		case err = <-a.resume:
 		case <-ctx.Done():
-			// Cancelled while parked (a watchdog being stopped): the
-			// command is never sent. Only the actor that cancels runs
-			// meanwhile, and it waits for this one, so the scheduler sees
-			// this message in a fixed order.
+			// Cancelled while parked (a watchdog being stopped, a library's
+			// own timeout). The scheduler answers errCancelled if it had not
+			// let the command go yet: it is never sent. If it had, the
+			// go-ahead is already on its way; the command goes with its
+			// context's error, as a step of its own.
 			g.w.send(msg{a: a, kind: msgUngate})
 			if err = a.wait(); err == nil {
+				err = ctx.Err()
+				cmd.SetErr(err)
+				g.w.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: g.w.route[g.node], err: err})
+				_ = a.wait()
+				return err
+			}
+			if errors.Is(err, errCancelled) {
 				err = ctx.Err()
 			}
 		}
@@ -85,6 +103,8 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			}
 		} else {
 			if n := g.w.inflight.Add(1); n != 1 {
+				// The scheduler lets one command go at a time; a second one
+				// means a command that bypassed it.
 				panic(fmt.Sprintf("lockstep: %d Redis commands in flight at once", n))
 			}
 			g.depth++

@@ -32,19 +32,47 @@ func (w *World) settle() {
 	}
 }
 
-// drain handles messages until no actor is running.
+// drain handles messages until no actor is running. Once lock code has sent
+// from goroutines of its own, that is not enough: an actor may be blocked in
+// lock code, waiting for them, and they may still be on their way to the
+// gate. Then drain also asks the runtime whether every goroutine of the run
+// has stopped (quiesce), and until then it polls.
 func (w *World) drain() {
 	timer := time.NewTimer(stallTimeout)
 	defer timer.Stop()
-	for w.running > 0 && w.err == nil {
+	var poll *time.Timer
+	wait := 20 * time.Microsecond
+	for (w.running > 0 || w.loose) && w.err == nil {
+		var tick <-chan time.Time
+		if w.flights && !w.replyDue() {
+			// A message may never come: wait a little, then ask the runtime.
+			if poll == nil {
+				poll = time.NewTimer(wait)
+				defer poll.Stop()
+			} else {
+				poll.Reset(wait)
+			}
+			tick = poll.C
+		}
 		select {
 		case m := <-w.ch:
 			w.handle(m)
+			wait = 20 * time.Microsecond
+		case <-tick:
+			if w.quiesce() {
+				continue
+			}
+			wait = min(2*wait, 2*time.Millisecond)
+			continue
 		case <-timer.C:
-			w.fail(fmt.Errorf("stalled: %s did not reach a Redis command, a clock sleep or a program point within %s",
-				strings.Join(w.runningNames(), ", "), stallTimeout))
-			w.abandon()
+			w.stalled()
 			return
+		}
+		if poll != nil && !poll.Stop() {
+			select {
+			case <-poll.C:
+			default:
+			}
 		}
 		if !timer.Stop() {
 			select {
@@ -54,6 +82,161 @@ func (w *World) drain() {
 		}
 		timer.Reset(stallTimeout)
 	}
+}
+
+// replyDue says whether a running actor's command is under way: its reply
+// will come.
+func (w *World) replyDue() bool {
+	for _, a := range w.actors {
+		if a.state == stateRunning && a.inCmd {
+			return true
+		}
+	}
+	return false
+}
+
+func (w *World) stalled() {
+	w.fail(fmt.Errorf("stalled: %s did not reach a Redis command, a clock sleep or a program point within %s",
+		strings.Join(w.runningNames(), ", "), stallTimeout))
+	w.abandon()
+}
+
+// quiesce says whether every goroutine of the run has stopped: each running
+// actor, and every goroutine the lock code started, is blocked in lock code
+// or parked at the gate, and no message is on its way. Then running actors
+// are blocked in lock code (stateLib), flights whose goroutine went back
+// into lock code are done, and flights that reached the gate meanwhile take
+// their place in line, in a fixed order.
+func (w *World) quiesce() bool {
+	gs := goroutines()
+	mine := map[uint64]bool{}
+	for _, a := range w.actors {
+		if a.state != stateAbandoned {
+			mine[a.gid.Load()] = true
+		}
+	}
+	for _, a := range w.pending {
+		mine[a.gid.Load()] = true
+	}
+	delete(mine, 0) // an actor whose goroutine has not run yet
+	delete(gs, goid())
+	for id := range w.helpers {
+		if _, alive := gs[id]; !alive {
+			delete(w.helpers, id)
+		}
+	}
+	// Goroutines started by the run's goroutines, transitively.
+	for grew := true; grew; {
+		grew = false
+		for id, g := range gs {
+			if !mine[id] && !w.helpers[id] && (mine[g.parent] || w.helpers[g.parent]) {
+				w.helpers[id] = true
+				grew = true
+			}
+		}
+	}
+	for id := range w.helpers {
+		if g := gs[id]; !mine[id] && !g.blocked() {
+			return false
+		}
+	}
+	for _, a := range w.actors {
+		if a.state != stateRunning && a.state != stateLoose {
+			continue
+		}
+		g, alive := gs[a.gid.Load()]
+		switch {
+		case a.inCmd:
+			return false // its reply is on its way
+		case alive && !g.blocked():
+			return false
+		case !alive && !a.flight:
+			return false // it has sent its exit, or is about to
+		}
+	}
+	for _, a := range w.actors {
+		switch {
+		case a.flight && a.state == stateLoose:
+			a.state = stateDone
+		case a.state == stateRunning:
+			w.running--
+			a.state = stateLib
+		}
+	}
+	w.loose = false
+	w.place()
+	for _, a := range w.actors {
+		if a.state == stateLib && !w.waitsForFlights(a.client) {
+			w.fail(fmt.Errorf("%s is blocked inside the lock implementation %s, and none of its commands is waiting to be sent: "+
+				"lock code must wait only for Redis commands, Env.Clock and goroutines it started (never the wall clock)", a.name, w.impl.Name))
+			return true
+		}
+	}
+	return true
+}
+
+// waitsForFlights says whether client c has commands from goroutines of its
+// lock code parked at the gate.
+func (w *World) waitsForFlights(c *client) bool {
+	for _, a := range w.actors {
+		if a.flight && a.client == c && a.state == stateParked {
+			return true
+		}
+	}
+	return false
+}
+
+// place gives flights that reached the gate their names and their place in
+// line, in (client's actor, node, command) order: the order in which the
+// goroutines of the lock code happened to arrive is the Go scheduler's, not
+// the run's. A flight takes the place of a finished one of the same name.
+func (w *World) place() {
+	if len(w.pending) == 0 {
+		return
+	}
+	slices.SortStableFunc(w.pending, func(x, y *actor) int {
+		if x.parent.id != y.parent.id {
+			return x.parent.id - y.parent.id
+		}
+		if x.node != y.node {
+			return x.node - y.node
+		}
+		return strings.Compare(formatCommand(x.cmd), formatCommand(y.cmd))
+	})
+	for _, f := range w.pending {
+		base := f.parent.name + "." + w.servers[w.route[f.node]].name
+		f.name = base
+		for n := 2; ; n++ {
+			i := slices.IndexFunc(w.actors, func(b *actor) bool { return b.name == f.name })
+			if i < 0 {
+				f.id = len(w.actors)
+				w.actors = append(w.actors, f)
+				break
+			}
+			if w.actors[i].state == stateDone {
+				f.id = w.actors[i].id
+				w.actors[i] = f
+				break
+			}
+			f.name = fmt.Sprintf("%s#%d", base, n)
+		}
+		f.op = f.parent.op
+		w.checkHold(f)
+	}
+	w.queue = slices.Insert(w.queue, 0, w.pending...)
+	w.pending = nil
+}
+
+// wakeLib lets the actors of c that are blocked in lock code run again: a
+// goroutine they wait for has gone on.
+func (w *World) wakeLib(c *client) {
+	for _, a := range w.actors {
+		if a.client == c && a.state == stateLib {
+			a.state = stateRunning
+			w.running++
+		}
+	}
+	w.loose = true
 }
 
 func (w *World) runningNames() []string {
@@ -74,6 +257,8 @@ func (w *World) start(a *actor) {
 		w.passPoint(a)
 	case parkStart, parkNone:
 		a.woke = w.now
+	case parkGate:
+		a.inCmd = true
 	}
 	a.park = parkNone
 	a.state = stateRunning
@@ -116,6 +301,12 @@ func (w *World) handle(m msg) {
 		closed(m)
 		return
 	}
+	if a.state == stateLib {
+		// Blocked in lock code by the runtime's account, yet it went on: a
+		// goroutine outside the run woke it. It runs again.
+		a.state = stateRunning
+		w.running++
+	}
 	switch m.kind {
 	case msgGate, msgPoint:
 		w.running--
@@ -128,8 +319,22 @@ func (w *World) handle(m msg) {
 		w.checkHold(a)
 		// The actor that just ran goes on first: it runs until it blocks.
 		w.queue = slices.Insert(w.queue, 0, a)
+	case msgFlight:
+		a.park, a.cmd, a.node = parkGate, m.cmd, m.node
+		a.id = a.parent.id
+		w.pending = append(w.pending, a)
+		w.helpers[a.gid.Load()] = true
+		w.flights, w.loose = true, true
 	case msgCmdDone:
+		a.inCmd = false
 		w.commandDone(a, m)
+		if a.flight {
+			// Its goroutine goes back into lock code; whoever waits for
+			// its answer may go on.
+			w.running--
+			a.state = stateLoose
+			w.wakeLib(a.client)
+		}
 	case msgSleep:
 		w.running--
 		a.state, a.deadline = stateSleeping, m.deadline
@@ -139,17 +344,32 @@ func (w *World) handle(m msg) {
 		// Cancelled in its sleep, or after the clock woke it but before it
 		// ran: either way it runs now, and the scheduler waits for it (its
 		// canceller goes on at the same time, once it has seen it finish).
+		// Once it has been let go, the go-ahead is its answer.
 		if a.state == stateSleeping || a.state == stateParked {
 			w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
 			a.state, a.park = stateRunning, parkNone
 			w.running++
+			a.resume <- nil
 		}
 	case msgUngate:
-		if a.state == stateParked {
+		switch {
+		case slices.Contains(w.pending, a):
+			w.pending = slices.DeleteFunc(w.pending, func(b *actor) bool { return b == a })
+			a.state = stateLoose
+			w.loose = true
+			a.resume <- errCancelled
+		case a.state == stateParked && a.flight:
+			w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+			a.state, a.park = stateLoose, parkNone
+			w.loose = true
+			a.resume <- errCancelled
+		case a.state == stateParked:
 			w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
 			a.state, a.park = stateRunning, parkNone
 			w.running++
+			a.resume <- errCancelled
 		}
+		// Otherwise it had been let go: the go-ahead is its answer.
 	case msgNote:
 		w.noted(a, m.note)
 	case msgSpawn:
@@ -168,7 +388,7 @@ func (w *World) handle(m msg) {
 	}
 	w.checkLost(a.client)
 	switch m.kind {
-	case msgCmdDone, msgNote, msgSpawn, msgUnsleep, msgUngate:
+	case msgCmdDone, msgNote, msgSpawn:
 		// The actor waits for this: scheduler and actors take turns, so
 		// the scheduler never reads what a running actor writes.
 		a.resume <- nil
@@ -242,6 +462,13 @@ func (w *World) shutdown() {
 		}
 		next.state = stateRunning
 		w.running++
+		if next.flight {
+			// Its goroutine goes back into lock code with the error, and
+			// whoever waits for it goes on.
+			next.state = stateLoose
+			w.running--
+			w.wakeLib(next.client)
+		}
 		next.resume <- redis.ErrClosed
 	}
 	// From now on no one reads ch (see send). A world may be closed twice.

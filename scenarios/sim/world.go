@@ -75,7 +75,14 @@ type World struct {
 	done     chan struct{} // closed when shutdown ends: no one reads ch
 	closing  atomic.Bool
 	inflight atomic.Int32 // gated commands inside go-redis: never more than one
-	err      error
+	// Flights (see actor): pending ones reached the gate and wait for their
+	// place in line; helpers are the goroutines the lock code started;
+	// flights says some lock code of this run sends from goroutines of its
+	// own; loose, that such a goroutine may be running now.
+	pending        []*actor
+	helpers        map[uint64]bool
+	flights, loose bool
+	err            error
 	// commands reached a server; failed of them got an error other than a
 	// nil reply. A run in which every command failed has no verdict.
 	commands, failed int
@@ -142,7 +149,7 @@ type client struct {
 
 func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target) (*World, error) {
 	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg), done: make(chan struct{}),
-		pausedAt: map[*client]time.Duration{}}
+		pausedAt: map[*client]time.Duration{}, helpers: map[uint64]bool{}}
 	s := &w.setup
 	w.res = resource{name: "stock:product:1001", value: s.Stock}
 	w.judge = newJudge()
@@ -296,6 +303,7 @@ func (w *World) replicas() int {
 // taking the whole process down; the panic of a goroutine the lock started
 // on its own, not through Env.Go, cannot be caught this way.
 func (w *World) runActor(a *actor, fn func()) {
+	a.gid.Store(goid())
 	var crash error
 	func() {
 		defer func() {

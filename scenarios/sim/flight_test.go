@@ -1,0 +1,243 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"lockstep/lockimpl"
+)
+
+// fanOut is a majority lock that asks its nodes at once, each from a
+// goroutine of its own started with a go statement, and waits for them all:
+// the shape of redsync. It releases on every node.
+type fanOut struct {
+	env   lockimpl.Env
+	token string
+}
+
+func (l *fanOut) each(ctx context.Context, f func(i int) bool) int {
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	n := 0
+	for i := range l.env.Nodes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if f(i) {
+				mu.Lock()
+				n++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return n
+}
+
+func (l *fanOut) TryAcquire(ctx context.Context) (bool, error) {
+	l.token = l.env.Token()
+	n := l.each(ctx, func(i int) bool {
+		ok, _ := l.env.Nodes[i].SetNX(ctx, l.env.Key, l.token, l.env.TTL).Result()
+		return ok
+	})
+	if n > len(l.env.Nodes)/2 {
+		return true, nil
+	}
+	_ = l.Release(ctx)
+	return false, nil
+}
+
+func (l *fanOut) Release(ctx context.Context) error {
+	n := l.each(ctx, func(i int) bool {
+		v, _ := l.env.Nodes[i].Eval(ctx, `-- release
+if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`,
+			[]string{l.env.Key}, l.token).Int()
+		return v == 1
+	})
+	if n == 0 {
+		return lockimpl.ErrNotHeld
+	}
+	return nil
+}
+
+var fanOutInfo = lockimpl.Info{Name: "fan-out", Nodes: 3, New: func(env lockimpl.Env) lockimpl.Lock { return &fanOut{env: env} }}
+
+// A lock that asks its nodes from goroutines of its own runs: each command
+// is a step of its own, named after the client and the node, in node order,
+// and the trace is the same every time.
+func TestFlightsFromTheLocksOwnGoroutines(t *testing.T) {
+	script := func(tl *Timeline) {
+		tl.Client("A", Program{Work: time.Second})
+		tl.Client("B", Program{Start: 500 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
+		tl.RunToEnd()
+	}
+	first, err := Run(Setup{}, script, fanOutInfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, commands(first), []string{
+		"0s A.redis-1 redis-1 SET lock:product:1001 A#1 EX 30 NX → OK",
+		"0s A.redis-2 redis-2 SET lock:product:1001 A#1 EX 30 NX → OK",
+		"0s A.redis-3 redis-3 SET lock:product:1001 A#1 EX 30 NX → OK",
+		"0.5s B.redis-1 redis-1 SET lock:product:1001 B#1 EX 30 NX → (nil)",
+		"0.5s B.redis-2 redis-2 SET lock:product:1001 B#1 EX 30 NX → (nil)",
+		"0.5s B.redis-3 redis-3 SET lock:product:1001 B#1 EX 30 NX → (nil)",
+		"0.5s B.redis-1 redis-1 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
+		"0.5s B.redis-2 redis-2 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
+		"0.5s B.redis-3 redis-3 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
+		"1s A.redis-1 redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"1s A.redis-2 redis-2 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"1s A.redis-3 redis-3 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"2.5s B.redis-1 redis-1 SET lock:product:1001 B#2 EX 30 NX → OK",
+		"2.5s B.redis-2 redis-2 SET lock:product:1001 B#2 EX 30 NX → OK",
+		"2.5s B.redis-3 redis-3 SET lock:product:1001 B#2 EX 30 NX → OK",
+		"3.5s B.redis-1 redis-1 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
+		"3.5s B.redis-2 redis-2 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
+		"3.5s B.redis-3 redis-3 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
+	})
+	if broken := brokenInvariants(first); len(broken) > 0 {
+		t.Errorf("broken: %v", broken)
+	}
+	want := traceText(first)
+	for range 20 {
+		tr, err := Run(Setup{}, script, fanOutInfo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := traceText(tr); got != want {
+			t.Fatalf("the trace changed between runs:\n%s\nvs\n%s", got, want)
+		}
+	}
+}
+
+func traceText(tr *Trace) string {
+	var b strings.Builder
+	for _, e := range tr.Events {
+		b.WriteString(Secs(e.T) + " " + e.Actor + " " + e.Server + " " + e.Text.EN + "\n")
+	}
+	return b.String()
+}
+
+func brokenInvariants(tr *Trace) []string {
+	var out []string
+	for _, e := range tr.Events {
+		if e.Kind == KindViolation {
+			out = append(out, e.Invariant)
+		}
+	}
+	return out
+}
+
+// In the explorer each command of a fan-out is a move of its own: the order
+// in which the nodes answer is what the search varies.
+func TestFlightsAreMoves(t *testing.T) {
+	s, err := NewStepper(Setup{}, []Program{{Work: time.Second}, {Work: time.Second}}, fanOutInfo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Do("A"); err != nil {
+		t.Fatal(err)
+	}
+	ids := func() []string {
+		var out []string
+		for _, m := range s.Moves() {
+			out = append(out, m.ID)
+		}
+		return out
+	}
+	got := ids()
+	for _, want := range []string{"A.redis-1", "A.redis-2", "A.redis-3", "B"} {
+		if !slices.Contains(got, want) {
+			t.Fatalf("moves %v lack %s", got, want)
+		}
+	}
+	// Node 3 first, then B's whole fan-out, then the rest of A's.
+	for _, id := range []string{"A.redis-3", "B", "B.redis-1", "B.redis-2", "A.redis-1", "A.redis-2", "B.redis-3"} {
+		if err := s.Do(id); err != nil {
+			t.Fatalf("%s: %v (moves %v)", id, err, ids())
+		}
+	}
+	var order []string
+	for _, c := range commands(s.Trace()) {
+		order = append(order, strings.Fields(c)[1])
+	}
+	equal(t, order, []string{"A.redis-3", "B.redis-1", "B.redis-2", "A.redis-1", "A.redis-2", "B.redis-3"})
+}
+
+// Cancelled commands: a library's own timeout that ends a command parked at
+// the gate leaves no stray go-ahead; the client's next command waits its
+// turn.
+type cancelling struct{ env lockimpl.Env }
+
+func (l *cancelling) TryAcquire(ctx context.Context) (bool, error) {
+	cctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_ = l.env.Nodes[0].SetNX(cctx, l.env.Key, "x", l.env.TTL).Err()
+	}()
+	cancel() // before or after the scheduler lets it go: either is fine
+	wg.Wait()
+	ok, err := l.env.Nodes[0].SetNX(ctx, l.env.Key, l.env.Token(), l.env.TTL).Result()
+	return ok, err
+}
+func (l *cancelling) Release(ctx context.Context) error {
+	return l.env.Nodes[0].Del(ctx, l.env.Key).Err()
+}
+
+func TestCancelledFlightLeavesNoStrayGoAhead(t *testing.T) {
+	info := lockimpl.Info{Name: "cancelling", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock { return &cancelling{env: env} }}
+	for range 50 {
+		tr, err := Run(Setup{}, func(tl *Timeline) {
+			tl.Client("A", Program{Work: time.Second})
+			tl.RunToEnd()
+		}, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmds := commands(tr)
+		if len(cmds) < 2 || !strings.Contains(cmds[len(cmds)-1], " DEL ") {
+			t.Fatalf("commands: %v", cmds)
+		}
+	}
+}
+
+// waiting sends from a goroutine of its own, then waits for something no
+// goroutine of the run will do (here: until the test lets it go).
+type waiting struct {
+	env     lockimpl.Env
+	release chan struct{}
+}
+
+func (l *waiting) TryAcquire(ctx context.Context) (bool, error) {
+	go func() { _ = l.env.Nodes[0].SetNX(ctx, l.env.Key, "x", l.env.TTL).Err() }()
+	<-l.release
+	return false, errors.New("released")
+}
+func (l *waiting) Release(context.Context) error { return nil }
+
+// Lock code that waits for nothing the run will do is an error that says
+// so, at once, not a stall after ten seconds.
+func TestLockCodeThatWaitsForNothingIsAnError(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	info := lockimpl.Info{Name: "waiting", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock { return &waiting{env: env, release: release} }}
+	start := time.Now()
+	_, err := Run(Setup{}, func(tl *Timeline) {
+		tl.Client("A", Program{Work: time.Second})
+		tl.RunToEnd()
+	}, info)
+	if err == nil || !strings.Contains(err.Error(), "A is blocked inside the lock implementation waiting") {
+		t.Fatalf("err = %v", err)
+	}
+	if d := time.Since(start); d > stallTimeout/2 {
+		t.Errorf("took %s", d)
+	}
+}

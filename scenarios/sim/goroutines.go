@@ -1,0 +1,96 @@
+package sim
+
+import (
+	"bytes"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// Lock code may start goroutines of its own, without Env.Go: a library that
+// asks its Redis nodes at once (redsync sends to each node from a goroutine
+// of its own and waits for the answers). The engine cannot see such a
+// goroutine start or end, only its commands. To know when every goroutine of
+// a run has stopped — parked at the gate, or waiting in lock code for
+// commands that are parked — it reads the states the Go runtime reports for
+// its goroutines, as testing/synctest's "durably blocked" does from inside
+// the runtime. Only runs whose lock code sends from goroutines of its own pay
+// for it.
+
+// goid is the calling goroutine's id, from the first line of its stack:
+// "goroutine 42 [running]:".
+func goid() uint64 {
+	var buf [64]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b, _ = bytes.CutPrefix(b, []byte("goroutine "))
+	if i := bytes.IndexByte(b, ' '); i > 0 {
+		b = b[:i]
+	}
+	id, _ := strconv.ParseUint(string(b), 10, 64)
+	return id
+}
+
+// sendFunc is how World.send appears in a stack: a goroutine blocked there
+// has a message for the scheduler.
+var sendFunc = runtime.FuncForPC(reflect.ValueOf((*World).send).Pointer()).Name() + "("
+
+// goroutine is one entry of the runtime's goroutine dump.
+type goroutine struct {
+	id, parent uint64
+	state      string // "chan receive", "running", …
+	sending    bool   // blocked in World.send
+}
+
+// blocked says whether the goroutine waits for another goroutine (a channel,
+// a lock, a wait group) rather than running, about to run, or waiting for
+// the wall clock or the network, which wake it by themselves.
+func (g goroutine) blocked() bool {
+	if g.sending {
+		return false
+	}
+	for _, s := range []string{"chan receive", "chan send", "select", "sync.", "semacquire"} {
+		if strings.HasPrefix(g.state, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// goroutines reads the runtime's dump of every goroutine.
+func goroutines() map[uint64]goroutine {
+	buf := make([]byte, 64<<10)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	out := map[uint64]goroutine{}
+	for _, block := range bytes.Split(buf, []byte("\n\n")) {
+		s := string(block)
+		head, rest, _ := strings.Cut(s, "\n")
+		head, ok := strings.CutPrefix(head, "goroutine ")
+		if !ok {
+			continue
+		}
+		var g goroutine
+		idText, _, _ := strings.Cut(head, " ")
+		g.id, _ = strconv.ParseUint(idText, 10, 64)
+		if i, j := strings.IndexByte(head, '['), strings.LastIndexByte(head, ']'); i >= 0 && j > i {
+			g.state, _, _ = strings.Cut(head[i+1:j], ",")
+		}
+		g.sending = strings.Contains(rest, sendFunc)
+		if i := strings.LastIndex(rest, " in goroutine "); i >= 0 {
+			p := rest[i+len(" in goroutine "):]
+			if j := strings.IndexByte(p, '\n'); j >= 0 {
+				p = p[:j]
+			}
+			g.parent, _ = strconv.ParseUint(strings.TrimSpace(p), 10, 64)
+		}
+		out[g.id] = g
+	}
+	return out
+}
