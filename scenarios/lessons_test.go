@@ -331,6 +331,16 @@ func TestRedlockDelayedRestart(t *testing.T) {
 	if released != 20*time.Second || held != 28*time.Second {
 		t.Errorf("A released at %s, B took the lock at %s; want 20s and 28s", released, held)
 	}
+	// Each attempt is counted against the majority before its outcome.
+	for _, want := range []string{
+		"A: 3 of 5 nodes said OK — a majority (3 needed); the SET failed on redis-4 and redis-5",
+		"B: 2 of 5 nodes said OK — not a majority (3 needed); the SET failed on redis-3",
+		"B: 4 of 5 nodes said OK — a majority (3 needed); the SET failed on redis-3",
+	} {
+		if !hasEvent(tr, sim.KindBelief, want) {
+			t.Errorf("no event says %q", want)
+		}
+	}
 }
 
 // WAIT: the lock is held only once a replica has acknowledged it. A's WAIT

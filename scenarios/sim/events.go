@@ -112,6 +112,9 @@ func (w *World) noted(a *actor, n note) {
 	switch n.kind {
 	case noteOp:
 		a.op, c.op = n.op, n.op
+		if n.op == OpAcquire || n.op == OpReenter {
+			w.beginAttempt(c)
+		}
 		switch n.op {
 		case OpReenter:
 			c.reentering = true
@@ -133,6 +136,7 @@ func (w *World) noted(a *actor, n note) {
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeaves(c.name), Short: Text{EN: "releases", ZH: "释放"}})
 		}
 	case noteAcquired:
+		w.quorum(c, true)
 		if n.nested {
 			c.reentering = false
 			c.fence, c.lost = n.fence, n.lost
@@ -144,6 +148,7 @@ func (w *World) noted(a *actor, n note) {
 		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textAcquired(c.name, c.token, n.fence),
 			Short: shortAcquired(c.token, n.fence)})
 	case noteRefused:
+		w.quorum(c, false)
 		if n.nested {
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textSelfRefused(c.name, c.prog.Retry, n.err),
 				Short: Text{EN: "blocked by itself", ZH: "被自己挡住"}})

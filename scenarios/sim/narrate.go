@@ -142,6 +142,42 @@ func textRefused(c string, retry time.Duration, err error) Text {
 	}
 }
 
+// textQuorum counts, for a lock on several nodes, the nodes that said OK to
+// c's attempt against the majority it needs, naming the nodes where the SET
+// failed; acquired is what the lock made of it.
+func textQuorum(c string, ok, nodes int, failed []string, acquired bool) Text {
+	need := nodes/2 + 1
+	en := fmt.Sprintf("%s: %d of %d nodes said OK — ", c, ok, nodes)
+	zh := fmt.Sprintf("%s：%d 个节点中 %d 个返回 OK——", c, nodes, ok)
+	switch {
+	case ok >= need && acquired:
+		en += fmt.Sprintf("a majority (%d needed)", need)
+		zh += fmt.Sprintf("过半数（需要 %d 个）", need)
+	case ok >= need:
+		en += fmt.Sprintf("a majority (%d needed), yet the attempt fails", need)
+		zh += fmt.Sprintf("过半数（需要 %d 个），但这次加锁仍然失败", need)
+	case acquired:
+		en += fmt.Sprintf("not a majority (%d needed), yet the lock reports success", need)
+		zh += fmt.Sprintf("未过半数（需要 %d 个），锁却报告加锁成功", need)
+	default:
+		en += fmt.Sprintf("not a majority (%d needed)", need)
+		zh += fmt.Sprintf("未过半数（需要 %d 个）", need)
+	}
+	if len(failed) > 0 {
+		en += "; the SET failed on " + andList(failed)
+		zh += "；发往 " + strings.Join(failed, "、") + " 的 SET 失败"
+	}
+	return Text{EN: en, ZH: zh}
+}
+
+// andList joins names as English does: "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 func textReleased(c string, err error) Text {
 	switch {
 	case err == nil:
@@ -433,6 +469,13 @@ func shortAcquired(token string, fence int64) Text {
 		t.ZH += fmt.Sprintf(" ⚑%d", fence)
 	}
 	return t
+}
+
+func shortQuorum(ok, nodes int) Text {
+	if ok >= nodes/2+1 {
+		return Text{EN: fmt.Sprintf("%d/%d OK: majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：过半数", ok, nodes)}
+	}
+	return Text{EN: fmt.Sprintf("%d/%d OK: no majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：未过半数", ok, nodes)}
 }
 
 func shortRefused(err error) Text {

@@ -145,6 +145,7 @@ type client struct {
 	cut map[int]bool
 
 	readVal, readVer int
+	attemptFrom      int // the first trace event of its current acquire attempt (quorum.go)
 }
 
 func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target) (*World, error) {

@@ -1,0 +1,87 @@
+package sim
+
+import (
+	"slices"
+	"strings"
+)
+
+// For a lock on several independent nodes (Redlock), the end of an acquire
+// attempt is narrated with how many nodes said OK and whether that is a
+// majority. The engine does not ask the lock: it counts what the trace
+// shows. An attempt is what the client's goroutines sent between its
+// OpAcquire (or OpReenter) note, or the end of its previous attempt, and the
+// note that ends it.
+
+// nodeAnswer is what one node answered a client's SET … NX in an attempt.
+type nodeAnswer int
+
+const (
+	answerFailed nodeAnswer = iota // an error: down, cut off, or refused
+	answerNo                       // nil: the key was there
+	answerOK
+)
+
+// beginAttempt marks where client c's acquire attempt starts in the trace.
+func (w *World) beginAttempt(c *client) { c.attemptFrom = len(w.trace.Events) }
+
+// quorum ends client c's acquire attempt: on a world of more than one node,
+// it emits one event that counts the nodes whose SET … NX on the lock's key
+// said OK, against the majority, naming the nodes where the command failed.
+// acquired is what the lock said. An attempt that sent no such SET (a lock
+// that acquires some other way) is not narrated.
+func (w *World) quorum(c *client, acquired bool) {
+	from := min(c.attemptFrom, len(w.trace.Events))
+	w.beginAttempt(c)
+	if len(w.route) < 2 {
+		return
+	}
+	answers := map[string]nodeAnswer{}
+	for _, e := range w.trace.Events[from:] {
+		if e.Kind != KindCommand || !actorOf(e.Actor, c.name) || !isSetNX(e.Args, w.setup.Key) {
+			continue
+		}
+		ans := answerFailed
+		switch {
+		case e.Reply == "OK":
+			ans = answerOK
+		case e.Reply == "(nil)":
+			ans = answerNo
+		}
+		// One answer per node: the best it gave in this attempt.
+		if prev, seen := answers[e.Server]; !seen || ans > prev {
+			answers[e.Server] = ans
+		}
+	}
+	if len(answers) == 0 {
+		return
+	}
+	ok := 0
+	var failed []string
+	for i := range w.route {
+		name := w.servers[w.route[i]].name
+		switch ans, seen := answers[name]; {
+		case !seen:
+		case ans == answerOK:
+			ok++
+		case ans == answerFailed:
+			failed = append(failed, name)
+		}
+	}
+	nodes := len(w.route)
+	w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textQuorum(c.name, ok, nodes, failed, acquired),
+		Short: shortQuorum(ok, nodes)})
+}
+
+// actorOf says whether actor is client c's business goroutine or one of the
+// goroutines it started ("A.watchdog", "A.redis-3").
+func actorOf(actor, c string) bool {
+	return actor == c || strings.HasPrefix(actor, c+".")
+}
+
+// isSetNX says whether args are a SET of key with NX.
+func isSetNX(args []string, key string) bool {
+	if len(args) < 3 || !strings.EqualFold(args[0], "set") || args[1] != key {
+		return false
+	}
+	return slices.ContainsFunc(args[3:], func(a string) bool { return strings.EqualFold(a, "nx") })
+}
