@@ -68,8 +68,8 @@ func (w *World) commandDone(a *actor, m msg) {
 		}
 	}
 	srv.keys = after
-	if a.hold != nil && a.hold.op == a.op && !a.bg {
-		a.hold.count++
+	if h := holderOf(a); h.hold != nil && h.hold.op == h.op && !h.bg {
+		h.hold.count++
 	}
 	text := textCommand(a.name, op, changes, m.err)
 	if ic, ok := m.cmd.(*redis.IntCmd); ok && m.cmd.Name() == "wait" && len(changes) == 0 {
@@ -204,12 +204,18 @@ func (w *World) passPoint(a *actor) {
 
 // checkHold freezes a business actor that has reached its hold point.
 func (w *World) checkHold(a *actor) {
+	at := a
+	a = holderOf(a)
 	h := a.hold
 	if h == nil || a.held || a.bg {
 		return
 	}
 	var hit bool
-	if h.at != "" {
+	if at.flight {
+		// A command of a goroutine the lock code started: the client is
+		// held there once it has sent enough of them.
+		hit = h.at == "" && h.count >= h.after
+	} else if h.at != "" {
 		hit = a.park == parkPoint && a.point == h.at
 	} else {
 		hit = h.count >= h.after
@@ -219,11 +225,20 @@ func (w *World) checkHold(a *actor) {
 	}
 	a.held = true
 	next := ""
-	if a.park == parkGate {
-		next = formatCommand(a.cmd)
+	if at.park == parkGate {
+		next = formatCommand(at.cmd)
 	}
 	w.emit(Event{Kind: KindSchedule, Actor: a.name, Text: textHeld(a.name, next, a.point),
 		Short: Text{EN: "⏸ held", ZH: "⏸ 被挂起"}})
+}
+
+// holderOf is the actor whose hold counts a's commands: its own, or for a
+// flight the actor that started it.
+func holderOf(a *actor) *actor {
+	if a.flight {
+		return a.parent
+	}
+	return a
 }
 
 // hold is where the scenario wants a client stopped: at a program point, or

@@ -241,3 +241,24 @@ func TestLockCodeThatWaitsForNothingIsAnError(t *testing.T) {
 		t.Errorf("took %s", d)
 	}
 }
+
+// A hold counts the commands of a client's flights: held after the first
+// command of its release, the client's other flights wait too, until it is
+// let go.
+func TestHoldCountsFlights(t *testing.T) {
+	tr, err := Run(Setup{}, func(tl *Timeline) {
+		a := tl.Client("A", Program{Work: time.Second})
+		a.HoldAfter(OpRelease, 1)
+		tl.RunUntil(5 * time.Second)
+		a.Unhold()
+		tl.RunToEnd()
+	}, fanOutInfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	equal(t, commands(tr)[3:], []string{
+		"1s A.redis-1 redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"5s A.redis-2 redis-2 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"5s A.redis-3 redis-3 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+	})
+}

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // Lock code may start goroutines of its own, without Env.Go: a library that
@@ -57,8 +59,32 @@ func (g goroutine) blocked() bool {
 	return false
 }
 
-// goroutines reads the runtime's dump of every goroutine.
+// A dump stops the world and grows with every goroutine of the process, so
+// runs in parallel share them: a dump begun after a run asked for one
+// answers it.
+var dumps struct {
+	asked   atomic.Uint64 // tickets handed out
+	mu      sync.Mutex
+	covered uint64 // tickets asked before the last dump began
+	last    map[uint64]goroutine
+}
+
+// goroutines returns a dump of every goroutine taken after the call began.
+// It is shared: read it, do not change it.
 func goroutines() map[uint64]goroutine {
+	ticket := dumps.asked.Add(1)
+	dumps.mu.Lock()
+	defer dumps.mu.Unlock()
+	if dumps.covered >= ticket {
+		return dumps.last
+	}
+	covered := dumps.asked.Load()
+	dumps.last, dumps.covered = dump(), covered
+	return dumps.last
+}
+
+// dump reads the runtime's dump of every goroutine.
+func dump() map[uint64]goroutine {
 	buf := make([]byte, 64<<10)
 	for {
 		n := runtime.Stack(buf, true)

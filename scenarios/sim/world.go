@@ -82,6 +82,7 @@ type World struct {
 	pending        []*actor
 	helpers        map[uint64]bool
 	flights, loose bool
+	stuckAt        time.Time // since when lock code looks blocked on nothing
 	err            error
 	// commands reached a server; failed of them got an error other than a
 	// nil reply. A run in which every command failed has no verdict.
