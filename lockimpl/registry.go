@@ -211,6 +211,59 @@ var catalogue = []Info{
 		Nodes: 1,
 		New:   NewReentrant,
 	},
+	// Two popular Go libraries, each through an adapter of ordinary library
+	// calls.
+	{
+		Name: "redislock",
+		Summary: text.Text{
+			EN: "github.com/bsm/redislock: Obtain (SET NX PX in Lua), Release (compare-and-delete)",
+			ZH: "github.com/bsm/redislock：Obtain（Lua 里 SET NX PX）、Release（比对并删除）",
+		},
+		Fixes: text.Text{
+			EN: "what uuid-lua fixes: lease, token, atomic release",
+			ZH: "与 uuid-lua 相同：有过期时间、唯一标识、原子释放",
+		},
+		Misses: text.Text{
+			EN: "no watchdog (Refresh is yours to call); one server; no fencing",
+			ZH: "没有看门狗（Refresh 要自己调用）；单实例；没有栅栏令牌",
+		},
+		Nodes: 1,
+		New:   NewRedislock,
+	},
+	{
+		Name: "redsync",
+		Summary: text.Text{
+			EN: "github.com/go-redsync/redsync/v4 on one server: SET NX PX, Lua release",
+			ZH: "github.com/go-redsync/redsync/v4，单实例：SET NX PX，Lua 释放",
+		},
+		Fixes: text.Text{
+			EN: "what uuid-lua fixes: lease, token, atomic release",
+			ZH: "与 uuid-lua 相同：有过期时间、唯一标识、原子释放",
+		},
+		Misses: text.Text{
+			EN: "no watchdog (Extend is yours to call); one server; no fencing",
+			ZH: "没有看门狗（Extend 要自己调用）；单实例；没有栅栏令牌",
+		},
+		Nodes: 1,
+		New:   NewRedsync,
+	},
+	{
+		Name: "redsync-redlock",
+		Summary: text.Text{
+			EN: "github.com/go-redsync/redsync/v4 on 5 servers (Redlock), asking them at once",
+			ZH: "github.com/go-redsync/redsync/v4，5 个实例（Redlock），同时向各节点加锁",
+		},
+		Fixes: text.Text{
+			EN: "losing one server does not lose the lock",
+			ZH: "单个实例宕机不会丢锁",
+		},
+		Misses: text.Text{
+			EN: "no watchdog; no fencing; restarts without persistence, clock jumps",
+			ZH: "没有看门狗；没有栅栏令牌；无持久化重启、时钟跳变",
+		},
+		Nodes: RedlockNodes,
+		New:   NewRedsync,
+	},
 }
 
 // All returns the catalogue, from the most naive implementation to the most
