@@ -54,22 +54,43 @@ type Clock interface {
 	Sleep(ctx context.Context, d time.Duration) error
 }
 
-// Env is everything a lock implementation gets from its surroundings.
+// Env is everything a lock implementation gets from its surroundings. It is
+// the contract between lockstep and a lock written outside this repository
+// (see the locktest package and examples/mylock): a lock that keeps to it
+// runs unchanged in the simulator and against a production Redis.
 type Env struct {
 	// Nodes are the Redis servers: one for single-instance locks, N
-	// independent ones for Redlock.
+	// independent ones for Redlock. Use them as any go-redis client, from
+	// any goroutine; in the simulator every command waits at a gate until
+	// the scheduler lets it go, so each is a step of the lesson. Pipelines
+	// and MULTI/EXEC transactions are not supported by the simulator.
 	Nodes []*redis.Client
-	// Key is the lock's key, for example "lock:product:1001".
+	// Key is the lock's key, for example "lock:product:1001". A lock may
+	// keep more keys under "Key:" or starting with the hash tag "{Key}" (a
+	// fencing counter); in the simulator a command that names any other key
+	// is not sent and fails the run. On a real server Key carries the run's
+	// prefix, so a lock touches nothing of the server's own.
 	Key string
 	// TTL is the lease: how long the lock lives without renewal.
 	TTL time.Duration
 	// Clock drives the implementation's timers (watchdogs, Redlock validity).
+	// In the simulator it is virtual time; time.Now, time.Sleep and timers
+	// are the wall clock, which the simulator does not move: lock code must
+	// not wait on them (a goroutine blocked on nothing the run will do is an
+	// error). Library code that reads time.Now itself sees an acquire that
+	// took microseconds however long the lesson made it; an adapter can
+	// apply the library's rule once more on Clock (lockimpl/redsync.go).
 	Clock Clock
 	// Token returns a new owner token, unique among all clients. A real
 	// deployment uses a UUID; the simulator hands out readable ones (A#1).
 	Token func() string
 	// Go starts fn in a new goroutine (a watchdog, say). name says what the
-	// goroutine is for. When nil, a plain go statement is used.
+	// goroutine is for. When nil, a plain go statement is used. In the
+	// simulator such a goroutine is an actor of its own ("A.watchdog"),
+	// started and paused with its client. Goroutines the lock starts with a
+	// plain go statement work too (a library asking its nodes at once): each
+	// command they send is scheduled as a move of its own, named after the
+	// client and the node ("A.redis-3").
 	Go func(ctx context.Context, name string, fn func(ctx context.Context))
 	// Replicas is how many replicas the deployment gives Nodes[0]: what a
 	// lock that waits for replica acknowledgement (WAIT) waits for. It is

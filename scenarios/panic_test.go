@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -47,5 +48,46 @@ func TestPanickingImplementationIsACellError(t *testing.T) {
 	}
 	if r := results[4]; r.Error != "" || !r.Pass {
 		t.Errorf("uuid-lua beside them: %+v", r)
+	}
+}
+
+// wrongKey writes a key that is not its own.
+type wrongKey struct{ env lockimpl.Env }
+
+func (l wrongKey) TryAcquire(ctx context.Context) (bool, error) {
+	return l.env.Nodes[0].SetNX(ctx, "session:42", "x", l.env.TTL).Result()
+}
+func (l wrongKey) Release(ctx context.Context) error { return nil }
+
+// failing returns an error from every call and sends nothing.
+type failing struct{}
+
+func (failing) TryAcquire(context.Context) (bool, error) { return false, errors.New("not configured") }
+func (failing) Release(context.Context) error            { return errors.New("not configured") }
+
+// A lock that names keys other than its own (the command is never sent) or
+// that returns an error from every call without sending anything has no
+// verdict: its cells are errors that say why; the others stand.
+func TestMisbehavingImplementationIsACellError(t *testing.T) {
+	impls := []lockimpl.Info{
+		{Name: "wrong-key", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock { return wrongKey{env} }},
+		{Name: "failing", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock { return failing{} }},
+		mustImpl(t, "fenced"), // its fencing counter is {key}:fence: its own
+	}
+	s, _ := Lookup("get-then-del")
+	results, err := CheckCells([]Scenario{s}, impls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{
+		`A's SET names the key "session:42", which is not the lock's own`,
+		"sent no Redis command and returned an error from each of its",
+	} {
+		if r := results[i]; !strings.Contains(r.Error, want) || r.Pass {
+			t.Errorf("%s: error %q, pass %v; want an error with %q", r.Impl, r.Error, r.Pass, want)
+		}
+	}
+	if r := results[2]; r.Error != "" || !r.Pass {
+		t.Errorf("fenced beside them: %+v", r)
 	}
 }

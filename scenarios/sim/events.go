@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"lockstep/lockimpl"
 )
 
 // commandDone records a finished command: the reply, what changed on the
@@ -25,6 +27,12 @@ func (w *World) commandDone(a *actor, m msg) {
 			w.fail(w.runErr(fmt.Errorf("%s: %s's %s failed: %s: %w", rb.opts.Addr, a.name, strings.ToUpper(m.cmd.Name()), why, m.err)))
 			return
 		}
+	}
+	var foreign *ForeignKeyError
+	if errors.As(m.err, &foreign) {
+		foreign.Actor = a.name
+		w.fail(fmt.Errorf("the lock implementation %s: %w", w.impl.Name, foreign))
+		return
 	}
 	w.commands++
 	if m.err != nil && !errors.Is(m.err, redis.Nil) {
@@ -109,6 +117,16 @@ func (w *World) commandDone(a *actor, m msg) {
 // noted applies what a program reports about its beliefs.
 func (w *World) noted(a *actor, n note) {
 	c := a.client
+	switch n.kind {
+	case noteAcquired, noteRefused, noteReleased:
+		w.lockCalls++
+		if n.err != nil && !errors.Is(n.err, lockimpl.ErrNotHeld) {
+			if w.lockErrs == 0 {
+				w.firstLockErr = fmt.Errorf("%s: %w", a.name, n.err)
+			}
+			w.lockErrs++
+		}
+	}
 	switch n.kind {
 	case noteOp:
 		a.op, c.op = n.op, n.op

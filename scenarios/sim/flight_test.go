@@ -262,3 +262,23 @@ func TestHoldCountsFlights(t *testing.T) {
 		"5s A.redis-3 redis-3 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
 	})
 }
+
+// A Maker that does not return is the run's error, after the stall timeout.
+func TestMakerThatBlocksIsAnError(t *testing.T) {
+	old := stallTimeout
+	stallTimeout = 100 * time.Millisecond
+	defer func() { stallTimeout = old }()
+	release := make(chan struct{})
+	defer close(release)
+	info := lockimpl.Info{Name: "blocks-in-new", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock {
+		<-release
+		return nil
+	}}
+	_, err := Run(Setup{}, func(tl *Timeline) {
+		tl.Client("A", Program{Work: time.Second})
+		tl.RunToEnd()
+	}, info)
+	if err == nil || !strings.Contains(err.Error(), "New did not return within 100ms") {
+		t.Fatalf("err = %v", err)
+	}
+}

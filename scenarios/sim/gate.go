@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -87,7 +88,9 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		}
 		srv := g.w.route[g.node]
 		_, embedded := g.w.servers[srv].b.(*memBackend)
-		if g.c.cut[g.node] {
+		if k, bad := foreignKey(cmd, g.w.setup.Key); bad {
+			err = &ForeignKeyError{Actor: a.name, Command: strings.ToUpper(cmd.Name()), Key: k, Own: g.w.setup.Key}
+		} else if g.c.cut[g.node] {
 			err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name}
 		} else if !g.w.servers[srv].up {
 			err = &NodeDownError{Server: g.w.servers[srv].name}

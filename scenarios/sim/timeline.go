@@ -53,6 +53,10 @@ func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl
 	if w.err != nil {
 		return nil, w.err
 	}
+	if w.commands == 0 && w.lockCalls > 0 && w.lockErrs == w.lockCalls {
+		return nil, fmt.Errorf("the lock implementation %s sent no Redis command and returned an error from each of its %d calls, so the run has no verdict; the first: %v",
+			impl.Name, w.lockCalls, w.firstLockErr)
+	}
 	if w.commands > 0 && w.failed == w.commands {
 		return nil, fmt.Errorf("every one of the run's %d Redis commands failed, so it has no verdict; the first: %s", w.commands, w.firstFailed)
 	}

@@ -88,6 +88,10 @@ type World struct {
 	// nil reply. A run in which every command failed has no verdict.
 	commands, failed int
 	firstFailed      string
+	// lockCalls are the calls of the lock's TryAcquire and Release;
+	// lockErrs, those that returned an error other than ErrNotHeld.
+	lockCalls, lockErrs int
+	firstLockErr        error
 
 	now     time.Duration
 	servers []*server
@@ -321,23 +325,41 @@ func (w *World) runActor(a *actor, fn func()) {
 }
 
 // newLock makes a client's lock handle with the implementation's Maker. A
-// Maker that panics fails the run, and the client gets a handle whose every
-// call returns that error.
-func (w *World) newLock(env lockimpl.Env) (l lockimpl.Lock) {
-	defer func() {
-		if r := recover(); r != nil {
-			err := fmt.Errorf("the lock implementation %s panicked in New: %v", w.impl.Name, r)
-			w.fail(err)
-			l = brokenLock{err}
-		}
-	}()
-	l = w.impl.New(env)
-	if l == nil {
-		err := fmt.Errorf("the lock implementation %s: New returned no lock", w.impl.Name)
-		w.fail(err)
-		l = brokenLock{err}
+// Maker that panics, returns nil or does not return within the stall
+// timeout fails the run, and the client gets a handle whose every call
+// returns that error.
+func (w *World) newLock(env lockimpl.Env) lockimpl.Lock {
+	type made struct {
+		l   lockimpl.Lock
+		err error
 	}
-	return l
+	ch := make(chan made, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				ch <- made{err: fmt.Errorf("the lock implementation %s panicked in New: %v", w.impl.Name, r)}
+			}
+		}()
+		l := w.impl.New(env)
+		if l == nil {
+			ch <- made{err: fmt.Errorf("the lock implementation %s: New returned no lock", w.impl.Name)}
+			return
+		}
+		ch <- made{l: l}
+	}()
+	timer := time.NewTimer(stallTimeout)
+	defer timer.Stop()
+	var m made
+	select {
+	case m = <-ch:
+	case <-timer.C:
+		m.err = fmt.Errorf("the lock implementation %s: New did not return within %s", w.impl.Name, stallTimeout)
+	}
+	if m.err != nil {
+		w.fail(m.err)
+		return brokenLock{m.err}
+	}
+	return m.l
 }
 
 // brokenLock stands for a lock whose Maker failed.
