@@ -90,7 +90,7 @@ type Env struct {
 	// started and paused with its client. Goroutines the lock starts with a
 	// plain go statement work too (a library asking its nodes at once): each
 	// command they send is scheduled as a move of its own, named after the
-	// client and the node ("A.redis-3").
+	// client and the node ("A/redis-3").
 	Go func(ctx context.Context, name string, fn func(ctx context.Context))
 	// Replicas is how many replicas the deployment gives Nodes[0]: what a
 	// lock that waits for replica acknowledgement (WAIT) waits for. It is

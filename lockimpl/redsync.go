@@ -15,7 +15,7 @@ import (
 // UnlockContext to give it back. On one node it is a single-instance lock;
 // on five it is Redlock. Either way it asks every node at once, each from a
 // goroutine of its own (the simulator schedules each of those commands as
-// a move of its own: "A.redis-3"), and the lock is held when a majority
+// a move of its own: "A/redis-3"), and the lock is held when a majority
 // said OK in time: validity = expiry − elapsed − 1 % drift. A failed attempt
 // runs its compare-and-delete script on every node, also those that did not
 // answer OK. A release is the same script on every node.

@@ -39,11 +39,7 @@ func Mermaid(w io.Writer, tr *sim.Trace, lang string) error {
 	var shown bool
 	var at = -1.0
 	for _, e := range tr.Events {
-		actor := e.Actor
-		bg := false
-		if c, _, ok := strings.Cut(actor, "."); ok {
-			actor, bg = c, true
-		}
+		actor, bg, _ := sim.SplitActor(e.Actor)
 		line := ""
 		switch e.Kind {
 		case sim.KindCommand:

@@ -140,10 +140,7 @@ func (p playerView) timeline(st Styles, lang string, w, rows int) []string {
 func laneCells(t *sim.Trace, i int, lang string) map[string]string {
 	e := t.Events[i]
 	cells := map[string]string{}
-	actor, bg := e.Actor, false
-	if c, _, ok := strings.Cut(e.Actor, "."); ok {
-		actor, bg = c, true
-	}
+	actor, bg, _ := sim.SplitActor(e.Actor)
 	short := e.Short.In(lang)
 	if bg {
 		short = "⟳ " + short

@@ -23,7 +23,7 @@ type actor struct {
 	// A flight is one command sent from a goroutine the lock code started
 	// itself, not through Env.Go (a library that asks its nodes at once).
 	// It is scheduled like an actor of its own, named after the client and
-	// the node ("A.redis-3"), from the moment it reaches the gate until its
+	// the node ("A/redis-3"), from the moment it reaches the gate until its
 	// reply; then its goroutine is back in lock code the engine cannot see.
 	flight bool
 	parent *actor

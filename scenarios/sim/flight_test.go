@@ -81,24 +81,24 @@ func TestFlightsFromTheLocksOwnGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	equal(t, commands(first), []string{
-		"0s A.redis-1 redis-1 SET lock:product:1001 A#1 EX 30 NX → OK",
-		"0s A.redis-2 redis-2 SET lock:product:1001 A#1 EX 30 NX → OK",
-		"0s A.redis-3 redis-3 SET lock:product:1001 A#1 EX 30 NX → OK",
-		"0.5s B.redis-1 redis-1 SET lock:product:1001 B#1 EX 30 NX → (nil)",
-		"0.5s B.redis-2 redis-2 SET lock:product:1001 B#1 EX 30 NX → (nil)",
-		"0.5s B.redis-3 redis-3 SET lock:product:1001 B#1 EX 30 NX → (nil)",
-		"0.5s B.redis-1 redis-1 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
-		"0.5s B.redis-2 redis-2 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
-		"0.5s B.redis-3 redis-3 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
-		"1s A.redis-1 redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
-		"1s A.redis-2 redis-2 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
-		"1s A.redis-3 redis-3 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
-		"2.5s B.redis-1 redis-1 SET lock:product:1001 B#2 EX 30 NX → OK",
-		"2.5s B.redis-2 redis-2 SET lock:product:1001 B#2 EX 30 NX → OK",
-		"2.5s B.redis-3 redis-3 SET lock:product:1001 B#2 EX 30 NX → OK",
-		"3.5s B.redis-1 redis-1 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
-		"3.5s B.redis-2 redis-2 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
-		"3.5s B.redis-3 redis-3 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
+		"0s A/redis-1 redis-1 SET lock:product:1001 A#1 EX 30 NX → OK",
+		"0s A/redis-2 redis-2 SET lock:product:1001 A#1 EX 30 NX → OK",
+		"0s A/redis-3 redis-3 SET lock:product:1001 A#1 EX 30 NX → OK",
+		"0.5s B/redis-1 redis-1 SET lock:product:1001 B#1 EX 30 NX → (nil)",
+		"0.5s B/redis-2 redis-2 SET lock:product:1001 B#1 EX 30 NX → (nil)",
+		"0.5s B/redis-3 redis-3 SET lock:product:1001 B#1 EX 30 NX → (nil)",
+		"0.5s B/redis-1 redis-1 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
+		"0.5s B/redis-2 redis-2 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
+		"0.5s B/redis-3 redis-3 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
+		"1s A/redis-1 redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"1s A/redis-2 redis-2 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"1s A/redis-3 redis-3 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"2.5s B/redis-1 redis-1 SET lock:product:1001 B#2 EX 30 NX → OK",
+		"2.5s B/redis-2 redis-2 SET lock:product:1001 B#2 EX 30 NX → OK",
+		"2.5s B/redis-3 redis-3 SET lock:product:1001 B#2 EX 30 NX → OK",
+		"3.5s B/redis-1 redis-1 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
+		"3.5s B/redis-2 redis-2 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
+		"3.5s B/redis-3 redis-3 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
 	})
 	if broken := brokenInvariants(first); len(broken) > 0 {
 		t.Errorf("broken: %v", broken)
@@ -152,13 +152,13 @@ func TestFlightsAreMoves(t *testing.T) {
 		return out
 	}
 	got := ids()
-	for _, want := range []string{"A.redis-1", "A.redis-2", "A.redis-3", "B"} {
+	for _, want := range []string{"A/redis-1", "A/redis-2", "A/redis-3", "B"} {
 		if !slices.Contains(got, want) {
 			t.Fatalf("moves %v lack %s", got, want)
 		}
 	}
 	// Node 3 first, then B's whole fan-out, then the rest of A's.
-	for _, id := range []string{"A.redis-3", "B", "B.redis-1", "B.redis-2", "A.redis-1", "A.redis-2", "B.redis-3"} {
+	for _, id := range []string{"A/redis-3", "B", "B/redis-1", "B/redis-2", "A/redis-1", "A/redis-2", "B/redis-3"} {
 		if err := s.Do(id); err != nil {
 			t.Fatalf("%s: %v (moves %v)", id, err, ids())
 		}
@@ -167,7 +167,7 @@ func TestFlightsAreMoves(t *testing.T) {
 	for _, c := range commands(s.Trace()) {
 		order = append(order, strings.Fields(c)[1])
 	}
-	equal(t, order, []string{"A.redis-3", "B.redis-1", "B.redis-2", "A.redis-1", "A.redis-2", "B.redis-3"})
+	equal(t, order, []string{"A/redis-3", "B/redis-1", "B/redis-2", "A/redis-1", "A/redis-2", "B/redis-3"})
 }
 
 // Cancelled commands: a library's own timeout that ends a command parked at
@@ -257,9 +257,9 @@ func TestHoldCountsFlights(t *testing.T) {
 		t.Fatal(err)
 	}
 	equal(t, commands(tr)[3:], []string{
-		"1s A.redis-1 redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
-		"5s A.redis-2 redis-2 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
-		"5s A.redis-3 redis-3 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"1s A/redis-1 redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"5s A/redis-2 redis-2 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"5s A/redis-3 redis-3 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
 	})
 }
 

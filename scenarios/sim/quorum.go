@@ -73,9 +73,10 @@ func (w *World) quorum(c *client, acquired bool) {
 }
 
 // actorOf says whether actor is client c's business goroutine or one of the
-// goroutines it started ("A.watchdog", "A.redis-3").
+// goroutines it started ("A.watchdog", "A/redis-3").
 func actorOf(actor, c string) bool {
-	return actor == c || strings.HasPrefix(actor, c+".")
+	client, _, _ := SplitActor(actor)
+	return client == c
 }
 
 // isSetNX says whether args are a SET of key with NX.

@@ -132,7 +132,7 @@ func (f *spawnLock) Release(ctx context.Context) error {
 	return nil
 }
 
-// Commands a client's own goroutines send ("A.redis-2") count for it: those
+// Commands a client's own goroutines send ("A.redis-2", "A/redis-2") count for it: those
 // started with Env.Go, and those the lock code starts with a go statement
 // (fanOut, shaped like redsync).
 func TestQuorumCountsTheClientsGoroutines(t *testing.T) {

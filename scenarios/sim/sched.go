@@ -232,7 +232,7 @@ func (w *World) place() {
 		return strings.Compare(formatCommand(x.cmd), formatCommand(y.cmd))
 	})
 	for _, f := range w.pending {
-		base := f.parent.name + "." + w.servers[w.route[f.node]].name
+		base := f.parent.name + "/" + w.servers[w.route[f.node]].name
 		f.name = base
 		for n := 2; ; n++ {
 			i := slices.IndexFunc(w.actors, func(b *actor) bool { return b.name == f.name })

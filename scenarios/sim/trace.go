@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"strings"
 	"time"
 
 	"lockstep/text"
@@ -192,4 +193,18 @@ func (t *Trace) Verdict(id string) Verdict {
 		}
 	}
 	return Verdict{Invariant: id}
+}
+
+// SplitActor says whose an event's actor is. An actor is a client's own
+// goroutine ("A"), a goroutine it started through Env.Go, named after its
+// purpose ("A.watchdog"), or a command sent from a goroutine the lock code
+// started itself, named after the node it went to ("A/redis-3", a flight).
+// background says the actor is a goroutine of the first kind beside the
+// client's own (a watchdog); flight, of the second.
+func SplitActor(actor string) (client string, background, flight bool) {
+	i := strings.IndexAny(actor, "./")
+	if i < 0 {
+		return actor, false, false
+	}
+	return actor[:i], strings.Contains(actor, "."), strings.Contains(actor, "/")
 }

@@ -98,7 +98,7 @@ func (t *Trace) validateEvent(i int) error {
 		return fmt.Errorf("kind: unknown %q; valid: %v", e.Kind, kinds)
 	}
 	// An actor is a client or one of its goroutines (A.watchdog).
-	if c, _, _ := strings.Cut(e.Actor, "."); e.Actor != "" && !slices.Contains(t.Clients, c) {
+	if c, _, _ := SplitActor(e.Actor); e.Actor != "" && !slices.Contains(t.Clients, c) {
 		return fmt.Errorf("actor: %q is not one of the clients %v", e.Actor, t.Clients)
 	}
 	if e.Server != "" && !slices.Contains(t.Servers, e.Server) {
