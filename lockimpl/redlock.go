@@ -13,8 +13,8 @@ const RedlockNodes = 5
 // replication between them): SET key token NX PX ttl on each in turn, and the
 // lock is held when at least N/2+1 said OK and time is left — validity =
 // TTL − time spent acquiring − clock drift. Otherwise it runs the
-// compare-and-delete script on every node that may have set the key (it said
-// OK, or its reply was lost); on release, on every node.
+// compare-and-delete script on every node, as the spec says (also those that
+// did not answer OK); on release, on every node too.
 //
 // Fixes: losing one server (a crash, a failover) no longer loses the lock; the
 // majority still has it.
@@ -27,6 +27,7 @@ type Redlock struct {
 	env      Env
 	own      owner
 	validity time.Duration
+	holding  bool // acquired and not yet released
 }
 
 // NewRedlock returns a Redlock lock over env.Nodes.
@@ -38,32 +39,34 @@ func (l *Redlock) TryAcquire(ctx context.Context) (bool, error) {
 	start := l.env.Clock.Now()
 	got := 0
 	var errs []error
-	// touched are the nodes that may hold our key now: those that said OK,
-	// and those whose reply was lost (an error). A node that answered nil
-	// already had a key — possibly ours from an earlier hold — and is left
-	// alone.
-	var touched []int
-	for i, c := range l.env.Nodes {
+	for _, c := range l.env.Nodes {
 		// A node that is down or refuses counts as a "no"; the majority
 		// decides.
 		ok, err := c.SetNX(ctx, l.env.Key, token, l.env.TTL).Result()
 		switch {
 		case err != nil:
 			errs = append(errs, err)
-			touched = append(touched, i)
 		case ok:
 			got++
-			touched = append(touched, i)
 		}
 	}
 	elapsed := l.env.Clock.Now().Sub(start)
 	drift := l.env.TTL/100 + 2*time.Millisecond
-	l.validity = l.env.TTL - elapsed - drift
-	if got >= len(l.env.Nodes)/2+1 && l.validity > 0 {
+	validity := l.env.TTL - elapsed - drift
+	if got >= len(l.env.Nodes)/2+1 && validity > 0 {
+		l.validity, l.holding = validity, true
 		return true, nil
 	}
-	// Undo the partial acquire.
-	for _, i := range touched {
+	if l.holding {
+		// The holder asking again (Redlock is not reentrant): the keys with
+		// its token are its hold, which a refusal must not undo.
+		return false, nil
+	}
+	// Undo the partial acquire on every node, as the Redlock spec says: a
+	// node whose reply was lost may have set the key, and one that answered
+	// nil may hold this client's own key from an earlier attempt. The
+	// compare-and-delete leaves other clients' keys alone.
+	for i := range l.env.Nodes {
 		_ = releaseOn(ctx, l.env, i, token)
 	}
 	l.validity = 0
@@ -80,7 +83,7 @@ func (l *Redlock) Release(ctx context.Context) error {
 	if !ok {
 		return ErrNotHeld
 	}
-	l.validity = 0
+	l.validity, l.holding = 0, false
 	err := l.unlockAll(ctx, token)
 	if err == nil || errors.Is(err, ErrNotHeld) {
 		l.own.drop()

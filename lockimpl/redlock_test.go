@@ -91,6 +91,31 @@ func TestRedlockMajority(t *testing.T) {
 	}
 }
 
+// A failed acquire runs the release script on every node, as the Redlock
+// spec says: also on those that did not answer OK. A node that answered nil
+// may hold this client's own key from an earlier attempt (its token is kept
+// across attempts); left there, it would block everyone until it expires.
+func TestRedlockFailedAcquireReleasesEveryNode(t *testing.T) {
+	cl := newCluster(t, lockimpl.RedlockNodes)
+	a := cl.handle(t, "redlock", "A")
+	for _, i := range []int{0, 2, 4} {
+		plantOther(t, "redlock", cl.servers[i], "B#1")
+	}
+	plantOther(t, "redlock", cl.servers[1], "A#1") // A's own, left from before
+	ok, err := a.TryAcquire(t.Context())
+	if err != nil || ok {
+		t.Fatalf("TryAcquire = %v, %v; want false (1 of 5)", ok, err)
+	}
+	if cl.servers[1].Exists(testKey) {
+		t.Errorf("node 1 still holds A's own key %q after the failed acquire", holderOf(t, cl.servers[1]))
+	}
+	for _, i := range []int{0, 2, 4} {
+		if got := holderOf(t, cl.servers[i]); got != "B#1" {
+			t.Errorf("node %d: %q, want B#1 untouched", i, got)
+		}
+	}
+}
+
 func TestRedlockUnreachableNodes(t *testing.T) {
 	// A node that is down counts as a "no", not as an error: the majority
 	// decides. Two of five down still leaves a lock; three down does not.
