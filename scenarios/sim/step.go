@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"lockstep/lockimpl"
 )
 
@@ -357,27 +359,58 @@ func (s *Stepper) client(id string) *Client {
 // these — in particular, that it reads the clock only when it wakes (as
 // Redlock does at the start of an attempt) and otherwise measures time by
 // sleeping.
+//
+// Owner tokens count by where they stand, not by how they are spelled: a
+// library that draws its own random tokens (a UUID per acquire) instead of
+// Env.Token's readable ones would otherwise make every state new on every
+// replay. A token is any value that is not a number (strconv.ParseFloat
+// takes it) and is
+//   - a client's token from Env.Token,
+//   - the lock key's value, or a field of the lock key's hash (the owner of
+//     a reentrant lock, "token=count"), on a server or in pending
+//     replication, or
+//   - an argument of a command parked at the gate that writes or names the
+//     lock key: after the key in a command whose first argument is the lock
+//     key (SET's value, a hash's field), or among the arguments (ARGV) of a
+//     script whose keys include the lock key — less the option words (NX,
+//     PX, …).
+//
+// Every occurrence of a token — as any key's value or a hash field on a
+// server or in pending replication, as a client's token, as an argument of
+// a parked command — is written as "v0", "v1", … (behind a NUL byte no
+// value holds) in the order the hash first meets it: servers' keys, pending
+// replication, clients, parked commands. Which server holds which client's
+// token stays in the hash; the spelling does not. Numbers are never
+// renamed: a fencing counter at 3 and at 4, a reentrant hold count, a TTL,
+// an expiry time a lock stores as its value all stay apart.
+// What a lock keeps of its token in its own memory is hidden, like the rest
+// of its state; Env.Token's c.token shows it, a library's own does not, and
+// it is assumed to follow from the rest (the key its client wrote, the
+// commands it sends). A hash of several tokens at once keeps its fields in
+// the order of their spelling, so two such states can still count apart.
+// Traces are untouched: they show the tokens as drawn.
 func (s *Stepper) Hash() uint64 {
 	w := s.w
 	var b strings.Builder
 	rel := func(d time.Duration) string { return strconv.FormatInt(int64(d-w.now), 36) }
+	tok := s.tokens()
 	for _, srv := range w.servers {
 		fmt.Fprintf(&b, "S%s %v %s %d|", srv.name, srv.up, srv.role, srv.ahead)
 		for _, k := range srv.keys {
-			fmt.Fprintf(&b, "%s=%s/%s/%d/%s;", k.Key, k.Type, k.Value, k.TTL, k.Writer)
+			fmt.Fprintf(&b, "%s=%s/%s/%d/%s;", k.Key, k.Type, tok.value(k.Type, k.Value), k.TTL, k.Writer)
 		}
 	}
 	for _, e := range w.repl {
-		fmt.Fprintf(&b, "R%d %s %v %s %s %s;", e.replica, e.key, e.deleted, e.state.Value, rel(e.due), rel(e.expireAt))
+		fmt.Fprintf(&b, "R%d %s %v %s %s %s;", e.replica, e.key, e.deleted, tok.value(e.state.Type, e.state.Value), rel(e.due), rel(e.expireAt))
 	}
 	for _, c := range w.clients {
-		fmt.Fprintf(&b, "C%s %s %s %s %d %v %v %v %d %d %d %v %v|", c.name, c.belief, c.op, c.token, c.fence,
+		fmt.Fprintf(&b, "C%s %s %s %s %d %v %v %v %d %d %d %v %v|", c.name, c.belief, c.op, tok.name(c.token), c.fence,
 			c.paused, c.crashed, c.hung, c.count, c.readVal, c.readVer, s.paused[c.name], c.lost != nil)
 	}
 	for _, a := range w.actors {
 		fmt.Fprintf(&b, "A%s %d %d %s %v %v", a.name, a.state, a.park, a.point, a.held, slices.Contains(w.queue, a))
 		if a.park == parkGate && a.cmd != nil {
-			fmt.Fprintf(&b, " %d %s", a.node, formatCommand(a.cmd))
+			fmt.Fprintf(&b, " %d %s", a.node, tok.command(a.cmd))
 		}
 		switch a.state {
 		case stateSleeping:
@@ -401,4 +434,144 @@ func (s *Stepper) Hash() uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(b.String()))
 	return h.Sum64()
+}
+
+// tokenNames renames the owner tokens of one state for Hash: each to "v" and
+// its number in the order the hash first meets it.
+type tokenNames struct {
+	is    map[string]bool
+	names map[string]string
+}
+
+// tokens finds the state's owner tokens, as Hash's comment defines them.
+func (s *Stepper) tokens() *tokenNames {
+	w := s.w
+	t := &tokenNames{is: map[string]bool{}, names: map[string]string{}}
+	add := func(v string) {
+		if v != "" && !isNumber(v) {
+			t.is[v] = true
+		}
+	}
+	lock := func(k KeyState) {
+		if k.Key != w.setup.Key {
+			return
+		}
+		switch k.Type {
+		case "string":
+			add(k.Value)
+		case "hash":
+			for _, pair := range strings.Fields(k.Value) {
+				f, _ := cutField(pair)
+				add(f)
+			}
+		}
+	}
+	for _, c := range w.clients {
+		add(c.token)
+	}
+	for _, srv := range w.servers {
+		for _, k := range srv.keys {
+			lock(k)
+		}
+	}
+	for _, e := range w.repl {
+		if !e.deleted {
+			lock(e.state)
+		}
+	}
+	for _, a := range w.actors {
+		if a.park == parkGate && a.cmd != nil {
+			for _, v := range lockArgs(cmdArgs(a.cmd), w.setup.Key) {
+				add(v)
+			}
+		}
+	}
+	return t
+}
+
+// name is v's canonical name if v is a token, else v.
+func (t *tokenNames) name(v string) string {
+	if !t.is[v] {
+		return v
+	}
+	n, ok := t.names[v]
+	if !ok {
+		n = "\x00v" + strconv.Itoa(len(t.names))
+		t.names[v] = n
+	}
+	return n
+}
+
+// value renames the tokens in a key's value: the whole of a string, the
+// fields and values of a hash.
+func (t *tokenNames) value(typ, v string) string {
+	if typ != "hash" {
+		return t.name(v)
+	}
+	pairs := strings.Fields(v)
+	for i, pair := range pairs {
+		f, val := cutField(pair)
+		pairs[i] = t.name(f) + "=" + t.name(val)
+	}
+	return strings.Join(pairs, " ")
+}
+
+// command renders a parked command as formatCommand does, with its tokens
+// renamed.
+func (t *tokenNames) command(cmd redis.Cmder) string {
+	args := cmdArgs(cmd)
+	out := make([]any, len(args))
+	for i, a := range args {
+		if i > 0 {
+			a = t.name(a)
+		}
+		out[i] = a
+	}
+	return formatCommand(redis.NewCmd(context.Background(), out...))
+}
+
+// cutField splits a hash's "field=value" pair as the backend joins it (see
+// memBackend.read) at its last "=": values here are counts, while a field,
+// a base64 token, may end in "=".
+func cutField(pair string) (field, value string) {
+	i := strings.LastIndexByte(pair, '=')
+	if i < 0 {
+		return pair, ""
+	}
+	return pair[:i], pair[i+1:]
+}
+
+// lockArgs are the arguments by which a command writes or names the lock
+// key: those after the key in a command on it (SET key token NX PX ttl), or
+// the ARGV of a script whose KEYS include it — less option words. Numbers
+// are weeded out by the caller.
+func lockArgs(args []string, key string) []string {
+	if len(args) < 3 {
+		return nil
+	}
+	var vals []string
+	switch strings.ToLower(args[0]) {
+	case "eval", "evalsha", "eval_ro", "evalsha_ro":
+		n, err := strconv.Atoi(args[2])
+		if err != nil || n < 0 || 3+n > len(args) || !slices.Contains(args[3:3+n], key) {
+			return nil
+		}
+		vals = args[3+n:]
+	default:
+		if args[1] != key {
+			return nil
+		}
+		vals = args[2:]
+	}
+	return slices.DeleteFunc(slices.Clone(vals), func(v string) bool { return optionWords[strings.ToLower(v)] })
+}
+
+// optionWords are the options of the commands that take a lock.
+var optionWords = map[string]bool{"nx": true, "xx": true, "ex": true, "px": true, "exat": true, "pxat": true,
+	"keepttl": true, "get": true, "ifeq": true, "ifne": true, "ifdeq": true, "ifdne": true}
+
+// isNumber reports whether v reads as a number: a count, a TTL, a time.
+func isNumber(v string) bool {
+	_, err := strconv.ParseFloat(v, 64)
+	return err == nil
 }

@@ -1,0 +1,40 @@
+package sim
+
+import (
+	"slices"
+	"testing"
+)
+
+// Hash renames owner tokens, and only them: what a command writes or names
+// as the lock key's owner, never a number (a TTL, a hold count, a fencing
+// counter), never an option word, never an argument of a command on another
+// key.
+func TestHashTokenRule(t *testing.T) {
+	const key = "lock:product:1001"
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"set", key, "6f1c-uuid", "nx", "px", "30000"}, []string{"6f1c-uuid", "30000"}},
+		{[]string{"evalsha", "1a2b3c", "2", key, "{" + key + "}:fence", "6f1c-uuid", "30000"}, []string{"6f1c-uuid", "30000"}},
+		{[]string{"eval", "body", "1", "other", "6f1c-uuid"}, nil},
+		{[]string{"eval", "body", "9", key}, nil},
+		{[]string{"hincrby", key, "6f1c-uuid", "1"}, []string{"6f1c-uuid", "1"}},
+		{[]string{"get", key}, nil},
+		{[]string{"incr", "{" + key + "}:fence"}, nil},
+	} {
+		if got := lockArgs(tc.args, key); !slices.Equal(got, tc.want) {
+			t.Errorf("lockArgs(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	for v, num := range map[string]bool{"3": true, "-1": true, "1700000000.25": true, "A#1": false, "6f1c-uuid": false, "": false} {
+		if isNumber(v) != num {
+			t.Errorf("isNumber(%q) = %v", v, !num)
+		}
+	}
+	tn := &tokenNames{is: map[string]bool{"tok-b": true, "tok-a": true}, names: map[string]string{}}
+	if got := tn.value("string", "tok-b") + " " + tn.value("hash", "tok-a=2") + " " + tn.value("string", "4") +
+		" " + tn.name("tok-b") + " " + tn.value("hash", "x=tok-a"); got != "\x00v0 \x00v1=2 4 \x00v0 x=\x00v1" {
+		t.Errorf("renamed %q", got)
+	}
+}
