@@ -123,6 +123,25 @@ var catalogue = []Info{
 		Nodes: 1,
 		New:   NewUUIDLuaWatchdog,
 	},
+	// The unchecked watchdog is the capped one with the renewal the course
+	// warns about; it follows it for the same reason as the uncapped one.
+	{
+		Name: "watchdog-unchecked",
+		Summary: text.Text{
+			EN: "uuid-lua-watchdog whose renewal is a plain PEXPIRE: it does not check the token",
+			ZH: "uuid-lua-watchdog，但续期是裸 PEXPIRE：不校验标识",
+		},
+		Fixes: text.Text{
+			EN: "nothing over uuid-lua-watchdog: it is the trap",
+			ZH: "比 uuid-lua-watchdog 没有任何改进：这是个陷阱",
+		},
+		Misses: text.Text{
+			EN: "after its lease ran out, its watchdog extends another client's lock (续期了别人的锁)",
+			ZH: "租约过期后，它的看门狗会给别人的锁续期",
+		},
+		Nodes: 1,
+		New:   NewWatchdogUnchecked,
+	},
 	// The uncapped watchdog is the capped one with its trap put back; it
 	// follows it so that "the next implementation that fixes this" is the
 	// one to use.

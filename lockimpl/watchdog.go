@@ -23,8 +23,15 @@ type watchdog struct {
 	lost   chan struct{}
 }
 
-// startWatchdog starts renewing token's lease on node 0 of env.
+// startWatchdog starts renewing token's lease on node 0 of env with the
+// compare-and-PEXPIRE script.
 func startWatchdog(ctx context.Context, env Env, token string, maxRenewals int) *watchdog {
+	return startRenewing(ctx, env, token, maxRenewals, renew)
+}
+
+// startRenewing starts a watchdog that renews with renew.
+func startRenewing(ctx context.Context, env Env, token string, maxRenewals int,
+	renew func(ctx context.Context, env Env, token string) (bool, error)) *watchdog {
 	// The watchdog outlives the acquire call, so it must not inherit its
 	// cancellation; it keeps the context's values.
 	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
