@@ -25,6 +25,12 @@ import (
 // per call (the program around the lock retries, on the simulator's clock;
 // redsync's own retry waits on timers of the wall clock).
 //
+// redsync bounds each attempt with a context timeout of 5 % of the expiry,
+// on the wall clock: in the simulator a busy machine, not the lesson, would
+// decide when it strikes (a search with many runs in parallel cancelled
+// commands parked at the gate). The adapter sets it to the whole expiry: an
+// attempt that takes longer could not succeed anyway, its validity gone.
+//
 // redsync measures the time an acquire took with time.Now, which in the
 // simulator is not the lesson's clock: an acquire that the simulator
 // stretches over many virtual seconds (a paused client, a slow node) takes
@@ -58,6 +64,7 @@ func NewRedsync(env Env) Lock {
 		redsync.WithExpiry(env.TTL),
 		redsync.WithTries(1),
 		redsync.WithDriftFactor(redsyncDrift),
+		redsync.WithTimeoutFactor(1),
 		redsync.WithGenValueFunc(func() (string, error) { return env.Token(), nil }),
 	)
 	return &Redsync{env: env, mutex: m}
