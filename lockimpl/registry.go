@@ -230,6 +230,23 @@ var catalogue = []Info{
 		Nodes: 1,
 		New:   NewReentrant,
 	},
+	{
+		Name: "reentrant-getset",
+		Summary: text.Text{
+			EN: "the course's reentrant lock: GET, then a plain SET (no NX) if free or ours",
+			ZH: "课程里的可重入锁：先 GET，空闲或是自己的就直接 SET（不带 NX）",
+		},
+		Fixes: text.Text{
+			EN: "a nested call does not block on its own holder",
+			ZH: "嵌套调用不会被自己挡住",
+		},
+		Misses: text.Text{
+			EN: "check and write are two commands: two clients both read free, both SET, both hold",
+			ZH: "判断与写入是两条命令：两个客户端都读到空闲、都 SET、都以为持有锁",
+		},
+		Nodes: 1,
+		New:   NewReentrantGetSet,
+	},
 	// Two popular Go libraries, each through an adapter of ordinary library
 	// calls.
 	{

@@ -67,6 +67,10 @@ func (w *World) commandDone(a *actor, m msg) {
 		i := slices.IndexFunc(after, func(k KeyState) bool { return k.Key == ch.key })
 		switch ch.kind {
 		case changeCreated, changeValue:
+			if ch.kind == changeValue && ch.key == w.setup.Key && ch.before.Writer != "" && ch.before.Writer != c.name {
+				// An overwrite takes another client's lock from under it.
+				owned = append(owned, ch)
+			}
 			after[i].Writer = c.name
 			changes[j].after.Writer = c.name
 		case changeDeleted, changeExtended:

@@ -385,6 +385,10 @@ func textMutex(holders []string) Text {
 }
 
 func textOwnership(c string, ch change) Text {
+	if ch.kind == changeValue {
+		return Text{EN: fmt.Sprintf("%s overwrote the lock that %s wrote (%s → %s)", c, ch.before.Writer, ch.before.Value, ch.after.Value),
+			ZH: fmt.Sprintf("%s 覆盖了 %s 写入的锁（%s → %s）", c, ch.before.Writer, ch.before.Value, ch.after.Value)}
+	}
 	if ch.kind == changeDeleted {
 		return Text{EN: fmt.Sprintf("%s deleted the lock that %s wrote (误删)", c, ch.before.Writer),
 			ZH: fmt.Sprintf("%s 删除了 %s 写入的锁（误删）", c, ch.before.Writer)}
