@@ -131,8 +131,8 @@ func TestCheckFilters(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"check", "--impl", "nope"}, `unknown implementation "nope"; valid: setnx`},
-		{[]string{"check", "--scenario", "nope"}, `unknown scenario "nope"; valid: setnx-no-ex`},
+		{[]string{"check", "--impl", "nope"}, `unknown implementation "nope"; valid: no-lock, local-mutex, setnx`},
+		{[]string{"check", "--scenario", "nope"}, `unknown scenario "nope"; valid: oversell, setnx-no-ex`},
 	} {
 		if code, _, stderr := runCLI(t, tc.args...); code != exitUsage || !strings.Contains(stderr, tc.want) {
 			t.Errorf("lockstep %s: exit %d, %q", strings.Join(tc.args, " "), code, stderr)

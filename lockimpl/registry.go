@@ -22,6 +22,40 @@ type Info struct {
 // catalogue is ordered from the most naive to the most careful.
 var catalogue = []Info{
 	{
+		Name: "no-lock",
+		Summary: text.Text{
+			EN: "no lock at all: read, compute, write",
+			ZH: "不加锁：读、算、写",
+		},
+		Fixes: text.Text{
+			EN: "nothing: the baseline",
+			ZH: "什么都不解决：这是基线",
+		},
+		Misses: text.Text{
+			EN: "mutual exclusion: concurrent buyers oversell (超卖)",
+			ZH: "互斥：并发购买导致超卖",
+		},
+		Nodes: 1,
+		New:   NewNoLock,
+	},
+	{
+		Name: "local-mutex",
+		Summary: text.Text{
+			EN: "a sync.Mutex in each process (本地锁)",
+			ZH: "每个进程里的一把 sync.Mutex（本地锁）",
+		},
+		Fixes: text.Text{
+			EN: "exclusion between the goroutines of one process",
+			ZH: "同一进程内的协程之间能互斥",
+		},
+		Misses: text.Text{
+			EN: "two processes have two mutexes: useless across servers",
+			ZH: "两个进程就是两把锁：跨服务器毫无作用",
+		},
+		Nodes: 1,
+		New:   NewLocalMutex,
+	},
+	{
 		Name: "setnx",
 		Summary: text.Text{
 			EN: "SETNX to take, DEL to release; no expiry",

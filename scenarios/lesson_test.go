@@ -107,7 +107,7 @@ func TestCourseFile(t *testing.T) {
 		t.Errorf("course %+v", c)
 	}
 	for _, tc := range []struct{ src, want string }{
-		{"lesson nope\n", `c.course:1:8: unknown lesson "nope"; valid: setnx-no-ex`},
+		{"lesson nope\n", `c.course:1:8: unknown lesson "nope"; valid: oversell, setnx-no-ex`},
 		{"lesson get-then-del impls=mylock\n", `c.course:1:21: unknown implementation "mylock"`},
 		{"lesson get-then-del step=-1\n", `c.course:1:21: step: want a step number from 0`},
 		{"spoilers maybe\nlesson gc-pause\n", "c.course:1:10: want spoilers on"},
