@@ -1,12 +1,14 @@
 package sim
 
 import (
+	"context"
 	"crypto/sha1"
 	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/redis/go-redis/v9"
 
@@ -32,21 +34,74 @@ func ttlText(k KeyState) (string, string) {
 	return "TTL " + Secs(k.TTL), "TTL " + secsZH(k.TTL)
 }
 
+// actorZH names an actor inside a Chinese sentence: "A", "A 的看门狗" for
+// A.watchdog, "A 的 name 协程" for another goroutine A started. A flight
+// ("A/redis-3", a command sent from a goroutine the lock code started
+// itself) is named by its client, and node is the node it went to.
+func actorZH(actor string) (who, node string) {
+	if c, node, ok := strings.Cut(actor, "/"); ok {
+		return c, node
+	}
+	if c, g, ok := strings.Cut(actor, "."); ok {
+		if g == "watchdog" {
+			return c + " 的看门狗", ""
+		}
+		return c + " 的 " + g + " 协程", ""
+	}
+	return actor, ""
+}
+
+// errZH says an error in Chinese: a sentence for the errors the simulator
+// knows, the raw error after it in parentheses.
+func errZH(err error) string {
+	var down *NodeDownError
+	raw := err.Error()
+	switch {
+	case errors.As(err, &down) && down.Lost:
+		return down.Server + " 已宕机，连接中断（" + raw + "）"
+	case errors.As(err, &down):
+		return down.Server + " 已宕机，连不上（" + raw + "）"
+	case strings.Contains(raw, "timeout") || errors.Is(err, context.DeadlineExceeded):
+		return "超时（" + raw + "）"
+	case strings.Contains(raw, "connection refused"):
+		return "连接被拒绝（" + raw + "）"
+	case strings.Contains(raw, "server is down"):
+		return "服务器已宕机（" + raw + "）"
+	}
+	return "出错（" + raw + "）"
+}
+
+// zhCat joins a subject and a Chinese verb: a space after a Latin name
+// ("A 加锁", "A 在 redis-3 上加锁"), none after a Chinese word ("A 的看门狗续期").
+func zhCat(subject, verb string) string {
+	if r, _ := utf8.DecodeLastRuneInString(subject); r < utf8.RuneSelf {
+		return subject + " " + verb
+	}
+	return subject + verb
+}
+
 func textCommand(actor string, op Op, changes []change, err error) Text {
 	var en, zh string
+	who, node := actorZH(actor)
+	if node != "" {
+		who += " 在 " + node + " 上"
+	}
 	switch op {
 	case OpAcquire:
-		en, zh = actor+"'s acquire", actor+" 加锁"
+		en, zh = actor+"'s acquire", zhCat(who, "加锁")
 	case OpRelease:
-		en, zh = actor+"'s release", actor+" 释放锁"
+		en, zh = actor+"'s release", zhCat(who, "释放锁")
 	case OpRenew:
-		en, zh = actor+"'s renewal", actor+" 续期"
+		en, zh = actor+"'s renewal", zhCat(who, "续期")
 	case OpReenter:
-		en, zh = actor+"'s nested acquire", actor+" 嵌套加锁"
+		en, zh = actor+"'s nested acquire", zhCat(who, "嵌套加锁")
 	case OpLeave:
-		en, zh = actor+"'s nested release", actor+" 嵌套释放"
+		en, zh = actor+"'s nested release", zhCat(who, "嵌套释放")
 	default:
-		en, zh = actor+"'s command", actor+" 的命令"
+		en, zh = actor+"'s command", zhCat(who, "的命令")
+		if node != "" {
+			zh = strings.TrimSuffix(who, " 在 "+node+" 上") + " 发往 " + node + " 的命令"
+		}
 	}
 	var ens, zhs []string
 	if redis.HasErrorPrefix(err, "NOSCRIPT") {
@@ -56,7 +111,7 @@ func textCommand(actor string, op Op, changes []change, err error) Text {
 		zhs = append(zhs, "服务器上还没有缓存这段脚本（NOSCRIPT）；go-redis 接着把整段脚本发过去（EVAL）：一次脚本调用，两条命令")
 	} else if !isReply(err) {
 		ens = append(ens, "the command fails ("+err.Error()+")")
-		zhs = append(zhs, "命令失败（"+err.Error()+"）")
+		zhs = append(zhs, "命令失败："+errZH(err))
 	}
 	for _, ch := range changes {
 		e, z := describeChange(ch)
@@ -133,7 +188,7 @@ func textRefused(c string, retry time.Duration, err error) Text {
 	if err != nil {
 		return Text{
 			EN: fmt.Sprintf("%s's attempt fails (%v); it retries in %s", c, err, Secs(retry)),
-			ZH: fmt.Sprintf("%s 加锁出错（%v），%s后重试", c, err, secsZH(retry)),
+			ZH: fmt.Sprintf("%s 加锁出错：%s；%s后重试", c, errZH(err), secsZH(retry)),
 		}
 	}
 	return Text{
@@ -187,7 +242,7 @@ func textReleased(c string, err error) Text {
 			ZH: c + " 释放时发现锁已不是自己的，没有删除"}
 	default:
 		return Text{EN: fmt.Sprintf("%s's release fails (%v)", c, err),
-			ZH: fmt.Sprintf("%s 释放锁失败（%v）", c, err)}
+			ZH: fmt.Sprintf("%s 释放锁失败：%s", c, errZH(err))}
 	}
 }
 
@@ -205,7 +260,7 @@ func textSelfRefused(c string, retry time.Duration, err error) Text {
 	if err != nil {
 		return Text{
 			EN: fmt.Sprintf("%s's nested attempt fails (%v); it retries in %s", c, err, Secs(retry)),
-			ZH: fmt.Sprintf("%s 的嵌套加锁出错（%v），%s后重试", c, err, secsZH(retry)),
+			ZH: fmt.Sprintf("%s 的嵌套加锁出错：%s；%s后重试", c, errZH(err), secsZH(retry)),
 		}
 	}
 	return Text{
@@ -229,7 +284,7 @@ func textLeft(c string, err error) Text {
 			ZH: c + " 的嵌套释放发现锁已不是自己的"}
 	default:
 		return Text{EN: fmt.Sprintf("%s's nested release fails (%v)", c, err),
-			ZH: fmt.Sprintf("%s 的嵌套释放失败（%v）", c, err)}
+			ZH: fmt.Sprintf("%s 的嵌套释放失败：%s", c, errZH(err))}
 	}
 }
 
@@ -248,8 +303,12 @@ func textGaveUp(c string) Text {
 }
 
 func textLost(c string) Text {
-	return Text{EN: c + "'s watchdog found the lock gone: " + c + " now knows it no longer holds it",
-		ZH: c + " 的看门狗发现锁已丢失：" + c + " 知道自己不再持有锁"}
+	// The programs ignore the signal on purpose: code that never checks it
+	// is common, and a check before each write still races with the expiry.
+	return Text{EN: c + "'s watchdog found the lock gone and tells " + c + " it no longer holds it. This program ignores the signal and works on, as code that never checks it does; " +
+		"even a check before each write races with the expiry: only a resource that refuses old fencing tokens is safe",
+		ZH: c + " 的看门狗发现锁已丢失，通知 " + c + "：它不再持有锁。这个程序不理会这个信号，照样干活——从不检查这个信号的代码就是这样；" +
+			"即使每次写入前都检查，检查和写入之间锁仍可能过期：只有资源端拒绝旧的栅栏令牌（fencing token）才可靠"}
 }
 
 func textRead(c, res string, v int) Text {
@@ -261,7 +320,7 @@ func textWrite(c, res string, r writeResult) Text {
 	if r.rejected {
 		return Text{
 			EN: fmt.Sprintf("the store rejects %s's write of %s = %d: fencing token %d < %d already seen", c, res, r.value, r.fence, r.maxFence),
-			ZH: fmt.Sprintf("存储拒绝了 %s 的写入 %s = %d：栅栏令牌 %d < 已见过的 %d", c, res, r.value, r.fence, r.maxFence),
+			ZH: fmt.Sprintf("资源端拒绝了 %s 的写入 %s = %d：栅栏令牌 %d < 已见过的 %d", c, res, r.value, r.fence, r.maxFence),
 		}
 	}
 	en := fmt.Sprintf("%s writes %s = %d", c, res, r.value)
@@ -274,21 +333,29 @@ func textWrite(c, res string, r writeResult) Text {
 }
 
 func textHeld(a, next string, point Op) Text {
+	who, node := actorZH(a)
 	switch {
+	case next != "" && node != "":
+		return Text{EN: fmt.Sprintf("the scheduler holds %s before its next command: %s", a, next),
+			ZH: fmt.Sprintf("调度器让 %s 停在发往 %s 的下一条命令之前：%s", who, node, next)}
 	case next != "":
 		return Text{EN: fmt.Sprintf("the scheduler holds %s before its next command: %s", a, next),
-			ZH: fmt.Sprintf("调度器让 %s 停在下一条命令之前：%s", a, next)}
+			ZH: "调度器让 " + zhCat(who, "停在下一条命令之前：") + next}
 	case point == OpWrite:
 		return Text{EN: fmt.Sprintf("the scheduler holds %s just before it writes", a),
-			ZH: fmt.Sprintf("调度器让 %s 停在写入之前", a)}
+			ZH: "调度器让 " + zhCat(who, "停在写入之前")}
 	default:
 		return Text{EN: fmt.Sprintf("the scheduler holds %s here", a),
-			ZH: fmt.Sprintf("调度器让 %s 停在这里", a)}
+			ZH: "调度器让 " + zhCat(who, "停在这里")}
 	}
 }
 
 func textUnheld(a string) Text {
-	return Text{EN: "the scheduler lets " + a + " go on", ZH: "调度器让 " + a + " 继续执行"}
+	who, node := actorZH(a)
+	if node != "" {
+		who += " 发往 " + node + " 的命令"
+	}
+	return Text{EN: "the scheduler lets " + a + " go on", ZH: "调度器让 " + zhCat(who, "继续执行")}
 }
 
 func textReplicated(srv string, keys []string) Text {
@@ -304,8 +371,8 @@ func textReplicatedReal(srv string) Text {
 
 func textFailover(dead, promoted string, lost int) Text {
 	return Text{
-		EN: fmt.Sprintf("%s (primary) dies with %d write(s) not yet replicated; %s is promoted to primary and clients now reach it", dead, lost, promoted),
-		ZH: fmt.Sprintf("%s（主库）宕机，还有 %d 条写入没复制出去；%s 被提升为主库，客户端改连它（主从切换）", dead, lost, promoted),
+		EN: fmt.Sprintf("%s (primary) dies with %d write(s) not yet replicated; %s is promoted to primary: a new connection reaches it, a connection still open to %s fails at its next command", dead, lost, promoted, dead),
+		ZH: fmt.Sprintf("%s（主库）宕机，还有 %d 条写入没复制出去；%s 被提升为主库（主从切换）：新建的连接会连到它，仍连着 %s 的旧连接要到下一条命令失败时才发现", dead, lost, promoted, dead),
 	}
 }
 
@@ -334,7 +401,7 @@ func textServerRestarted(srv string) Text {
 
 func textClockJump(srv string, d time.Duration) Text {
 	return Text{EN: fmt.Sprintf("%s's clock jumps %s forward (an NTP step, a manual date change): its keys' TTLs run out %s early", srv, Secs(d), Secs(d)),
-		ZH: fmt.Sprintf("%s 的系统时钟向前跳了 %s（NTP 校时、手动改时间）：它上面的 key 提前 %s过期", srv, secsZH(d), secsZH(d))}
+		ZH: fmt.Sprintf("%s 的系统时钟拨快了 %s（NTP 校时、手动改时间）：它上面的 key 提前 %s过期", srv, secsZH(d), secsZH(d))}
 }
 
 func textExpiredEarly(k KeyState, srv string) Text {
@@ -349,7 +416,7 @@ func textRejoined(srv, primary string) Text {
 
 func textWait(c string, want, got int64, err error) Text {
 	if err != nil {
-		return Text{EN: fmt.Sprintf("%s's WAIT fails (%v)", c, err), ZH: fmt.Sprintf("%s 的 WAIT 失败（%v）", c, err)}
+		return Text{EN: fmt.Sprintf("%s's WAIT fails (%v)", c, err), ZH: fmt.Sprintf("%s 的 WAIT 失败：%s", c, errZH(err))}
 	}
 	if got >= want {
 		return Text{EN: fmt.Sprintf("%s's WAIT: %d replica(s) acknowledged every write so far, as asked", c, got),
@@ -400,7 +467,7 @@ func textOwnership(c string, ch change) Text {
 func textLostUpdate(c string, r writeResult) Text {
 	return Text{
 		EN: fmt.Sprintf("%s's write is based on a stale read: an update made since is lost", c),
-		ZH: fmt.Sprintf("%s 基于过期的读取写入：之后的更新丢失了（超卖）", c),
+		ZH: fmt.Sprintf("%s 的写入基于陈旧的读数：在那之后的更新丢失了（超卖）", c),
 	}
 }
 
@@ -419,7 +486,7 @@ func textLiveness(waiting string, d time.Duration, self bool, hung string) Text 
 	}
 	return Text{
 		EN: fmt.Sprintf("%s has waited %s while no live client holds the lock: it is orphaned", waiting, Secs(d)),
-		ZH: fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁成了孤儿（死锁）", waiting, secsZH(d)),
+		ZH: fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁无人释放（死锁）", waiting, secsZH(d)),
 	}
 }
 

@@ -1,0 +1,41 @@
+package sim
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// Chinese narration names actors in Chinese and says errors in Chinese,
+// the raw error in parentheses after it (issue #14).
+func TestNarrationChinese(t *testing.T) {
+	for _, tc := range []struct {
+		got  Text
+		want string
+	}{
+		{textCommand("A.watchdog", OpRenew, nil, nil), "A 的看门狗续期：没有任何改变"},
+		{textCommand("A/redis-3", OpAcquire, nil, nil), "A 在 redis-3 上加锁：没有任何改变"},
+		{textCommand("A", OpRelease, nil, &NodeDownError{Server: "redis-1", Lost: true}),
+			"A 释放锁：命令失败：redis-1 已宕机，连接中断（connection to redis-1 lost: server is down）"},
+		{textHeld("A.watchdog", "", OpRenew), "调度器让 A 的看门狗停在这里"},
+		{textUnheld("A/redis-2"), "调度器让 A 发往 redis-2 的命令继续执行"},
+		{textReleased("A", errors.New("i/o timeout")), "A 释放锁失败：超时（i/o timeout）"},
+		{textClockJump("redis-3", 40e9), "redis-3 的系统时钟拨快了 40 秒（NTP 校时、手动改时间）：它上面的 key 提前 40 秒过期"},
+	} {
+		if tc.got.ZH != tc.want {
+			t.Errorf("got %q, want %q", tc.got.ZH, tc.want)
+		}
+	}
+	if zh := textLostUpdate("A", writeResult{}).ZH; strings.Contains(zh, "过期") || !strings.Contains(zh, "陈旧的读数") {
+		t.Errorf("a stale read is 陈旧的读数, not 过期: %q", zh)
+	}
+	if zh := textLiveness("B", 60e9, false, "").ZH; !strings.Contains(zh, "锁无人释放") {
+		t.Errorf("an orphaned lock is 锁无人释放: %q", zh)
+	}
+	if zh := textWrite("A", "stock", writeResult{rejected: true, fence: 1, maxFence: 2}).ZH; !strings.HasPrefix(zh, "资源端拒绝了") {
+		t.Errorf("the resource refuses a write: %q", zh)
+	}
+	if l := textLost("A"); !strings.Contains(l.EN, "ignores the signal") || !strings.Contains(l.ZH, "不理会这个信号") {
+		t.Errorf("the lost signal's text must say the program ignores it: %q / %q", l.EN, l.ZH)
+	}
+}
