@@ -1,0 +1,135 @@
+package scenarios
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"lockstep/lockimpl"
+)
+
+// zhTexts collects every Chinese text of v's JSON form (a text.Text is an
+// object with "en" and "zh"), each with where it was found.
+func zhTexts(t *testing.T, where string, v any, out map[string]string) {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		t.Fatal(err)
+	}
+	var walk func(path string, x any)
+	walk = func(path string, x any) {
+		switch x := x.(type) {
+		case map[string]any:
+			if zh, ok := x["zh"].(string); ok && zh != "" {
+				out[zh] = path
+			}
+			for k, v := range x {
+				walk(path+"."+k, v)
+			}
+		case []any:
+			for _, v := range x {
+				walk(path, v)
+			}
+		}
+	}
+	walk(where, x)
+}
+
+var (
+	// ASCII punctuation touching a Chinese character.
+	asciiPunct = regexp.MustCompile(`\p{Han}[,.:;()]|[,:;(]\p{Han}`)
+	// Parenthesised asides and code spans, where English may stand.
+	aside = regexp.MustCompile("（[^（）]*）|`[^`]*`")
+)
+
+// The Chinese the user reads keeps to the course's terms (issue #14): 过期
+// only for a TTL running out, never for a stale read or write; a clock jump
+// is 拨快了; a lock nobody holds is 无人释放, not an orphan; the resource
+// (资源端), not a "store", refuses a write; actors are named in Chinese; an
+// error is said in Chinese with the raw error in parentheses at most; and
+// the punctuation is Chinese.
+func TestChineseTerms(t *testing.T) {
+	texts := map[string]string{}
+	for _, in := range lockimpl.All() {
+		zhTexts(t, "lockimpl "+in.Name, []any{in.Summary, in.Fixes, in.Misses}, texts)
+	}
+	for _, s := range All() {
+		zhTexts(t, "scenario "+s.ID, []any{s.Title, s.Summary, s.Story}, texts)
+	}
+	results, err := Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range results {
+		zhTexts(t, r.Scenario+" × "+r.Impl, r, texts)
+		zhTexts(t, r.Scenario+" × "+r.Impl+" trace", r.Trace, texts)
+	}
+	forbidden := []string{"过期的读", "过期的写", "基于过期", "往前调", "孤儿", "存储拒绝", ".watchdog", "客户端改连", "客户端跟着切"}
+	for zh, where := range texts {
+		for _, f := range forbidden {
+			if strings.Contains(zh, f) {
+				t.Errorf("%s: %q says %q", where, zh, f)
+			}
+		}
+		bare := aside.ReplaceAllString(zh, "")
+		if m := asciiPunct.FindString(bare); m != "" {
+			t.Errorf("%s: %q has ASCII punctuation %q", where, zh, m)
+		}
+		for _, e := range []string{"server is down", "connection", "timeout", "refused"} {
+			if strings.Contains(bare, e) {
+				t.Errorf("%s: %q has English error text %q outside parentheses", where, zh, e)
+			}
+		}
+		if regexp.MustCompile(`[A-Z]/redis-\d`).MatchString(bare) {
+			t.Errorf("%s: %q names a flight actor in English", where, zh)
+		}
+	}
+}
+
+// A lesson glosses 栅栏令牌 as 栅栏令牌（fencing token） once in its Chinese
+// story and once in its Chinese narration (the says, read in order), where
+// the term first appears.
+func TestFencingTokenGlossedOnce(t *testing.T) {
+	files, err := filepath.Glob("lessons/*.lesson")
+	if err != nil || len(files) == 0 {
+		t.Fatal("no lesson files", err)
+	}
+	const term, gloss = "栅栏令牌", "栅栏令牌（fencing token）"
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var says, story strings.Builder
+		inStory := false
+		for _, l := range strings.Split(string(b), "\n") {
+			switch {
+			case strings.HasPrefix(l, "story "):
+				inStory = strings.TrimSpace(strings.TrimPrefix(l, "story ")) == "zh"
+			case inStory:
+				story.WriteString(l + "\n")
+			case strings.HasPrefix(strings.TrimSpace(l), "zh "):
+				says.WriteString(l + "\n")
+			}
+		}
+		for name, s := range map[string]string{"story": story.String(), "say/title/summary": says.String()} {
+			i := strings.Index(s, term)
+			if i < 0 {
+				continue
+			}
+			if !strings.HasPrefix(s[i:], gloss) {
+				t.Errorf("%s %s: the first %s is not glossed %s", f, name, term, gloss)
+			}
+			if n := strings.Count(s, gloss); n > 1 {
+				t.Errorf("%s %s: %s glossed %d times, want once", f, name, term, n)
+			}
+		}
+	}
+}
