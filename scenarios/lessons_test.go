@@ -369,3 +369,24 @@ func TestFailoverWait(t *testing.T) {
 	// satisfied: nobody gets the lock.
 	brokeAt(t, play(t, "failover", "uuid-lua-wait"), sim.InvLiveness, time.Minute, "no live client holds the lock")
 }
+
+// The oversell is told in numbers: how many sales, how the stock moved, how
+// many updates were lost.
+func TestOversellInNumbers(t *testing.T) {
+	tr := play(t, "oversell", "no-lock")
+	var got []string
+	for _, e := range tr.Events {
+		if e.Kind == sim.KindViolation && e.Invariant == sim.InvResource {
+			got = append(got, e.Text.EN+" | "+e.Text.ZH)
+		}
+	}
+	want := []string{
+		"B's write is based on a stale read (it read 100; 1 write landed since): 2 sales so far, yet the stock went 100 → 99 — 1 update lost" +
+			" | B 的写入基于陈旧的读数（它读到 100，之后又有 1 次写入）：已卖出 2 件，库存却从 100 变成 99——丢失了 1 次更新（超卖）",
+		"C's write is based on a stale read (it read 100; 2 writes landed since): 3 sales so far, yet the stock went 100 → 99 — 2 updates lost" +
+			" | C 的写入基于陈旧的读数（它读到 100，之后又有 2 次写入）：已卖出 3 件，库存却从 100 变成 99——丢失了 2 次更新（超卖）",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -464,11 +464,26 @@ func textOwnership(c string, ch change) Text {
 		ZH: fmt.Sprintf("%s 延长了 %s 写入的锁", c, ch.before.Writer)}
 }
 
+// textLostUpdate says what a write on a stale read did, in numbers: every
+// accepted write is one sale, so after n sales the stock should be
+// initial − n.
 func textLostUpdate(c string, r writeResult) Text {
+	sales := r.version + 1
+	lost := r.value - (r.initial - sales)
+	since := r.version - r.readVer
 	return Text{
-		EN: fmt.Sprintf("%s's write is based on a stale read: an update made since is lost", c),
-		ZH: fmt.Sprintf("%s 的写入基于陈旧的读数：在那之后的更新丢失了（超卖）", c),
+		EN: fmt.Sprintf("%s's write is based on a stale read (it read %d; %d write%s landed since): %d sale%s so far, yet the stock went %d → %d — %d update%s lost",
+			c, r.read, since, plural(since), sales, plural(sales), r.initial, r.value, lost, plural(lost)),
+		ZH: fmt.Sprintf("%s 的写入基于陈旧的读数（它读到 %d，之后又有 %d 次写入）：已卖出 %d 件，库存却从 %d 变成 %d——丢失了 %d 次更新（超卖）",
+			c, r.read, since, sales, r.initial, r.value, lost),
 	}
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func textLiveness(waiting string, d time.Duration, self bool, hung string) Text {

@@ -12,6 +12,8 @@ type resource struct {
 	version  int // accepted writes so far
 	maxFence int64
 	rejected int
+	initial  int  // the value before the first write
+	written  bool // some write has come, accepted or not
 }
 
 // writeResult says what happened to one write.
@@ -23,10 +25,17 @@ type writeResult struct {
 	lostUpdate bool // accepted, but based on a read that another write had overtaken
 	readVer    int
 	version    int
+	// read is the value the writer read; initial the resource's value
+	// before any write.
+	read, initial int
 }
 
 func (r *resource) write(value, readVer int, fence int64) writeResult {
-	res := writeResult{value: value, fence: fence, maxFence: r.maxFence, readVer: readVer, version: r.version}
+	if !r.written {
+		r.initial, r.written = r.value, true
+	}
+	res := writeResult{value: value, fence: fence, maxFence: r.maxFence, readVer: readVer, version: r.version,
+		read: value + 1, initial: r.initial}
 	if fence > 0 && fence < r.maxFence {
 		r.rejected++
 		res.rejected = true
