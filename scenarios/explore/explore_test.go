@@ -53,6 +53,9 @@ func TestExpiryOnly(t *testing.T) {
 		"setnx-expire": {sim.InvOwnership},
 		"set-nx-ex":    {sim.InvOwnership},
 		"uuid-get-del": {sim.InvOwnership},
+		// No lock across processes: two clients at once, and a lost update.
+		"no-lock":     {sim.InvMutex, sim.InvResource},
+		"local-mutex": {sim.InvMutex, sim.InvResource},
 		// GET, then a SET without NX: two clients both read "free".
 		"reentrant-getset": {sim.InvMutex, sim.InvOwnership, sim.InvResource},
 	}
