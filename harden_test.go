@@ -16,6 +16,7 @@ import (
 
 	"lockstep/internal/redistest"
 	"lockstep/scenarios/sim"
+	"lockstep/scenarios/sim/realserver"
 )
 
 // lockstepProcess is lockstep as a process of its own (the test binary,
@@ -84,8 +85,8 @@ func TestRealSignalsCleanUp(t *testing.T) {
 			}
 			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 				info, _ := r.Info(t.Context(), "replication").Result()
-				if sim.InfoField(info, "role") == "slave" && sim.InfoField(info, "master_port") == port &&
-					sim.InfoField(info, "master_link_status") == "up" {
+				if realserver.InfoField(info, "role") == "slave" && realserver.InfoField(info, "master_port") == port &&
+					realserver.InfoField(info, "master_link_status") == "up" {
 					break
 				}
 				if time.Now().After(deadline) {

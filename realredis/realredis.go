@@ -2,7 +2,9 @@
 // addresses the user gave, checks every server before anything runs (reachable,
 // authenticated, Lua, a recent enough version), refuses to reconfigure a
 // server that was not marked disposable, and picks a key prefix no one else
-// uses. The engine (scenarios/sim) does the rest.
+// uses. The target it returns reaches its servers through the engine's
+// real-server backend (scenarios/sim/realserver); the engine (scenarios/sim)
+// does the rest.
 package realredis
 
 import (
@@ -19,6 +21,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"lockstep/scenarios/sim"
+	"lockstep/scenarios/sim/realserver"
 )
 
 // Config is what the command line says about real servers.
@@ -61,7 +64,7 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 	if len(cfg.Addrs) == 0 {
 		return nil, errors.New("no server given")
 	}
-	t := &sim.Target{Second: cfg.Second}
+	t := &sim.Target{Second: cfg.Second, NewBackend: realserver.New}
 	if t.Second == 0 {
 		t.Second = DefaultSecond
 	}
@@ -178,14 +181,14 @@ func Check(ctx context.Context, opts *redis.Options) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("INFO on %s: %w", addr, err)
 	}
-	version := sim.InfoField(info, "redis_version")
+	version := realserver.InfoField(info, "redis_version")
 	if !atLeast(version, MinVersion) {
 		return "", fmt.Errorf("%s runs Redis %q; lockstep needs %d.%d or later", addr, version, MinVersion[0], MinVersion[1])
 	}
 	if err := c.Eval(ctx, "return 1", nil).Err(); err != nil {
 		return "", fmt.Errorf("%s does not run Lua scripts (EVAL): %v", addr, err)
 	}
-	id := sim.InfoField(info, "run_id")
+	id := realserver.InfoField(info, "run_id")
 	if id == "" {
 		id = addr
 	}

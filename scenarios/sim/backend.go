@@ -8,37 +8,95 @@ import (
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
 )
 
-// backend is one Redis server a run talks to: embedded (miniredis, virtual
-// time) or real (redis-server, real time). The engine reaches servers only
-// through it.
-type backend interface {
-	// dial opens a connection for a client.
-	dial(ctx context.Context) (net.Conn, error)
-	// read returns the run's keys on the server with their TTLs in virtual
-	// time, sorted by key; now is the virtual time of the read.
-	read(now time.Duration) ([]KeyState, error)
-	// advance moves the server's clock to virtual time t, delta after the
-	// last advance (embedded servers only; real ones have their own clock).
-	advance(t, delta time.Duration)
-	// kill makes the server unreachable: open connections drop, new ones
-	// are refused by the gate.
-	kill()
-	// stop takes the server down for a restart: clients cannot reach it
-	// until start.
-	stop()
-	// start brings a stopped server back without the run's keys, as a
+// Backend is one Redis server of a run as the engine sees it. The engine
+// reaches servers only through it: it dials for the lock clients, reads the
+// run's keys for every snapshot, moves the clock, and injects the faults a
+// timeline asks for. Everything else — scheduling, time, replication on
+// embedded servers, judging — is the engine's.
+//
+// A run's servers are all embedded or all real. Embedded ones are the
+// engine's own (miniredis on virtual time; not exported). Real ones come from
+// Target.NewBackend: package lockstep/scenarios/sim/realserver implements
+// them for redis-server, and realredis.Connect plugs it in. Such a backend
+// has its own clock (the wall clock; Advance does nothing), converts between
+// real and virtual time with its RealRun, and touches only keys under the
+// run's prefix.
+//
+// The durations the engine passes and Read returns are virtual. The engine
+// calls each backend from one goroutine at a time.
+type Backend interface {
+	// Dial opens a connection for a lock client. Kill cuts it.
+	Dial(ctx context.Context) (net.Conn, error)
+	// Read returns the run's keys on the server with their TTLs in virtual
+	// time left after now (-1: no expiry), sorted by key. It reads outside
+	// the gate: no command of a lock client, no step.
+	Read(now time.Duration) ([]KeyState, error)
+	// Advance moves the server's clock to virtual time t, delta after the
+	// last advance: keys due by then expire. A server with a clock of its
+	// own (a real one) ignores it.
+	Advance(t, delta time.Duration)
+	// Kill makes the server unreachable for good: open connections drop,
+	// new ones are refused.
+	Kill()
+	// Stop takes the server down for a restart: clients cannot reach it
+	// until Start.
+	Stop()
+	// Start brings a stopped server back without the run's keys, as a
 	// restart without persistence does.
-	start() error
-	// jump moves the server's clock forward by d (virtual): keys expire d
-	// early.
-	jump(d time.Duration) error
-	// close releases what the backend holds.
-	close()
+	Start() error
+	// Jump moves the server's clock forward by d: keys expire d early.
+	Jump(d time.Duration) error
+	// Close releases what the backend holds. The engine calls it last.
+	Close()
+
+	// Addr is the server's address as the user gave it, for traces and
+	// error messages; empty for an embedded server.
+	Addr() string
+	// ClientOptions are what a lock client of this server starts from: the
+	// server's address, network, credentials, database and TLS, and the
+	// bounds of its network calls; a copy the caller may change. Nil for an
+	// embedded server, whose clients the engine configures itself. Either
+	// way the engine connects clients through Dial.
+	ClientOptions() *redis.Options
+	// EnvironmentError says why a command's error is the environment's and
+	// not part of the lesson (a server that refuses the run's credentials,
+	// a connection that broke under it): such a run has no verdict. Errors
+	// the engine causes (NodeDownError, PartitionError, a connection it
+	// closed) and nil replies are the lesson's. On an embedded server the
+	// engine causes every error there is.
+	EnvironmentError(err error) (why string, ok bool)
+	// Cleanup removes the run's keys from the server at the end of a run,
+	// within a bound of its own (shorter once the run's context is
+	// cancelled); last are the keys the run last saw there, for the error
+	// when the server does not answer. The engine calls it on every server
+	// of a real run at once, before Close.
+	Cleanup(last []KeyState) error
 }
 
-// memBackend is an embedded miniredis server on virtual time.
+// Follower is a Backend whose server replicates by itself: a real replica.
+// On embedded servers the engine models replication (a queue of writes due
+// after the lag, in virtual time) and writes into the replica; a Follower's
+// replication the servers carry, and the backend holds the stream back by
+// the lag.
+type Follower interface {
+	Backend
+	// Follow makes the server replicate primary, lag behind it, and returns
+	// once it is in sync. The engine calls it as the run starts.
+	Follow(primary Backend, lag time.Duration) error
+	// Pending is how much of the replication stream is still on its way
+	// (chunks, as the stream carries them).
+	Pending() int
+	// Promote makes the server a primary when its primary dies: the stream
+	// is cut, and what was still on its way — lost, the count — never
+	// arrives.
+	Promote() (lost int, err error)
+}
+
+// memBackend is an embedded miniredis server on virtual time: the engine's
+// own backend.
 type memBackend struct {
 	m    *miniredis.Miniredis
 	now  time.Duration // the world's time at the last advance
@@ -51,37 +109,46 @@ func newMemBackend() *memBackend {
 	return &memBackend{m: m}
 }
 
-func (b *memBackend) dial(context.Context) (net.Conn, error) { return b.m.Dial() }
+func (b *memBackend) Dial(context.Context) (net.Conn, error) { return b.m.Dial() }
 
-// advance sets miniredis's TIME and expires keys together, so they agree.
-func (b *memBackend) advance(t, delta time.Duration) {
+// Advance sets miniredis's TIME and expires keys together, so they agree.
+func (b *memBackend) Advance(t, delta time.Duration) {
 	b.now = t
 	b.m.SetTime(epoch.Add(t + b.skew))
 	b.m.FastForward(delta)
 }
 
-func (b *memBackend) kill() { b.m.Close() }
+func (b *memBackend) Kill() { b.m.Close() }
 
-// stop: the gate refuses commands to a server that is down; the embedded
+// Stop: the gate refuses commands to a server that is down; the embedded
 // server itself keeps running, so connections survive the "restart".
-func (b *memBackend) stop() {}
+func (b *memBackend) Stop() {}
 
-func (b *memBackend) start() error {
+func (b *memBackend) Start() error {
 	b.m.FlushAll()
 	return nil
 }
 
-func (b *memBackend) jump(d time.Duration) error {
+func (b *memBackend) Jump(d time.Duration) error {
 	b.skew += d
 	b.m.SetTime(epoch.Add(b.now + b.skew))
 	b.m.FastForward(d)
 	return nil
 }
 
-func (b *memBackend) close() { b.m.Close() }
+func (b *memBackend) Close() { b.m.Close() }
 
-// read uses miniredis's direct API: no command, no step.
-func (b *memBackend) read(time.Duration) ([]KeyState, error) {
+// An embedded server has no address of its own, leaves the lock clients'
+// options to the engine, meets no error the engine did not cause, and takes
+// the run's keys with it when it closes.
+
+func (b *memBackend) Addr() string                          { return "" }
+func (b *memBackend) ClientOptions() *redis.Options         { return nil }
+func (b *memBackend) EnvironmentError(error) (string, bool) { return "", false }
+func (b *memBackend) Cleanup([]KeyState) error              { return nil }
+
+// Read uses miniredis's direct API: no command, no step.
+func (b *memBackend) Read(time.Duration) ([]KeyState, error) {
 	m := b.m
 	var keys []KeyState
 	for _, k := range m.Keys() {

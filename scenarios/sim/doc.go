@@ -20,6 +20,19 @@
 // The same scenarios also run against real redis-server processes (RunOn with
 // a Target): real time, scaled, with every key under the run's own prefix.
 //
+// The engine is the state machine; servers are outside it. It reaches each
+// one only through a Backend: dial, read the keys, advance the clock, and the
+// faults (kill, stop, start, clock jump), plus what a run on real servers
+// needs besides (an address, the lock clients' options, which errors are the
+// environment's, the cleanup; a Follower for a replica that replicates by
+// itself). Embedded servers are the engine's own backend (backend.go), their
+// replication the engine's own model (replication.go). Real
+// ones are package realserver, which imports this one: a Target carries the
+// constructor (Target.NewBackend, set by realredis.Connect) and every run on
+// it gets its servers from there. Of a real run the engine keeps only the
+// clock (RealRun: virtual time on the wall clock, scaled).
+//
 // Public face: Run, RunOn, Target, Setup, Script, Timeline, Client, Program,
-// Trace. Everything else is internal.
+// Trace; for backends, Backend, Follower, RealRun, KeyState. Everything else
+// is internal.
 package sim

@@ -22,11 +22,9 @@ func (w *World) commandDone(a *actor, m msg) {
 		w.catchUp()
 	}
 	srv := w.servers[m.server]
-	if rb, ok := srv.b.(*realBackend); ok {
-		if why, bad := environmentError(m.err); bad {
-			w.fail(w.runErr(fmt.Errorf("%s: %s's %s failed: %s: %w", rb.opts.Addr, a.name, strings.ToUpper(m.cmd.Name()), why, m.err)))
-			return
-		}
+	if why, bad := srv.b.EnvironmentError(m.err); bad {
+		w.fail(w.runErr(fmt.Errorf("%s: %s's %s failed: %s: %w", srv.b.Addr(), a.name, strings.ToUpper(m.cmd.Name()), why, m.err)))
+		return
 	}
 	var foreign *ForeignKeyError
 	if errors.As(m.err, &foreign) {

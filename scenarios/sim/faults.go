@@ -65,7 +65,7 @@ func (t *Timeline) StopServer(i int) {
 	}
 	srv.up = false
 	srv.keys = nil
-	srv.b.stop()
+	srv.b.Stop()
 	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textServerStopped(srv.name),
 		Short: Text{EN: "DOWN", ZH: "宕机"}})
 	w.runUntil(w.now, false) // a WAIT there fails now
@@ -80,7 +80,7 @@ func (t *Timeline) RestartServer(i int) {
 	if srv.up {
 		return
 	}
-	if err := srv.b.start(); err != nil {
+	if err := srv.b.Start(); err != nil {
 		w.fail(fmt.Errorf("restart %s: %w", srv.name, err))
 		return
 	}
@@ -95,7 +95,7 @@ func (t *Timeline) RestartServer(i int) {
 func (t *Timeline) ClockJump(i int, d time.Duration) {
 	w := t.w
 	srv := w.node(i)
-	if err := srv.b.jump(d); err != nil {
+	if err := srv.b.Jump(d); err != nil {
 		w.fail(fmt.Errorf("clock jump on %s: %w", srv.name, err))
 		return
 	}

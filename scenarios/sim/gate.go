@@ -165,13 +165,13 @@ func (w *World) newRedisClient(c *client, i int) *redis.Client {
 		WriteTimeout: -1,
 		DialTimeout:  time.Second,
 	}
-	if rb, ok := w.servers[w.route[i]].b.(*realBackend); ok {
-		o = w.realClientOptions(rb.opts, i)
+	if base := w.servers[w.route[i]].b.ClientOptions(); base != nil {
+		o = w.realClientOptions(base, i)
 	}
 	o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		srv := w.route[i]
 		c.conn[i] = srv
-		return w.servers[srv].b.dial(ctx)
+		return w.servers[srv].b.Dial(ctx)
 	}
 	o.PoolSize = 1
 	o.MaxRetries = -1 // 0 would mean 3 hidden retries
@@ -183,47 +183,15 @@ func (w *World) newRedisClient(c *client, i int) *redis.Client {
 	return rc
 }
 
-// realClientOptions are a lock client's options on a real server: the
-// server's own, with every network call bounded. A command parks in the gate
-// before it reaches the connection, so the bound counts only the server's
-// time. After a failover the node routes to another server: the credentials
-// of a new connection are those of the server it goes to.
-func (w *World) realClientOptions(base *redis.Options, i int) *redis.Options {
-	o := *base
-	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = ioTimeout, ioTimeout, ioTimeout
+// realClientOptions are a lock client's options on a real server: o, the
+// server's own (its backend's ClientOptions), with credentials that follow
+// the node. After a failover the node routes to another server: the
+// credentials of a new connection are those of the server it goes to.
+func (w *World) realClientOptions(o *redis.Options, i int) *redis.Options {
 	o.CredentialsProvider, o.StreamingCredentialsProvider = nil, nil
 	o.CredentialsProviderContext = func(context.Context) (string, string, error) {
-		opts := w.servers[w.route[i]].b.(*realBackend).opts
+		opts := w.servers[w.route[i]].b.ClientOptions()
 		return opts.Username, opts.Password, nil
 	}
-	return &o
-}
-
-// environmentError says why a command's error on a real server is the
-// environment's and not part of the lesson: a server that refuses the run's
-// credentials or database, is loading, out of memory or full, or a
-// connection that timed out or that the server broke. Such a run has no
-// verdict. Errors the timeline causes (a server it took down, a partition, a
-// connection the engine itself closed) are part of the lesson, and so is a
-// nil reply. On embedded servers the engine causes every error there is.
-func environmentError(err error) (string, bool) {
-	var down *NodeDownError
-	var cut *PartitionError
-	switch {
-	case err == nil, errors.Is(err, redis.Nil), errors.Is(err, redis.ErrClosed),
-		errors.As(err, &down), errors.As(err, &cut):
-		return "", false
-	case redis.IsAuthError(err):
-		return "the server refused the credentials", true
-	case redis.IsPermissionError(err):
-		return "the user lacks a permission the lock needs", true
-	case redis.HasErrorPrefix(err, "ERR DB index"), redis.HasErrorPrefix(err, "ERR invalid DB index"):
-		return "the server has no such database", true
-	case redis.IsLoadingError(err), redis.IsOOMError(err), redis.IsMaxClientsError(err),
-		redis.HasErrorPrefix(err, "MISCONF"):
-		return "the server cannot serve the run", true
-	case isConnErr(err) && !errors.Is(err, net.ErrClosed):
-		return "the connection failed", true
-	}
-	return "", false
+	return o
 }

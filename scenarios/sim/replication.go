@@ -96,17 +96,19 @@ func (w *World) failover() {
 	dead.up = false
 	dead.keys = nil
 	if dead.replica < 0 {
-		dead.b.stop() // it may come back: Rejoin
+		dead.b.Stop() // it may come back: Rejoin
 	} else {
-		dead.b.kill()
+		dead.b.Kill()
 	}
-	if w.real != nil && dead.replica >= 0 {
-		if w.real.relay != nil {
-			lost = w.real.relay.waiting()
-			w.real.relay.cutOff()
-		}
-		if err := w.servers[dead.replica].b.(*realBackend).promote(); err != nil {
-			w.fail(fmt.Errorf("promote %s: %w", w.servers[dead.replica].name, err))
+	if dead.replica >= 0 {
+		// A replica that replicates by itself (a real one) is promoted by
+		// its server; what its stream still held is lost.
+		if f, ok := w.servers[dead.replica].b.(Follower); ok {
+			n, err := f.Promote()
+			lost = n
+			if err != nil {
+				w.fail(fmt.Errorf("promote %s: %w", w.servers[dead.replica].name, err))
+			}
 		}
 	}
 	if dead.replica < 0 {
@@ -137,7 +139,7 @@ func (w *World) rejoin() {
 	p := w.route[0]
 	primary := w.servers[p]
 	mem := newMemBackend()
-	mem.advance(w.now, 0)
+	mem.Advance(w.now, 0)
 	for _, k := range primary.keys {
 		mem.put(k, max(k.TTL, 0))
 	}

@@ -108,12 +108,12 @@ type World struct {
 	trace    Trace
 	pausedAt map[*client]time.Duration
 
-	real *realWorld // nil on embedded servers
+	real *RealRun // nil on embedded servers
 }
 
 type server struct {
 	name    string
-	b       backend
+	b       Backend
 	up      bool
 	role    string
 	replica int // index of its replica, -1 for none
@@ -169,19 +169,22 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 		if s.Rejoin && impl.Nodes == 1 {
 			return nil, ErrEmbeddedOnly
 		}
-		w.real = &realWorld{t: target, f: float64(target.Second) / float64(time.Second), ctx: ctx}
+		if target.NewBackend == nil {
+			return nil, ErrNoBackend
+		}
+		w.real = &RealRun{Target: target, Ctx: ctx, f: float64(target.Second) / float64(time.Second)}
 		s.Key = target.Prefix + s.Key
 	}
-	newBackend := func(i int) backend {
+	newBackend := func(i int) Backend {
 		if w.real == nil {
 			return newMemBackend()
 		}
 		if i < 0 {
-			return newRealBackend(w, w.real.t.Replica)
+			return target.NewBackend(w.real, target.Replica)
 		}
-		return newRealBackend(w, w.real.t.Nodes[i])
+		return target.NewBackend(w.real, target.Nodes[i])
 	}
-	add := func(name, role string, b backend) int {
+	add := func(name, role string, b Backend) int {
 		w.servers = append(w.servers, &server{name: name, b: b, up: true, role: role, replica: -1, primary: -1})
 		return len(w.servers) - 1
 	}
@@ -206,54 +209,44 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 	w.trace = Trace{Schema: TraceSchema, Impl: impl.Name, Key: s.Key, TTL: s.TTL}
 	for _, srv := range w.servers {
 		w.trace.Servers = append(w.trace.Servers, srv.name)
-		if rb, ok := srv.b.(*realBackend); ok {
-			w.trace.Addrs = append(w.trace.Addrs, rb.opts.Addr)
+		if w.real != nil {
+			w.trace.Addrs = append(w.trace.Addrs, srv.b.Addr())
 		}
 	}
 	if w.real != nil {
 		if err := w.startReal(); err != nil {
 			w.close()
-			return nil, err
+			return nil, w.runErr(err)
 		}
 	}
 	return w, nil
 }
 
-// startReal checks that the run starts clean, sets up the replica's relay,
-// and starts the clock.
+// startReal checks that the run starts clean, has each replica follow its
+// primary, and starts the clock.
 func (w *World) startReal() error {
 	for _, srv := range w.servers {
-		keys, err := srv.b.read(0)
+		keys, err := srv.b.Read(0)
 		if err != nil {
-			return fmt.Errorf("read %s: %w", srv.b.(*realBackend).opts.Addr, err)
+			return fmt.Errorf("read %s: %w", srv.b.Addr(), err)
 		}
 		if len(keys) > 0 {
-			return fmt.Errorf("%s already has keys under %s", srv.b.(*realBackend).opts.Addr, w.real.t.Prefix)
+			return fmt.Errorf("%s already has keys under %s", srv.b.Addr(), w.real.Target.Prefix)
 		}
 	}
 	for _, srv := range w.servers {
 		if srv.primary < 0 {
 			continue
 		}
-		primary := w.servers[srv.primary].b.(*realBackend)
-		r, err := newRelay(primary.opts.Addr, w.toReal(srv.lag))
-		if err != nil {
-			return err
+		f, ok := srv.b.(Follower)
+		if !ok {
+			return fmt.Errorf("%s cannot replicate: its backend is not a Follower", srv.b.Addr())
 		}
-		w.real.relay = r
-		if err := srv.b.(*realBackend).replicateThrough(r); err != nil {
+		if err := f.Follow(w.servers[srv.primary].b, srv.lag); err != nil {
 			return err
 		}
 	}
 	w.real.start = time.Now()
-	// A signal ends the run's context: every client connection is cut at
-	// once, so that no command waits on a server that has stopped
-	// answering; the scheduler then sees the run fail and shuts down.
-	w.real.stopCut = context.AfterFunc(w.real.ctx, func() {
-		for _, srv := range w.servers {
-			srv.b.(*realBackend).interrupt()
-		}
-	})
 	return nil
 }
 
@@ -476,7 +469,7 @@ func (w *World) advance(t time.Duration) {
 		if !srv.up {
 			continue
 		}
-		srv.b.advance(t, delta)
+		srv.b.Advance(t, delta)
 		before := srv.keys
 		srv.keys = w.readKeys(srv, before)
 		for _, k := range before {
@@ -514,7 +507,7 @@ func (w *World) readKeys(srv *server, prev []KeyState) []KeyState {
 	if !srv.up {
 		return nil
 	}
-	keys, err := srv.b.read(w.now)
+	keys, err := srv.b.Read(w.now)
 	if err != nil {
 		w.fail(w.runErr(fmt.Errorf("read %s: %w", srv.name, err)))
 		return prev
@@ -577,8 +570,8 @@ func (w *World) snapshot() Snapshot {
 					st.Pending++
 				}
 			}
-			if w.real != nil && w.real.relay != nil {
-				st.Pending = w.real.relay.waiting()
+			if f, ok := srv.b.(Follower); ok {
+				st.Pending = f.Pending()
 			}
 		}
 		s.Servers = append(s.Servers, st)
@@ -609,41 +602,19 @@ func (w *World) close() {
 		err = errors.Join(err, w.closeReal())
 	}
 	for _, srv := range w.servers {
-		srv.b.close()
+		srv.b.Close()
 	}
 	w.err = err
 }
 
-// closeReal removes the run's keys from every server at once and points the
-// replica back at its primary, all within a bound: cleanupTimeout after a
-// normal end, interruptCleanupTimeout after a signal. What it could not do
-// is in the error, server by server.
+// closeReal has every server remove the run's keys, all at once; each
+// bounds its own cleanup (see Backend.Cleanup). What they could not do is
+// in the error, server by server.
 func (w *World) closeReal() error {
-	if w.real.stopCut != nil {
-		w.real.stopCut()
-	}
-	if w.real.relay != nil {
-		w.real.relay.close()
-	}
-	bound := cleanupTimeout
-	if w.real.ctx.Err() != nil {
-		bound = interruptCleanupTimeout
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), bound)
-	defer cancel()
 	errs := make([]error, len(w.servers))
 	var wg sync.WaitGroup
 	for i, srv := range w.servers {
-		rb := srv.b.(*realBackend)
-		wg.Go(func() {
-			c := rb.closingClient(ctx)
-			defer c.Close()
-			errs[i] = rb.cleanup(ctx, c, srv.keys)
-			// The replica, promoted or not: replicate from the primary again.
-			if w.real.t.Replica != nil && rb.opts == w.real.t.Replica {
-				errs[i] = errors.Join(errs[i], rb.replicateFrom(ctx, c, w.real.t.Nodes[0]))
-			}
-		})
+		wg.Go(func() { errs[i] = srv.b.Cleanup(srv.keys) })
 	}
 	wg.Wait()
 	return errors.Join(errs...)

@@ -1,4 +1,4 @@
-package sim
+package realserver
 
 import (
 	"io"

@@ -1,0 +1,517 @@
+// Package realserver is the engine's backend for real redis-server
+// processes: a sim.Backend per server of a run on a sim.Target.
+//
+// The engine (package sim) is a state machine over servers it reaches only
+// through sim.Backend; it does not import this package. Whoever builds a
+// target for real servers plugs it in — realredis.Connect sets
+// Target.NewBackend to New — and every run on that target gets its servers
+// from here.
+//
+// A backend here keeps to the run's keys (everything under the target's
+// prefix): it reads them for snapshots through an observer client outside
+// the gate, deletes them for a restart and at the end of the run, and
+// shortens their TTLs for a clock jump, which a real server's clock cannot
+// do. It holds the lock clients' connections so that it can cut them when
+// the server "dies", and cuts every connection of the run when the run's
+// context is cancelled (a signal). A replica follows its primary through a
+// relay (relay.go) that holds the replication stream for the scenario's
+// lag; at the end of the run it replicates its primary directly again.
+package realserver
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
+
+	"lockstep/scenarios/sim"
+)
+
+// ioTimeout bounds every network call to a real server: a dial, a command,
+// a TLS handshake. A server that does not answer within it has stalled, and
+// the run stops with an error that names it instead of waiting for ever.
+// Commands that block on the server by design (WAIT) get their own timeout
+// on top from go-redis.
+const ioTimeout = 2 * time.Second
+
+// Cleanup bounds: how long the removal of a run's keys may take after a
+// normal end, and after an interruption (a signal must end the run within
+// two seconds).
+const (
+	cleanupTimeout          = 5 * time.Second
+	interruptCleanupTimeout = 1500 * time.Millisecond
+)
+
+// backend is a redis-server. Clients connect to it directly; the backend
+// keeps their connections so that it can cut them when the server "dies".
+// An observer client, outside the gate, reads the run's keys for snapshots.
+type backend struct {
+	run  *sim.RealRun
+	opts *redis.Options
+	obs  *redis.Client
+	// stopCut stops the watch that cuts every connection when the run's
+	// context ends (a signal): a command blocked on a stalled server
+	// returns then.
+	stopCut func() bool
+	relay   *relay // a replica's, once it follows its primary
+
+	mu       sync.Mutex
+	conns    []net.Conn // the lock clients'
+	obsConns []net.Conn // the observer's
+	dead     bool
+}
+
+// New is the backend of the server opts (one of run.Target.Nodes, or its
+// Replica) for one run: Target.NewBackend for real servers. It is a
+// sim.Follower; the engine has only the replica follow.
+func New(run *sim.RealRun, opts *redis.Options) sim.Backend {
+	b := &backend{run: run, opts: opts}
+	o := observerOptions(opts, ioTimeout)
+	o.Dialer = func(ctx context.Context, _, _ string) (net.Conn, error) {
+		c, err := b.connect(ctx)
+		if err == nil {
+			b.mu.Lock()
+			b.obsConns = append(b.obsConns, c)
+			b.mu.Unlock()
+		}
+		return c, err
+	}
+	b.obs = redis.NewClient(o)
+	b.stopCut = context.AfterFunc(run.Ctx, b.interrupt)
+	return b
+}
+
+// observerOptions are the options of a client outside the gate (the
+// backend's readings, the cleanup): the server's own, every call bounded by
+// timeout and by the context's deadline. go-redis ignores a context's
+// deadline unless ContextTimeoutEnabled is set.
+func observerOptions(opts *redis.Options, timeout time.Duration) *redis.Options {
+	o := *opts
+	o.PoolSize, o.MaxRetries, o.DisableIdentity = 2, -1, true
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = timeout, timeout, timeout
+	o.ContextTimeoutEnabled = true
+	o.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
+	return &o
+}
+
+// ioContext bounds one exchange with the server: ioTimeout, and the run's
+// own context (a signal ends it at once).
+func (b *backend) ioContext() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(b.run.Ctx, ioTimeout)
+}
+
+// Addr is the server's address as the user gave it.
+func (b *backend) Addr() string { return b.opts.Addr }
+
+// ClientOptions are the server's own options with every network call
+// bounded. A command parks in the gate before it reaches the connection, so
+// the bound counts only the server's time.
+func (b *backend) ClientOptions() *redis.Options {
+	o := *b.opts
+	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = ioTimeout, ioTimeout, ioTimeout
+	return &o
+}
+
+// network is how the server is reached: "tcp" or "unix".
+func (b *backend) network() string {
+	if b.opts.Network != "" {
+		return b.opts.Network
+	}
+	return "tcp"
+}
+
+// Dial opens a connection for a lock client; Kill cuts it.
+func (b *backend) Dial(ctx context.Context) (net.Conn, error) {
+	c, err := b.connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.dead {
+		c.Close()
+		return nil, fmt.Errorf("dial %s: server is down", b.opts.Addr)
+	}
+	b.conns = append(b.conns, c)
+	return c, nil
+}
+
+// connect opens a connection to the server: TCP or unix socket, TLS when
+// the address asked for it, every step bounded.
+func (b *backend) connect(ctx context.Context) (net.Conn, error) {
+	d := net.Dialer{Timeout: ioTimeout}
+	c, err := d.DialContext(ctx, b.network(), b.opts.Addr)
+	if err != nil {
+		return nil, err
+	}
+	if b.opts.TLSConfig != nil {
+		tc := tls.Client(c, b.opts.TLSConfig)
+		hctx, cancel := context.WithTimeout(ctx, ioTimeout)
+		err := tc.HandshakeContext(hctx)
+		cancel()
+		if err != nil {
+			c.Close()
+			return nil, fmt.Errorf("TLS handshake with %s: %w", b.opts.Addr, err)
+		}
+		c = tc
+	}
+	return c, nil
+}
+
+// Advance does nothing: a real server has its own clock.
+func (b *backend) Advance(time.Duration, time.Duration) {}
+
+// Kill cuts every client connection; the gate refuses new commands. The
+// server itself is left alone: only this run loses it.
+func (b *backend) Kill() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.dead = true
+	for _, c := range b.conns {
+		c.Close()
+	}
+	b.conns = nil
+}
+
+// interrupt cuts every connection of the run to the server, the
+// observer's too: a reading or a command blocked on a server that stopped
+// answering returns at once. Only the cleanup talks to the server after it.
+func (b *backend) interrupt() {
+	b.Kill()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, c := range b.obsConns {
+		c.Close()
+	}
+	b.obsConns = nil
+}
+
+// Stop is Kill: this run loses the server until Start.
+func (b *backend) Stop() { b.Kill() }
+
+// Start lets clients reach the server again and deletes the run's keys
+// there: what a restart without persistence leaves. Nothing else on the
+// server is touched.
+func (b *backend) Start() error {
+	b.mu.Lock()
+	b.dead = false
+	b.mu.Unlock()
+	ctx, cancel := b.ioContext()
+	defer cancel()
+	return b.cleanup(ctx, b.obs, nil)
+}
+
+// Jump cannot move a real server's clock. What a forward jump does to the
+// run's keys it can do: each TTL is shortened by d, and a key with less
+// than d left is deleted.
+func (b *backend) Jump(d time.Duration) error {
+	ctx, cancel := b.ioContext()
+	defer cancel()
+	keys, err := b.scan(ctx)
+	if err != nil {
+		return err
+	}
+	real := b.run.ToReal(d)
+	for _, k := range keys {
+		pttl, err := b.obs.PTTL(ctx, k).Result()
+		switch {
+		case err != nil:
+			return err
+		case pttl <= 0:
+			// No expiry, or gone already.
+		case pttl <= real:
+			err = b.obs.Del(ctx, k).Err()
+		default:
+			err = b.obs.PExpire(ctx, k, pttl-real).Err()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Close cuts the run's connections and lets the relay go.
+func (b *backend) Close() {
+	b.stopCut()
+	b.Kill()
+	b.closeRelay()
+	_ = b.obs.Close()
+}
+
+func (b *backend) pattern() string { return "*" + b.run.Target.Prefix + "*" }
+
+// scan lists the run's keys. The fencing counter's key starts with a hash
+// tag ("{lockstep:…}:fence"), so the pattern matches the prefix anywhere.
+func (b *backend) scan(ctx context.Context) ([]string, error) {
+	return scanKeys(ctx, b.obs, b.pattern())
+}
+
+func scanKeys(ctx context.Context, c *redis.Client, pattern string) ([]string, error) {
+	var keys []string
+	iter := c.Scan(ctx, 0, pattern, 100).Iterator()
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys), iter.Err()
+}
+
+// Read reads the run's keys: values, and TTLs converted to virtual time left
+// after now.
+func (b *backend) Read(now time.Duration) ([]sim.KeyState, error) {
+	ctx, cancel := b.ioContext()
+	defer cancel()
+	names, err := b.scan(ctx)
+	if err != nil || len(names) == 0 {
+		return nil, err
+	}
+	types := make([]*redis.StatusCmd, len(names))
+	pttls := make([]*redis.DurationCmd, len(names))
+	strs := make([]*redis.StringCmd, len(names))
+	hashes := make([]*redis.MapStringStringCmd, len(names))
+	_, err = b.obs.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, k := range names {
+			types[i] = p.Type(ctx, k)
+			pttls[i] = p.PTTL(ctx, k)
+			strs[i] = p.Get(ctx, k)
+			hashes[i] = p.HGetAll(ctx, k)
+		}
+		return nil
+	})
+	wall := time.Now()
+	if err != nil && !isWrongType(err) && !errors.Is(err, redis.Nil) {
+		return nil, err
+	}
+	var keys []sim.KeyState
+	for i, k := range names {
+		// Anyone who can write to the server can write under our prefix:
+		// what comes from it is text for a terminal only once cleaned.
+		ks := sim.KeyState{Key: sim.CleanText(k), Type: types[i].Val(), TTL: -1}
+		// PTTL -2: the key expired (or went) while it was being read.
+		if ks.Type == "none" || pttls[i].Val() == -2 {
+			continue
+		}
+		switch ks.Type {
+		case "string":
+			if errors.Is(strs[i].Err(), redis.Nil) {
+				continue
+			}
+			ks.Value = sim.CleanText(strs[i].Val())
+		case "hash":
+			m := hashes[i].Val()
+			fields := make([]string, 0, len(m))
+			for f := range m {
+				fields = append(fields, f)
+			}
+			slices.Sort(fields)
+			for j, f := range fields {
+				fields[j] = sim.CleanText(f + "=" + m[f])
+			}
+			ks.Value = strings.Join(fields, " ")
+		default:
+			ks.Value = "(" + sim.CleanText(ks.Type) + ")"
+		}
+		// PTTL -1: no expiry. 0: less than a millisecond left.
+		if pttl := pttls[i].Val(); pttl >= 0 {
+			due := wall.Add(pttl).Sub(b.run.Start())
+			// A millisecond of real time is worth more than that in
+			// virtual time; round to what was measured.
+			ttl := (b.run.ToVirtual(due) - now).Round(10 * time.Millisecond)
+			ks.TTL = max(ttl, time.Millisecond)
+		}
+		keys = append(keys, ks)
+	}
+	return keys, nil
+}
+
+func isWrongType(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE") }
+
+// EnvironmentError says why a command's error on the server is the
+// environment's and not part of the lesson: a server that refuses the run's
+// credentials or database, is loading, out of memory or full, or a
+// connection that timed out or that the server broke. Such a run has no
+// verdict. Errors the timeline causes (a server it took down, a partition, a
+// connection the engine itself closed) are part of the lesson, and so is a
+// nil reply.
+func (b *backend) EnvironmentError(err error) (string, bool) {
+	var down *sim.NodeDownError
+	var cut *sim.PartitionError
+	switch {
+	case err == nil, errors.Is(err, redis.Nil), errors.Is(err, redis.ErrClosed),
+		errors.As(err, &down), errors.As(err, &cut):
+		return "", false
+	case redis.IsAuthError(err):
+		return "the server refused the credentials", true
+	case redis.IsPermissionError(err):
+		return "the user lacks a permission the lock needs", true
+	case redis.HasErrorPrefix(err, "ERR DB index"), redis.HasErrorPrefix(err, "ERR invalid DB index"):
+		return "the server has no such database", true
+	case redis.IsLoadingError(err), redis.IsOOMError(err), redis.IsMaxClientsError(err),
+		redis.HasErrorPrefix(err, "MISCONF"):
+		return "the server cannot serve the run", true
+	case isConnErr(err) && !errors.Is(err, net.ErrClosed):
+		return "the connection failed", true
+	}
+	return "", false
+}
+
+// isConnErr says whether err is the connection's (as the engine's gate
+// tells them apart).
+func isConnErr(err error) bool {
+	var ne net.Error
+	return errors.Is(err, io.ErrClosedPipe) || errors.Is(err, io.EOF) || errors.As(err, &ne)
+}
+
+// Cleanup removes the run's keys from the server and, on the target's
+// replica, points it straight at its primary again (promoted or not) — all
+// within cleanupTimeout, interruptCleanupTimeout once the run's context is
+// cancelled. What it could not do is in the error. Connections are no
+// longer cut on a signal from here on: the cleanup has clients of its own.
+func (b *backend) Cleanup(last []sim.KeyState) error {
+	b.stopCut()
+	b.closeRelay()
+	bound := cleanupTimeout
+	if b.run.Ctx.Err() != nil {
+		bound = interruptCleanupTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	c := b.closingClient(ctx)
+	defer c.Close()
+	err := b.cleanup(ctx, c, last)
+	if t := b.run.Target; t.Replica != nil && b.opts == t.Replica {
+		err = errors.Join(err, b.replicateFrom(ctx, c, t.Nodes[0]))
+	}
+	return err
+}
+
+// closingClient is a client of its own for the end of a run, every call
+// bounded by ctx: the observer's connections may have been cut by an
+// interruption.
+func (b *backend) closingClient(ctx context.Context) *redis.Client {
+	timeout := ioTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Until(dl))
+	}
+	return redis.NewClient(observerOptions(b.opts, max(timeout, time.Millisecond)))
+}
+
+// cleanup deletes the run's keys through c within ctx. A replica
+// (read-only) is skipped: its primary's deletions reach it. When the server
+// does not answer, the error names it and the keys the run last saw there.
+func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []sim.KeyState) error {
+	if info, err := c.Info(ctx, "replication").Result(); err == nil && InfoField(info, "role") == "slave" {
+		return nil
+	}
+	keys, err := scanKeys(ctx, c, b.pattern())
+	if err == nil && len(keys) > 0 {
+		err = c.Del(ctx, keys...).Err()
+	}
+	if err == nil {
+		return nil
+	}
+	if len(keys) == 0 {
+		for _, k := range last {
+			keys = append(keys, k.Key)
+		}
+	}
+	if len(keys) == 0 {
+		return fmt.Errorf("clean up %s: %w; keys under %s may be left there", b.opts.Addr, err, b.run.Target.Prefix)
+	}
+	return fmt.Errorf("clean up %s: %w; left there: %s", b.opts.Addr, err, strings.Join(keys, ", "))
+}
+
+// InfoField reads one field of an INFO reply: InfoField(info, "role").
+func InfoField(info, name string) string {
+	for line := range strings.SplitSeq(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// Follow points the replica at a relay in front of primary that holds the
+// stream for lag, and waits until it has synchronised.
+func (b *backend) Follow(primary sim.Backend, lag time.Duration) error {
+	r, err := newRelay(primary.Addr(), b.run.ToReal(lag))
+	if err != nil {
+		return err
+	}
+	b.relay = r
+	ctx, cancel := context.WithTimeout(b.run.Ctx, 10*time.Second)
+	defer cancel()
+	host, port, _ := net.SplitHostPort(r.addr())
+	if err := b.obs.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
+		return fmt.Errorf("REPLICAOF on %s: %w", b.opts.Addr, err)
+	}
+	for {
+		info, err := b.obs.Info(ctx, "replication").Result()
+		if err == nil && InfoField(info, "master_link_status") == "up" &&
+			InfoField(info, "master_sync_in_progress") == "0" {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("replica %s did not sync through the relay: %v", b.opts.Addr, ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// Pending is how many chunks of the stream the relay still holds.
+func (b *backend) Pending() int {
+	if b.relay == nil {
+		return 0
+	}
+	return b.relay.waiting()
+}
+
+// Promote cuts the relay off — what it still held is lost — and makes the
+// replica a primary: REPLICAOF NO ONE.
+func (b *backend) Promote() (int, error) {
+	lost := 0
+	if b.relay != nil {
+		lost = b.relay.waiting()
+		b.relay.cutOff()
+	}
+	ctx, cancel := b.ioContext()
+	defer cancel()
+	return lost, b.obs.Do(ctx, "REPLICAOF", "NO", "ONE").Err()
+}
+
+// closeRelay cuts the relay off, if any, and waits for its goroutines.
+func (b *backend) closeRelay() {
+	if b.relay != nil {
+		b.relay.close()
+		b.relay = nil
+	}
+}
+
+// replicateFrom points the replica straight at its primary again, through c.
+func (b *backend) replicateFrom(ctx context.Context, c *redis.Client, primary *redis.Options) error {
+	host, port, err := net.SplitHostPort(primary.Addr)
+	if err != nil {
+		return err
+	}
+	if _, err := strconv.Atoi(port); err != nil {
+		return fmt.Errorf("primary address %q: %w", primary.Addr, err)
+	}
+	if err := c.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
+		return fmt.Errorf("point the replica %s back at %s (REPLICAOF %s %s): %w", b.opts.Addr, primary.Addr, host, port, err)
+	}
+	return nil
+}
+
+var _ sim.Follower = (*backend)(nil)
