@@ -77,6 +77,15 @@ func (w *World) commandDone(a *actor, m msg) {
 			}
 		}
 	}
+	if len(owned) == 0 && extendedOther(m.cmd, m.err, w.setup.Key) {
+		// An expire command that said yes renewed the lock, whether or not
+		// its TTL moved by more than a real server's reading can tell
+		// (ttlTolerance): a renewal of another client's lock is one.
+		if k, ok := findKey(before, w.setup.Key); ok && k.Writer != "" && k.Writer != c.name {
+			after2, _ := findKey(after, w.setup.Key)
+			owned = append(owned, change{key: k.Key, kind: changeExtended, before: k, after: after2})
+		}
+	}
 	srv.keys = after
 	if h := holderOf(a); h.hold != nil && h.hold.op == h.op && !h.bg {
 		h.hold.count++
@@ -335,3 +344,19 @@ func diffKeys(before, after []KeyState, tol time.Duration) []change {
 
 // isReply says whether err is a normal reply (nil) rather than a failure.
 func isReply(err error) bool { return err == nil || errors.Is(err, redis.Nil) }
+
+// extendedOther says whether cmd is a plain expire command on key that
+// succeeded: EXPIRE, PEXPIRE, EXPIREAT or PEXPIREAT answering 1.
+func extendedOther(cmd redis.Cmder, err error, key string) bool {
+	if err != nil {
+		return false
+	}
+	switch cmd.Name() {
+	case "expire", "pexpire", "expireat", "pexpireat":
+	default:
+		return false
+	}
+	args := cmd.Args()
+	ic, ok := cmd.(*redis.BoolCmd)
+	return ok && ic.Val() && len(args) > 1 && fmt.Sprint(args[1]) == key
+}

@@ -57,6 +57,7 @@ func (w *World) drain() {
 		select {
 		case m := <-w.ch:
 			w.handle(m)
+			w.settledOnce = false
 			wait = 20 * time.Microsecond
 		case <-tick:
 			if w.quiesce() {
@@ -137,6 +138,7 @@ func (w *World) quiesce() bool {
 	}
 	for id := range w.helpers {
 		if !gs[id].blocked() {
+			w.settledOnce = false
 			return false
 		}
 	}
@@ -146,18 +148,28 @@ func (w *World) quiesce() bool {
 			continue
 		}
 		if a.inCmd {
+			w.settledOnce = false
 			return false // its reply is on its way
 		}
 		if a.flight {
 			continue // its goroutine is a helper
 		}
 		if g, alive := gs[a.gid.Load()]; !alive || !g.blocked() {
+			w.settledOnce = false
 			return false // it runs, or has sent its exit
 		}
 		if !w.waitsForFlights(a.client) {
 			stuck = true
 		}
 	}
+	// Under load a goroutine between two stops has been seen to look
+	// blocked for a moment; what is settled must look so twice, a little
+	// apart, with nothing sent in between.
+	if !w.settledOnce {
+		w.settledOnce = true
+		return false
+	}
+	w.settledOnce = false
 	if stuck {
 		// Blocked with nothing of its own parked: lock code that waits for
 		// something outside the run, or for nothing. A lock held by a
