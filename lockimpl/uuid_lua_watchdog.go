@@ -21,6 +21,8 @@ type UUIDLuaWatchdog struct {
 	dog *watchdog
 	// maxRenewals caps the watchdog; 0 means no cap.
 	maxRenewals int
+	// renew is the watchdog's renewal; nil: the compare-and-PEXPIRE script.
+	renew func(ctx context.Context, env Env, token string) (bool, error)
 }
 
 // NewUUIDLuaWatchdog returns a UUIDLuaWatchdog lock.
@@ -37,7 +39,11 @@ func (l *UUIDLuaWatchdog) TryAcquire(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	l.dog.stop() // a watchdog left from a hold that was lost
-	l.dog = startWatchdog(ctx, l.env, token, l.maxRenewals)
+	if l.renew == nil {
+		l.dog = startWatchdog(ctx, l.env, token, l.maxRenewals)
+	} else {
+		l.dog = startRenewing(ctx, l.env, token, l.maxRenewals, l.renew)
+	}
 	return true, nil
 }
 
