@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -37,15 +38,46 @@ func (w *World) settle() {
 // lock code, waiting for them, and they may still be on their way to the
 // gate. Then drain also asks the runtime whether every goroutine of the run
 // has stopped (quiesce), and until then it polls.
+//
+// The poll yields the processor a few times before it asks: the run's other
+// goroutines go on meanwhile, and a quiet run is seen in microseconds. A
+// timer would not do for this: one under a millisecond, in a process where
+// nothing else runs, lasts a whole millisecond (the runtime's poller sleeps
+// in milliseconds), and a run on five nodes waits for quiet thousands of
+// times. Only once the runtime has said the run is busy does the poll back
+// off on a timer.
 func (w *World) drain() {
 	timer := time.NewTimer(stallTimeout)
 	defer timer.Stop()
 	var poll *time.Timer
-	wait := 20 * time.Microsecond
+	wait := time.Duration(0) // the next poll's timer; 0: yield instead
+	yields := 0
 	for (w.running > 0 || w.loose) && w.err == nil {
 		var tick <-chan time.Time
 		if w.flights && !w.replyDue() {
-			// A message may never come: wait a little, then ask the runtime.
+			// A message may never come: look again shortly, then ask the
+			// runtime.
+			if wait == 0 {
+				select {
+				case m := <-w.ch:
+					w.handle(m)
+					w.settledOnce = false
+					yields = 0
+					w.resetStall(timer)
+					continue
+				default:
+				}
+				if yields < quietYields {
+					yields++
+					runtime.Gosched()
+					continue
+				}
+				yields = 0
+				if !w.quiesce() && !w.settledOnce {
+					wait = 50 * time.Microsecond // busy: back off
+				}
+				continue
+			}
 			if poll == nil {
 				poll = time.NewTimer(wait)
 				defer poll.Stop()
@@ -58,12 +90,17 @@ func (w *World) drain() {
 		case m := <-w.ch:
 			w.handle(m)
 			w.settledOnce = false
-			wait = 20 * time.Microsecond
+			wait, yields = 0, 0
 		case <-tick:
 			if w.quiesce() {
+				wait = 0
 				continue
 			}
-			wait = min(2*wait, 2*time.Millisecond)
+			if w.settledOnce {
+				wait = 0 // the second look comes soon
+			} else {
+				wait = min(2*wait, 2*time.Millisecond)
+			}
 			continue
 		case <-timer.C:
 			w.stalled()
@@ -75,14 +112,23 @@ func (w *World) drain() {
 			default:
 			}
 		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
-		timer.Reset(stallTimeout)
+		w.resetStall(timer)
 	}
+}
+
+// quietYields is how often drain yields the processor before it asks the
+// runtime whether the run is quiet.
+const quietYields = 8
+
+// resetStall restarts the stall timer after a message.
+func (w *World) resetStall(timer *time.Timer) {
+	if !timer.Stop() {
+		select {
+		case <-timer.C:
+		default:
+		}
+	}
+	timer.Reset(stallTimeout)
 }
 
 // replyDue says whether a running actor's command is under way: its reply
