@@ -45,11 +45,19 @@ type goroutine struct {
 }
 
 // blocked says whether the goroutine waits for another goroutine (a channel,
-// a lock, a wait group) rather than running, about to run, or waiting for
-// the wall clock or the network, which wake it by themselves.
+// a wait group, a condition) rather than running, about to run, or waiting
+// for the wall clock or the network, which wake it by themselves. A wait
+// for a mutex is not blocked either: a mutex is held for a moment, maybe by
+// a goroutine outside the run that the Go scheduler has not let finish yet
+// (testing/synctest does not count it as durably blocked, for that reason).
 func (g goroutine) blocked() bool {
 	if g.sending {
 		return false
+	}
+	for _, s := range []string{"sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock"} {
+		if g.state == s {
+			return false
+		}
 	}
 	for _, s := range []string{"chan receive", "chan send", "select", "sync.", "semacquire"} {
 		if strings.HasPrefix(g.state, s) {

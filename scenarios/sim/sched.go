@@ -61,7 +61,6 @@ func (w *World) drain() {
 				select {
 				case m := <-w.ch:
 					w.handle(m)
-					w.settledOnce = false
 					yields = 0
 					w.resetStall(timer)
 					continue
@@ -73,7 +72,7 @@ func (w *World) drain() {
 					continue
 				}
 				yields = 0
-				if !w.quiesce() && !w.settledOnce {
+				if !w.quiesce() {
 					wait = 50 * time.Microsecond // busy: back off
 				}
 				continue
@@ -89,18 +88,13 @@ func (w *World) drain() {
 		select {
 		case m := <-w.ch:
 			w.handle(m)
-			w.settledOnce = false
 			wait, yields = 0, 0
 		case <-tick:
 			if w.quiesce() {
 				wait = 0
 				continue
 			}
-			if w.settledOnce {
-				wait = 0 // the second look comes soon
-			} else {
-				wait = min(2*wait, 2*time.Millisecond)
-			}
+			wait = min(2*wait, 2*time.Millisecond)
 			continue
 		case <-timer.C:
 			w.stalled()
@@ -184,7 +178,6 @@ func (w *World) quiesce() bool {
 	}
 	for id := range w.helpers {
 		if !gs[id].blocked() {
-			w.settledOnce = false
 			return false
 		}
 	}
@@ -194,28 +187,18 @@ func (w *World) quiesce() bool {
 			continue
 		}
 		if a.inCmd {
-			w.settledOnce = false
 			return false // its reply is on its way
 		}
 		if a.flight {
 			continue // its goroutine is a helper
 		}
 		if g, alive := gs[a.gid.Load()]; !alive || !g.blocked() {
-			w.settledOnce = false
 			return false // it runs, or has sent its exit
 		}
 		if !w.waitsForFlights(a.client) {
 			stuck = true
 		}
 	}
-	// Under load a goroutine between two stops has been seen to look
-	// blocked for a moment; what is settled must look so twice, a little
-	// apart, with nothing sent in between.
-	if !w.settledOnce {
-		w.settledOnce = true
-		return false
-	}
-	w.settledOnce = false
 	if stuck {
 		// Blocked with nothing of its own parked: lock code that waits for
 		// something outside the run, or for nothing. A lock held by a

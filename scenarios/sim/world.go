@@ -83,7 +83,6 @@ type World struct {
 	helpers        map[uint64]bool
 	flights, loose bool
 	stuckAt        time.Time // since when lock code looks blocked on nothing
-	settledOnce    bool      // the last look found the run settled
 	err            error
 	// commands reached a server; failed of them got an error other than a
 	// nil reply. A run in which every command failed has no verdict.
