@@ -92,7 +92,7 @@ func TestReadmeMatrixIsFresh(t *testing.T) {
 		t.Fatalf("README section %q has no code block", heading)
 	}
 	block, _, _ = strings.Cut(block, "```")
-	if want := mustRun(t, "check"); block != want {
+	if want := mustRunShared(t, "check"); block != want {
 		t.Errorf("the README's matrix (%s) is stale; replace its code block with the output of: go run . check", heading)
 	}
 }
@@ -150,7 +150,7 @@ func TestTraceSchemaDocumented(t *testing.T) {
 		}
 	}
 	var check []map[string]any
-	if err := json.Unmarshal([]byte(mustRun(t, "check", "--json")), &check); err != nil {
+	if err := json.Unmarshal([]byte(mustRunShared(t, "check", "--json")), &check); err != nil {
 		t.Fatal(err)
 	}
 	collect(check, fields)

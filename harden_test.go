@@ -104,7 +104,7 @@ func TestWrittenFilesFollowTheUmask(t *testing.T) {
 	defer syscall.Umask(old)
 	dir := t.TempDir()
 	junit := filepath.Join(dir, "check.xml")
-	mustRun(t, "check", "--junit", junit)
+	mustRun(t, "check", "--impl", "set-nx-ex,uuid-lua", "--junit", junit)
 	mustRun(t, "docs", filepath.Join(dir, "docs"))
 	runCLI(t, "explore", "--impl", "set-nx-ex", "--out", filepath.Join(dir, "found"))
 	found, _ := filepath.Glob(filepath.Join(dir, "found", "*.json"))

@@ -6,27 +6,40 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"lockstep/lockimpl"
+	"lockstep/scenarios/sim"
 )
+
+// sharedResults is one run of the whole matrix, shared by the tests that
+// only read it (the matrix takes a second or two). Do not change it. Tests
+// of determinism and of leaks run the matrix again, fresh.
+var sharedResults = sync.OnceValues(Check)
+
+func sharedCheck(t *testing.T) []Result {
+	t.Helper()
+	results, err := sharedResults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return results
+}
 
 // TestMatrix asserts the lesson: for every failure mode and implementation,
 // exactly the expected invariants break.
 func TestMatrix(t *testing.T) {
-	for _, s := range All() {
-		for _, impl := range lockimpl.All() {
-			t.Run(s.ID+"/"+impl.Name, func(t *testing.T) {
-				tr, err := s.Run(impl)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if got, want := tr.Broken(), Expected(s.ID, impl.Name); !slices.Equal(got, want) {
-					t.Errorf("broken invariants = %v, want %v", got, want)
-				}
-			})
-		}
+	for _, r := range sharedCheck(t) {
+		t.Run(r.Scenario+"/"+r.Impl, func(t *testing.T) {
+			if r.Error != "" {
+				t.Fatal(r.Error)
+			}
+			if got, want := r.Broken, Expected(r.Scenario, r.Impl); !slices.Equal(got, want) {
+				t.Errorf("broken invariants = %v, want %v", got, want)
+			}
+		})
 	}
 }
 
@@ -48,10 +61,7 @@ func TestEveryLessonJudgesEveryImplementation(t *testing.T) {
 // TestCheckResults: Check reports every cell once, in catalogue order, and
 // they all pass.
 func TestCheckResults(t *testing.T) {
-	results, err := Check()
-	if err != nil {
-		t.Fatal(err)
-	}
+	results := sharedCheck(t)
 	if want := len(All()) * len(lockimpl.All()); len(results) != want {
 		t.Fatalf("%d results, want %d", len(results), want)
 	}
@@ -70,25 +80,22 @@ func TestCheckResults(t *testing.T) {
 	}
 }
 
-// TestDeterministic runs every cell twice: the traces must be identical byte
-// for byte.
+// TestDeterministic runs every cell once more: the traces must be identical
+// byte for byte to the shared run's.
 func TestDeterministic(t *testing.T) {
-	for _, s := range All() {
-		for _, impl := range lockimpl.All() {
-			first, second := traceJSON(t, s, impl), traceJSON(t, s, impl)
-			if !bytes.Equal(first, second) {
-				t.Errorf("%s × %s: two runs gave different traces", s.ID, impl.Name)
-			}
+	again, err := Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range sharedCheck(t) {
+		if first, second := traceJSON(t, r.Trace), traceJSON(t, again[i].Trace); !bytes.Equal(first, second) {
+			t.Errorf("%s × %s: two runs gave different traces", r.Scenario, r.Impl)
 		}
 	}
 }
 
-func traceJSON(t *testing.T, s Scenario, impl lockimpl.Info) []byte {
+func traceJSON(t *testing.T, tr *sim.Trace) []byte {
 	t.Helper()
-	tr, err := s.Run(impl)
-	if err != nil {
-		t.Fatal(err)
-	}
 	b, err := json.Marshal(tr)
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"lockstep/lockimpl"
 )
 
 // traceSums is one line per cell, "<scenario> <impl> <sha256 of the trace's
@@ -19,10 +17,7 @@ const traceSumsFile = "testdata/traces.sha256"
 
 func traceSums(t *testing.T) string {
 	t.Helper()
-	results, err := CheckCells(All(), lockimpl.All())
-	if err != nil {
-		t.Fatal(err)
-	}
+	results := sharedCheck(t)
 	var b strings.Builder
 	for _, r := range results {
 		data, err := json.Marshal(r.Trace)

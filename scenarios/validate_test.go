@@ -10,10 +10,7 @@ import (
 // Every trace the engine makes, as play --format json writes it, passes the
 // checks lockstep --trace makes on a file: they describe runs as they are.
 func TestEveryTraceValidates(t *testing.T) {
-	results, err := Check()
-	if err != nil {
-		t.Fatal(err)
-	}
+	results := sharedCheck(t)
 	for _, r := range results {
 		b, err := json.Marshal(r.Trace)
 		if err != nil {

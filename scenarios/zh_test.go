@@ -63,10 +63,7 @@ func TestChineseTerms(t *testing.T) {
 	for _, s := range All() {
 		zhTexts(t, "scenario "+s.ID, []any{s.Title, s.Summary, s.Story}, texts)
 	}
-	results, err := Check()
-	if err != nil {
-		t.Fatal(err)
-	}
+	results := sharedCheck(t)
 	for _, r := range results {
 		zhTexts(t, r.Scenario+" × "+r.Impl, r, texts)
 		zhTexts(t, r.Scenario+" × "+r.Impl+" trace", r.Trace, texts)
