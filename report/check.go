@@ -98,6 +98,12 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		if r.Unjudged {
 			unjudged++
 		}
+		if n := len(r.Slower); n > 0 {
+			p.printf(text.New(
+				"NOTE %s × %s ran again, slower, at %s per scenario second: the run before kept to its clock only within %s, more than its margins\n",
+				"注意 %s × %s 放慢后重跑，每个场景秒 %s：上一次运行与时钟的偏差达 %s，超过了余量\n").In(lang),
+				r.Scenario, r.Impl, 2*r.Margin, r.Slower[n-1].Round(100*time.Microsecond))
+		}
 		if r.Margin > 0 && r.Drift > r.Margin {
 			p.printf(text.New(
 				"WARNING %s × %s kept to its clock only within %s, more than its %s margins: a verdict near a TTL boundary may be off; a larger --time-scale gives more room\n",
