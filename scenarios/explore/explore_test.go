@@ -11,15 +11,25 @@ import (
 	"lockstep/scenarios/sim"
 )
 
-// heavy skips a test that searches for seconds when the race detector (ten
-// times slower) is on; the plain run covers it.
 // library marks the catalogue's adapters of outside libraries.
 var library = map[string]bool{"redislock": true, "redsync": true, "redsync-redlock": true}
 
+// heavy skips a test that searches for seconds when the race detector (ten
+// times slower) is on; the plain run covers it.
 func heavy(t *testing.T) {
 	if raceEnabled {
 		t.Skip("a search of many thousand states; run without -race")
 	}
+}
+
+// long skips a search that takes many seconds unless LOCKSTEP_LONG=1, which
+// .ci/run sets (its step runs the tests named TestLong…): go test ./... stays
+// fast, and CI searches deeper.
+func long(t *testing.T) {
+	if os.Getenv("LOCKSTEP_LONG") != "1" {
+		t.Skip("a long search: LOCKSTEP_LONG=1 runs it")
+	}
+	heavy(t)
 }
 
 func search(t *testing.T, name string, opts Options) Result {
@@ -43,43 +53,61 @@ func brokenIDs(r Result) []string {
 	return ids
 }
 
-// Expiry only, the default: the releases that can remove another client's
-// lock — a constant value, or GET then DEL — break ownership; every other
-// implementation keeps every invariant in the whole reachable state space
-// (or, for the watchdog locks, to the documented depth).
-func TestExpiryOnly(t *testing.T) {
-	heavy(t)
-	want := map[string][]string{
-		"setnx-expire": {sim.InvOwnership},
-		"set-nx-ex":    {sim.InvOwnership},
-		"uuid-get-del": {sim.InvOwnership},
-		// No lock across processes: two clients at once, and a lost update.
-		"no-lock":     {sim.InvMutex, sim.InvResource},
-		"local-mutex": {sim.InvMutex, sim.InvResource},
-		// GET, then a SET without NX: two clients both read "free".
-		"reentrant-getset": {sim.InvMutex, sim.InvOwnership, sim.InvResource},
-	}
-	for _, name := range lockimpl.Names() {
+// expiryOnlyBreaks is what a search with expiry only, the default, finds:
+// the releases that can remove another client's lock — a constant value, or
+// GET then DEL — break ownership; every other implementation keeps every
+// invariant in the whole reachable state space (or, for the watchdog locks,
+// to the depth searched).
+var expiryOnlyBreaks = map[string][]string{
+	"setnx-expire": {sim.InvOwnership},
+	"set-nx-ex":    {sim.InvOwnership},
+	"uuid-get-del": {sim.InvOwnership},
+	// No lock across processes: two clients at once, and a lost update.
+	"no-lock":     {sim.InvMutex, sim.InvResource},
+	"local-mutex": {sim.InvMutex, sim.InvResource},
+	// GET, then a SET without NX: two clients both read "free".
+	"reentrant-getset": {sim.InvMutex, sim.InvOwnership, sim.InvResource},
+}
+
+// slowToTwelve are the locks whose search to 12 moves takes seconds: the
+// watchdogs' timers and Redlock's three nodes make many states.
+var slowToTwelve = map[string]bool{"fenced": true, "redlock": true, "uuid-lua-watchdog": true,
+	"uuid-lua-watchdog-uncapped": true, "watchdog-unchecked": true}
+
+// expiryOnly searches the named implementations to 12 moves, in parallel.
+func expiryOnly(t *testing.T, names []string) {
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
-			if library[name] && os.Getenv("LOCKSTEP_LONG") != "1" {
-				// Their searches run in lockimpl's library tests; redsync's
-				// flights make this one take a minute: LOCKSTEP_LONG=1.
-				t.Skip("a library: LOCKSTEP_LONG=1 runs it")
-			}
 			t.Parallel()
 			r := search(t, name, Options{Depth: 12})
-			if got := brokenIDs(r); !slices.Equal(got, want[name]) {
-				t.Errorf("broken %v, want %v", got, want[name])
+			if got := brokenIDs(r); !slices.Equal(got, expiryOnlyBreaks[name]) {
+				t.Errorf("broken %v, want %v", got, expiryOnlyBreaks[name])
 			}
 			if r.TimedOut || r.Depth == 0 {
 				t.Errorf("searched to depth %d, timed out %v", r.Depth, r.TimedOut)
 			}
 		})
 	}
+}
+
+// Expiry only, to 12 moves: the quick locks here, the slow ones and the
+// libraries in TestLongExpiryOnly.
+func TestExpiryOnly(t *testing.T) {
+	heavy(t)
+	expiryOnly(t, slices.DeleteFunc(lockimpl.Names(), func(name string) bool {
+		return library[name] || slowToTwelve[name]
+	}))
 	// uuid-lua's whole state space is small: the search completes.
 	if r := search(t, "uuid-lua", Options{}); !r.Complete || len(r.Found) != 0 {
 		t.Errorf("uuid-lua: complete %v, found %v", r.Complete, brokenIDs(r))
 	}
+}
+
+func TestLongExpiryOnly(t *testing.T) {
+	long(t)
+	expiryOnly(t, slices.DeleteFunc(lockimpl.Names(), func(name string) bool {
+		return !library[name] && !slowToTwelve[name]
+	}))
 }
 
 // The shortest ownership counterexample against uuid-get-del is the
@@ -112,11 +140,26 @@ func TestGetThenDelFoundShortest(t *testing.T) {
 }
 
 // With pauses allowed, every lease breaks the resource (the stale write
-// after a pause) — and fencing keeps it, though two clients believe.
+// after a pause) — and fencing keeps it, though two clients believe. The
+// quick locks here; TestLongPauseStaleWrite searches the slow ones.
 func TestPauseStaleWrite(t *testing.T) {
 	heavy(t)
+	pauseStaleWrite(t, "set-nx-ex", "uuid-get-del", "uuid-lua", "uuid-lua-wait")
+}
+
+func TestLongPauseStaleWrite(t *testing.T) {
+	long(t)
+	pauseStaleWrite(t, "uuid-lua-watchdog", "reentrant", "fenced")
+	// Redlock's schedules are longer: three nodes to take twice.
+	r := search(t, "redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 16})
+	if _, ok := r.Broken(sim.InvResource); !ok {
+		t.Errorf("redlock: no stale write within 16 moves (%d states)", r.States)
+	}
+}
+
+func pauseStaleWrite(t *testing.T, names ...string) {
 	opts := Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 12}
-	for _, name := range []string{"set-nx-ex", "uuid-get-del", "uuid-lua", "uuid-lua-watchdog", "uuid-lua-wait", "reentrant", "fenced"} {
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			r := search(t, name, opts)
@@ -128,11 +171,6 @@ func TestPauseStaleWrite(t *testing.T) {
 				t.Errorf("resource broken: %v", stale)
 			}
 		})
-	}
-	// Redlock's schedules are longer: three nodes to take twice.
-	r := search(t, "redlock", Options{Faults: opts.Faults, Depth: 16, First: false})
-	if _, ok := r.Broken(sim.InvResource); !ok {
-		t.Errorf("redlock: no stale write within 16 moves (%d states)", r.States)
 	}
 }
 
@@ -165,24 +203,29 @@ func TestDeterministic(t *testing.T) {
 
 // Every counterexample replays to the same violation, event for event.
 func TestCounterexamplesReplay(t *testing.T) {
-	opts := Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause, sim.FaultCrash}, Depth: 10}
-	for _, name := range []string{"set-nx-ex", "uuid-get-del", "uuid-lua-watchdog"} {
-		r := search(t, name, opts)
-		if len(r.Found) == 0 {
-			t.Fatalf("%s: nothing found", name)
-		}
-		in, _ := lockimpl.Lookup(name)
-		for _, f := range r.Found {
-			again, err := Replay(context.Background(), in, f.Trace.Schedule)
-			if err != nil {
-				t.Fatal(err)
+	opts := Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause, sim.FaultCrash}}
+	for name, depth := range map[string]int{"set-nx-ex": 10, "uuid-get-del": 10, "uuid-lua-watchdog": 8} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			opts := opts
+			opts.Depth = depth
+			r := search(t, name, opts)
+			if len(r.Found) == 0 {
+				t.Fatalf("%s: nothing found", name)
 			}
-			v, w := f.Trace.Verdict(f.Invariant), again.Verdict(f.Invariant)
-			if !w.Broken || v.Step != w.Step || len(again.Events) != len(f.Trace.Events) {
-				t.Errorf("%s/%s: replay broke at step %d (%v) of %d events, the finding at %d of %d",
-					name, f.Invariant, w.Step, w.Broken, len(again.Events), v.Step, len(f.Trace.Events))
+			in, _ := lockimpl.Lookup(name)
+			for _, f := range r.Found {
+				again, err := Replay(context.Background(), in, f.Trace.Schedule)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v, w := f.Trace.Verdict(f.Invariant), again.Verdict(f.Invariant)
+				if !w.Broken || v.Step != w.Step || len(again.Events) != len(f.Trace.Events) {
+					t.Errorf("%s/%s: replay broke at step %d (%v) of %d events, the finding at %d of %d",
+						name, f.Invariant, w.Step, w.Broken, len(again.Events), v.Step, len(f.Trace.Events))
+				}
 			}
-		}
+		})
 	}
 }
 
