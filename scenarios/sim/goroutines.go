@@ -44,22 +44,20 @@ type goroutine struct {
 	sending    bool   // blocked in World.send
 }
 
-// blocked says whether the goroutine waits for another goroutine (a channel,
-// a wait group, a condition) rather than running, about to run, or waiting
-// for the wall clock or the network, which wake it by themselves. A wait
-// for a mutex is not blocked either: a mutex is held for a moment, maybe by
-// a goroutine outside the run that the Go scheduler has not let finish yet
-// (testing/synctest does not count it as durably blocked, for that reason).
+// blocked says whether the goroutine waits for another goroutine — on a
+// channel, in a select, for a sync.Cond or a sync.WaitGroup — rather than
+// running, about to run, or waiting for something that ends by itself: the
+// wall clock, the network, or a mutex or semaphore that some goroutine holds
+// for a moment. The last may be held by a goroutine outside the run (the
+// runtime's own: an allocation that starts a garbage collection waits in
+// "semacquire" while another goroutine stops the world), so it does not
+// count; testing/synctest draws the line at the same place ("durably
+// blocked").
 func (g goroutine) blocked() bool {
 	if g.sending {
 		return false
 	}
-	for _, s := range []string{"sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock"} {
-		if g.state == s {
-			return false
-		}
-	}
-	for _, s := range []string{"chan receive", "chan send", "select", "sync.", "semacquire"} {
+	for _, s := range []string{"chan receive", "chan send", "select", "sync.Cond.Wait", "sync.WaitGroup.Wait"} {
 		if strings.HasPrefix(g.state, s) {
 			return true
 		}

@@ -248,14 +248,19 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 func (s *Stepper) Do(id string) error {
 	var m Move
 	found := false
-	for _, mv := range s.Moves() {
+	moves := s.Moves()
+	for _, mv := range moves {
 		if mv.ID == id {
 			m, found = mv, true
 			break
 		}
 	}
 	if !found {
-		return fmt.Errorf("%w: %q", ErrNoSuchMove, id)
+		ids := make([]string, len(moves))
+		for i, mv := range moves {
+			ids[i] = mv.ID
+		}
+		return fmt.Errorf("%w: %q (the moves now: %s)", ErrNoSuchMove, id, strings.Join(ids, ", "))
 	}
 	w := s.w
 	t := &Timeline{w: w}
