@@ -122,8 +122,9 @@ func isTerminal(w io.Writer) bool {
 }
 
 // realParallel is how many cells check runs at once on real servers: they
-// mostly wait for leases to run out, but each must keep up with the clock.
-const realParallel = 4
+// mostly wait for leases to run out, but each must keep up with the clock (a
+// cell that falls behind runs again, slower: scenarios.CheckOn).
+const realParallel = 8
 
 // realFlags are the flags that point lockstep at real servers.
 type realFlags struct {

@@ -133,7 +133,7 @@ func TestRealMatrixEqualsEmbeddedAndTouchesOnlyItsKeys(t *testing.T) {
 		}
 	}
 
-	real, err := scenarios.CheckOn(ctx, connect(t, cfg), 4)
+	real, err := scenarios.CheckOn(ctx, connect(t, cfg), 8)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,6 +108,7 @@ func CheckCells(scs []Scenario, impls []lockimpl.Info) ([]Result, error) {
 // CheckOn runs the whole matrix on real servers, parallel cells at a time,
 // each cell under its own key prefix. Cells that need a replica share it and
 // run one after another. Cells the target cannot run are skipped and say why.
+// A cell whose run drifted beyond its margins runs again, slower (Slower).
 func CheckOn(ctx context.Context, target *sim.Target, parallel int) ([]Result, error) {
 	return checkOn(ctx, target, All(), lockimpl.All(), parallel)
 }
