@@ -44,6 +44,18 @@ type Watcher interface {
 	Lost() <-chan struct{}
 }
 
+// ValidityReporter is implemented by locks that know how long a hold is
+// good for: Redlock's validity, the lease less the time the acquire took
+// and an allowance for clock drift. The simulator narrates it after an
+// acquire on several nodes.
+type ValidityReporter interface {
+	// Validity is what the last acquire attempt computed, counted from its
+	// end; 0 or less when it left no time (whether or not the lock then
+	// reported success). The simulator reads it after an attempt that got a
+	// majority.
+	Validity() time.Duration
+}
+
 // Clock is where a lock's notion of time comes from: virtual in the
 // simulator, the wall clock against a real server. Lock code never calls
 // time.Now or time.Sleep directly.

@@ -28,10 +28,21 @@ type Redlock struct {
 	own      owner
 	validity time.Duration
 	holding  bool // acquired and not yet released
+	// noValidity: a majority is enough, however long the acquire took
+	// (redlock-no-validity).
+	noValidity bool
 }
 
 // NewRedlock returns a Redlock lock over env.Nodes.
 func NewRedlock(env Env) Lock { return &Redlock{env: env, own: owner{env: env}} }
+
+// NewRedlockNoValidity returns Redlock without the check of the time left:
+// a majority of OKs is a hold, even when acquiring took longer than the
+// lease and the first keys have expired meanwhile (redlock-no-validity, the
+// check antirez points to against a pause during the acquire).
+func NewRedlockNoValidity(env Env) Lock {
+	return &Redlock{env: env, own: owner{env: env}, noValidity: true}
+}
 
 // TryAcquire tries every node once, in order.
 func (l *Redlock) TryAcquire(ctx context.Context) (bool, error) {
@@ -53,8 +64,13 @@ func (l *Redlock) TryAcquire(ctx context.Context) (bool, error) {
 	elapsed := l.env.Clock.Now().Sub(start)
 	drift := l.env.TTL/100 + 2*time.Millisecond
 	validity := l.env.TTL - elapsed - drift
-	if got >= len(l.env.Nodes)/2+1 && validity > 0 {
-		l.validity, l.holding = validity, true
+	majority := got >= len(l.env.Nodes)/2+1
+	l.validity = 0
+	if majority {
+		l.validity = validity
+	}
+	if majority && (validity > 0 || l.noValidity) {
+		l.holding = true
 		return true, nil
 	}
 	if l.holding {
@@ -69,7 +85,6 @@ func (l *Redlock) TryAcquire(ctx context.Context) (bool, error) {
 	for i := range l.env.Nodes {
 		_ = releaseOn(ctx, l.env, i, token)
 	}
-	l.validity = 0
 	if len(errs) == len(l.env.Nodes) {
 		// Not "someone else holds it": no server answered at all.
 		return false, errors.Join(errs...)
@@ -91,8 +106,11 @@ func (l *Redlock) Release(ctx context.Context) error {
 	return err
 }
 
-// Validity is how long the current hold is good for, counted from the end of
-// the acquire.
+// Validity is how long the hold is good for, counted from the end of the
+// acquire: TTL − elapsed − drift. After an attempt that got a majority but
+// no time (it failed, or, without the check, held anyway) it is that
+// negative or zero value; after one without a majority, and after a
+// release, 0.
 func (l *Redlock) Validity() time.Duration { return l.validity }
 
 func (l *Redlock) unlockAll(ctx context.Context, token string) error {

@@ -231,6 +231,23 @@ var catalogue = []Info{
 		New:   NewRedlock,
 	},
 	{
+		Name: "redlock-no-validity",
+		Summary: text.Text{
+			EN: "redlock without the validity check: a majority of OKs is a hold, however long it took",
+			ZH: "去掉有效期检查的 redlock：只要多数节点返回 OK 就算拿到锁，不管花了多久",
+		},
+		Fixes: text.Text{
+			EN: "nothing over redlock: it shows what the elapsed-time check is for",
+			ZH: "比 redlock 没有任何改进：用来说明耗时检查的作用",
+		},
+		Misses: text.Text{
+			EN: "a pause in the middle of the acquire: the first keys expire, and a second client gets a majority too",
+			ZH: "加锁中途停顿：先拿到的 key 已经过期，另一个客户端也拿到了多数派",
+		},
+		Nodes: RedlockNodes,
+		New:   NewRedlockNoValidity,
+	},
+	{
 		Name: "fenced",
 		Summary: text.Text{
 			EN: "watchdog lock plus a fencing token the resource checks",

@@ -22,6 +22,7 @@ var weaknesses = []locktest.Option{
 	locktest.Allow("gc-pause", "mutex", "resource"),
 	locktest.Allow("renew-other", "mutex", "resource"),
 	locktest.Allow("partition", "mutex", "resource"),
+	locktest.Allow("redlock-acquire-pause", "mutex", "resource"),
 	// One server: a failover, a restart without persistence or a clock jump
 	// loses the lock.
 	locktest.Allow("failover", "mutex", "resource"),

@@ -71,7 +71,7 @@ var expiryOnlyBreaks = map[string][]string{
 
 // slowToTwelve are the locks whose search to 12 moves takes seconds: the
 // watchdogs' timers and Redlock's three nodes make many states.
-var slowToTwelve = map[string]bool{"fenced": true, "redlock": true, "uuid-lua-watchdog": true,
+var slowToTwelve = map[string]bool{"fenced": true, "redlock": true, "redlock-no-validity": true, "uuid-lua-watchdog": true,
 	"uuid-lua-watchdog-uncapped": true, "watchdog-unchecked": true}
 
 // expiryOnly searches the named implementations to 12 moves, in parallel.

@@ -165,7 +165,7 @@ func (w *World) noted(a *actor, n note) {
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeaves(c.name), Short: Text{EN: "releases", ZH: "释放"}})
 		}
 	case noteAcquired:
-		w.quorum(c, true)
+		w.quorum(c, true, n)
 		if n.nested {
 			c.reentering = false
 			c.fence, c.lost = n.fence, n.lost
@@ -177,7 +177,7 @@ func (w *World) noted(a *actor, n note) {
 		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textAcquired(c.name, c.token, n.fence),
 			Short: shortAcquired(c.token, n.fence)})
 	case noteRefused:
-		w.quorum(c, false)
+		w.quorum(c, false, n)
 		if n.nested {
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textSelfRefused(c.name, c.prog.Retry, n.err),
 				Short: Text{EN: "blocked by itself", ZH: "被自己挡住"}})

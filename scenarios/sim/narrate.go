@@ -225,6 +225,33 @@ func textQuorum(c string, ok, nodes int, failed []string, acquired bool) Text {
 	return Text{EN: en, ZH: zh}
 }
 
+// textValidity continues a Redlock attempt's narration with the time it
+// took against the lease: the validity the lock computed (TTL − elapsed −
+// drift, the drift being what is left over), or, from a lock that does not
+// report one, only the time the acquire took.
+func textValidity(ttl, elapsed, validity time.Duration, has, acquired bool) Text {
+	took := Text{EN: fmt.Sprintf("; acquiring took %s of the %s lease", Secs(elapsed), Secs(ttl)),
+		ZH: fmt.Sprintf("；加锁耗时 %s，租约 %s", secsZH(elapsed), secsZH(ttl))}
+	if !has {
+		return took
+	}
+	drift := ttl - elapsed - validity
+	formula := Text{
+		EN: fmt.Sprintf("; validity = %s TTL − %s elapsed − %s drift = %s", Secs(ttl), Secs(elapsed), Secs(drift), Secs(validity)),
+		ZH: fmt.Sprintf("；有效期 = TTL %s − 耗时 %s − 时钟漂移 %s = %s", secsZH(ttl), secsZH(elapsed), secsZH(drift), secsZH(validity)),
+	}
+	switch {
+	case validity > 0:
+	case acquired:
+		formula.EN += ": no time left, and the lock reports success anyway"
+		formula.ZH += "：已经没有剩余时间，锁却仍然报告加锁成功"
+	default:
+		formula.EN += ": no time left, so the attempt fails"
+		formula.ZH += "：已经没有剩余时间，所以这次加锁失败"
+	}
+	return formula
+}
+
 // andList joins names as English does: "a", "a and b", "a, b and c".
 func andList(names []string) string {
 	if len(names) < 2 {

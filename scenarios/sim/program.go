@@ -63,6 +63,10 @@ type note struct {
 	err   error
 	fence int64
 	lost  <-chan struct{}
+	// validity, when the lock reports one (lockimpl.ValidityReporter):
+	// what the attempt computed.
+	validity    time.Duration
+	hasValidity bool
 	// nested: the note is about the nested call of a Reenter program.
 	nested bool
 }
@@ -105,8 +109,13 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 		if errors.Is(err, redis.ErrClosed) {
 			return
 		}
+		var validity time.Duration
+		vr, hasValidity := lock.(lockimpl.ValidityReporter)
+		if hasValidity {
+			validity = vr.Validity()
+		}
 		if ok {
-			n := note{kind: noteAcquired, err: err}
+			n := note{kind: noteAcquired, err: err, validity: validity, hasValidity: hasValidity}
 			if f, isF := lock.(lockimpl.Fencer); isF {
 				n.fence = f.Fence()
 			}
@@ -116,7 +125,7 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 			w.report(a, n)
 			break
 		}
-		w.report(a, note{kind: noteRefused, err: err})
+		w.report(a, note{kind: noteRefused, err: err, validity: validity, hasValidity: hasValidity})
 		if p.Attempts > 0 && attempt >= p.Attempts {
 			w.report(a, note{kind: noteGaveUp})
 			return

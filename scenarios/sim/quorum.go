@@ -3,6 +3,7 @@ package sim
 import (
 	"slices"
 	"strings"
+	"time"
 )
 
 // For a lock on several independent nodes (Redlock), the end of an acquire
@@ -28,18 +29,25 @@ func (w *World) beginAttempt(c *client) { c.attemptFrom = len(w.trace.Events) }
 // it emits one event that counts the nodes whose SET … NX on the lock's key
 // said OK, against the majority, naming the nodes where the command failed.
 // acquired is what the lock said. An attempt that sent no such SET (a lock
-// that acquires some other way) is not narrated.
-func (w *World) quorum(c *client, acquired bool) {
+// that acquires some other way) is not narrated. When the attempt took
+// time, or the lock reports its validity (n), the event says how long it
+// took and what was left of the lease.
+func (w *World) quorum(c *client, acquired bool, n note) {
 	from := min(c.attemptFrom, len(w.trace.Events))
 	w.beginAttempt(c)
 	if len(w.route) < 2 {
 		return
 	}
 	answers := map[string]nodeAnswer{}
+	first, last := time.Duration(-1), time.Duration(0)
 	for _, e := range w.trace.Events[from:] {
 		if e.Kind != KindCommand || !actorOf(e.Actor, c.name) || !isSetNX(e.Args, w.setup.Key) {
 			continue
 		}
+		if first < 0 {
+			first = e.T
+		}
+		last = e.T
 		ans := answerFailed
 		switch {
 		case e.Reply == "OK":
@@ -68,8 +76,17 @@ func (w *World) quorum(c *client, acquired bool) {
 		}
 	}
 	nodes := len(w.route)
-	w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textQuorum(c.name, ok, nodes, failed, acquired),
-		Short: shortQuorum(ok, nodes)})
+	// The validity decides only for a majority; without one, the time the
+	// attempt took is worth saying only when it took any. A majority that
+	// fails for want of validity is said once, with the validity.
+	majority := ok >= nodes/2+1
+	explained := n.hasValidity && majority && n.validity <= 0 && !acquired
+	text := textQuorum(c.name, ok, nodes, failed, acquired || explained)
+	if elapsed := last - first; (n.hasValidity && majority) || elapsed > 0 {
+		v := textValidity(w.setup.TTL, elapsed, n.validity, n.hasValidity && majority, acquired)
+		text = Text{EN: text.EN + v.EN, ZH: text.ZH + v.ZH}
+	}
+	w.emit(Event{Kind: KindBelief, Actor: c.name, Text: text, Short: shortQuorum(ok, nodes)})
 }
 
 // actorOf says whether actor is client c's business goroutine or one of the

@@ -50,8 +50,10 @@ func TestQuorumIsCounted(t *testing.T) {
 		tl.RunToEnd()
 	})
 	equal(t, quorums(t, tr), []string{
-		"0s A: 3 of 5 nodes said OK — a majority (3 needed); the SET failed on redis-4 and redis-5" +
-			" | A：5 个节点中 3 个返回 OK——过半数（需要 3 个）；发往 redis-4、redis-5 的 SET 失败",
+		"0s A: 3 of 5 nodes said OK — a majority (3 needed); the SET failed on redis-4 and redis-5;" +
+			" validity = 30s TTL − 0s elapsed − 0.302s drift = 29.698s" +
+			" | A：5 个节点中 3 个返回 OK——过半数（需要 3 个）；发往 redis-4、redis-5 的 SET 失败；" +
+			"有效期 = TTL 30 秒 − 耗时 0 秒 − 时钟漂移 0.302 秒 = 29.698 秒",
 		"5s B: 2 of 5 nodes said OK — not a majority (3 needed); the SET failed on redis-1, redis-2 and redis-3" +
 			" | B：5 个节点中 2 个返回 OK——未过半数（需要 3 个）；发往 redis-1、redis-2、redis-3 的 SET 失败",
 	})
@@ -76,10 +78,12 @@ func TestQuorumCountsEachAttempt(t *testing.T) {
 		tl.RunToEnd()
 	})
 	equal(t, quorums(t, tr), []string{
-		"0s A: 3 of 3 nodes said OK — a majority (2 needed) | A：3 个节点中 3 个返回 OK——过半数（需要 2 个）",
+		"0s A: 3 of 3 nodes said OK — a majority (2 needed); validity = 30s TTL − 0s elapsed − 0.302s drift = 29.698s" +
+			" | A：3 个节点中 3 个返回 OK——过半数（需要 2 个）；有效期 = TTL 30 秒 − 耗时 0 秒 − 时钟漂移 0.302 秒 = 29.698 秒",
 		"1s B: 0 of 3 nodes said OK — not a majority (2 needed) | B：3 个节点中 0 个返回 OK——未过半数（需要 2 个）",
 		"11s B: 0 of 3 nodes said OK — not a majority (2 needed) | B：3 个节点中 0 个返回 OK——未过半数（需要 2 个）",
-		"21s B: 3 of 3 nodes said OK — a majority (2 needed) | B：3 个节点中 3 个返回 OK——过半数（需要 2 个）",
+		"21s B: 3 of 3 nodes said OK — a majority (2 needed); validity = 30s TTL − 0s elapsed − 0.302s drift = 29.698s" +
+			" | B：3 个节点中 3 个返回 OK——过半数（需要 2 个）；有效期 = TTL 30 秒 − 耗时 0 秒 − 时钟漂移 0.302 秒 = 29.698 秒",
 	})
 }
 
@@ -188,5 +192,33 @@ func TestQuorumTexts(t *testing.T) {
 		if got := textQuorum("A", tc.ok, tc.nodes, nil, tc.acquired); got != tc.want {
 			t.Errorf("textQuorum(%d, %d, %v) = %q / %q, want %q / %q", tc.ok, tc.nodes, tc.acquired, got.EN, got.ZH, tc.want.EN, tc.want.ZH)
 		}
+	}
+}
+
+// A pause between the second and the third node: the acquire takes 33s of a
+// 30s lease. Redlock's validity is below zero and the attempt fails;
+// without the check, the same majority is a hold.
+func TestQuorumSaysTheValidity(t *testing.T) {
+	for _, tc := range []struct {
+		impl, want string
+	}{
+		{"redlock", "33s A: 3 of 3 nodes said OK — a majority (2 needed); validity = 30s TTL − 33s elapsed − 0.302s drift = -3.302s: no time left, so the attempt fails" +
+			" | A：3 个节点中 3 个返回 OK——过半数（需要 2 个）；有效期 = TTL 30 秒 − 耗时 33 秒 − 时钟漂移 0.302 秒 = -3.302 秒：已经没有剩余时间，所以这次加锁失败"},
+		{"redlock-no-validity", "33s A: 3 of 3 nodes said OK — a majority (2 needed); validity = 30s TTL − 33s elapsed − 0.302s drift = -3.302s: no time left, and the lock reports success anyway" +
+			" | A：3 个节点中 3 个返回 OK——过半数（需要 2 个）；有效期 = TTL 30 秒 − 耗时 33 秒 − 时钟漂移 0.302 秒 = -3.302 秒：已经没有剩余时间，锁却仍然报告加锁成功"},
+	} {
+		t.Run(tc.impl, func(t *testing.T) {
+			tr := run(t, Setup{Nodes: 3}, tc.impl, func(tl *Timeline) {
+				a := tl.Client("A", Program{Work: time.Second, Attempts: 1})
+				a.HoldAfter(OpAcquire, 2)
+				tl.RunUntil(time.Second)
+				a.Pause()
+				a.Unhold()
+				tl.RunUntil(33 * time.Second)
+				a.Resume()
+				tl.RunToEnd()
+			})
+			equal(t, quorums(t, tr), []string{tc.want})
+		})
 	}
 }
