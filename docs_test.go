@@ -20,6 +20,7 @@ import (
 // The pages in docs/ are what the engine produces now; a test, not a habit,
 // keeps them so. Regenerate with: go run . docs docs
 func TestDocsAreFresh(t *testing.T) {
+	wholeMatrix(t)
 	results, err := scenarios.Check()
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +86,7 @@ func readmeSection(t *testing.T, heading string) string {
 // The README's matrix is what lockstep check prints today, not a copy that
 // a new failure mode or implementation leaves behind.
 func TestReadmeMatrixIsFresh(t *testing.T) {
+	wholeMatrix(t)
 	const heading = "## The lesson, as `lockstep check` prints it"
 	section := readmeSection(t, heading)
 	_, block, ok := strings.Cut(section, "```\n")
@@ -134,6 +136,7 @@ func TestReadmeListsTheCatalogue(t *testing.T) {
 
 // Every field a trace has is described in docs/trace-schema.md.
 func TestTraceSchemaDocumented(t *testing.T) {
+	wholeMatrix(t)
 	doc, err := os.ReadFile("docs/trace-schema.md")
 	if err != nil {
 		t.Fatal(err)
@@ -180,6 +183,7 @@ func collect(v any, into map[string]bool) {
 
 // lockstep docs DIR writes the same pages that are checked in.
 func TestDocsCommand(t *testing.T) {
+	wholeMatrix(t)
 	dir := filepath.Join(t.TempDir(), "new", "docs")
 	out := mustRun(t, "docs", dir)
 	for _, s := range scenarios.All() {

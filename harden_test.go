@@ -100,6 +100,7 @@ func TestRealSignalsCleanUp(t *testing.T) {
 // Files lockstep writes follow the umask like any other file the user
 // writes (they were 0600).
 func TestWrittenFilesFollowTheUmask(t *testing.T) {
+	wholeMatrix(t)
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	dir := t.TempDir()

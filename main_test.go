@@ -68,6 +68,16 @@ func mustRunShared(t *testing.T, args ...string) string {
 	return r.out
 }
 
+// wholeMatrix skips, under the race detector, a test that puts the whole
+// matrix through the command line: package scenarios runs the matrix under
+// it, and the plain run covers the command line.
+func wholeMatrix(t *testing.T) {
+	t.Helper()
+	if raceEnabled {
+		t.Skip("the whole matrix through the command line; run without -race")
+	}
+}
+
 // decodeJSON decodes data into a T, failing the test if it is not valid JSON
 // or has trailing garbage.
 func decodeJSON[T any](t *testing.T, data string) T {
@@ -466,6 +476,7 @@ func letters(ids []string) string {
 }
 
 func TestCheckText(t *testing.T) {
+	wholeMatrix(t)
 	out := mustRunShared(t, "check")
 	ids, names := scenarios.IDs(), lockimpl.Names()
 	for _, line := range strings.Split(out, "\n") {
@@ -539,6 +550,7 @@ func checkTable(out string, ids []string) (numbers []string, rows map[string][]s
 }
 
 func TestCheckChinese(t *testing.T) {
+	wholeMatrix(t)
 	out := mustRun(t, "check", "--lang", "zh")
 	want := fmt.Sprintf("全部 %d 个组合都符合预期\n", len(scenarios.IDs())*len(lockimpl.Names()))
 	if !strings.HasSuffix(out, want) {
@@ -550,6 +562,7 @@ func TestCheckChinese(t *testing.T) {
 }
 
 func TestCheckJSON(t *testing.T) {
+	wholeMatrix(t)
 	out := mustRunShared(t, "check", "--json")
 	raw := decodeJSON[[]map[string]json.RawMessage](t, out)
 	for i, r := range raw {
@@ -594,6 +607,7 @@ func TestCheckJSON(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	wholeMatrix(t)
 	tests := []struct {
 		name string
 		args []string
