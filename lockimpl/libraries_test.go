@@ -75,9 +75,9 @@ func TestLibrariesBreakWhatTheirCounterpartsBreak(t *testing.T) {
 	}
 }
 
-// Every lesson, twenty times, for each library, and its search three times
-// (twice for redsync-redlock): no panic, no error, and the same trace byte
-// for byte, the same findings, each time. Long: it runs in CI.
+// Every lesson, twenty times, for each library, and its search twice: no
+// panic, no error, and the same trace byte for byte, the same findings,
+// each time. Long: it runs in CI.
 func TestLongLibrariesTwentyTimes(t *testing.T) {
 	if !long() {
 		t.Skip("LOCKSTEP_LONG=1 runs it (.ci/run does)")
@@ -105,10 +105,7 @@ func TestLongLibrariesTwentyTimes(t *testing.T) {
 				}
 			}
 		}
-		runs := 3
-		if lib == "redsync-redlock" {
-			runs = 2 // about 20 s each
-		}
+		runs := 2 // redsync-redlock's takes about 20 s
 		want := problems(t, lib, true)
 		for range runs - 1 {
 			if got := problems(t, lib, true); !slices.Equal(got, want) {

@@ -204,6 +204,7 @@ func TestDeterministic(t *testing.T) {
 
 // Every counterexample replays to the same violation, event for event.
 func TestCounterexamplesReplay(t *testing.T) {
+	heavy(t)
 	opts := Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause, sim.FaultCrash}}
 	for name, depth := range map[string]int{"set-nx-ex": 10, "uuid-get-del": 10, "uuid-lua-watchdog": 8} {
 		t.Run(name, func(t *testing.T) {

@@ -43,6 +43,7 @@ func ownTokens(t *testing.T, name string) lockimpl.Info {
 // (fenced), the same value on three nodes (redlock); under pauses and a
 // failover, in pending replication too.
 func TestOwnTokensSameStates(t *testing.T) {
+	heavy(t)
 	pause := []sim.Fault{sim.FaultExpiry, sim.FaultPause}
 	for _, tc := range []struct {
 		name string
