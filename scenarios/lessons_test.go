@@ -381,10 +381,10 @@ func TestOversellInNumbers(t *testing.T) {
 		}
 	}
 	want := []string{
-		"B's write is based on a stale read (it read 100; 1 write landed since): 2 sales so far, yet the stock went 100 → 99 — 1 update lost" +
-			" | B 的写入基于陈旧的读数（它读到 100，之后又有 1 次写入）：已卖出 2 件，库存却从 100 变成 99——丢失了 1 次更新（超卖）",
-		"C's write is based on a stale read (it read 100; 2 writes landed since): 3 sales so far, yet the stock went 100 → 99 — 2 updates lost" +
-			" | C 的写入基于陈旧的读数（它读到 100，之后又有 2 次写入）：已卖出 3 件，库存却从 100 变成 99——丢失了 2 次更新（超卖）",
+		"B's write is based on a stale read (it read 100; since then A wrote): 2 sales so far, yet the stock went 100 → 99 — A's update is lost" +
+			" | B 的写入基于陈旧的读数（它读到 100，之后 A 写入过）：已卖出 2 件，库存却从 100 变成 99——A 的更新丢失了（超卖）",
+		"C's write is based on a stale read (it read 100; since then A and B wrote): 3 sales so far, yet the stock went 100 → 99 — the updates of A and B are lost" +
+			" | C 的写入基于陈旧的读数（它读到 100，之后 A、B 写入过）：已卖出 3 件，库存却从 100 变成 99——A、B 的更新都丢失了（超卖）",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -28,6 +28,7 @@ var weaknesses = []locktest.Option{
 	locktest.Allow("failover", "mutex", "resource"),
 	locktest.Allow("failover-wait", "mutex", "resource"),
 	locktest.Allow("redlock-restart", "mutex", "resource"),
+	locktest.Allow("redlock-shared-host", "mutex", "resource"),
 	locktest.Allow("redlock-clock-jump", "mutex", "resource"),
 	// Not reentrant: a nested acquire waits for itself.
 	locktest.Allow("reentrant-call", "liveness"),

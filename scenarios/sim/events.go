@@ -213,6 +213,28 @@ func (w *World) checkLost(c *client) {
 	}
 }
 
+// bgStopped narrates a goroutine of the lock (a watchdog) that ends on its
+// own while its client holds the lock, alive, and has not been told it lost
+// it, after it renewed the lease: a capped watchdog at its cap. From then on
+// nothing renews the lease.
+func (w *World) bgStopped(a *actor) {
+	c := a.client
+	if !a.bg || c.belief != BeliefHolds || c.crashed || w.closing.Load() {
+		return
+	}
+	renewals := 0
+	for _, e := range w.trace.Events {
+		if e.Kind == KindCommand && e.Actor == a.name && e.Reply == "(integer) 1" {
+			renewals++
+		}
+	}
+	if renewals == 0 {
+		return // not a watchdog, or one that never renewed: nothing to say
+	}
+	w.emit(Event{Kind: KindBelief, Actor: a.name, Text: textBgStopped(a.name, c.name, renewals),
+		Short: Text{EN: "stops renewing", ZH: "停止续期"}})
+}
+
 // passPoint performs the resource access the actor is parked at.
 func (w *World) passPoint(a *actor) {
 	c := a.client
@@ -223,7 +245,7 @@ func (w *World) passPoint(a *actor) {
 		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textRead(c.name, w.res.name, c.readVal),
 			Short: Text{EN: fmt.Sprintf("read %d", c.readVal), ZH: fmt.Sprintf("读 %d", c.readVal)}})
 	case OpWrite:
-		r := w.res.write(c.readVal-1, c.readVer, c.fence)
+		r := w.res.write(c.name, c.readVal-1, c.readVer, c.fence)
 		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textWrite(c.name, w.res.name, r), Short: shortWrite(r)})
 		if r.lostUpdate {
 			w.violate(InvResource, textLostUpdate(c.name, r))

@@ -34,9 +34,8 @@ func (c *Client) Partition(nodes ...int) {
 	if len(names) == 0 {
 		return
 	}
-	list := strings.Join(names, ", ")
-	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textPartition(c.c.name, list),
-		Short: Text{EN: "✂ " + list, ZH: "✂ " + list}})
+	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textPartition(c.c.name, names),
+		Short: Text{EN: "✂ " + strings.Join(names, ", "), ZH: "✂ " + strings.Join(names, "、")}})
 }
 
 // Heal ends the client's partition.

@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"strings"
 	"time"
 )
 
@@ -156,5 +155,5 @@ func (w *World) checkLiveness() {
 			hung = append(hung, c.name)
 		}
 	}
-	w.violate(InvLiveness, textLiveness(strings.Join(waiting, ", "), w.now-w.judge.since, self, strings.Join(hung, ", ")))
+	w.violate(InvLiveness, textLiveness(waiting, w.now-w.judge.since, self, hung))
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -386,9 +387,8 @@ func textUnheld(a string) Text {
 }
 
 func textReplicated(srv string, keys []string) Text {
-	k := strings.Join(keys, ", ")
-	return Text{EN: fmt.Sprintf("%s (replica) receives the primary's writes to %s", srv, k),
-		ZH: fmt.Sprintf("%s（从库）收到主库对 %s 的写入", srv, k)}
+	return Text{EN: fmt.Sprintf("%s (replica) receives the primary's writes to %s", srv, andList(keys)),
+		ZH: fmt.Sprintf("%s（从库）收到主库对 %s 的写入", srv, strings.Join(keys, "、"))}
 }
 
 func textReplicatedReal(srv string) Text {
@@ -407,9 +407,9 @@ func textNodeDown(srv string) Text {
 	return Text{EN: srv + " dies; its keys are gone", ZH: srv + " 宕机，它上面的 key 全部丢失"}
 }
 
-func textPartition(c, servers string) Text {
-	return Text{EN: fmt.Sprintf("a network partition cuts %s off from %s: its commands there time out", c, servers),
-		ZH: fmt.Sprintf("网络分区：%s 连不上 %s，发过去的命令都会超时", c, servers)}
+func textPartition(c string, servers []string) Text {
+	return Text{EN: fmt.Sprintf("a network partition cuts %s off from %s: its commands there time out", c, andList(servers)),
+		ZH: fmt.Sprintf("网络分区：%s 连不上 %s，发过去的命令都会超时", c, strings.Join(servers, "、"))}
 }
 
 func textHeal(c string) Text {
@@ -491,18 +491,49 @@ func textOwnership(c string, ch change) Text {
 		ZH: fmt.Sprintf("%s 延长了 %s 写入的锁", c, ch.before.Writer)}
 }
 
+func textBgStopped(a, c string, renewals int) Text {
+	who, _ := actorZH(a)
+	return Text{
+		EN: fmt.Sprintf("%s stops after %d renewal%s (its cap): %s still holds the lock, and from now on nothing renews the lease", a, renewals, plural(renewals), c),
+		ZH: zhCat(who, fmt.Sprintf("续期 %d 次后达到上限，停止续期：%s 仍持有锁，从此再没有谁为租约续期", renewals, c)),
+	}
+}
+
 // textLostUpdate says what a write on a stale read did, in numbers: every
 // accepted write is one sale, so after n sales the stock should be
-// initial − n.
+// initial − n. The writes that landed after the read are the updates it
+// overwrites: their writers are named.
 func textLostUpdate(c string, r writeResult) Text {
 	sales := r.version + 1
 	lost := r.value - (r.initial - sales)
 	since := r.version - r.readVer
+	var names []string
+	for _, n := range r.since {
+		if !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	whoEN, whoZH := fmt.Sprintf("%d write%s landed since", since, plural(since)), fmt.Sprintf("之后又有 %d 次写入", since)
+	lostEN, lostZH := fmt.Sprintf("%d update%s lost", lost, plural(lost)), fmt.Sprintf("丢失了 %d 次更新", lost)
+	if len(names) > 0 {
+		whoEN = fmt.Sprintf("since then %s wrote", andList(names))
+		whoZH = fmt.Sprintf("之后 %s 写入过", strings.Join(names, "、"))
+		zh := strings.Join(names, "、")
+		switch {
+		case len(names) == 1 && lost == 1:
+			lostEN, lostZH = names[0]+"'s update is lost", zh+" 的更新丢失了"
+		case lost == len(names):
+			lostEN, lostZH = "the updates of "+andList(names)+" are lost", zh+" 的更新都丢失了"
+		default:
+			lostEN = fmt.Sprintf("%d update%s lost (by %s)", lost, plural(lost), andList(names))
+			lostZH = fmt.Sprintf("%s 的 %d 次更新丢失了", zh, lost)
+		}
+	}
 	return Text{
-		EN: fmt.Sprintf("%s's write is based on a stale read (it read %d; %d write%s landed since): %d sale%s so far, yet the stock went %d → %d — %d update%s lost",
-			c, r.read, since, plural(since), sales, plural(sales), r.initial, r.value, lost, plural(lost)),
-		ZH: fmt.Sprintf("%s 的写入基于陈旧的读数（它读到 %d，之后又有 %d 次写入）：已卖出 %d 件，库存却从 %d 变成 %d——丢失了 %d 次更新（超卖）",
-			c, r.read, since, sales, r.initial, r.value, lost),
+		EN: fmt.Sprintf("%s's write is based on a stale read (it read %d; %s): %d sale%s so far, yet the stock went %d → %d — %s",
+			c, r.read, whoEN, sales, plural(sales), r.initial, r.value, lostEN),
+		ZH: fmt.Sprintf("%s 的写入基于陈旧的读数（它读到 %d，%s）：已卖出 %d 件，库存却从 %d 变成 %d——%s（超卖）",
+			c, r.read, whoZH, sales, r.initial, r.value, lostZH),
 	}
 }
 
@@ -513,22 +544,24 @@ func plural(n int) string {
 	return "s"
 }
 
-func textLiveness(waiting string, d time.Duration, self bool, hung string) Text {
+func textLiveness(waitingList []string, d time.Duration, self bool, hungList []string) Text {
+	waiting, waitingZH := andList(waitingList), strings.Join(waitingList, "、")
 	switch {
-	case hung != "":
+	case len(hungList) > 0:
+		hung, hungZH := andList(hungList), strings.Join(hungList, "、")
 		return Text{
 			EN: fmt.Sprintf("%s has waited %s while the holder, %s, is hung and still keeps the lock", waiting, Secs(d), hung),
-			ZH: fmt.Sprintf("%s 已等待 %s，而持有者 %s 已经卡死，却仍占着锁", waiting, secsZH(d), hung),
+			ZH: fmt.Sprintf("%s 已等待 %s，而持有者 %s 已经卡死，却仍占着锁", waitingZH, secsZH(d), hungZH),
 		}
 	case self:
 		return Text{
 			EN: fmt.Sprintf("%s has waited %s for a lock it holds itself: it has deadlocked on itself", waiting, Secs(d)),
-			ZH: fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", waiting, secsZH(d)),
+			ZH: fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", waitingZH, secsZH(d)),
 		}
 	}
 	return Text{
 		EN: fmt.Sprintf("%s has waited %s while no live client holds the lock: it is orphaned", waiting, Secs(d)),
-		ZH: fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁无人释放（死锁）", waiting, secsZH(d)),
+		ZH: fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁无人释放（死锁）", waitingZH, secsZH(d)),
 	}
 }
 

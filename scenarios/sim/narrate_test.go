@@ -29,7 +29,7 @@ func TestNarrationChinese(t *testing.T) {
 	if zh := textLostUpdate("A", writeResult{}).ZH; strings.Contains(zh, "过期") || !strings.Contains(zh, "陈旧的读数") {
 		t.Errorf("a stale read is 陈旧的读数, not 过期: %q", zh)
 	}
-	if zh := textLiveness("B", 60e9, false, "").ZH; !strings.Contains(zh, "锁无人释放") {
+	if zh := textLiveness([]string{"B"}, 60e9, false, nil).ZH; !strings.Contains(zh, "锁无人释放") {
 		t.Errorf("an orphaned lock is 锁无人释放: %q", zh)
 	}
 	if zh := textWrite("A", "stock", writeResult{rejected: true, fence: 1, maxFence: 2}).ZH; !strings.HasPrefix(zh, "资源端拒绝了") {

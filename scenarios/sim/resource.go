@@ -14,6 +14,7 @@ type resource struct {
 	rejected int
 	initial  int  // the value before the first write
 	written  bool // some write has come, accepted or not
+	writers  []string
 }
 
 // writeResult says what happened to one write.
@@ -28,9 +29,13 @@ type writeResult struct {
 	// read is the value the writer read; initial the resource's value
 	// before any write.
 	read, initial int
+	// since are the writers of the accepted writes after the read, in order.
+	since []string
 }
 
-func (r *resource) write(value, readVer int, fence int64) writeResult {
+// write is client writer's write of value, based on the read at version
+// readVer.
+func (r *resource) write(writer string, value, readVer int, fence int64) writeResult {
 	if !r.written {
 		r.initial, r.written = r.value, true
 	}
@@ -42,8 +47,12 @@ func (r *resource) write(value, readVer int, fence int64) writeResult {
 		return res
 	}
 	res.lostUpdate = readVer != r.version
+	if res.lostUpdate && readVer < len(r.writers) {
+		res.since = append([]string(nil), r.writers[readVer:]...)
+	}
 	r.value = value
 	r.version++
+	r.writers = append(r.writers, writer)
 	r.maxFence = max(r.maxFence, fence)
 	return res
 }

@@ -463,6 +463,8 @@ func (w *World) handle(m msg) {
 		}
 		a.state = stateDone
 		w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+		w.checkLost(a.client)
+		w.bgStopped(a)
 	}
 	w.checkLost(a.client)
 	switch m.kind {
