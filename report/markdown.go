@@ -36,7 +36,8 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 	for _, v := range tr.Verdicts {
 		verdict := "✓ " + text.New("holds", "成立").In(lang)
 		if v.Broken {
-			verdict = fmt.Sprintf("✗ %s %d (t=%s): %s", text.New("step", "步骤").In(lang), v.Step, sim.Secs(v.T), v.Reason.In(lang))
+			verdict = "✗ " + text.New(fmt.Sprintf("step %d (t=%s): %s", v.Step, sim.Secs(v.T), v.Reason.EN),
+				fmt.Sprintf("第 %d 步（t=%s）：%s", v.Step, sim.Secs(v.T), v.Reason.ZH)).In(lang)
 		}
 		rule := ""
 		if i := slices.IndexFunc(sim.Invariants, func(inv sim.Invariant) bool { return inv.ID == v.Invariant }); i >= 0 {
@@ -57,7 +58,7 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 		case sim.KindNarration:
 			what = "*" + mdText(what) + "*"
 		case sim.KindViolation:
-			what = "**✗ " + e.Invariant + ": " + mdText(what) + "**"
+			what = "**✗ " + violationHead(e.Invariant, e.Invariant, lang) + mdText(what) + "**"
 		default:
 			what = mdText(what)
 		}

@@ -74,7 +74,7 @@ func Mermaid(w io.Writer, tr *sim.Trace, lang string) error {
 		case sim.KindSchedule:
 			line = fmt.Sprintf("    Note over %s: %s\n", ids[actor], mmd(e.Short.In(lang)))
 		case sim.KindViolation:
-			line = fmt.Sprintf("    rect rgb(255, 210, 210)\n    Note over %s: ✗ %s: %s\n    end\n", span, e.Invariant, mmd(e.Text.In(lang)))
+			line = fmt.Sprintf("    rect rgb(255, 210, 210)\n    Note over %s: ✗ %s%s\n    end\n", span, mmd(violationHead(e.Invariant, e.Invariant, lang)), mmd(e.Text.In(lang)))
 		}
 		if line == "" {
 			continue

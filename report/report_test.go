@@ -180,9 +180,9 @@ func TestTimeline(t *testing.T) {
 			"锁 lock:x, TTL 30s · 服务器 redis-1 redis-2 · 客户端 A B\n",
 			"» 故事开始\n",
 			"                               A 写入\n",
-			"✗ MUTEX: 两个持有者\n",
+			"✗ MUTEX（互斥）：两个持有者\n",
 			"\n不变量：\n",
-			"  mutex      ✗ 步骤 2, t=2.000s: 两个持有者\n",
+			"  mutex      ✗ 第 2 步，t=2.000s：两个持有者\n",
 		}, []string{"a demo", "invariants:", "story begins"}},
 	}
 	for _, tc := range tests {

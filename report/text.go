@@ -43,7 +43,7 @@ func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 			p.printf("%s %-8s %s → %s\n", head, e.Server, e.Command, e.Reply)
 			p.printf("%s %s\n", indent, e.Text.In(lang))
 		case sim.KindViolation:
-			p.printf("%s ✗ %s: %s\n", head, strings.ToUpper(e.Invariant), e.Text.In(lang))
+			p.printf("%s ✗ %s%s\n", head, violationHead(strings.ToUpper(e.Invariant), e.Invariant, lang), e.Text.In(lang))
 		case sim.KindNarration:
 			p.printf("%s » %s\n", head, e.Text.In(lang))
 		default:
@@ -53,7 +53,9 @@ func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 	p.printf("\n%s\n", text.New("invariants:", "不变量：").In(lang))
 	for _, v := range tr.Verdicts {
 		if v.Broken {
-			p.printf("  %-10s ✗ %s %d, t=%ss: %s\n", v.Invariant, text.New("step", "步骤").In(lang), v.Step, secs(v.T), v.Reason.In(lang))
+			p.printf("  %-10s ✗ %s\n", v.Invariant, text.New(
+				fmt.Sprintf("step %d, t=%ss: %s", v.Step, secs(v.T), v.Reason.EN),
+				fmt.Sprintf("第 %d 步，t=%ss：%s", v.Step, secs(v.T), v.Reason.ZH)).In(lang))
 		} else {
 			p.printf("  %-10s ✓\n", v.Invariant)
 		}
@@ -71,4 +73,11 @@ func (p *printer) printf(format string, args ...any) {
 	if p.err == nil {
 		_, p.err = fmt.Fprintf(p.w, format, args...)
 	}
+}
+
+// violationHead starts the line of a broken invariant: "MUTEX: ", and in
+// Chinese with the invariant's Chinese name and a Chinese colon,
+// "MUTEX（互斥）：".
+func violationHead(label, id, lang string) string {
+	return text.New(label+": ", label+"（"+sim.InvariantName(id).ZH+"）：").In(lang)
 }

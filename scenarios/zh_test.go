@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"lockstep/lockimpl"
+	"lockstep/scenarios/sim"
 )
 
 // zhTexts collects every Chinese text of v's JSON form (a text.Text is an
@@ -62,6 +63,9 @@ func TestChineseTerms(t *testing.T) {
 	}
 	for _, s := range All() {
 		zhTexts(t, "scenario "+s.ID, []any{s.Title, s.Summary, s.Story}, texts)
+	}
+	for _, inv := range sim.Invariants {
+		zhTexts(t, "invariant "+inv.ID, []any{inv.Rule, sim.InvariantName(inv.ID)}, texts)
 	}
 	results := sharedCheck(t)
 	for _, r := range results {

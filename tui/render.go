@@ -365,7 +365,7 @@ func invariantLines(st Styles, lang string, t *sim.Trace, i int) []string {
 	for _, v := range t.Verdicts {
 		mark := st.Good.Render("✓")
 		if v.Broken && v.Step <= i {
-			mark = st.Bad.Render(fmt.Sprintf("✗ %s %d", text.New("step", "步骤").In(lang), v.Step+1))
+			mark = st.Bad.Render("✗ " + text.New(fmt.Sprintf("step %d", v.Step+1), fmt.Sprintf("第 %d 步", v.Step+1)).In(lang))
 		}
 		lines = append(lines, fmt.Sprintf("%-10s %s", v.Invariant, mark))
 	}

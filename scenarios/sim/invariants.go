@@ -29,10 +29,20 @@ var Invariants = []Invariant{
 		ZH: "释放或续期不会删除或延长不是自己写入的锁"}},
 	{InvLiveness, Text{
 		EN: "once the holder is dead, done or hung, a waiting client gets the lock within a bounded time (no orphaned lock, no self-deadlock, no endless renewal)",
-		ZH: "持有者崩溃、结束或卡死后，等待的客户端能在有限时间内拿到锁（没有孤儿锁、没有自己锁死自己、没有无限续期）"}},
+		ZH: "持有者崩溃、结束或卡死后，等待的客户端能在有限时间内拿到锁（没有无人释放的锁、没有自己锁死自己、没有无限续期）"}},
 	{InvResource, Text{
 		EN: "the protected data never loses an update (no oversell, no stale write accepted)",
-		ZH: "受保护的数据不丢失更新（不超卖，不接受过期的写入）"}},
+		ZH: "受保护的数据不丢失更新（不超卖，不接受基于陈旧读数的写入）"}},
+}
+
+// InvariantName is an invariant's name in both languages: its id in
+// English, "互斥" and so on in Chinese.
+func InvariantName(id string) Text {
+	zh := map[string]string{InvMutex: "互斥", InvOwnership: "归属", InvLiveness: "活性", InvResource: "资源"}[id]
+	if zh == "" {
+		zh = id
+	}
+	return Text{EN: id, ZH: zh}
 }
 
 // InvariantIDs lists the invariant ids in order.
