@@ -251,7 +251,7 @@ var catalogue = []Info{
 		Name: "fenced",
 		Summary: text.Text{
 			EN: "watchdog lock plus a fencing token the resource checks",
-			ZH: "看门狗锁加栅栏令牌，资源端校验令牌",
+			ZH: "看门狗锁加栅栏令牌（fencing token），资源端校验令牌",
 		},
 		Fixes: text.Text{
 			EN: "a paused holder's late write is rejected by the resource",

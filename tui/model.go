@@ -332,6 +332,6 @@ var legend = text.Text{
 ⟳ a watchdog's command · ⏸ a client held by the scheduler · ⚑ fencing token
 In compare mode: ≠ where the two implementations differ`,
 	ZH: `时间线：▶ 当前步骤 · » 旁白 · ✗ 被破坏的不变量
-⟳ 看门狗的命令 · ⏸ 被调度器挂起的客户端 · ⚑ 栅栏令牌
+⟳ 看门狗的命令 · ⏸ 被调度器挂起的客户端 · ⚑ 栅栏令牌（fencing token）
 对比模式：≠ 两种实现出现差异的地方`,
 }

@@ -10,6 +10,7 @@ import (
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
 	"lockstep/text"
 )
 
@@ -136,7 +137,11 @@ func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMa
 	case !judged:
 		verdict = text.New("Expected: the lesson does not say for this implementation", "预期：本课没有给出这个实现的预期").In(lang)
 	case len(expected) > 0:
-		verdict = text.New("Expected to break: ", "预期被破坏：").In(lang) + strings.Join(expected, ", ")
+		var zh []string
+		for _, id := range expected {
+			zh = append(zh, sim.InvariantName(id).ZH)
+		}
+		verdict = text.New("Expected to break: "+strings.Join(expected, ", "), "预期被破坏："+strings.Join(zh, "、")).In(lang)
 	}
 	inner := w - 8
 	summary := firstLines(st.Narration.Width(inner).Render(s.Summary.In(lang)), 2)
