@@ -463,6 +463,8 @@ func (w *World) handle(m msg) {
 		}
 		a.state = stateDone
 		w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+		// A watchdog that ends because it found the lock gone closed its
+		// lost channel first: that is said, not that it stopped.
 		w.checkLost(a.client)
 		w.bgStopped(a)
 	}
