@@ -56,7 +56,7 @@ type sharedRun struct {
 	out  string
 }
 
-// sharedRun is mustRun, run once per command line for the whole test binary.
+// mustRunShared is mustRun, run once per command line for the whole test binary.
 func mustRunShared(t *testing.T, args ...string) string {
 	t.Helper()
 	v, _ := sharedRuns.LoadOrStore(strings.Join(args, "\x00"), &sharedRun{})
