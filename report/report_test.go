@@ -182,7 +182,7 @@ func TestTimeline(t *testing.T) {
 			"                               A 写入\n",
 			"✗ MUTEX（互斥）：两个持有者\n",
 			"\n不变量：\n",
-			"  mutex      ✗ 第 2 步，t=2.000s：两个持有者\n",
+			"  互斥（mutex）      ✗ 第 2 步，t=2.000s：两个持有者\n", "  活性（liveness）   ✓\n",
 		}, []string{"a demo", "invariants:", "story begins"}},
 	}
 	for _, tc := range tests {

@@ -52,15 +52,38 @@ func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 	}
 	p.printf("\n%s\n", text.New("invariants:", "不变量：").In(lang))
 	for _, v := range tr.Verdicts {
+		name := v.Invariant
+		if lang == "zh" {
+			// 互斥（mutex）: the Chinese name first, the id the flags and
+			// the JSON use after it, padded by display width.
+			name = sim.InvariantName(v.Invariant).ZH + "（" + v.Invariant + "）"
+			name += strings.Repeat(" ", max(0, 18-displayWidth(name)))
+		} else {
+			name = fmt.Sprintf("%-10s", name)
+		}
 		if v.Broken {
-			p.printf("  %-10s ✗ %s\n", v.Invariant, text.New(
+			p.printf("  %s ✗ %s\n", name, text.New(
 				fmt.Sprintf("step %d, t=%ss: %s", v.Step, secs(v.T), v.Reason.EN),
 				fmt.Sprintf("第 %d 步，t=%ss：%s", v.Step, secs(v.T), v.Reason.ZH)).In(lang))
 		} else {
-			p.printf("  %-10s ✓\n", v.Invariant)
+			p.printf("  %s ✓\n", name)
 		}
 	}
 	return p.err
+}
+
+// displayWidth is how many terminal columns s takes: two for a wide (CJK)
+// character, one for the rest.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		n++
+		if r >= 0x1100 && (r <= 0x115f || r >= 0x2e80 && r <= 0xa4cf || r >= 0xac00 && r <= 0xd7a3 ||
+			r >= 0xf900 && r <= 0xfaff || r >= 0xfe30 && r <= 0xfe4f || r >= 0xff00 && r <= 0xff60 || r >= 0xffe0 && r <= 0xffe6) {
+			n++
+		}
+	}
+	return n
 }
 
 // printer remembers the first write error so callers check once.

@@ -374,7 +374,7 @@ func validID(id string) bool {
 }
 
 func (p *lessonParser) setup(l line) error {
-	vals, at, err := p.args(l, 1, "key", "ttl", "replica", "lag", "rejoin", "liveness", "horizon", "stock", "nodes")
+	vals, at, err := p.args(l, 1, "key", "ttl", "replica", "lag", "rejoin", "liveness", "horizon", "stock", "nodes", "guard")
 	if err != nil {
 		return err
 	}
@@ -414,6 +414,12 @@ func (p *lessonParser) setup(l line) error {
 				}
 				s.Horizon = d
 			}
+		case "guard":
+			g, err := sim.ParseGuard(v)
+			if err != nil {
+				return p.errAt(l, f, "%v", err)
+			}
+			s.Guard = g
 		case "stock", "nodes":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 || k == "nodes" && (n < 3 || n%2 == 0 || n > 9) {

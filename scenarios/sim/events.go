@@ -245,6 +245,13 @@ func (w *World) passPoint(a *actor) {
 		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textRead(c.name, w.res.name, c.readVal),
 			Short: Text{EN: fmt.Sprintf("read %d", c.readVal), ZH: fmt.Sprintf("读 %d", c.readVal)}})
 	case OpWrite:
+		if c.readVal <= 0 {
+			// Nothing left to sell: the buyer's own code checks what it
+			// read, and a sold-out product is no write.
+			w.emit(Event{Kind: KindResource, Actor: c.name, Text: textSoldOut(c.name, c.readVal),
+				Short: Text{EN: "sold out", ZH: "已售罄"}})
+			return
+		}
 		r := w.res.write(c.name, c.readVal-1, c.readVer, c.fence)
 		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textWrite(c.name, w.res.name, r), Short: shortWrite(r)})
 		if r.lostUpdate {

@@ -261,6 +261,14 @@ func andList(names []string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
+// zhAndList joins names as Chinese lists them: "A、B 和 C".
+func zhAndList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], "、") + " 和 " + names[len(names)-1]
+}
+
 func textReleased(c string, err error) Text {
 	switch {
 	case err == nil:
@@ -345,6 +353,23 @@ func textRead(c, res string, v int) Text {
 }
 
 func textWrite(c, res string, r writeResult) Text {
+	switch r.guard {
+	case GuardVersion:
+		return Text{
+			EN: fmt.Sprintf("the store refuses %s's write of %s = %d: it read version %d, the row is at version %d now (UPDATE … WHERE version = %d matches no row)", c, res, r.value, r.readVer, r.version, r.readVer),
+			ZH: fmt.Sprintf("资源端拒绝了 %s 的写入 %s = %d：它读到的是第 %d 版，现在已是第 %d 版（UPDATE … WHERE version = %d 一行也没有更新）", c, res, r.value, r.readVer, r.version, r.readVer),
+		}
+	case GuardInStock:
+		return Text{
+			EN: fmt.Sprintf("the store refuses %s's write of %s = %d: the stock is already %d (UPDATE … WHERE stock > 0 matches no row)", c, res, r.value, r.stock),
+			ZH: fmt.Sprintf("资源端拒绝了 %s 的写入 %s = %d：库存已经是 %d（UPDATE … WHERE stock > 0 一行也没有更新）", c, res, r.value, r.stock),
+		}
+	case GuardUnique:
+		return Text{
+			EN: fmt.Sprintf("the store refuses %s's sale of unit #%d: an order for that unit exists already (unique key on product and unit)", c, r.read),
+			ZH: fmt.Sprintf("资源端拒绝了 %s 卖出第 %d 件：这一件的订单已经存在（商品与件号上的唯一约束）", c, r.read),
+		}
+	}
 	if r.rejected {
 		return Text{
 			EN: fmt.Sprintf("the store rejects %s's write of %s = %d: fencing token %d < %d already seen", c, res, r.value, r.fence, r.maxFence),
@@ -358,6 +383,11 @@ func textWrite(c, res string, r writeResult) Text {
 		zh += fmt.Sprintf("（栅栏令牌 %d）", r.fence)
 	}
 	return Text{EN: en, ZH: zh}
+}
+
+func textSoldOut(c string, read int) Text {
+	return Text{EN: fmt.Sprintf("%s read a stock of %d: sold out, it sells nothing and writes nothing", c, read),
+		ZH: fmt.Sprintf("%s 读到的库存是 %d：已售罄，不卖也不写", c, read)}
 }
 
 func textHeld(a, next string, point Op) Text {
@@ -475,7 +505,7 @@ func textMutex(holders []string) Text {
 		both = "all"
 	}
 	return Text{EN: fmt.Sprintf("%s %s believe they hold the lock at the same time", h, both),
-		ZH: fmt.Sprintf("%s 同时认为自己持有锁：互斥被破坏", strings.Join(holders, " 和 "))}
+		ZH: fmt.Sprintf("%s 同时认为自己持有锁：互斥被破坏", zhAndList(holders))}
 }
 
 func textOwnership(c string, ch change) Text {

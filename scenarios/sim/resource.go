@@ -15,20 +15,27 @@ type resource struct {
 	initial  int  // the value before the first write
 	written  bool // some write has come, accepted or not
 	writers  []string
+	guard    Guard
+	sold     map[int]bool // GuardUnique: the units sold (the stock each sale read)
 }
 
 // writeResult says what happened to one write.
 type writeResult struct {
-	value      int
-	fence      int64
-	maxFence   int64
-	rejected   bool
+	value    int
+	fence    int64
+	maxFence int64
+	rejected bool
+	// guard is the resource guard that refused the write ("" when it was
+	// accepted, or refused for its fencing token).
+	guard      Guard
 	lostUpdate bool // accepted, but based on a read that another write had overtaken
 	readVer    int
 	version    int
 	// read is the value the writer read; initial the resource's value
 	// before any write.
 	read, initial int
+	// stock is the resource's value when the write came.
+	stock int
 	// since are the writers of the accepted writes after the read, in order.
 	since []string
 }
@@ -40,11 +47,22 @@ func (r *resource) write(writer string, value, readVer int, fence int64) writeRe
 		r.initial, r.written = r.value, true
 	}
 	res := writeResult{value: value, fence: fence, maxFence: r.maxFence, readVer: readVer, version: r.version,
-		read: value + 1, initial: r.initial}
+		read: value + 1, initial: r.initial, stock: r.value}
 	if fence > 0 && fence < r.maxFence {
 		r.rejected++
 		res.rejected = true
 		return res
+	}
+	if g := r.refuses(res.read, readVer); g != GuardNone {
+		r.rejected++
+		res.rejected, res.guard = true, g
+		return res
+	}
+	if r.guard == GuardUnique {
+		if r.sold == nil {
+			r.sold = map[int]bool{}
+		}
+		r.sold[res.read] = true
 	}
 	res.lostUpdate = readVer != r.version
 	if res.lostUpdate && readVer < len(r.writers) {

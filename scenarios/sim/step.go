@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -429,6 +430,9 @@ func (s *Stepper) Hash() uint64 {
 	}
 	r := w.res
 	fmt.Fprintf(&b, "Q%d %d %d %d|", r.value, r.version, r.maxFence, r.rejected)
+	for _, u := range slices.Sorted(maps.Keys(r.sold)) {
+		fmt.Fprintf(&b, "u%d ", u)
+	}
 	for _, v := range w.judge.verdicts {
 		fmt.Fprintf(&b, "%v", v.Broken)
 	}

@@ -40,6 +40,9 @@ type Setup struct {
 	// Nodes, when set, runs a multi-node implementation (Redlock) on this
 	// many independent servers instead of the number it asks for.
 	Nodes int
+	// Guard is the resource's own check on every write (none by default):
+	// what a database does when the lock lets two writers through.
+	Guard Guard
 }
 
 // DefaultTTL is the lease when a Setup gives none.
@@ -157,7 +160,7 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg), done: make(chan struct{}),
 		pausedAt: map[*client]time.Duration{}, helpers: map[uint64]bool{}}
 	s := &w.setup
-	w.res = resource{name: "stock:product:1001", value: s.Stock}
+	w.res = resource{name: "stock:product:1001", value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
 	if target != nil {
 		if impl.Nodes > len(target.Nodes) {
