@@ -307,7 +307,7 @@ var headerVerbs = []string{"lesson", "title", "summary", "naive", "fix", "mitiga
 
 // timelineVerbs are the steps of a timeline, and what follows it.
 var timelineVerbs = []string{"client", "say", "run", "hold", "unhold", "pause", "resume", "hang", "unhang",
-	"crash", "partition", "heal", "failover", "rejoin", "stop-server", "restart-server", "clock-jump", "expect"}
+	"crash", "partition", "heal", "failover", "rejoin", "stop-server", "restart-server", "clock-jump", "slow", "expect"}
 
 func (p *lessonParser) headerVerb(l line) error {
 	verb := l.fields[0]
@@ -560,6 +560,23 @@ func (p *lessonParser) timelineVerb(l line) error {
 			return err
 		}
 		p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.ClockJump(n, d) })
+	case "slow":
+		if len(l.fields) != 3 {
+			return p.errAt(l, min(2, len(l.fields)), "want slow redis-N by=DURATION (by=0s: fast again)")
+		}
+		n, err := p.server(l, 1)
+		if err != nil {
+			return err
+		}
+		vals, at, err := p.args(l, 2, "by")
+		if err != nil {
+			return err
+		}
+		d, err := p.duration(l, at["by"], vals["by"])
+		if err != nil {
+			return err
+		}
+		p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.Slow(n, d) })
 	case "expect":
 		return p.expectBlock(l)
 	}

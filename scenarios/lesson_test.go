@@ -40,6 +40,9 @@ func TestLessonErrors(t *testing.T) {
 		{"a hold on an unknown stage", "hold A after=release:1", "hold A after=relase:1", "22:8", "after: want STAGE:N with STAGE one of acquire, release"},
 		{"text without Chinese", "    zh A 继续执行释放的剩余部分（如果还有的话）。\n", "", "24:1", `say needs an indented "en" line and a "zh" line`},
 		{"an unknown server", "unhold A\n", "unhold A\nstop-server redis-9\n", "28:13", `want a server redis-1 … redis-5, got "redis-9"`},
+		{"slow without a delay", "unhold A\n", "unhold A\nslow redis-1\n", "28:", "want slow redis-N by=DURATION"},
+		{"slow with a bad delay", "unhold A\n", "unhold A\nslow redis-1 by=fast\n", "28:", "want a duration such as 30s"},
+		{"an unknown guard", "client A work=29s", "setup guard=lock\nclient A work=29s", "12:", `unknown guard "lock": want version, in-stock or unique`},
 		{"a client declared late", "unhold A\n", "unhold A\nclient D\n", "28:1", "clients are declared before time passes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -125,6 +125,7 @@ const (
 	msgWait                   // blocked in a WAIT the engine answers; waits
 	msgUngate                 // a command parked at the gate was cancelled
 	msgFlight                 // a goroutine the lock started parked before a command; waits
+	msgSlow                   // a command on its way to a slow server; waits until it arrives
 )
 
 // send hands m to the scheduler. Once the run has shut down no scheduler

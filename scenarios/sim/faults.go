@@ -89,6 +89,22 @@ func (t *Timeline) RestartServer(i int) {
 		Short: Text{EN: "UP (empty)", ZH: "重启（空）"}})
 }
 
+// Slow makes node i's server slow: from now on every command reaches it d
+// late (a long fsync, swapping, a congested link), while the world runs on.
+// d = 0 makes it fast again; a command already on its way keeps its delay.
+// A world with fewer servers (a single-instance lock's) has no node i: as
+// with a partition, nothing changes there.
+func (t *Timeline) Slow(i int, d time.Duration) {
+	w := t.w
+	if i < 0 || i >= len(w.route) {
+		return
+	}
+	srv := w.node(i)
+	srv.latency = max(d, 0)
+	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textSlow(srv.name, srv.latency),
+		Short: slowShort(srv.latency)})
+}
+
 // ClockJump moves node i's server clock forward by d (an NTP step, an
 // operator's date command): keys there expire d early.
 func (t *Timeline) ClockJump(i int, d time.Duration) {

@@ -87,6 +87,14 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			return err
 		}
 		srv := g.w.route[g.node]
+		if s := g.w.servers[srv]; s.latency > 0 && s.up && !g.c.cut[g.node] {
+			// A slow server: the command is on its way while the rest of
+			// the world runs on, and reaches the server — and runs there —
+			// latency later, in virtual time. The reply comes back at once.
+			g.w.send(msg{a: a, kind: msgSlow, cmd: cmd, node: g.node, server: srv, deadline: g.w.now + s.latency})
+			_ = a.wait()
+			srv = g.w.route[g.node]
+		}
 		_, embedded := g.w.servers[srv].b.(*memBackend)
 		if k, bad := foreignKey(cmd, g.w.setup.Key); bad {
 			err = &ForeignKeyError{Actor: a.name, Command: strings.ToUpper(cmd.Name()), Key: k, Own: g.w.setup.Key}

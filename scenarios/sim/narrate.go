@@ -385,6 +385,28 @@ func textWrite(c, res string, r writeResult) Text {
 	return Text{EN: en, ZH: zh}
 }
 
+func textSlow(srv string, d time.Duration) Text {
+	if d == 0 {
+		return Text{EN: srv + " is fast again: commands reach it at once",
+			ZH: srv + " 恢复正常：命令又能立刻到达"}
+	}
+	return Text{EN: fmt.Sprintf("%s turns slow: every command reaches it %s late", srv, Secs(d)),
+		ZH: fmt.Sprintf("%s 变慢了：每条命令都要晚 %s才到达", srv, secsZH(d))}
+}
+
+func slowShort(d time.Duration) Text {
+	if d == 0 {
+		return Text{EN: "fast again", ZH: "恢复"}
+	}
+	return Text{EN: "slow +" + Secs(d), ZH: "变慢 +" + secsZH(d)}
+}
+
+func textSlowSend(a, cmd, srv string, d time.Duration) Text {
+	who, _ := actorZH(a)
+	return Text{EN: fmt.Sprintf("%s sends %s to %s, which is slow: it arrives in %s", a, cmd, srv, Secs(d)),
+		ZH: zhCat(who, fmt.Sprintf("向 %s 发出 %s；%s 很慢，命令 %s后才到达", srv, cmd, srv, secsZH(d)))}
+}
+
 func textSoldOut(c string, read int) Text {
 	return Text{EN: fmt.Sprintf("%s read a stock of %d: sold out, it sells nothing and writes nothing", c, read),
 		ZH: fmt.Sprintf("%s 读到的库存是 %d：已售罄，不卖也不写", c, read)}

@@ -243,7 +243,8 @@ const stuckTimeout = 250 * time.Millisecond
 // lock code parked at the gate.
 func (w *World) waitsForFlights(c *client) bool {
 	for _, a := range w.actors {
-		if a.flight && a.client == c && a.state == stateParked {
+		if a.flight && a.client == c && (a.state == stateParked || a.state == stateSleeping) {
+			// Parked at the gate, or on its way to a slow server.
 			return true
 		}
 	}
@@ -418,6 +419,12 @@ func (w *World) handle(m msg) {
 		a.state, a.deadline = stateSleeping, m.deadline
 	case msgWait:
 		w.startWait(a, m.wait)
+	case msgSlow:
+		w.running--
+		a.state, a.deadline = stateSleeping, m.deadline
+		w.emit(Event{Kind: KindSchedule, Actor: a.name, Server: w.servers[m.server].name,
+			Text:  textSlowSend(a.name, formatCommand(m.cmd), w.servers[m.server].name, m.deadline-w.now),
+			Short: Text{EN: "sent…", ZH: "发出…"}})
 	case msgUnsleep:
 		// Cancelled in its sleep, or after the clock woke it but before it
 		// ran: either way it runs now, and the scheduler waits for it (its

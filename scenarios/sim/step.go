@@ -401,7 +401,7 @@ func (s *Stepper) Hash() uint64 {
 	rel := func(d time.Duration) string { return strconv.FormatInt(int64(d-w.now), 36) }
 	tok := s.tokens()
 	for _, srv := range w.servers {
-		fmt.Fprintf(&b, "S%s %v %s %d|", srv.name, srv.up, srv.role, srv.ahead)
+		fmt.Fprintf(&b, "S%s %v %s %d %d|", srv.name, srv.up, srv.role, srv.ahead, srv.latency)
 		for _, k := range srv.keys {
 			fmt.Fprintf(&b, "%s=%s/%s/%d/%s;", k.Key, k.Type, tok.value(k.Type, k.Value), k.TTL, k.Writer)
 		}
@@ -421,6 +421,10 @@ func (s *Stepper) Hash() uint64 {
 		switch a.state {
 		case stateSleeping:
 			b.WriteString(" " + rel(a.deadline))
+			if a.inCmd && a.cmd != nil {
+				// On its way to a slow server: what it will run there.
+				fmt.Fprintf(&b, " %d %s", a.node, tok.command(a.cmd))
+			}
 		case stateParked:
 			// Lock code reads the clock when it wakes (Redlock's start
 			// time): how long ago that was is part of the state.

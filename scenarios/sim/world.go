@@ -124,6 +124,7 @@ type server struct {
 	lag     time.Duration
 	keys    []KeyState    // as of the last event
 	ahead   time.Duration // how far its clock has jumped ahead
+	latency time.Duration // how late a command reaches it (Timeline.Slow)
 }
 
 type client struct {

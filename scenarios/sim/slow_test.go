@@ -1,0 +1,53 @@
+package sim
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A command to a slow server runs there latency later, while the rest of
+// the world goes on; one sent before the server recovered keeps its delay.
+func TestSlowServer(t *testing.T) {
+	tr := run(t, Setup{}, "uuid-lua", func(tl *Timeline) {
+		tl.Slow(0, 5*time.Second)
+		tl.Client("A", Program{Work: time.Second})
+		tl.Client("B", Program{Start: time.Second, Retry: 10 * time.Second, Work: time.Second})
+		tl.RunUntil(2 * time.Second)
+		tl.Slow(0, 0)
+		tl.RunToEnd()
+	})
+	equal(t, commands(tr)[:3], []string{
+		"5s A redis-1 SET lock:product:1001 A#1 EX 30 NX → OK",
+		// A's release was sent after the server recovered; B's SET, sent
+		// at 1s, arrives at 6s: A's work ends first (same deadline, A
+		// came first).
+		"6s A redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		"6s B redis-1 SET lock:product:1001 B#1 EX 30 NX → OK",
+	})
+	var sent []string
+	for _, e := range tr.Events {
+		if e.Kind == KindSchedule && strings.Contains(e.Text.EN, "which is slow") {
+			sent = append(sent, Secs(e.T)+" "+e.Text.EN)
+		}
+	}
+	equal(t, sent, []string{
+		"0s A sends SET lock:product:1001 A#1 EX 30 NX to redis-1, which is slow: it arrives in 5s",
+		"1s B sends SET lock:product:1001 B#1 EX 30 NX to redis-1, which is slow: it arrives in 5s",
+	})
+	if b := tr.Broken(); len(b) != 0 {
+		t.Errorf("broken: %v", b)
+	}
+}
+
+// Slowness of a server the world does not have changes nothing.
+func TestSlowServerOutsideTheWorld(t *testing.T) {
+	tr := run(t, Setup{}, "uuid-lua", func(tl *Timeline) {
+		tl.Slow(3, 5*time.Second)
+		tl.Client("A", Program{Work: time.Second})
+		tl.RunToEnd()
+	})
+	if c := commands(tr); !strings.HasPrefix(c[0], "0s A redis-1 SET") {
+		t.Errorf("first command %q, want it at 0s", c[0])
+	}
+}
