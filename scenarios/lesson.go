@@ -307,7 +307,7 @@ var headerVerbs = []string{"lesson", "title", "summary", "naive", "fix", "mitiga
 
 // timelineVerbs are the steps of a timeline, and what follows it.
 var timelineVerbs = []string{"client", "say", "run", "hold", "unhold", "pause", "resume", "hang", "unhang",
-	"crash", "partition", "heal", "failover", "rejoin", "stop-server", "restart-server", "clock-jump", "slow", "expect"}
+	"crash", "partition", "drop-replies", "heal", "failover", "rejoin", "stop-server", "restart-server", "clock-jump", "slow", "expect"}
 
 func (p *lessonParser) headerVerb(l line) error {
 	verb := l.fields[0]
@@ -501,12 +501,15 @@ func (p *lessonParser) timelineVerb(l line) error {
 			"heal": (*sim.Client).Heal,
 		}[verb]
 		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { act(cs[name]) })
-	case "partition":
+	case "partition", "drop-replies":
 		name, err := p.clientArg(l, 1)
 		if err != nil {
 			return err
 		}
 		if len(l.fields) < 3 {
+			if verb == "drop-replies" {
+				return p.errAt(l, 2, "want the servers whose replies the client loses: drop-replies A redis-3")
+			}
 			return p.errAt(l, 2, "want the servers the client is cut off from: partition A redis-4 redis-5")
 		}
 		var nodes []int
@@ -516,6 +519,10 @@ func (p *lessonParser) timelineVerb(l line) error {
 				return err
 			}
 			nodes = append(nodes, n)
+		}
+		if verb == "drop-replies" {
+			p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].DropReplies(nodes...) })
+			break
 		}
 		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].Partition(nodes...) })
 	case "failover", "rejoin":

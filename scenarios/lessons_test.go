@@ -390,3 +390,30 @@ func TestOversellInNumbers(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// The Redlock spec: a failed acquire releases on every node, also one that
+// did not answer OK. redis-3 ran A's SET but its reply was lost; releasing
+// only the nodes that said OK would leave A#1 there for a whole TTL, and B
+// could not gather redis-1..3 until it expired.
+//
+// redsync releases on every node too, but with EVALSHA first: redis-3 has
+// never seen the script, answers NOSCRIPT, and the answer is lost, so
+// go-redis never falls back to EVAL and A#1 stays for its TTL.
+func TestRedlockPartialReleasesEveryNode(t *testing.T) {
+	for impl, want := range map[string]time.Duration{"redlock": time.Second, "redsync-redlock": 31 * time.Second} {
+		tr := play(t, "redlock-partial", impl)
+		if b := tr.Broken(); len(b) != 0 {
+			t.Errorf("%s broke %v", impl, b)
+		}
+		got := time.Duration(-1)
+		for _, e := range tr.Events {
+			if e.Kind == sim.KindBelief && e.Actor == "B" && strings.HasPrefix(e.Text.EN, "B now holds the lock") {
+				got = e.T
+				break
+			}
+		}
+		if got != want {
+			t.Errorf("%s: B got the lock at %v, want %v", impl, got, want)
+		}
+	}
+}

@@ -183,7 +183,11 @@ func (w *World) noted(a *actor, n note) {
 				Short: Text{EN: "blocked by itself", ZH: "被自己挡住"}})
 			break
 		}
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textRefused(c.name, c.prog.Retry, n.err),
+		retry := c.prog.Retry
+		if n.last {
+			retry = -1 // no retry: it gives up next
+		}
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textRefused(c.name, retry, n.err),
 			Short: shortRefused(n.err)})
 	case noteReleased:
 		if n.nested {

@@ -10,9 +10,15 @@ import (
 // server by a network partition: nothing reaches the server.
 type PartitionError struct {
 	Client, Server string
+	// ReplyLost: the command reached the server and ran there; its reply
+	// did not come back (DropReplies).
+	ReplyLost bool
 }
 
 func (e *PartitionError) Error() string {
+	if e.ReplyLost {
+		return fmt.Sprintf("%s's command ran on %s, but the reply was lost: i/o timeout (network partition)", e.Client, e.Server)
+	}
 	return fmt.Sprintf("%s cannot reach %s: i/o timeout (network partition)", e.Client, e.Server)
 }
 
@@ -38,12 +44,35 @@ func (c *Client) Partition(nodes ...int) {
 		Short: Text{EN: "✂ " + strings.Join(names, ", "), ZH: "✂ " + strings.Join(names, "、")}})
 }
 
-// Heal ends the client's partition.
-func (c *Client) Heal() {
-	if len(c.c.cut) == 0 {
+// DropReplies breaks the network one way: the client's commands to the
+// given servers reach them and run there, but the replies are lost, and the
+// client sees an i/o timeout. Nodes the implementation does not have are
+// ignored, as with Partition.
+func (c *Client) DropReplies(nodes ...int) {
+	var names []string
+	for _, i := range nodes {
+		if i < 0 || i >= len(c.w.route) {
+			continue
+		}
+		if c.c.mute == nil {
+			c.c.mute = map[int]bool{}
+		}
+		c.c.mute[i] = true
+		names = append(names, c.w.servers[c.w.route[i]].name)
+	}
+	if len(names) == 0 {
 		return
 	}
-	c.c.cut = nil
+	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textDropReplies(c.c.name, names),
+		Short: Text{EN: "⇥ " + strings.Join(names, ", "), ZH: "⇥ " + strings.Join(names, "、")}})
+}
+
+// Heal ends the client's partition, one-way ones too.
+func (c *Client) Heal() {
+	if len(c.c.cut) == 0 && len(c.c.mute) == 0 {
+		return
+	}
+	c.c.cut, c.c.mute = nil, nil
 	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textHeal(c.c.name),
 		Short: Text{EN: "healed", ZH: "网络恢复"}})
 }

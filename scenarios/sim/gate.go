@@ -125,6 +125,9 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			srv = g.c.conn[g.node]
 			if err != nil && isConnErr(err) && !g.w.servers[srv].up {
 				err = &NodeDownError{Server: g.w.servers[srv].name, Lost: true}
+			} else if g.c.mute[g.node] {
+				// It ran; the reply does not come back.
+				err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name, ReplyLost: true}
 			}
 		}
 		// go-redis sets the error on the command only after all hooks have

@@ -185,7 +185,16 @@ func textAcquired(c, token string, fence int64) Text {
 	return Text{EN: en, ZH: zh}
 }
 
+// textRefused says a client's attempt failed and when it tries again; retry
+// < 0: it does not.
 func textRefused(c string, retry time.Duration, err error) Text {
+	if retry < 0 {
+		if err != nil {
+			return Text{EN: fmt.Sprintf("%s's attempt fails (%v)", c, err),
+				ZH: fmt.Sprintf("%s 加锁出错：%s", c, errZH(err))}
+		}
+		return Text{EN: c + " does not get the lock", ZH: c + " 没抢到锁"}
+	}
 	if err != nil {
 		return Text{
 			EN: fmt.Sprintf("%s's attempt fails (%v); it retries in %s", c, err, Secs(retry)),
@@ -462,6 +471,11 @@ func textNodeDown(srv string) Text {
 func textPartition(c string, servers []string) Text {
 	return Text{EN: fmt.Sprintf("a network partition cuts %s off from %s: its commands there time out", c, andList(servers)),
 		ZH: fmt.Sprintf("网络分区：%s 连不上 %s，发过去的命令都会超时", c, strings.Join(servers, "、"))}
+}
+
+func textDropReplies(c string, servers []string) Text {
+	return Text{EN: fmt.Sprintf("the network between %s and %s breaks one way: %s's commands get there and run, but the replies are lost, and %s sees a timeout", c, andList(servers), c, c),
+		ZH: fmt.Sprintf("%s 与 %s 之间的网络单向中断：%s 的命令能到达并执行，但应答丢了，%s 只看到超时", c, strings.Join(servers, "、"), c, c)}
 }
 
 func textHeal(c string) Text {

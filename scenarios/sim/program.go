@@ -69,6 +69,8 @@ type note struct {
 	hasValidity bool
 	// nested: the note is about the nested call of a Reenter program.
 	nested bool
+	// last: a refused attempt was the last one the program makes.
+	last bool
 }
 
 type noteKind int
@@ -125,8 +127,9 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 			w.report(a, n)
 			break
 		}
-		w.report(a, note{kind: noteRefused, err: err, validity: validity, hasValidity: hasValidity})
-		if p.Attempts > 0 && attempt >= p.Attempts {
+		last := p.Attempts > 0 && attempt >= p.Attempts
+		w.report(a, note{kind: noteRefused, err: err, validity: validity, hasValidity: hasValidity, last: last})
+		if last {
 			w.report(a, note{kind: noteGaveUp})
 			return
 		}

@@ -51,3 +51,25 @@ func TestSlowServerOutsideTheWorld(t *testing.T) {
 		t.Errorf("first command %q, want it at 0s", c[0])
 	}
 }
+
+// A one-way break: the command runs on the server, the client sees a
+// timeout; heal ends it.
+func TestDropReplies(t *testing.T) {
+	tr := run(t, Setup{}, "uuid-lua", func(tl *Timeline) {
+		a := tl.Client("A", Program{Attempts: 1, Work: time.Second})
+		a.DropReplies(0)
+		tl.RunUntil(time.Second)
+		a.Heal()
+		tl.RunToEnd()
+	})
+	c := commands(tr)
+	if len(c) != 1 || !strings.Contains(c[0], "SET lock:product:1001 A#1 EX 30 NX → (error) A's command ran on redis-1, but the reply was lost") {
+		t.Fatalf("commands:\n%s", strings.Join(c, "\n"))
+	}
+	if k, ok := key(last(tr), "redis-1", "lock:product:1001"); !ok || k.Value != "A#1" {
+		t.Errorf("redis-1 holds %+v, %v: the SET did not run", k, ok)
+	}
+	if !hasText(tr, "the partition heals") {
+		t.Error("heal said nothing")
+	}
+}

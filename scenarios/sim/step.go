@@ -412,6 +412,12 @@ func (s *Stepper) Hash() uint64 {
 	for _, c := range w.clients {
 		fmt.Fprintf(&b, "C%s %s %s %s %d %v %v %v %d %d %d %v %v|", c.name, c.belief, c.op, tok.name(c.token), c.fence,
 			c.paused, c.crashed, c.hung, c.count, c.readVal, c.readVer, s.paused[c.name], c.lost != nil)
+		for _, i := range slices.Sorted(maps.Keys(c.cut)) {
+			fmt.Fprintf(&b, "x%d ", i)
+		}
+		for _, i := range slices.Sorted(maps.Keys(c.mute)) {
+			fmt.Fprintf(&b, "m%d ", i)
+		}
 	}
 	for _, a := range w.actors {
 		fmt.Fprintf(&b, "A%s %d %d %s %v %v", a.name, a.state, a.park, a.point, a.held, slices.Contains(w.queue, a))

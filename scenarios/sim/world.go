@@ -152,6 +152,9 @@ type client struct {
 	reentering bool
 	// cut: the logical nodes a network partition keeps it from.
 	cut map[int]bool
+	// mute are the nodes whose replies to this client are lost
+	// (Client.DropReplies): its commands there run, and it sees a timeout.
+	mute map[int]bool
 
 	readVal, readVer int
 	attemptFrom      int // the first trace event of its current acquire attempt (quorum.go)
