@@ -623,7 +623,7 @@ func (p *lessonParser) server(l line, i int) (int, error) {
 
 func (p *lessonParser) client(l line) error {
 	if len(l.fields) < 2 {
-		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [work=D] [attempts=N] [reenter]")
+		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [backoff=D] [jitter] [work=D] [attempts=N] [reenter]")
 	}
 	name := l.fields[1]
 	if p.clients[name] {
@@ -637,7 +637,7 @@ func (p *lessonParser) client(l line) error {
 	if p.now > 0 {
 		return p.errAt(l, 0, "clients are declared before time passes (time is already %s)", sim.Secs(p.now))
 	}
-	vals, at, err := p.args(l, 2, "start", "retry", "work", "attempts", "reenter")
+	vals, at, err := p.args(l, 2, "start", "retry", "backoff", "jitter", "work", "attempts", "reenter")
 	if err != nil {
 		return err
 	}
@@ -645,11 +645,12 @@ func (p *lessonParser) client(l line) error {
 	for k, v := range vals {
 		f := at[k]
 		switch k {
-		case "reenter":
+		case "reenter", "jitter":
 			if v != "" {
-				return p.errAt(l, f, "reenter is a flag: write it without a value")
+				return p.errAt(l, f, "%s is a flag: write it without a value", k)
 			}
-			prog.Reenter = true
+			prog.Reenter = prog.Reenter || k == "reenter"
+			prog.Jitter = prog.Jitter || k == "jitter"
 		case "attempts":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
@@ -666,10 +667,19 @@ func (p *lessonParser) client(l line) error {
 				prog.Start = d
 			case "retry":
 				prog.Retry = d
+			case "backoff":
+				prog.Backoff = d
 			case "work":
 				prog.Work = d
 			}
 		}
+	}
+	first := prog.Retry
+	if first == 0 {
+		first = sim.DefaultRetry
+	}
+	if prog.Backoff > 0 && prog.Backoff < first {
+		return p.errAt(l, at["backoff"], "backoff is the cap of the doubling wait: want at least retry")
 	}
 	p.clients[name] = true
 	p.step(func(tl *sim.Timeline, cs map[string]*sim.Client) { cs[name] = tl.Client(name, prog) })

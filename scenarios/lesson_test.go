@@ -43,6 +43,8 @@ func TestLessonErrors(t *testing.T) {
 		{"slow without a delay", "unhold A\n", "unhold A\nslow redis-1\n", "28:", "want slow redis-N by=DURATION"},
 		{"slow with a bad delay", "unhold A\n", "unhold A\nslow redis-1 by=fast\n", "28:", "want a duration such as 30s"},
 		{"an unknown guard", "client A work=29s", "setup guard=lock\nclient A work=29s", "12:", `unknown guard "lock": want version, in-stock or unique`},
+		{"a backoff below the first wait", "client A work=29s", "client A work=29s retry=2s backoff=1s", "12:", "backoff is the cap of the doubling wait: want at least retry"},
+		{"jitter with a value", "client A work=29s", "client A work=29s jitter=yes", "12:", "jitter is a flag: write it without a value"},
 		{"a client declared late", "unhold A\n", "unhold A\nclient D\n", "28:1", "clients are declared before time passes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -417,3 +417,25 @@ func TestRedlockPartialReleasesEveryNode(t *testing.T) {
 		}
 	}
 }
+
+// Self-check point 5, counted: the spinner sends many commands and gets in
+// first, the backoff client few, the fail-fast one a single one and never
+// gets the lock.
+func TestRetriesCountCommands(t *testing.T) {
+	tr := play(t, "retries", "uuid-lua")
+	var got []string
+	for _, e := range tr.Events {
+		if e.Kind == sim.KindBelief && (strings.Contains(e.Text.EN, " now holds the lock") || strings.Contains(e.Text.EN, " gives up")) {
+			got = append(got, sim.Secs(e.T)+" "+e.Text.EN)
+		}
+	}
+	want := []string{
+		"0s A now holds the lock (token A#1)",
+		"0.1s D gives up after 1 attempt (1 command at the server, 0s)",
+		"6.1s B now holds the lock (token B#1), after 31 attempts (31 commands at the server) and 6s of waiting",
+		"7.262s C now holds the lock (token C#1), after 7 attempts (7 commands at the server) and 7.162s of waiting",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -46,6 +46,9 @@ func (w *World) commandDone(a *actor, m msg) {
 	if a.bg {
 		op = OpRenew
 	}
+	if op == OpAcquire && !a.bg {
+		c.acqCmds++
+	}
 	changes := diffKeys(before, after, w.ttlTolerance())
 	// On a real server a key can run out between the reading before the
 	// command and the one after it: one that was about to expire and is gone
@@ -154,6 +157,10 @@ func (w *World) noted(a *actor, n note) {
 				Short: Text{EN: "inner release", ZH: "内层释放"}})
 		case OpAcquire:
 			if c.belief != BeliefWaiting {
+				c.wantSince, c.attempts, c.acqCmds = w.now, 0, 0
+			}
+			c.attempts++
+			if c.belief != BeliefWaiting {
 				c.belief = BeliefWaiting
 				w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWants(c.name), Short: Text{EN: "wants", ZH: "想要锁"}})
 			}
@@ -174,7 +181,10 @@ func (w *World) noted(a *actor, n note) {
 			break
 		}
 		c.belief, c.fence, c.lost = BeliefHolds, n.fence, n.lost
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textAcquired(c.name, c.token, n.fence),
+		txt := textAcquired(c.name, c.token, n.fence)
+		waited := textWaited(c.attempts, c.acqCmds, len(w.route), w.now-c.wantSince)
+		txt.EN, txt.ZH = txt.EN+waited.EN, txt.ZH+waited.ZH
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: txt,
 			Short: shortAcquired(c.token, n.fence)})
 	case noteRefused:
 		w.quorum(c, false, n)
@@ -183,7 +193,7 @@ func (w *World) noted(a *actor, n note) {
 				Short: Text{EN: "blocked by itself", ZH: "被自己挡住"}})
 			break
 		}
-		retry := c.prog.Retry
+		retry := n.retry
 		if n.last {
 			retry = -1 // no retry: it gives up next
 		}
@@ -199,7 +209,7 @@ func (w *World) noted(a *actor, n note) {
 		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReleased(c.name, n.err), Short: shortReleased(n.err)})
 	case noteGaveUp:
 		c.belief, c.op = BeliefGaveUp, OpDone
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textGaveUp(c.name), Short: Text{EN: "gives up", ZH: "放弃"}})
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textGaveUp(c.name, c.attempts, c.acqCmds, len(w.route), w.now-c.wantSince), Short: Text{EN: "gives up", ZH: "放弃"}})
 	}
 }
 

@@ -21,11 +21,26 @@ import (
 
 // Secs formats a duration as seconds: "30s", "0.5s".
 func Secs(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + "s"
+	return decimalSecs(d) + "s"
 }
 
 func secsZH(d time.Duration) string {
-	return strconv.FormatFloat(d.Seconds(), 'f', -1, 64) + " 秒"
+	return decimalSecs(d) + " 秒"
+}
+
+// decimalSecs writes d in seconds with as many decimals as it has, exactly:
+// 7.262, not the float 7.2620000000000005.
+func decimalSecs(d time.Duration) string {
+	sign := ""
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	whole, frac := int64(d/time.Second), int64(d%time.Second)
+	if frac == 0 {
+		return sign + strconv.FormatInt(whole, 10)
+	}
+	f := strings.TrimRight(fmt.Sprintf("%09d", frac), "0")
+	return sign + strconv.FormatInt(whole, 10) + "." + f
 }
 
 func ttlText(k KeyState) (string, string) {
@@ -343,8 +358,27 @@ func textUnhang(c string, d time.Duration) Text {
 		ZH: fmt.Sprintf("%s 卡住的调用在 %s后返回；业务线程从停下的地方继续", c, secsZH(d))}
 }
 
-func textGaveUp(c string) Text {
-	return Text{EN: c + " gives up", ZH: c + " 放弃加锁"}
+// textGaveUp says a client stopped trying, and what its tries cost.
+func textGaveUp(c string, attempts, cmds, servers int, waited time.Duration) Text {
+	return Text{EN: fmt.Sprintf("%s gives up after %d attempt%s (%d command%s at the %s, %s)", c, attempts, plural(attempts), cmds, plural(cmds), serversEN(servers), Secs(waited)),
+		ZH: fmt.Sprintf("%s 放弃加锁：尝试了 %d 次（服务器收到 %d 条命令，历时 %s）", c, attempts, cmds, secsZH(waited))}
+}
+
+func serversEN(n int) string {
+	if n > 1 {
+		return "servers"
+	}
+	return "server"
+}
+
+// textWaited is what the attempts before a client got the lock cost; empty
+// when the first attempt got it.
+func textWaited(attempts, cmds, servers int, waited time.Duration) Text {
+	if attempts < 2 {
+		return Text{}
+	}
+	return Text{EN: fmt.Sprintf(", after %d attempts (%d commands at the %s) and %s of waiting", attempts, cmds, serversEN(servers), Secs(waited)),
+		ZH: fmt.Sprintf("，此前尝试了 %d 次（服务器收到 %d 条命令），等了 %s", attempts, cmds, secsZH(waited))}
 }
 
 func textLost(c string) Text {

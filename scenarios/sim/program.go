@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 	"errors"
+	"hash/fnv"
+	"math/rand/v2"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -21,6 +23,14 @@ type Program struct {
 	Attempts int
 	// Work is how long the critical section takes between read and write.
 	Work time.Duration
+	// Backoff, when set, doubles the wait after every failed attempt,
+	// starting at Retry, up to Backoff (capped exponential backoff).
+	Backoff time.Duration
+	// Jitter draws each wait from [w/2, w] where w is what Retry and
+	// Backoff give ("equal jitter"), so that waiters that failed together
+	// do not come back together. The draws are deterministic: a fixed
+	// sequence per client name.
+	Jitter bool
 	// Reenter makes the critical section call code that takes the same lock
 	// again (a nested call), retrying every Retry until it gets it, and give
 	// it back before the outer section goes on.
@@ -35,6 +45,33 @@ func (p Program) withDefaults() Program {
 		p.Retry = DefaultRetry
 	}
 	return p
+}
+
+// retryWait is how long the program waits after its attempt-th failed
+// attempt: Retry, doubled per attempt up to Backoff when that is set, and
+// jittered with draws from rng when Jitter is.
+func (p Program) retryWait(attempt int, rng *rand.Rand) time.Duration {
+	d := p.Retry
+	if p.Backoff > 0 {
+		for i := 1; i < attempt && d < p.Backoff; i++ {
+			d *= 2
+		}
+		d = min(d, max(p.Backoff, p.Retry))
+	}
+	if p.Jitter && rng != nil {
+		// Equal jitter, in whole milliseconds: half the wait, plus a draw
+		// from the other half.
+		half := d / 2
+		d = half + time.Duration(rng.Int64N(int64(half/time.Millisecond)+1))*time.Millisecond
+	}
+	return d
+}
+
+// jitterSource is client name's fixed sequence of jitter draws.
+func jitterSource(name string) *rand.Rand {
+	h := fnv.New64a()
+	h.Write([]byte(name))
+	return rand.New(rand.NewPCG(h.Sum64(), 0x6c6f636b73746570)) // "lockstep"
 }
 
 // Op is a stage of a client's program, or a watchdog's renewal.
@@ -71,6 +108,8 @@ type note struct {
 	nested bool
 	// last: a refused attempt was the last one the program makes.
 	last bool
+	// retry: how long the program waits before its next attempt.
+	retry time.Duration
 }
 
 type noteKind int
@@ -128,12 +167,13 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 			break
 		}
 		last := p.Attempts > 0 && attempt >= p.Attempts
-		w.report(a, note{kind: noteRefused, err: err, validity: validity, hasValidity: hasValidity, last: last})
+		wait := p.retryWait(attempt, c.jitter)
+		w.report(a, note{kind: noteRefused, err: err, validity: validity, hasValidity: hasValidity, last: last, retry: wait})
 		if last {
 			w.report(a, note{kind: noteGaveUp})
 			return
 		}
-		if w.sleep(ctx, p.Retry) != nil {
+		if w.sleep(ctx, wait) != nil {
 			return
 		}
 	}

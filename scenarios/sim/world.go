@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -156,6 +157,13 @@ type client struct {
 	// (Client.DropReplies): its commands there run, and it sees a timeout.
 	mute map[int]bool
 
+	// jitter draws the program's jittered waits (Program.Jitter).
+	jitter *rand.Rand
+	// The current wait for the lock: since when, how many attempts, how
+	// many commands those sent (every node's, a failed one's too).
+	wantSince         time.Duration
+	attempts, acqCmds int
+
 	readVal, readVer int
 	attemptFrom      int // the first trace event of its current acquire attempt (quorum.go)
 }
@@ -261,6 +269,9 @@ func (w *World) startReal() error {
 // handle and its business goroutine, which starts at p.Start.
 func (w *World) addClient(name string, p Program) *client {
 	c := &client{name: name, prog: p.withDefaults(), belief: BeliefIdle, op: OpStart}
+	if p.Jitter {
+		c.jitter = jitterSource(name)
+	}
 	for i := range w.route {
 		c.rdb = append(c.rdb, w.newRedisClient(c, i))
 		c.conn = append(c.conn, w.route[i])
