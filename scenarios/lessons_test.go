@@ -439,3 +439,18 @@ func TestRetriesCountCommands(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A nested release that takes the outer hold with it says that the outer
+// section now goes on without the lock; a reentrant lock's does not.
+func TestNestedReleaseWithoutTheLockIsSaid(t *testing.T) {
+	for impl, want := range map[string]bool{"set-nx-ex": true, "redislock": true, "reentrant": false, "no-lock": false} {
+		tr := play(t, "reentrant-call", impl)
+		said := false
+		for _, e := range tr.Events {
+			said = said || strings.Contains(e.Text.EN, "the outer section goes on without the lock")
+		}
+		if said != want {
+			t.Errorf("%s: said the outer section goes on without the lock: %v, want %v", impl, said, want)
+		}
+	}
+}

@@ -175,6 +175,7 @@ func (w *World) noted(a *actor, n note) {
 		w.quorum(c, true, n)
 		if n.nested {
 			c.reentering = false
+			c.nestedKey = w.lockKeyHeld()
 			c.fence, c.lost = n.fence, n.lost
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReentered(c.name),
 				Short: Text{EN: "got it again", ZH: "再次拿到"}})
@@ -201,7 +202,12 @@ func (w *World) noted(a *actor, n note) {
 			Short: shortRefused(n.err)})
 	case noteReleased:
 		if n.nested {
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeft(c.name, n.err), Short: shortReleased(n.err)})
+			txt := textLeft(c.name, n.err)
+			if n.err == nil && c.nestedKey && !w.lockKeyHeld() {
+				// The inner release took the outer hold with it.
+				txt = textLeftWithoutLock(c.name)
+			}
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: txt, Short: shortReleased(n.err)})
 			break
 		}
 		c.fence, c.lost = 0, nil
@@ -247,6 +253,18 @@ func (w *World) bgStopped(a *actor) {
 	}
 	w.emit(Event{Kind: KindBelief, Actor: a.name, Text: textBgStopped(a.name, c.name, renewals),
 		Short: Text{EN: "stops renewing", ZH: "停止续期"}})
+}
+
+// lockKeyHeld says whether the lock's key is on a majority of the nodes, as
+// the engine last read them.
+func (w *World) lockKeyHeld() bool {
+	n := 0
+	for i := range w.route {
+		if _, ok := findKey(w.node(i).keys, w.setup.Key); ok {
+			n++
+		}
+	}
+	return n > len(w.route)/2
 }
 
 // passPoint performs the resource access the actor is parked at.

@@ -348,6 +348,11 @@ func textLeft(c string, err error) Text {
 	}
 }
 
+func textLeftWithoutLock(c string) Text {
+	return Text{EN: c + "'s nested call has released, and the lock is gone with it: the outer section goes on without the lock",
+		ZH: c + " 的嵌套调用释放完成，锁也随之没了：外层临界区在没有锁的情况下继续执行"}
+}
+
 func textHang(c string) Text {
 	return Text{EN: c + "'s business goroutine hangs (a call that never returns); the process and its watchdog, if any, stay alive",
 		ZH: c + " 的业务线程卡死（调用一直不返回）；进程还活着，看门狗（如果有）也照常运行"}

@@ -151,6 +151,8 @@ type client struct {
 	// reentering: a nested call of its critical section waits for the lock
 	// the client itself holds.
 	reentering bool
+	// nestedKey: the lock's key was there when the nested call got the lock.
+	nestedKey bool
 	// cut: the logical nodes a network partition keeps it from.
 	cut map[int]bool
 	// mute are the nodes whose replies to this client are lost
