@@ -367,7 +367,11 @@ func invariantLines(st Styles, lang string, t *sim.Trace, i int) []string {
 		if v.Broken && v.Step <= i {
 			mark = st.Bad.Render("✗ " + text.New(fmt.Sprintf("step %d", v.Step+1), fmt.Sprintf("第 %d 步", v.Step+1)).In(lang))
 		}
-		lines = append(lines, fmt.Sprintf("%-10s %s", v.Invariant, mark))
+		name := v.Invariant
+		if lang == "zh" {
+			name = sim.InvariantName(v.Invariant).ZH // 互斥: the id is in the English view and the flags
+		}
+		lines = append(lines, name+strings.Repeat(" ", max(1, 11-lipgloss.Width(name)))+mark)
 	}
 	return lines
 }

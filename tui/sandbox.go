@@ -177,9 +177,13 @@ func (v sandboxView) view(st Styles, lang string, w, h int, hm help.Model, k Key
 	broken := v.st.Broken()
 	switch {
 	case len(broken) > 0:
-		moves = append(moves, st.Bad.Render(fit(text.Newf(
-			"✗ %s broke after %d moves: a counterexample. u undoes, r starts again.",
-			"✗ %s 在第 %d 步被破坏：找到反例。u 撤销，r 重来。", strings.Join(broken, ", "), len(v.schedule())).In(lang), w)))
+		var zh []string
+		for _, b := range broken {
+			zh = append(zh, sim.InvariantName(b).ZH)
+		}
+		moves = append(moves, st.Bad.Render(fit(text.New(
+			fmt.Sprintf("✗ %s broke after %d moves: a counterexample. u undoes, r starts again.", strings.Join(broken, ", "), len(v.schedule())),
+			fmt.Sprintf("✗ %s在第 %d 步被破坏：找到反例。u 撤销，r 重来。", strings.Join(zh, "、"), len(v.schedule()))).In(lang), w)))
 	case len(v.moves) == 0:
 		moves = append(moves, st.Dim.Render(fit(text.New(
 			"no move left: this schedule keeps every invariant. u undoes, r starts again.",
