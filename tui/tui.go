@@ -30,6 +30,15 @@ type Options struct {
 	// Autoplay starts playing at once, Speed steps per second (default 2).
 	Autoplay bool
 	Speed    float64
+	// Step opens the player at this step (steps are numbered from 0, as
+	// play and check --json number them); past the last, at the last.
+	Step int
+	// StopAtViolation makes autoplay stop at every step where an invariant
+	// breaks (the player's key s toggles it).
+	StopAtViolation bool
+	// NoSpoilers hides what the lesson expects to break and every row below
+	// the cursor, for a class that should guess first.
+	NoSpoilers bool
 	// Runner produces the traces; nil runs the embedded engine. Recording,
 	// when set, names the real servers the traces were recorded on.
 	Runner    func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
