@@ -14,6 +14,7 @@ type KeyMap struct {
 	// Player.
 	Next, Prev, Play, Faster, Slower, First, Last key.Binding
 	Violation, Divergence, SwitchImpl, Compare    key.Binding
+	StopAt                                        key.Binding
 	// Start screen.
 	Up, Down, Focus, Open, Sandbox key.Binding
 	// Sandbox.
@@ -36,6 +37,7 @@ func DefaultKeyMap() KeyMap {
 		Divergence: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "divergence")),
 		SwitchImpl: key.NewBinding(key.WithKeys("i", "tab"), key.WithHelp("i/tab", "impl")),
 		Compare:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare")),
+		StopAt:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "stop at violations")),
 		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		Focus:      key.NewBinding(key.WithKeys("tab", "left", "right", "h", "l"), key.WithHelp("tab", "switch list")),
@@ -65,12 +67,13 @@ var helpTexts = []text.Text{
 	{EN: "help", ZH: "帮助"}, {EN: "quit", ZH: "退出"}, {EN: "back to the list", ZH: "返回列表"},
 	{EN: "sandbox", ZH: "沙盒"}, {EN: "move", ZH: "走这一步"}, {EN: "undo", ZH: "撤销"},
 	{EN: "start again", ZH: "重来"}, {EN: "suggest", ZH: "提示"}, {EN: "faults", ZH: "故障"},
+	{EN: "stop at violations", ZH: "在违规处停下"},
 }
 
 // In returns the key map with its descriptions in lang.
 func (k KeyMap) In(lang string) KeyMap {
 	for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Play, &k.Faster, &k.Slower, &k.First, &k.Last,
-		&k.Violation, &k.Divergence, &k.SwitchImpl, &k.Compare, &k.Up, &k.Down, &k.Focus, &k.Open,
+		&k.Violation, &k.Divergence, &k.SwitchImpl, &k.Compare, &k.StopAt, &k.Up, &k.Down, &k.Focus, &k.Open,
 		&k.Sandbox, &k.Choose, &k.Undo, &k.Reset, &k.Hint, &k.Faults,
 		&k.Lang, &k.Back, &k.Help, &k.Quit} {
 		h := b.Help()
@@ -81,22 +84,33 @@ func (k KeyMap) In(lang string) KeyMap {
 	return k
 }
 
-// playerHelp is the key map as the player shows it.
-type playerHelp struct{ k KeyMap }
+// playerHelp is the key map as the player shows it. fixed: a trace from a
+// file, with no other implementation to switch to or compare with.
+type playerHelp struct {
+	k     KeyMap
+	fixed bool
+}
 
 func (h playerHelp) ShortHelp() []key.Binding {
 	k := h.k
+	if h.fixed {
+		return []key.Binding{k.Next, k.Play, k.Violation, k.Help, k.Quit}
+	}
 	return []key.Binding{k.Next, k.Play, k.Violation, k.Compare, k.SwitchImpl, k.Help, k.Quit}
 }
 
 func (h playerHelp) FullHelp() [][]key.Binding {
 	k := h.k
-	return [][]key.Binding{
+	full := [][]key.Binding{
 		{k.Next, k.Prev, k.First, k.Last, k.Violation},
-		{k.Play, k.Faster, k.Slower},
+		{k.Play, k.Faster, k.Slower, k.StopAt},
 		{k.SwitchImpl, k.Compare, k.Divergence},
 		{k.Lang, k.Back, k.Help, k.Quit},
 	}
+	if h.fixed {
+		full = slices.Delete(full, 2, 3)
+	}
+	return full
 }
 
 // startHelp is the key map as the start screen shows it.
@@ -104,7 +118,9 @@ type startHelp struct{ k KeyMap }
 
 func (h startHelp) ShortHelp() []key.Binding {
 	k := h.k
-	return []key.Binding{k.Up, k.Down, k.Focus, k.Open, k.Sandbox, k.Lang, k.Help, k.Quit}
+	// Where the line is short, the keys before "? help" go first, from the
+	// right: the arrows are the ones a newcomer finds without being told.
+	return []key.Binding{k.Open, k.Sandbox, k.Focus, k.Up, k.Down, k.Lang, k.Help, k.Quit}
 }
 
 func (h startHelp) FullHelp() [][]key.Binding {

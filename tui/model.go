@@ -100,7 +100,7 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 		height: 24,
 		lang:   lang,
 		traces: traces,
-		start:  newStartView(opts.catalogue(), opts.Course != nil && !opts.Course.Spoilers),
+		start:  newStartView(opts.catalogue(), opts.NoSpoilers || opts.Course != nil && !opts.Course.Spoilers),
 		course: opts.Course,
 
 		run:       opts.Runner,
@@ -108,6 +108,8 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 	}
 	m.player.speed = speedIndex(opts.Speed)
 	m.player.run, m.player.recording = m.run, m.recording
+	m.player.stopAt, m.player.noSpoilers = opts.StopAtViolation, opts.NoSpoilers
+	m.player.startStep = opts.Step
 	if opts.Trace != nil {
 		// A trace from a file may carry escape sequences; the player shows
 		// its control characters as visible escapes (cleaning it in place).
@@ -172,6 +174,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.sandbox.arrived(msg, m.lang)
 		return m, nil
 	case tea.KeyMsg:
+		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
+			// Letters typed faster than the terminal is read arrive as
+			// one message: each is a key press of its own.
+			var cmds []tea.Cmd
+			var next tea.Model = m
+			for _, r := range msg.Runes {
+				var cmd tea.Cmd
+				next, cmd = next.(Model).key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+				cmds = append(cmds, cmd)
+			}
+			return next, tea.Batch(cmds...)
+		}
 		return m.key(msg)
 	}
 	return m, nil
@@ -223,7 +237,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 				}
 			}
 			m.screen = screenPlayer
-			m.player = playerView{speed: m.player.speed, gen: m.player.gen + 1, run: m.run, recording: m.recording}
+			m.player = m.player.fresh()
 			m.player.open(s, impl)
 			return m, tea.Batch(m.player.wanted(m.traces), m.player.arrived(m.traces))
 		}
@@ -270,8 +284,8 @@ func (m *Model) openEntry(i int) {
 	m.entry = i
 	m.start.pick(e.Lesson.ID, e.Impls[0])
 	m.screen = screenPlayer
-	m.player = playerView{speed: m.player.speed, gen: m.player.gen + 1, run: m.run, recording: m.recording,
-		impls: e.Impls, startStep: e.Step}
+	m.player = m.player.fresh()
+	m.player.impls, m.player.startStep = e.Impls, e.Step
 	m.player.open(e.Lesson, e.Impls[0])
 }
 
@@ -313,14 +327,19 @@ func (m Model) helpView() string {
 	var keys help.KeyMap = startHelp{m.keys.In(m.lang)}
 	switch m.screen {
 	case screenPlayer:
-		keys = playerHelp{m.keys.In(m.lang)}
+		keys = playerHelp{m.keys.In(m.lang), m.player.fixed}
 	case screenSandbox:
 		keys = sandboxHelp{m.keys.In(m.lang)}
 	}
 	h := m.help
 	h.ShowAll = true
+	leg := legend.In(m.lang)
+	if m.screen == screenPlayer && m.player.fixed {
+		// No compare mode for a trace from a file: its line goes.
+		leg = leg[:strings.LastIndex(leg, "\n")]
+	}
 	body := m.styles.Title.Render(text.New("Keys", "按键").In(m.lang)) + "\n\n" + h.View(keys) + "\n\n" +
-		legend.In(m.lang) + "\n\n" +
+		leg + "\n\n" +
 		m.styles.Dim.Render(text.New("? or esc closes this help", "按 ? 或 esc 关闭帮助").In(m.lang))
 	box := m.styles.Box.Width(min(m.width-4, 76)).Render(body)
 	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, box)
@@ -330,8 +349,16 @@ func (m Model) helpView() string {
 var legend = text.Text{
 	EN: `In the timeline: ▶ the current step · » narration · ✗ a broken invariant
 ⟳ a watchdog's command · ⏸ a client held by the scheduler · ⚑ fencing token
+Servers in one column (Redlock): + written · − deleted · = overwritten
+⟳ renewed · ○ expired · ✗ the command failed · ! a fault
+Clients: ⏸ held by the scheduler · PAUSED its whole process stopped (GC)
+⧗ hung: its business thread is stuck · crashed: the process is dead
 In compare mode: ≠ where the two implementations differ`,
 	ZH: `时间线：▶ 当前步骤 · » 旁白 · ✗ 被破坏的不变量
 ⟳ 看门狗的命令 · ⏸ 被调度器挂起的客户端 · ⚑ 栅栏令牌（fencing token）
+服务器合为一列（Redlock）：+ 写入 · − 删除 · = 覆盖 · ⟳ 续期 · ○ 过期
+✗ 命令失败 · ! 故障
+客户端：⏸ 被调度器挂起 · 进程停顿：整个进程停住了（GC）
+⧗ 卡死：业务线程卡住了 · 已崩溃：进程已经死了
 对比模式：≠ 两种实现出现差异的地方`,
 }

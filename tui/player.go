@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"lockstep/text"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -47,6 +49,17 @@ type playerView struct {
 	// real servers they were recorded on.
 	run       func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
 	recording string
+
+	// queued are the keys pressed while the trace was still on its way;
+	// they apply, in order, once it is there.
+	queued []tea.KeyMsg
+	keys   KeyMap // the key map the queued keys were pressed under
+	// flash is a one-time message for the narration line: a key that had
+	// nothing to do says so.
+	flash text.Text
+	// stopAt: autoplay stops at every violation. noSpoilers: the rows below
+	// the cursor stay blank.
+	stopAt, noSpoilers bool
 }
 
 // position is a place in a trace that survives switching implementations:
@@ -59,9 +72,17 @@ type position struct {
 func (p *playerView) open(s scenarios.Scenario, impl string) {
 	p.scenario, p.impl, p.tr, p.step = s, impl, nil, 0
 	p.compare, p.otr, p.rows = false, nil, nil
+	p.queued, p.flash = nil, text.Text{}
 }
 
 func (p *playerView) stop() { p.playing = false; p.gen++ }
+
+// fresh is a new player with the settings that outlive a lesson: speed,
+// where traces come from, the teacher's switches.
+func (p playerView) fresh() playerView {
+	return playerView{speed: p.speed, gen: p.gen + 1, run: p.run, recording: p.recording,
+		stopAt: p.stopAt, noSpoilers: p.noSpoilers}
+}
 
 // wanted loads whatever the view needs and does not have yet.
 func (p *playerView) wanted(traces map[cell]*sim.Trace) tea.Cmd {
@@ -104,7 +125,14 @@ func (p *playerView) arrived(traces map[cell]*sim.Trace) tea.Cmd {
 		}
 	}
 	p.hasAt = false
-	return nil
+	// The keys pressed while it loaded.
+	var cmds []tea.Cmd
+	queued := p.queued
+	p.queued = nil
+	for _, k := range queued {
+		cmds = append(cmds, p.key(k, p.keys, traces))
+	}
+	return tea.Batch(cmds...)
 }
 
 func (p *playerView) ready() bool {
@@ -221,13 +249,21 @@ func (p *playerView) tick(msg tickMsg, traces map[cell]*sim.Trace) tea.Cmd {
 		return nil
 	}
 	p.setPos(p.pos() + 1)
+	if p.stopAt && p.isViolation(p.pos()) {
+		p.playing = false
+		return nil
+	}
 	return p.schedule()
 }
 
 func (p *playerView) key(msg tea.KeyMsg, k KeyMap, traces map[cell]*sim.Trace) tea.Cmd {
 	if !p.ready() {
+		if len(p.queued) < 64 {
+			p.queued, p.keys = append(p.queued, msg), k
+		}
 		return nil
 	}
+	p.flash = text.Text{}
 	switch {
 	case key.Matches(msg, k.Next):
 		p.setPos(p.pos() + 1)
@@ -238,10 +274,26 @@ func (p *playerView) key(msg tea.KeyMsg, k KeyMap, traces map[cell]*sim.Trace) t
 	case key.Matches(msg, k.Last):
 		p.setPos(p.length() - 1)
 	case key.Matches(msg, k.Violation):
-		p.setPos(p.nextViolation())
+		i := p.nextViolation()
+		if i < 0 {
+			p.flash = text.New("no violation in this timeline: every invariant holds", "这条时间线里没有违规：所有不变量都成立")
+			break
+		}
+		p.setPos(i)
 	case key.Matches(msg, k.Divergence):
-		if p.compare && p.diverge >= 0 {
+		switch {
+		case !p.compare:
+			p.flash = text.New("d jumps to where two implementations differ: press c to compare first", "d 跳到两种实现出现差异的地方：先按 c 进入对比")
+		case p.diverge < 0:
+			p.flash = text.New("the two timelines never differ", "两条时间线完全一致，没有差异")
+		default:
 			p.row = p.diverge
+		}
+	case key.Matches(msg, k.StopAt):
+		p.stopAt = !p.stopAt
+		p.flash = text.New("autoplay stops at each violation", "自动播放会在每个违规处停下")
+		if !p.stopAt {
+			p.flash = text.New("autoplay runs to the end", "自动播放一直放到结尾")
 		}
 	case key.Matches(msg, k.Play):
 		if p.playing {
@@ -284,7 +336,7 @@ func (p *playerView) key(msg tea.KeyMsg, k KeyMap, traces map[cell]*sim.Trace) t
 }
 
 // nextViolation is the first violation after the current position, wrapping
-// around; the current position if there is none.
+// around (the current one if it is the only one); -1 if there is none.
 func (p *playerView) nextViolation() int {
 	n := p.length()
 	for d := 1; d <= n; d++ {
@@ -293,7 +345,7 @@ func (p *playerView) nextViolation() int {
 			return i
 		}
 	}
-	return p.pos()
+	return -1
 }
 
 func (p *playerView) isViolation(i int) bool {

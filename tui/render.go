@@ -44,19 +44,35 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 			helpLine(hm, []key.Binding{k.Back, k.Quit}, w)
 	}
 	e := p.tr.Events[p.step]
+	// Steps are numbered from 0, as play and check --json number them.
 	head := fmt.Sprintf("lockstep ─ %s × %s ─ t=%s ─ %s %d/%d%s ─ %s",
-		p.scenario.ID, p.impl, secs(e.T), text.New("step", "步骤").In(lang), p.step+1, len(p.tr.Events), p.playMark(), p.tr.Title.In(lang))
+		p.scenario.ID, p.impl, secs(e.T), text.New("step", "步骤").In(lang), p.step, len(p.tr.Events)-1, p.playMark(lang), p.tr.Title.In(lang))
 	band := p.band(st, lang, w, p.tr, p.step)
-	narr := st.Narration.Width(w).Render(e.Text.In(lang))
-	narr = strings.Join(firstLines(narr, 2), "\n")
-	bottom := []string{
+	// The whole narration, wrapped: it may take rows from the timeline,
+	// which keeps at least five. What still does not fit is cut with a mark
+	// that says so, never silently.
+	say := e.Text.In(lang)
+	if p.flash != (text.Text{}) {
+		say = p.flash.In(lang)
+	}
+	narrLines := strings.Split(st.Narration.Width(w).Render(say), "\n")
+	fixed := []string{
 		st.Rule.Render(strings.Repeat("─", w)),
 		band,
 		st.Rule.Render(strings.Repeat("─", w)),
-		narr + strings.Repeat("\n", 2-lipgloss.Height(narr)),
-		p.commandLine(st, lang, w),
-		helpLine(hm, playerHelp{k}.ShortHelp(), w),
 	}
+	tail := []string{p.commandLine(st, lang, w), helpLine(hm, playerHelp{k, p.fixed}.ShortHelp(), w)}
+	room := h - 2 - lipgloss.Height(strings.Join(fixed, "\n")) - len(tail) - 5
+	if p.recording != "" {
+		room--
+	}
+	narrLines = clip(narrLines, max(room, 2), func(n int) string {
+		return st.Dim.Render(fit(text.Newf("… %d more line%s: make the terminal taller to read them", "……还有 %d 行%s：把终端调高一些才能看到", n, plural(n)).In(lang), w))
+	})
+	for len(narrLines) < 2 {
+		narrLines = append(narrLines, "")
+	}
+	bottom := append(append(fixed, narrLines...), tail...)
 	rows := h - 2 - lipgloss.Height(strings.Join(bottom, "\n"))
 	top := []string{st.Title.Render(fit(head, w))}
 	if p.recording != "" {
@@ -67,11 +83,31 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 	return strings.Join(append(top, bottom...), "\n")
 }
 
-func (p playerView) playMark() string {
+func (p playerView) playMark(lang string) string {
+	mark := ""
 	if p.playing {
-		return fmt.Sprintf(" ─ ▶ %v/s", speeds[p.speed])
+		mark = fmt.Sprintf(" ─ ▶ %v/s", speeds[p.speed])
 	}
-	return ""
+	if p.stopAt {
+		mark += text.New(" ─ stops at ✗", " ─ 遇 ✗ 即停").In(lang)
+	}
+	return mark
+}
+
+// clip keeps lines to n; when there are more, the last line says how many
+// more there are.
+func clip(lines []string, n int, more func(hidden int) string) []string {
+	if len(lines) <= n {
+		return lines
+	}
+	return append(lines[:n-1:n-1], more(len(lines)-(n-1)))
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func firstLines(s string, n int) []string {
@@ -86,19 +122,51 @@ func lanes(tr *sim.Trace) []string {
 	return append(out, "stock")
 }
 
+// serversLane is the one lane that stands for every server when there are
+// too many for a lane each (Redlock at 80 columns): a column per server,
+// headed by its number, with a one-character mark for what the event did
+// there (the help's legend lists them).
+const serversLane = "redis"
+
+// minLaneW is the narrowest lane that still shows a command and its reply.
+const minLaneW = 12
+
 // timeline draws the lane header and rows events, the current one marked.
 func (p playerView) timeline(st Styles, lang string, w, rows int) []string {
 	ls := lanes(p.tr)
 	const gutter, timeW = 2, 7
 	lw := (w - gutter - timeW - len(ls)) / len(ls)
+	compact := len(p.tr.Servers) > 2 && lw < minLaneW
+	srvW := 0
+	if compact {
+		ls = append(append(slices.Clone(p.tr.Clients), serversLane), "stock")
+		srvW = len(serversLane) + 2*len(p.tr.Servers)
+		lw = (w - gutter - timeW - len(ls) - srvW) / (len(ls) - 1)
+	}
+	width := func(l string) int {
+		if l == serversLane && compact {
+			return srvW
+		}
+		return lw
+	}
 	hdr := strings.Repeat(" ", gutter) + fit(text.New("t", "时间").In(lang), timeW)
 	for _, l := range ls {
-		hdr += "│" + fit(l, lw)
+		name := l
+		if l == serversLane && compact {
+			name = serversLane
+			for j := range p.tr.Servers {
+				name += fmt.Sprintf(" %d", j+1)
+			}
+		}
+		hdr += "│" + fit(name, width(l))
 	}
 	out := []string{st.Header.Render(fit(hdr, w))}
 	rows--
 	first := max(0, min(p.step-rows*2/3, len(p.tr.Events)-rows))
 	for i := first; i < min(first+rows, len(p.tr.Events)); i++ {
+		if p.noSpoilers && i > p.step {
+			break // what comes next is the class's to guess
+		}
 		e := p.tr.Events[i]
 		mark := "  "
 		if i == p.step {
@@ -115,8 +183,11 @@ func (p playerView) timeline(st Styles, lang string, w, rows int) []string {
 			style = st.Bad
 		default:
 			cells := laneCells(p.tr, i, lang)
+			if compact {
+				cells[serversLane] = serverMarks(p.tr, i, cells)
+			}
 			for _, l := range ls {
-				line += "│" + fit(cells[l], lw)
+				line += "│" + fit(cells[l], width(l))
 			}
 			if e.Kind == sim.KindFault || e.Kind == sim.KindSchedule {
 				style = st.Warn
@@ -132,6 +203,33 @@ func (p playerView) timeline(st Styles, lang string, w, rows int) []string {
 		out = append(out, "")
 	}
 	return out
+}
+
+// serverMarks is the compact servers lane for event i: under each server's
+// number, a mark for what happened there.
+func serverMarks(t *sim.Trace, i int, cells map[string]string) string {
+	e := t.Events[i]
+	row := []rune(strings.Repeat(" ", len(serversLane)+2*len(t.Servers)))
+	for j, srv := range t.Servers {
+		if e.Server != srv {
+			continue
+		}
+		mark := '·'
+		switch c := []rune(cells[srv]); {
+		case e.Kind == sim.KindExpire:
+			mark = '○'
+		case e.Kind == sim.KindFault:
+			mark = '!'
+		case e.Kind == sim.KindSchedule:
+			mark = '~' // on its way to a slow server
+		case e.Kind == sim.KindCommand && len(c) > 0 && strings.ContainsRune("+−=⟳", c[0]):
+			mark = c[0]
+		case e.Kind == sim.KindCommand && strings.HasPrefix(e.Reply, "(error)"):
+			mark = '✗'
+		}
+		row[len(serversLane)+2*j+1] = mark
+	}
+	return string(row)
 }
 
 // laneCells says what each lane shows for event i: the actor's label in its
@@ -293,7 +391,11 @@ func (p playerView) serverLines(st Styles, lang string, t *sim.Trace, i, w int) 
 			if compact {
 				prefix = srv.Name + " "
 			}
-			lines = append(lines, fmt.Sprintf("%s%s=%s %s", prefix, label, k.Value, ttlBar(st, k, t.TTL)))
+			kv := label + "=" + k.Value
+			if compact && label == "lock" {
+				kv = k.Value // the panel's heading names the lock's key
+			}
+			lines = append(lines, fmt.Sprintf("%s%s %s", prefix, kv, ttlBar(st, k, t.TTL)))
 		}
 	}
 	return lines
@@ -337,12 +439,17 @@ func clientLines(st Styles, lang string, t *sim.Trace, i int) []string {
 				b += fmt.Sprintf(" ⚑%d", c.Fence)
 			}
 		}
-		var flags []string
 		if c.Crashed {
-			flags = append(flags, st.Bad.Render(text.New("crashed", "已崩溃").In(lang)))
+			// A dead process believes nothing: what it held, if anything,
+			// is on the servers.
+			lines = append(lines, c.Name+" "+st.Bad.Render(text.New("crashed", "已崩溃").In(lang)))
+			continue
 		}
+		var flags []string
 		if c.Paused {
-			flags = append(flags, st.Warn.Render(text.New("⏸ paused", "⏸ 停顿中").In(lang)))
+			// ⏸ is the scheduler's hold; a stopped process is spelled out,
+			// as the timeline's PAUSE and RESUME are.
+			flags = append(flags, st.Warn.Render(text.New("PAUSED", "进程停顿").In(lang)))
 		}
 		if c.Held {
 			flags = append(flags, st.Warn.Render(text.New("⏸ held", "⏸ 被挂起").In(lang)))
@@ -365,7 +472,7 @@ func invariantLines(st Styles, lang string, t *sim.Trace, i int) []string {
 	for _, v := range t.Verdicts {
 		mark := st.Good.Render("✓")
 		if v.Broken && v.Step <= i {
-			mark = st.Bad.Render("✗ " + text.New(fmt.Sprintf("step %d", v.Step+1), fmt.Sprintf("第 %d 步", v.Step+1)).In(lang))
+			mark = st.Bad.Render("✗ " + text.New(fmt.Sprintf("step %d", v.Step), fmt.Sprintf("第 %d 步", v.Step)).In(lang))
 		}
 		name := v.Invariant
 		if lang == "zh" {
@@ -408,7 +515,7 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 		div = text.Newf("≠ from row %d", "≠ 始于第 %d 行", p.diverge+1).In(lang)
 	}
 	head := fmt.Sprintf("%s ─ %s vs %s ─ %s %d/%d ─ t=%s ─ %s%s",
-		p.scenario.ID, p.impl, p.other, text.New("row", "行").In(lang), p.row+1, len(p.rows), secs(at), div, p.playMark())
+		p.scenario.ID, p.impl, p.other, text.New("row", "行").In(lang), p.row+1, len(p.rows), secs(at), div, p.playMark(lang))
 
 	const gutter, timeW, mid = 2, 7, 3
 	sideW := (w - gutter - timeW - mid) / 2
@@ -437,8 +544,12 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 		st.Rule.Render(strings.Repeat("─", w)),
 		fit(p.impl+": "+narration(p.tr, l), w),
 		fit(p.other+": "+narration(p.otr, r), w),
-		helpLine(hm, playerHelp{k}.ShortHelp(), w),
 	}
+	if p.flash != (text.Text{}) {
+		bottom[4], bottom[5] = fit(p.flash.In(lang), w), ""
+	}
+	bottom = append(bottom,
+		helpLine(hm, playerHelp{k, p.fixed}.ShortHelp(), w))
 	rows := h - 2 - len(bottom)
 	if p.recording != "" {
 		head += text.New(" ─ ⏺ recorded on ", " ─ ⏺ 录制于 ").In(lang) + p.recording
@@ -447,6 +558,9 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 		st.Header.Render(fit(strings.Repeat(" ", gutter)+fit(text.New("t", "时间").In(lang), timeW)+fit(p.impl, sideW)+" │ "+p.other, w))}
 	first := max(0, min(p.row-rows*2/3, len(p.rows)-rows))
 	for i := first; i < min(first+rows, len(p.rows)); i++ {
+		if p.noSpoilers && i > p.row {
+			break
+		}
 		row := p.rows[i]
 		t := time.Duration(0)
 		if row.l >= 0 {
@@ -505,8 +619,21 @@ func sideText(t *sim.Trace, i int, lang string) string {
 	return who + " " + e.Short.In(lang)
 }
 
-// helpLine is the one-line key help, cut to the width (the help bubble
-// miscounts wide characters).
+// helpLine is the one-line key help in w columns, measured in terminal
+// cells (a Chinese description takes two per character). When not every
+// key fits, the ones before the last two go first, so "? help" and
+// "q quit" always show.
 func helpLine(hm help.Model, keys []key.Binding, w int) string {
-	return ansi.Truncate(hm.ShortHelpView(keys), w, "…")
+	var items []string
+	for _, b := range keys {
+		if !b.Enabled() {
+			continue
+		}
+		items = append(items, hm.Styles.ShortKey.Render(b.Help().Key)+" "+hm.Styles.ShortDesc.Render(b.Help().Desc))
+	}
+	sep := hm.Styles.ShortSeparator.Render(" • ")
+	for len(items) > 2 && ansi.StringWidth(strings.Join(items, sep)) > w {
+		items = slices.Delete(items, len(items)-3, len(items)-2)
+	}
+	return ansi.Truncate(strings.Join(items, sep), w, "…")
 }

@@ -29,9 +29,9 @@ func TestSmoke(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown})
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown})
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	// The start screen names the pair too; "step 1/" is the player's, once
-	// the trace has arrived (keys are ignored while it loads).
-	waitFor("step 1/")
+	// The start screen names the pair too; "step 0/" is the player's, once
+	// the trace has arrived (keys pressed while it loads wait for it).
+	waitFor("step 0/")
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("i")})
 	waitFor(scenario + " × " + impl)
 	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("q")})

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
@@ -105,9 +106,12 @@ func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMa
 			}
 			if i == cur {
 				line = "▶ " + name
-				if v.focus == p {
-					line = st.Selected.Render(line)
-				}
+			}
+			// One row per name, whatever the width: a name that wrapped
+			// would push the screen's first line off the top.
+			line = ansi.Truncate(line, colW-4, "…")
+			if i == cur && v.focus == p {
+				line = st.Selected.Render(line)
 			}
 			b.WriteString(line + "\n")
 		}

@@ -4,7 +4,8 @@ import "github.com/charmbracelet/lipgloss"
 
 // Styles holds every style the TUI uses, built once. Nothing outside this
 // file creates a style. Meaning never rests on colour alone: the current step
-// has a ▶ marker, violations a ✗, so the screen reads the same with NO_COLOR.
+// has a ▶ marker, violations a ✗, the focused list a thick border, so the
+// screen reads the same with NO_COLOR.
 type Styles struct {
 	Title     lipgloss.Style
 	Header    lipgloss.Style
@@ -38,8 +39,9 @@ func NewStyles() Styles {
 		Narration: s(),
 		Command:   s().Foreground(lipgloss.Color("14")),
 		Box:       s().Border(border).BorderForeground(lipgloss.Color("8")).Padding(0, 1),
-		FocusBox:  s().Border(border).BorderForeground(lipgloss.Color("12")).Padding(0, 1),
-		Rule:      s().Foreground(lipgloss.Color("8")),
-		Bar:       s().Foreground(lipgloss.Color("10")),
+		// A thick border: the focus shows without colour too.
+		FocusBox: s().Border(lipgloss.ThickBorder()).BorderForeground(lipgloss.Color("12")).Padding(0, 1),
+		Rule:     s().Foreground(lipgloss.Color("8")),
+		Bar:      s().Foreground(lipgloss.Color("10")),
 	}
 }

@@ -79,7 +79,15 @@ func keyMsg(k string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
 	case "ctrl+c":
 		return tea.KeyMsg{Type: tea.KeyCtrlC}
+	case "home":
+		return tea.KeyMsg{Type: tea.KeyHome}
+	case "end":
+		return tea.KeyMsg{Type: tea.KeyEnd}
+	case "backspace":
+		return tea.KeyMsg{Type: tea.KeyBackspace}
 	}
+	// Anything else is typed: several letters at once are a burst, as a
+	// terminal delivers keys pressed faster than it is read.
 	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
 }
 

@@ -23,6 +23,8 @@ var weaknesses = []locktest.Option{
 	locktest.Allow("renew-other", "mutex", "resource"),
 	locktest.Allow("partition", "mutex", "resource"),
 	locktest.Allow("redlock-acquire-pause", "mutex", "resource"),
+	// The same lock failures where the database guards the data: only mutex.
+	locktest.Allow("guard-version", "mutex"),
 	// One server: a failover, a restart without persistence or a clock jump
 	// loses the lock.
 	locktest.Allow("failover", "mutex", "resource"),
@@ -30,6 +32,7 @@ var weaknesses = []locktest.Option{
 	locktest.Allow("redlock-restart", "mutex", "resource"),
 	locktest.Allow("redlock-shared-host", "mutex", "resource"),
 	locktest.Allow("redlock-clock-jump", "mutex", "resource"),
+	locktest.Allow("guard-unique", "mutex"),
 	// Not reentrant: a nested acquire waits for itself.
 	locktest.Allow("reentrant-call", "liveness"),
 }
