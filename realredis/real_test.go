@@ -300,3 +300,46 @@ func TestRealDriftingCellRunsAgainSlower(t *testing.T) {
 		t.Errorf("the run again: margin %s (want 30ms), drift %s, pass %v, error %q", r.Margin, r.Drift, r.Pass, r.Error)
 	}
 }
+
+// A paced run (a live demo) waits for its presenter before each command; on
+// real servers the wait must not count against the leases. Here the
+// presenter looks at the second command for longer than a whole lease: the
+// run still answers as the embedded one does.
+func TestRealPacedRunHoldsTime(t *testing.T) {
+	cfg := servers(t)
+	target := connect(t, cfg)
+	s, _ := scenarios.Lookup("del-other")
+	impl, _ := lockimpl.Lookup("uuid-lua")
+	want, err := s.Run(impl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lease := time.Duration(float64(target.Second) * sim.DefaultTTL.Seconds())
+	n := 0
+	p := &sim.Pacer{Next: func(ctx context.Context, _, _ string) error {
+		if n++; n == 2 {
+			select {
+			case <-time.After(lease + 100*time.Millisecond):
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	}}
+	got, err := s.RunOn(sim.WithPacer(t.Context(), p), impl, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies := func(tr *sim.Trace) []string {
+		var out []string
+		for _, e := range tr.Events {
+			if e.Kind == sim.KindCommand {
+				out = append(out, sim.Secs(e.T)+" "+e.Actor+" "+e.Reply)
+			}
+		}
+		return out
+	}
+	if a, b := replies(want), replies(got); strings.Join(a, "\n") != strings.Join(b, "\n") {
+		t.Errorf("the paused run answered differently:\nembedded:\n%s\npaced on real servers:\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
+	}
+}

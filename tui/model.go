@@ -110,6 +110,7 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 	m.player.run, m.player.recording = m.run, m.recording
 	m.player.stopAt, m.player.noSpoilers = opts.StopAtViolation, opts.NoSpoilers
 	m.player.startStep = opts.Step
+	m.player.liveRunner = opts.Live
 	if opts.Trace != nil {
 		// A trace from a file may carry escape sequences; the player shows
 		// its control characters as visible escapes (cleaning it in place).
@@ -139,6 +140,9 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 	} else if opts.Impl != "" {
 		m.start.pick("", opts.Impl)
 	}
+	if m.screen == screenPlayer && m.player.liveRunner != nil {
+		m.player.wanted(m.traces) // starts the live run; Init listens to it
+	}
 	return m
 }
 
@@ -150,6 +154,10 @@ func (m Model) Init() tea.Cmd {
 	var tick tea.Cmd
 	if m.player.playing {
 		tick = m.player.schedule()
+	}
+	if m.player.live != nil {
+		// Started by New (Init cannot keep what it changes).
+		return tea.Batch(m.player.live.listen(), tick)
 	}
 	return tea.Batch(m.player.wanted(m.traces), tick)
 }
@@ -173,6 +181,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case hintMsg:
 		m.sandbox.arrived(msg, m.lang)
 		return m, nil
+	case liveEventMsg, liveWaitMsg, liveDoneMsg:
+		return m, m.player.liveArrived(msg)
 	case tea.KeyMsg:
 		if msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
 			// Letters typed faster than the terminal is read arrive as
@@ -195,6 +205,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	k := m.keys
 	switch {
 	case key.Matches(msg, k.Quit):
+		m.player.close()
 		return m, tea.Quit
 	case key.Matches(msg, k.Help):
 		m.showHelp = !m.showHelp
@@ -246,7 +257,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case screenPlayer:
 		if key.Matches(msg, k.Back) {
 			m.screen = screenStart
-			m.player.stop()
+			m.player.close()
 			return m, nil
 		}
 		if m.course != nil && m.player.ready() && !m.player.compare {

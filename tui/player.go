@@ -60,6 +60,16 @@ type playerView struct {
 	// stopAt: autoplay stops at every violation. noSpoilers: the rows below
 	// the cursor stay blank.
 	stopAt, noSpoilers bool
+
+	// liveRunner, when set, plays lessons live: live is the run under way,
+	// waiting says it waits for → before its next command (nextCmd),
+	// liveDone that it has ended (with liveErr if it failed).
+	liveRunner LiveRunner
+	live       *liveRun
+	waiting    bool
+	nextCmd    string
+	liveDone   bool
+	liveErr    error
 }
 
 // position is a place in a trace that survives switching implementations:
@@ -73,19 +83,38 @@ func (p *playerView) open(s scenarios.Scenario, impl string) {
 	p.scenario, p.impl, p.tr, p.step = s, impl, nil, 0
 	p.compare, p.otr, p.rows = false, nil, nil
 	p.queued, p.flash = nil, text.Text{}
+	if p.liveRunner != nil {
+		p.live.stop()
+		p.live, p.waiting, p.nextCmd, p.liveDone, p.liveErr = nil, false, "", false, nil
+		p.fixed = true // one run, as it happens: nothing to switch to
+	}
 }
 
 func (p *playerView) stop() { p.playing = false; p.gen++ }
+
+// close stops autoplay and a live run (which removes its keys first).
+func (p *playerView) close() {
+	p.stop()
+	p.live.stop()
+	p.live = nil
+}
 
 // fresh is a new player with the settings that outlive a lesson: speed,
 // where traces come from, the teacher's switches.
 func (p playerView) fresh() playerView {
 	return playerView{speed: p.speed, gen: p.gen + 1, run: p.run, recording: p.recording,
-		stopAt: p.stopAt, noSpoilers: p.noSpoilers}
+		stopAt: p.stopAt, noSpoilers: p.noSpoilers, liveRunner: p.liveRunner}
 }
 
 // wanted loads whatever the view needs and does not have yet.
 func (p *playerView) wanted(traces map[cell]*sim.Trace) tea.Cmd {
+	if p.liveRunner != nil {
+		if p.live != nil {
+			return nil // listening already
+		}
+		p.live = startLive(p.gen, p.liveRunner, p.scenario, p.impl)
+		return p.live.listen()
+	}
 	var cmds []tea.Cmd
 	if c := (cell{p.scenario.ID, p.impl}); traces[c] == nil {
 		cmds = append(cmds, loadTrace(c, p.scenario, p.run))
@@ -98,6 +127,9 @@ func (p *playerView) wanted(traces map[cell]*sim.Trace) tea.Cmd {
 
 // arrived takes the traces from the cache once they are there.
 func (p *playerView) arrived(traces map[cell]*sim.Trace) tea.Cmd {
+	if p.liveRunner != nil {
+		return nil // a live run's events come as they happen
+	}
 	tr := traces[cell{p.scenario.ID, p.impl}]
 	if tr == nil {
 		return nil
@@ -241,6 +273,16 @@ func (p *playerView) tick(msg tickMsg, traces map[cell]*sim.Trace) tea.Cmd {
 	if msg.gen != p.gen || !p.playing {
 		return nil
 	}
+	if p.live != nil && p.tr != nil && !p.liveDone {
+		// Live: step through what has happened, then let the next
+		// command go.
+		p.liveNext()
+		if p.stopAt && p.isViolation(p.step) {
+			p.playing = false
+			return nil
+		}
+		return p.schedule()
+	}
 	if !p.ready() {
 		return p.schedule() // a switched trace is on its way
 	}
@@ -265,6 +307,8 @@ func (p *playerView) key(msg tea.KeyMsg, k KeyMap, traces map[cell]*sim.Trace) t
 	}
 	p.flash = text.Text{}
 	switch {
+	case p.live != nil && key.Matches(msg, k.Next):
+		p.liveNext()
 	case key.Matches(msg, k.Next):
 		p.setPos(p.pos() + 1)
 	case key.Matches(msg, k.Prev):
@@ -300,7 +344,7 @@ func (p *playerView) key(msg tea.KeyMsg, k KeyMap, traces map[cell]*sim.Trace) t
 			p.stop()
 			return nil
 		}
-		if p.pos() >= p.length()-1 {
+		if p.pos() >= p.length()-1 && (p.live == nil || p.liveDone) {
 			p.setPos(0)
 		}
 		p.playing = true

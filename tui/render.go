@@ -29,7 +29,13 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.1fs", d.Seconds()) }
 
 // view draws the player: header, timeline, state, narration, help.
 func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMap) string {
+	if p.liveErr != nil && p.tr == nil {
+		return st.Bad.Render(fit("lockstep: "+p.liveErr.Error(), w)) + "\n\n" + helpLine(hm, []key.Binding{k.Back, k.Quit}, w)
+	}
 	if !p.ready() {
+		if p.live != nil {
+			return st.Dim.Render(text.New("starting the live run…", "正在启动现场运行…").In(lang))
+		}
 		if p.recording != "" {
 			return st.Warn.Render(fit(text.New("⏺ recording a real run on ", "⏺ 正在真实 Redis 上录制：").In(lang)+p.recording+" …", w)) + "\n" +
 				st.Dim.Render(text.New("(watch it live with redis-cli MONITOR)", "（可用 redis-cli MONITOR 实时观看）").In(lang))
@@ -62,6 +68,9 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 		st.Rule.Render(strings.Repeat("─", w)),
 	}
 	tail := []string{p.commandLine(st, lang, w), helpLine(hm, playerHelp{k, p.fixed}.ShortHelp(), w)}
+	if p.live != nil {
+		tail[0] = p.liveLine(st, lang, w)
+	}
 	room := h - 2 - lipgloss.Height(strings.Join(fixed, "\n")) - len(tail) - 5
 	if p.recording != "" {
 		room--
@@ -85,6 +94,9 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 
 func (p playerView) playMark(lang string) string {
 	mark := ""
+	if p.live != nil && !p.liveDone {
+		mark = text.New(" ─ ● LIVE", " ─ ● 现场").In(lang)
+	}
 	if p.playing {
 		mark = fmt.Sprintf(" ─ ▶ %v/s", speeds[p.speed])
 	}
@@ -481,6 +493,22 @@ func invariantLines(st Styles, lang string, t *sim.Trace, i int) []string {
 		lines = append(lines, name+strings.Repeat(" ", max(1, 11-lipgloss.Width(name)))+mark)
 	}
 	return lines
+}
+
+// liveLine says where a live run stands: the command → sends next, the
+// run at work, or its end.
+func (p playerView) liveLine(st Styles, lang string, w int) string {
+	switch {
+	case p.liveErr != nil:
+		return st.Bad.Render(fit(text.New("the live run failed: ", "现场运行失败：").In(lang)+p.liveErr.Error(), w))
+	case p.liveDone:
+		return st.Dim.Render(fit(text.New("the live run is over; its keys are removed", "现场运行结束；它的 key 已清理").In(lang), w))
+	case p.waiting && p.step >= len(p.tr.Events)-1:
+		return st.Command.Render(fit(text.New("→ sends ", "→ 发送 ").In(lang)+p.nextCmd, w))
+	case p.waiting:
+		return st.Dim.Render(fit(text.New("next, when you reach the end: ", "走到最后后发送：").In(lang)+p.nextCmd, w))
+	}
+	return st.Dim.Render(fit(text.New("running…", "运行中…").In(lang), w))
 }
 
 // commandLine shows the literal command of this step, or the last one before

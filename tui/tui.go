@@ -43,6 +43,14 @@ type Options struct {
 	// when set, names the real servers the traces were recorded on.
 	Runner    func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
 	Recording string
+	// Live, when set, plays each lesson live instead of from a recording:
+	// the run goes on in the background as the player shows it, and each
+	// Redis command goes only when → (or autoplay) steps to it — on real
+	// servers, MONITOR shows it arrive then. The run's time stands still
+	// while it waits (sim.Pacer). Leaving the lesson or quitting ends the
+	// run, which removes its keys. Switching the implementation and compare
+	// mode are off.
+	Live LiveRunner
 	// Trace, when set, opens the player on this trace (a file saved by play
 	// --format json or explore --out) instead of a scenario; switching the
 	// implementation and compare mode are then off.
@@ -99,7 +107,10 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 		return err
 	}
 	p := tea.NewProgram(New(opts), tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out), tea.WithContext(ctx))
-	_, err := p.Run()
+	final, err := p.Run()
+	if m, ok := final.(Model); ok {
+		m.player.close() // a live run still under way removes its keys
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

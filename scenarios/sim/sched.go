@@ -29,6 +29,9 @@ func (w *World) settle() {
 		if a == nil {
 			return
 		}
+		if w.pace(a); w.err != nil {
+			return
+		}
 		w.start(a)
 	}
 }

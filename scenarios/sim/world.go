@@ -113,6 +113,10 @@ type World struct {
 	pausedAt map[*client]time.Duration
 
 	real *RealRun // nil on embedded servers
+
+	// pacer paces a live run (WithPacer); ctx is the run's context.
+	pacer *Pacer
+	ctx   context.Context
 }
 
 type server struct {
@@ -172,7 +176,8 @@ type client struct {
 
 func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target) (*World, error) {
 	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg), done: make(chan struct{}),
-		pausedAt: map[*client]time.Duration{}, helpers: map[uint64]bool{}}
+		pausedAt: map[*client]time.Duration{}, helpers: map[uint64]bool{},
+		pacer: pacerFrom(ctx), ctx: ctx}
 	s := &w.setup
 	w.res = resource{name: "stock:product:1001", value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
@@ -574,6 +579,11 @@ func (w *World) record(e Event) int {
 	e.T = w.now
 	e.Snap = w.snapshot()
 	w.trace.Events = append(w.trace.Events, e)
+	if w.pacer != nil && w.pacer.Event != nil {
+		header := w.trace
+		header.Events = nil
+		w.pacer.Event(header, e)
+	}
 	return e.Step
 }
 

@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"slices"
 	"strconv"
@@ -239,6 +240,41 @@ func (b *backend) Jump(d time.Duration) error {
 		}
 	}
 	return nil
+}
+
+// Freeze stops the run's leases while a paced run waits for its presenter
+// (sim.Pacer): each of the run's keys with a TTL loses it (PERSIST), and
+// thaw gives it back what it had left (PEXPIRE).
+func (b *backend) Freeze() (thaw func() error, err error) {
+	ctx, cancel := b.ioContext()
+	defer cancel()
+	keys, err := b.scan(ctx)
+	if err != nil {
+		return nil, err
+	}
+	left := map[string]time.Duration{}
+	for _, k := range keys {
+		pttl, err := b.obs.PTTL(ctx, k).Result()
+		if err != nil {
+			return nil, err
+		}
+		if pttl > 0 {
+			if err := b.obs.Persist(ctx, k).Err(); err != nil {
+				return nil, err
+			}
+			left[k] = pttl
+		}
+	}
+	return func() error {
+		ctx, cancel := b.ioContext()
+		defer cancel()
+		for _, k := range slices.Sorted(maps.Keys(left)) {
+			if err := b.obs.PExpire(ctx, k, left[k]).Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
 }
 
 // Close cuts the run's connections and lets the relay go.
@@ -515,3 +551,4 @@ func (b *backend) replicateFrom(ctx context.Context, c *redis.Client, primary *r
 }
 
 var _ sim.Follower = (*backend)(nil)
+var _ sim.TimeHolder = (*backend)(nil)
