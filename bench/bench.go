@@ -1,0 +1,298 @@
+// Package bench measures what each lock implementation costs on real Redis
+// servers: how many acquire+release pairs one client completes per second,
+// next to the limit the servers' round trip sets, measured the same way.
+//
+// The limit is one SET per round trip: a lock that takes one round trip to
+// acquire and one to release completes at most half as many pairs per second
+// as a client completes SETs. The ratio of an implementation's pairs/s to
+// that limit is what its extra round trips (a GET before the DEL, a WAIT, a
+// fencing counter, five nodes asked one after another) cost.
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/lockimpl"
+)
+
+// Config is what a bench run needs.
+type Config struct {
+	// Nodes are the servers: single-instance locks use the first, Redlock
+	// the first five.
+	Nodes []*redis.Options
+	// Replica, when set, replicates Nodes[0]: uuid-lua-wait then waits for
+	// its acknowledgement, as in production. Without it, that lock's WAIT
+	// is skipped (Env.Replicas = 0), and the row says so.
+	Replica bool
+	// Prefix goes in front of every key the run writes; the run deletes
+	// them at the end.
+	Prefix string
+	// Duration is how long each implementation, and the baseline, runs.
+	Duration time.Duration
+	// Impls are the implementations to time, in order.
+	Impls []lockimpl.Info
+}
+
+// Row is one implementation's result.
+type Row struct {
+	Impl string
+	// Pairs is how many acquire+release pairs completed, in Elapsed.
+	Pairs   int
+	Elapsed time.Duration
+	// Commands is how many Redis commands the pairs sent, all servers
+	// counted.
+	Commands int
+	// SetsPerSecond is the baseline measured just before this row, so that
+	// a machine busy with something else weighs on both alike.
+	SetsPerSecond float64
+	// Skipped says why the implementation did not run (too few servers,
+	// no Redis at all); Note qualifies a result.
+	Skipped, Note string
+}
+
+// PerSecond is the row's pairs per second.
+func (r Row) PerSecond() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Pairs) / r.Elapsed.Seconds()
+}
+
+// Ratio is the row's pairs per second over the limit measured with it.
+func (r Row) Ratio() float64 {
+	if r.SetsPerSecond <= 0 {
+		return 0
+	}
+	return r.PerSecond() / (r.SetsPerSecond / 2)
+}
+
+// Result is a bench run: a row per implementation.
+type Result struct {
+	Rows []Row
+}
+
+// SetsPerSecond is the median of the rows' baselines: SETs one client
+// completes per second on the first server, one per round trip.
+func (r Result) SetsPerSecond() float64 {
+	var all []float64
+	for _, row := range r.Rows {
+		if row.SetsPerSecond > 0 {
+			all = append(all, row.SetsPerSecond)
+		}
+	}
+	if len(all) == 0 {
+		return 0
+	}
+	slices.Sort(all)
+	return all[len(all)/2]
+}
+
+// Limit is the pairs per second a lock with one round trip per acquire and
+// one per release could reach.
+func (r Result) Limit() float64 { return r.SetsPerSecond() / 2 }
+
+// NewPrefix is a key prefix of its own for one bench run.
+func NewPrefix() (string, error) {
+	b := make([]byte, 4)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return "lockstep-bench:" + hex.EncodeToString(b) + ":", nil
+}
+
+// counter counts the commands a client sends for its lock, not the
+// connection's handshake.
+type counter struct{ n *int }
+
+func (counter) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (c counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.count(cmd)
+		return next(ctx, cmd)
+	}
+}
+func (c counter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, cmd := range cmds {
+			c.count(cmd)
+		}
+		return next(ctx, cmds)
+	}
+}
+
+func (c counter) count(cmd redis.Cmder) {
+	switch cmd.Name() {
+	case "hello", "auth", "select", "client", "ping":
+	default:
+		*c.n++
+	}
+}
+
+// Run times cfg's implementations one after another, each on keys of its
+// own under cfg.Prefix, and removes every key it wrote.
+func Run(ctx context.Context, cfg Config) (res Result, err error) {
+	if len(cfg.Nodes) == 0 {
+		return res, errors.New("bench needs at least one server")
+	}
+	clients := make([]*redis.Client, len(cfg.Nodes))
+	for i, o := range cfg.Nodes {
+		clients[i] = redis.NewClient(o)
+	}
+	defer func() {
+		err = errors.Join(err, cleanup(clients, cfg.Prefix))
+		for _, c := range clients {
+			_ = c.Close()
+		}
+	}()
+	for i, c := range clients {
+		if err := c.Ping(ctx).Err(); err != nil {
+			return res, fmt.Errorf("%s: %w", cfg.Nodes[i].Addr, err)
+		}
+	}
+	for _, in := range cfg.Impls {
+		// The baseline, right before: SETs, one round trip each.
+		key := cfg.Prefix + "baseline"
+		n, start := 0, time.Now()
+		for time.Since(start) < cfg.Duration/2 {
+			if err := clients[0].Set(ctx, key, n, time.Minute).Err(); err != nil {
+				return res, fmt.Errorf("%s: %w", cfg.Nodes[0].Addr, err)
+			}
+			n++
+		}
+		sets := float64(n) / time.Since(start).Seconds()
+		row, err := pairs(ctx, cfg, in)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", in.Name, err)
+		}
+		if row.Skipped == "" {
+			row.SetsPerSecond = sets
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	return res, nil
+}
+
+// pairs times one implementation.
+func pairs(ctx context.Context, cfg Config, in lockimpl.Info) (Row, error) {
+	row := Row{Impl: in.Name}
+	if in.Nodes > len(cfg.Nodes) {
+		row.Skipped = fmt.Sprintf("needs %d servers, %d given", in.Nodes, len(cfg.Nodes))
+		return row, nil
+	}
+	nodes := make([]*redis.Client, in.Nodes)
+	for i := range nodes {
+		o := *cfg.Nodes[i]
+		nodes[i] = redis.NewClient(&o)
+		nodes[i].AddHook(counter{&row.Commands})
+	}
+	defer func() {
+		for _, c := range nodes {
+			_ = c.Close()
+		}
+	}()
+	replicas := 0
+	if cfg.Replica && in.Nodes == 1 {
+		replicas = 1
+	}
+	tokens := 0
+	tok, err := NewPrefix()
+	if err != nil {
+		return row, err
+	}
+	env := lockimpl.Env{
+		Nodes: nodes, Key: cfg.Prefix + in.Name, TTL: 30 * time.Second, Clock: lockimpl.WallClock{},
+		Token:    func() string { tokens++; return fmt.Sprintf("%s%d", strings.TrimSuffix(tok, ":"), tokens) },
+		Replicas: replicas,
+	}
+	lock := in.New(env)
+	// A few pairs first: connections, script caches.
+	for range 3 {
+		if _, err := lock.TryAcquire(ctx); err != nil {
+			return row, err
+		}
+		if err := lock.Release(ctx); err != nil {
+			return row, err
+		}
+	}
+	row.Commands = 0
+	start := time.Now()
+	for time.Since(start) < cfg.Duration {
+		ok, err := lock.TryAcquire(ctx)
+		if err != nil {
+			return row, err
+		}
+		if !ok {
+			return row, errors.New("the lock was refused with no one else holding it")
+		}
+		if err := lock.Release(ctx); err != nil {
+			return row, err
+		}
+		row.Pairs++
+	}
+	row.Elapsed = time.Since(start)
+	if row.Commands == 0 {
+		row.Skipped = "sends no Redis command"
+	}
+	if in.Name == "uuid-lua-wait" && replicas == 0 {
+		row.Note = "no replica given: WAIT skipped"
+	}
+	return row, nil
+}
+
+// cleanup deletes every key under prefix on every server.
+func cleanup(clients []*redis.Client, prefix string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var errs []error
+	for _, c := range clients {
+		iter := c.Scan(ctx, 0, "*"+prefix+"*", 100).Iterator()
+		var keys []string
+		for iter.Next(ctx) {
+			keys = append(keys, iter.Val())
+		}
+		if err := iter.Err(); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, k := range slices.Compact(keys) {
+			if err := c.Del(ctx, k).Err(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Print writes the table: pairs per second, the ratio to the limit, and the
+// commands each pair took.
+func Print(w io.Writer, res Result) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "limit: %.0f SET/s on the first server (the median of the baselines timed before each row), one per round trip\n"+
+		"       → %.0f pairs/s for a lock with one round trip to acquire and one to release; ×limit is each row over its own baseline\n\n",
+		res.SetsPerSecond(), res.Limit())
+	fmt.Fprintf(&b, "%-28s %10s %7s %9s\n", "implementation", "pairs/s", "×limit", "cmd/pair")
+	for _, r := range res.Rows {
+		if r.Skipped != "" {
+			fmt.Fprintf(&b, "%-28s %10s %7s %9s  (%s)\n", r.Impl, "—", "—", "—", r.Skipped)
+			continue
+		}
+		note := ""
+		if r.Note != "" {
+			note = "  (" + r.Note + ")"
+		}
+		fmt.Fprintf(&b, "%-28s %10.0f %7.2f %9.1f%s\n", r.Impl, r.PerSecond(), r.Ratio(),
+			float64(r.Commands)/float64(max(r.Pairs, 1)), note)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
