@@ -1,0 +1,161 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// realServerFlags are the flags that point a run at real servers; every
+// command that can run on them lists them in its help (issue #15: they
+// appeared in no help at all).
+var realServerFlags = []string{"--redis", "--replica", "--disposable", "--time-scale"}
+
+// Each command has help of its own, on stdout with exit 0, however it is
+// asked for: its usage line, its flags (the real-server ones where they
+// apply) and the exit codes, in 80 columns.
+func TestCommandHelp(t *testing.T) {
+	tests := []struct {
+		name      string
+		args      []string
+		want      []string
+		real      bool // the command runs on real servers
+		overview  bool // lockstep's own help: every command
+		notWanted []string
+	}{
+		{"lockstep --help", []string{"--help"},
+			[]string{"lockstep play", "lockstep check", "--scenario", "--autoplay", "--speed", "--course"}, true, true, nil},
+		{"play --help", []string{"play", "--help"},
+			[]string{"lockstep play SCENARIO", "--impl NAME", "--format FORMAT", "--lesson FILE", "--trace FILE", "--lang"}, true, false, nil},
+		{"play -h", []string{"play", "-h"}, []string{"lockstep play SCENARIO", "--impl NAME"}, true, false, nil},
+		{"play -help", []string{"play", "-help"}, []string{"lockstep play SCENARIO"}, true, false, nil},
+		{"help play", []string{"help", "play"}, []string{"lockstep play SCENARIO", "--format FORMAT"}, true, false, nil},
+		{"play with arguments and --help", []string{"play", "get-then-del", "--impl", "nope", "--help"},
+			[]string{"lockstep play SCENARIO"}, true, false, nil},
+		{"check --help", []string{"check", "--help"},
+			[]string{"lockstep check", "--json", "--junit FILE", "--lessons DIR", "--scenario ID[,ID...]", "--impl NAME[,NAME...]"}, true, false, nil},
+		{"help check", []string{"help", "check"}, []string{"lockstep check", "--junit FILE"}, true, false, nil},
+		{"explore --help", []string{"explore", "--help"},
+			[]string{"lockstep explore --impl NAME", "--faults LIST", "--depth N", "--timeout D", "--out DIR", "expiry, crash"}, false, false, nil},
+		{"list --help", []string{"list", "--help"}, []string{"lockstep list", "--lang LANG"}, false, false, nil},
+		{"lessons --help", []string{"lessons", "--help"}, []string{"lockstep lessons list | show ID"}, false, false, []string{"--lang"}},
+		{"docs --help", []string{"docs", "--help"}, []string{"lockstep docs DIR"}, false, false, []string{"--lang"}},
+		{"help help", []string{"help", "help"}, []string{"lockstep help [COMMAND]"}, false, false, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := mustRun(t, tc.args...)
+			want := append(tc.want, "exit codes: 0 ok, 1 unmet", "2 bad input")
+			if tc.real {
+				want = append(want, realServerFlags...)
+			}
+			for _, w := range want {
+				if !strings.Contains(out, w) {
+					t.Errorf("help lacks %q:\n%s", w, out)
+				}
+			}
+			notWanted := tc.notWanted
+			if !tc.real {
+				notWanted = append(notWanted, realServerFlags...)
+			}
+			if !tc.overview {
+				// A command's help is its own, not the overview.
+				notWanted = append(notWanted, "lockstep lessons list | show ID     the built-in")
+			}
+			for _, w := range notWanted {
+				if strings.Contains(out, w) {
+					t.Errorf("help has %q:\n%s", w, out)
+				}
+			}
+			for line := range strings.Lines(out) {
+				if n := ansi.StringWidth(strings.TrimSuffix(line, "\n")); n > 80 {
+					t.Errorf("a help line of %d columns: %q", n, line)
+				}
+			}
+		})
+	}
+}
+
+// Flag mistakes are reported as typed, with the command whose help lists
+// the flags, and a near miss names the flag that was likely meant.
+func TestFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"play", "get-then-del", "--imp", "uuid-lua"}, "lockstep: unknown flag: --imp; did you mean --impl? (lockstep play --help lists its flags)\n"},
+		{[]string{"play", "get-then-del", "--imp=uuid-lua"}, "lockstep: unknown flag: --imp; did you mean --impl? (lockstep play --help lists its flags)\n"},
+		{[]string{"play", "get-then-del", "-verbose"}, "lockstep: unknown flag: -verbose (lockstep play --help lists its flags)\n"},
+		{[]string{"check", "--jsno"}, "lockstep: unknown flag: --jsno; did you mean --json? (lockstep check --help lists its flags)\n"},
+		{[]string{"--scenaro", "gc-pause"}, "lockstep: unknown flag: --scenaro; did you mean --scenario? (lockstep --help lists its flags)\n"},
+		{[]string{"check", "--json=maybe"}, "lockstep: invalid boolean value \"maybe\" for --json: want true or false (lockstep check --help lists its flags)\n"},
+		{[]string{"explore", "--impl", "setnx", "--depth", "ten"}, "lockstep: invalid value \"ten\" for --depth: want a whole number (lockstep explore --help lists its flags)\n"},
+		{[]string{"play", "get-then-del", "--impl"}, "lockstep: flag needs an argument: --impl (lockstep play --help lists its flags)\n"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code != exitUsage || stdout != "" || stderr != tc.want {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// A near-miss name says which name was likely meant, wherever a name is
+// looked up, and still lists the valid ones.
+func TestDidYouMean(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"play", "get-then-dle"}, `unknown scenario "get-then-dle"; did you mean get-then-del? valid: oversell,`},
+		{[]string{"play", "Get-Then-Del"}, "did you mean get-then-del?"},
+		{[]string{"play", "get-then"}, "did you mean get-then-del?"},
+		{[]string{"play", "get-then-del", "--impl", "uuid-lau"}, `unknown implementation "uuid-lau"; did you mean uuid-lua? valid: no-lock,`},
+		{[]string{"play", "get-then-del", "--format", "mermiad"}, `unknown format "mermiad"; did you mean mermaid? valid: text, md, mermaid, json`},
+		{[]string{"play", "get-then-dle", "--lang", "zh"}, `未知的场景 "get-then-dle"；是不是 get-then-del？可选：oversell,`},
+		{[]string{"check", "--scenario", "get-then-del,gc-paus"}, `unknown scenario "gc-paus"; did you mean gc-pause? valid:`},
+		{[]string{"check", "--impl", "uuid-lua,fencd"}, `unknown implementation "fencd"; did you mean fenced? valid:`},
+		{[]string{"explore", "--impl", "uuid-get-dl"}, `unknown implementation "uuid-get-dl"; did you mean uuid-get-del? valid:`},
+		{[]string{"explore", "--impl", "setnx", "--faults", "expiry,pasue"}, `unknown fault "pasue"; did you mean pause? valid: expiry, crash, pause, failover, restart`},
+		{[]string{"--scenario", "gc-paus"}, `unknown scenario "gc-paus"; did you mean gc-pause? valid:`},
+		{[]string{"--scenario", "gc-pause", "--impl", "fencd"}, `unknown implementation "fencd"; did you mean fenced? valid:`},
+		{[]string{"lessons", "show", "get-then-dle"}, `unknown scenario "get-then-dle"; did you mean get-then-del? valid:`},
+		{[]string{"list", "--lang", "ZH"}, `unknown language "ZH"; did you mean zh? valid: en, zh`},
+		{[]string{"pley", "get-then-del"}, `unknown command "pley"; did you mean play? valid: list, play,`},
+		{[]string{"help", "chek"}, `unknown command "chek"; did you mean check? valid:`},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, _, stderr := runCLI(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) {
+				t.Errorf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tc.want)
+			}
+		})
+	}
+}
+
+// suggest guesses only from near misses: a name far from every valid one,
+// or close to too many, gets no guess.
+func TestSuggest(t *testing.T) {
+	valid := []string{"uuid-lua", "uuid-lua-watchdog", "uuid-lua-wait", "uuid-get-del", "setnx", "set-nx-ex", "setnx-expire"}
+	for _, tc := range []struct {
+		name string
+		want string
+	}{
+		{"uuid-lau", "uuid-lua"},
+		{"setnx-ex", "set-nx-ex"},
+		{"stenx", "setnx"},
+		{"uuid-lua-wachdog", "uuid-lua-watchdog"},
+		{"no-such-lock", ""},
+		{"x", ""},
+		{"", ""},
+		{"uuid-l", "uuid-lua"},
+		{"uuid-", ""}, // the start of four names
+		{"uuid-get", "uuid-get-del"},
+	} {
+		if got := strings.Join(suggest(tc.name, valid), " "); got != tc.want {
+			t.Errorf("suggest(%q) = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

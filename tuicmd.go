@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
+	"lockstep/tui"
+)
+
+// cmdTUI opens the terminal UI. Without a terminal (a pipe, CI) it prints
+// the overview instead of waiting for keys that never come.
+func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, stdout io.Writer) (code int, err error) {
+	if len(pos) > 0 {
+		return 0, unknownCommand(pos[0])
+	}
+	opts := f.opts
+	if opts.Lang != "" {
+		if err := checkLang(opts.Lang); err != nil {
+			return 0, err
+		}
+	}
+	isSet := c.Flags().Changed
+	if f.lessons != "" {
+		if opts.Lessons, err = readLessonDir(f.lessons); err != nil {
+			return 0, err
+		}
+	}
+	if f.course != "" {
+		if f.lessons != "" || f.trace != "" || opts.Scenario != "" {
+			return 0, errUsage{errors.New("--course FILE takes no --lessons, --trace or --scenario: the course names its lessons")}
+		}
+		if opts.Course, err = readCourse(f.course); err != nil {
+			return 0, err
+		}
+		// The course's language and speed, unless the command line says.
+		if !isSet("lang") {
+			opts.Lang = ""
+		}
+		if !isSet("speed") && opts.Course.Speed > 0 {
+			opts.Speed = 0
+		}
+	}
+	if isSet("speed") && opts.Speed == 0 {
+		// Options read 0 as "the default"; typed, it is a mistake.
+		return 0, errUsage{errors.New("speed 0 out of range; valid: 0 < speed ≤ 16 steps per second")}
+	}
+	if opts.Scenario != "" {
+		ids := scenarios.IDs()
+		for _, l := range opts.Lessons {
+			ids = append(ids, l.ID)
+		}
+		if !slices.Contains(ids, opts.Scenario) {
+			return 0, unknownName(opts.Lang, kindScenario, opts.Scenario, ids)
+		}
+	}
+	if opts.Impl != "" && !slices.Contains(lockimpl.Names(), opts.Impl) {
+		return 0, unknownName(opts.Lang, kindImpl, opts.Impl, lockimpl.Names())
+	}
+	if err := opts.Check(); err != nil {
+		return 0, errUsage{err}
+	}
+	if err := f.real.check(); err != nil {
+		return 0, err
+	}
+	if f.trace != "" {
+		if opts.Scenario != "" || opts.Impl != "" {
+			return 0, errUsage{errors.New("--trace FILE takes no --scenario or --impl: the trace names them")}
+		}
+		if opts.Trace, err = loadTrace(ctx, f.trace); err != nil {
+			return 0, err
+		}
+	}
+	target, err := f.real.target(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer closeTarget(target, &err)
+	if !isTerminal(stdout) {
+		return exitOK, c.Help()
+	}
+	if target == nil {
+		return exitOK, tui.Run(ctx, opts, os.Stdin, stdout)
+	}
+	// A real server's clock cannot be stopped: each trace is recorded on the
+	// servers first, then stepped through. Quitting while a recording runs
+	// stops it, and waits for it to remove its keys.
+	ctx, cancel := context.WithCancel(ctx)
+	var (
+		mu      sync.Mutex
+		done    bool
+		running sync.WaitGroup
+	)
+	opts.Recording = strings.Join(addrs(target), ", ")
+	opts.Runner = func(s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+		mu.Lock()
+		if done {
+			mu.Unlock()
+			return nil, context.Canceled
+		}
+		running.Add(1)
+		mu.Unlock()
+		defer running.Done()
+		return s.RunOn(ctx, impl, target)
+	}
+	err = tui.Run(ctx, opts, os.Stdin, stdout)
+	mu.Lock()
+	done = true
+	mu.Unlock()
+	cancel()
+	running.Wait()
+	return exitOK, err
+}
