@@ -91,6 +91,7 @@ func (a *cli) newRoot() *cobra.Command {
 		SilenceUsage:          true,
 		DisableFlagsInUseLine: true,
 		CompletionOptions:     cobra.CompletionOptions{DisableDefaultCmd: true},
+		Version:               version(),
 	}
 	tf := addTUIFlags(root.Flags())
 	root.RunE = func(c *cobra.Command, pos []string) error {
@@ -101,6 +102,8 @@ func (a *cli) newRoot() *cobra.Command {
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(c.OutOrStdout(), c) })
 	root.SetUsageFunc(func(c *cobra.Command) error { writeHelp(c.OutOrStdout(), c); return nil })
 	root.SetFlagErrorFunc(flagError)
+	root.SetVersionTemplate("lockstep version {{.Version}}\n")
+	root.InitDefaultVersionFlag() // now, so that -version is known as --version
 	for _, c := range append(root.Commands(), root) {
 		// Flags in the order they are declared: the command's own first,
 		// the real-server ones after them.
