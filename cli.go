@@ -51,6 +51,8 @@ usage:
                                       one, a start for your own
   lockstep docs DIR                   regenerate the failure-mode pages (docs/)
                                       from the engine's traces
+  lockstep completion bash|zsh|fish   a shell completion script: commands,
+                                      flags, lesson and implementation names
   lockstep help [COMMAND]             this text, or a command's own: its flags
                                       (also lockstep COMMAND --help)
 
@@ -63,7 +65,7 @@ but docs; --redis ADDR[,ADDR…] (real servers instead of embedded ones) with
 const exitCodes = "exit codes: 0 ok, 1 unmet expectations (explore: a counterexample found),\n2 bad input or a run that could not complete\n"
 
 // commands are the subcommands, as an unknown command lists them.
-var commands = []string{"list", "play", "check", "explore", "lessons", "docs", "help"}
+var commands = []string{"list", "play", "check", "explore", "lessons", "docs", "completion", "help"}
 
 // cli is one run of the command line: where it writes and the exit code its
 // command chose.
@@ -90,7 +92,6 @@ func (a *cli) newRoot() *cobra.Command {
 		SilenceErrors:         true,
 		SilenceUsage:          true,
 		DisableFlagsInUseLine: true,
-		CompletionOptions:     cobra.CompletionOptions{DisableDefaultCmd: true},
 		Version:               version(),
 	}
 	tf := addTUIFlags(root.Flags())
@@ -99,6 +100,7 @@ func (a *cli) newRoot() *cobra.Command {
 	}
 	root.AddCommand(a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.lessonsCmd(), a.docsCmd())
 	root.SetHelpCommand(helpCmd(root))
+	withCompletion(root)
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(c.OutOrStdout(), c) })
 	root.SetUsageFunc(func(c *cobra.Command) error { writeHelp(c.OutOrStdout(), c); return nil })
 	root.SetFlagErrorFunc(flagError)
@@ -131,6 +133,7 @@ func command(use, short, long, example string) *cobra.Command {
 func helpCmd(root *cobra.Command) *cobra.Command {
 	c := command("help [COMMAND]", "this overview, or a command's own help",
 		"help prints the overview of lockstep; with a command, the command's own\nusage and flags.", "  lockstep help play")
+	c.ValidArgsFunction = positional(commandNames)
 	c.RunE = func(c *cobra.Command, args []string) error {
 		target, rest, err := root.Find(args)
 		if err != nil || len(rest) > 0 {

@@ -198,3 +198,86 @@ func TestVersionOf(t *testing.T) {
 		}
 	}
 }
+
+// complete runs cobra's hidden __complete command, as a shell's completion
+// script does, and returns the candidates (without their descriptions) and
+// the directive.
+func complete(t *testing.T, args ...string) (names []string, directive string) {
+	t.Helper()
+	code, stdout, _ := runCLI(t, append([]string{"__complete"}, args...)...)
+	if code != exitOK {
+		t.Fatalf("lockstep __complete %q: exit %d", args, code)
+	}
+	for line := range strings.Lines(stdout) {
+		line = strings.TrimSuffix(line, "\n")
+		if strings.HasPrefix(line, ":") {
+			return names, line
+		}
+		name, _, _ := strings.Cut(line, "\t")
+		names = append(names, name)
+	}
+	t.Fatalf("lockstep __complete %q: no directive in %q", args, stdout)
+	return nil, ""
+}
+
+// Lesson ids and implementation names complete as arguments and as flag
+// values, comma lists included; each candidate comes with its summary.
+func TestCompletion(t *testing.T) {
+	dir, _ := myLesson(t, nil)
+	const noFiles, list = ":4", ":6" // ShellCompDirectiveNoFileComp, with NoSpace
+	for _, tc := range []struct {
+		args      []string
+		want      string // the candidates, space-separated
+		directive string
+	}{
+		{[]string{"play", "get-"}, "get-then-del", noFiles},
+		{[]string{"play", "redlock-r"}, "redlock-restart", noFiles},
+		{[]string{"play", "get-then-del", ""}, "", noFiles},
+		{[]string{"play", "x", "--impl", "uuid-l"}, "uuid-lua uuid-lua-watchdog uuid-lua-watchdog-uncapped uuid-lua-wait", noFiles},
+		{[]string{"play", "get-then-del", "--format", "m"}, "md mermaid", noFiles},
+		{[]string{"play", "get-then-del", "--lang", ""}, "en zh", noFiles},
+		{[]string{"check", "--impl", "uuid-lua,fen"}, "uuid-lua,fenced", list},
+		{[]string{"check", "--scenario", "get-then-del,g"}, "get-then-del,gc-pause get-then-del,guard-version get-then-del,guard-in-stock get-then-del,guard-unique", list},
+		{[]string{"check", "--lessons", dir, "--scenario", "my-"}, "my-get-then-del", list},
+		{[]string{"explore", "--impl", "set"}, "setnx setnx-expire set-nx-ex", noFiles},
+		{[]string{"explore", "--impl", "setnx", "--faults", "expiry,p"}, "expiry,pause", list},
+		{[]string{"explore", "--impl", "setnx", "--clients", ""}, "2 3", noFiles},
+		{[]string{"--scenario", "gc"}, "gc-pause", noFiles},
+		{[]string{"--lessons", dir, "--scenario", "my"}, "my-get-then-del", noFiles},
+		{[]string{"--impl", "fen"}, "fenced", noFiles},
+		{[]string{"--lang", "z"}, "zh", noFiles},
+		{[]string{"lessons", ""}, "list show", noFiles},
+		{[]string{"lessons", "show", "get"}, "get-then-del", noFiles},
+		{[]string{"help", "pl"}, "play", noFiles},
+		{[]string{"pl"}, "play", noFiles},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			names, directive := complete(t, tc.args...)
+			if got := strings.Join(names, " "); got != tc.want || directive != tc.directive {
+				t.Errorf("candidates %q, directive %s; want %q, %s", got, directive, tc.want, tc.directive)
+			}
+		})
+	}
+	// Descriptions: the lesson's title beside its id.
+	_, stdout, _ := runCLI(t, "__complete", "play", "get-then-d")
+	if !strings.HasPrefix(stdout, "get-then-del\tGET-then-DEL") {
+		t.Errorf("no title beside the id: %q", stdout)
+	}
+}
+
+// lockstep completion bash|zsh|fish writes a script that asks lockstep
+// __complete for the candidates.
+func TestCompletionScripts(t *testing.T) {
+	for _, shell := range []string{"bash", "zsh", "fish"} {
+		out := mustRun(t, "completion", shell)
+		if !strings.Contains(out, "lockstep __complete") && !strings.Contains(out, "__complete") {
+			t.Errorf("completion %s does not call __complete:\n%.300s", shell, out)
+		}
+		if !strings.Contains(out, shell) {
+			t.Errorf("completion %s does not look like a %s script:\n%.300s", shell, shell, out)
+		}
+	}
+	if out := mustRun(t, "completion", "--help"); !strings.Contains(out, "bash") || !strings.Contains(out, "zsh") || !strings.Contains(out, "fish") {
+		t.Errorf("completion --help does not name the shells:\n%s", out)
+	}
+}
