@@ -49,15 +49,15 @@ usage:
                                       invariant; exit 1 if one is found
   lockstep lessons list | show ID     the built-in lesson files; show prints
                                       one, a start for your own
-  lockstep docs DIR                   regenerate the failure-mode pages (docs/)
-                                      from the engine's traces
+  lockstep docs [--lang zh] DIR       regenerate the failure-mode pages (docs/)
+                                      from the engine's traces; in Chinese
   lockstep completion bash|zsh|fish   a shell completion script: commands,
                                       flags, lesson and implementation names
   lockstep help [COMMAND]             this text, or a command's own: its flags
                                       (also lockstep COMMAND --help)
 
 flags, after the command: --lang en|zh (narration language) on every command
-but docs; --redis ADDR[,ADDR…] (real servers instead of embedded ones) with
+but lessons; --redis ADDR[,ADDR…] (real servers instead of embedded ones) with
 --replica ADDR --disposable and --time-scale D on play, check and the TUI.
 `
 

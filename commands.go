@@ -176,10 +176,12 @@ a start for a lesson of your own (docs/lessons.md describes the format).`,
 }
 
 func (a *cli) docsCmd() *cobra.Command {
-	c := command("docs DIR", "regenerate the failure-mode pages of docs/",
-		`docs writes the failure-mode pages (docs/README.md and one page per failure
-mode) into DIR, from the engine's traces. go generate runs lockstep docs docs.`,
-		"  lockstep docs docs")
-	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdDocs(pos, a.stdout)) }
+	c := command("docs [--lang zh] DIR", "regenerate the failure-mode pages of docs/",
+		`docs writes the failure-mode pages (README.md and one page per failure mode)
+into DIR, from the engine's traces: docs/ is lockstep docs docs (go generate
+runs it). With --lang zh the same pages in Chinese.`,
+		"  lockstep docs docs\n  lockstep docs --lang zh /tmp/docs-zh")
+	lang := c.Flags().String("lang", "en", "the pages in `LANG`: en or zh")
+	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdDocs(*lang, pos, a.stdout)) }
 	return c
 }

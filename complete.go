@@ -183,6 +183,7 @@ func withCompletion(root *cobra.Command) {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
 		case "docs":
+			completeFlags(c, map[string]completeFunc{"lang": one(langs)})
 			c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 				if len(args) > 0 {
 					return nil, cobra.ShellCompDirectiveNoFileComp

@@ -86,8 +86,11 @@ func unreliable(tr *sim.Trace, t *sim.Target, lang string) error {
 		tr.Drift.Round(100*time.Microsecond), t.Margin()).In(lang))
 }
 
-// cmdDocs writes the generated pages of docs/ into a directory.
-func cmdDocs(pos []string, stdout io.Writer) (int, error) {
+// cmdDocs writes the generated pages of docs/ into a directory, in lang.
+func cmdDocs(lang string, pos []string, stdout io.Writer) (int, error) {
+	if err := checkLang(lang); err != nil {
+		return 0, err
+	}
 	if len(pos) != 1 {
 		return 0, errUsage{errors.New("docs needs the directory to write the pages to, e.g. lockstep docs docs")}
 	}
@@ -95,7 +98,7 @@ func cmdDocs(pos []string, stdout io.Writer) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	pages, err := report.DocPages(results)
+	pages, err := report.DocPagesIn(results, lang)
 	if err != nil {
 		return 0, err
 	}
