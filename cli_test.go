@@ -281,3 +281,36 @@ func TestCompletionScripts(t *testing.T) {
 		t.Errorf("completion --help does not name the shells:\n%s", out)
 	}
 }
+
+// Counts printed by the command line agree with their noun: "1 move", not
+// "1 moves" (issue #15).
+func TestPlurals(t *testing.T) {
+	code, out, stderr := runCLI(t, "explore", "--impl", "setnx", "--depth", "1")
+	if code != exitOK {
+		t.Fatalf("explore --depth 1: exit %d, %s", code, stderr)
+	}
+	for _, want := range []string{"2 clients, 1 acquire attempt each", "every schedule of up to 1 move explored", "no schedule of up to 1 move breaks it"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("explore --depth 1 lacks %q:\n%s", want, out)
+		}
+	}
+	if out := mustRun(t, "check", "--impl", "uuid-lua", "--scenario", "get-then-del"); !strings.HasSuffix(out, "\nthe 1 cell meets its expectation\n") {
+		t.Errorf("check of one cell:\n%s", out)
+	}
+	// A lesson of one's own that does not name uuid-lua in its expect
+	// block: one cell without an expectation.
+	dir, _ := myLesson(t, func(src string) string { return strings.Replace(src, "    uuid-lua ", "    # uuid-lua ", 1) })
+	out = mustRun(t, "check", "--lessons", dir, "--impl", "uuid-lua,setnx")
+	for _, want := range []string{"* 1 cell has no expectation (its lesson does not name the implementation)", "1 cell meets its expectation, 0 skipped, 1 has none"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check with one unjudged cell lacks %q:\n%s", want, out)
+		}
+	}
+	for _, out := range []string{out, mustRun(t, "explore", "--impl", "setnx", "--depth", "1")} {
+		for _, wrong := range []string{" 1 moves", " 1 cells", "attempt(s)", " 1 distinct states", "1 have"} {
+			if strings.Contains(out, wrong) {
+				t.Errorf("%q in:\n%s", wrong, out)
+			}
+		}
+	}
+}

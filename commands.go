@@ -50,7 +50,7 @@ func addTUIFlags(fs *pflag.FlagSet) *tuiFlags {
 	fs.StringVar(&f.opts.Impl, "impl", "", "with the implementation `NAME` (default: the failure mode's naive one)")
 	fs.StringVar(&f.opts.Lang, "lang", "en", "narration and messages in `LANG`: en or zh")
 	fs.BoolVar(&f.opts.Autoplay, "autoplay", false, "start playing at once")
-	fs.Float64Var(&f.opts.Speed, "speed", 2, "autoplay at `N` steps per second")
+	fs.Float64Var(&f.opts.Speed, "speed", 2, "autoplay at `N` steps per second: 0.5, 1, 2, 4, 8 or 16")
 	fs.StringVar(&f.trace, "trace", "", "open the player on a saved trace `FILE` (play --format json, explore --out)")
 	fs.StringVar(&f.lessons, "lessons", "", "list the lesson files in `DIR` beside the built-in lessons")
 	fs.StringVar(&f.course, "course", "", "open a course `FILE`: a class's lessons, in order (docs/lessons.md)")

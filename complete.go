@@ -145,7 +145,7 @@ var (
 func withCompletion(root *cobra.Command) {
 	completeFlags(root, map[string]completeFunc{
 		"scenario": one(scenarioNames), "impl": one(implNames), "lang": one(langs),
-		"trace": files("json"), "lessons": dirs, "course": files("course"),
+		"speed": one(fixed(speedWords()...)), "trace": files("json"), "lessons": dirs, "course": files("course"),
 	})
 	completeFlags(root, realCompletions)
 	for _, c := range root.Commands() {

@@ -14,6 +14,7 @@ import (
 	"lockstep/report"
 	"lockstep/scenarios/explore"
 	"lockstep/scenarios/sim"
+	"lockstep/text"
 )
 
 // cmdExplore searches an implementation's schedules for counterexamples.
@@ -57,7 +58,7 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 	}
 	if isTerminal(stderr) {
 		opts.Progress = func(p explore.Progress) {
-			fmt.Fprintf(stderr, "\r\033[Kdepth %d · %d states · %s", p.Depth, p.States, p.Elapsed.Round(100*time.Millisecond))
+			fmt.Fprintf(stderr, "\r\033[Kdepth %d · %s · %s", p.Depth, text.Count(p.States, "state", "states"), p.Elapsed.Round(100*time.Millisecond))
 		}
 	}
 	res, err := explore.Search(ctx, impl, opts)

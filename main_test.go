@@ -172,9 +172,28 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// entryLines counts, for each name, the entry lines of list (indented by
+// two spaces; a summary below is indented further) whose first field is
+// that name, and returns the entry lines.
+func entryLines(out string) (map[string]int, []string) {
+	n := map[string]int{}
+	var entries []string
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "   ") {
+			n[strings.Fields(line)[0]]++
+			entries = append(entries, line)
+		}
+	}
+	return n, entries
+}
+
+// list names each scenario with the implementation it opens with, and the
+// implementations, each summary below its name, in 80 columns (issue #15:
+// lines ran to 190 and did not say which implementation a lesson opens
+// with).
 func TestList(t *testing.T) {
 	out := mustRun(t, "list")
-	for _, heading := range []string{"scenarios (failure modes):", "implementations:"} {
+	for _, heading := range []string{"scenarios (failure modes), each with the implementation it opens with:", "implementations:"} {
 		if !strings.Contains(out, heading+"\n") {
 			t.Errorf("list lacks heading %q:\n%s", heading, out)
 		}
@@ -183,49 +202,54 @@ func TestList(t *testing.T) {
 	if len(ids) == 0 || len(names) == 0 {
 		t.Fatalf("an empty catalogue: %d scenarios, %d implementations", len(ids), len(names))
 	}
-	lines := firstFieldLines(out)
+	lines, entries := entryLines(out)
 	for _, name := range slices.Concat(ids, names) {
 		if lines[name] != 1 {
-			t.Errorf("list has %d lines starting with %q, want 1", lines[name], name)
+			t.Errorf("list has %d entry lines starting with %q, want 1", lines[name], name)
 		}
 	}
-	// Every entry line is indented; there is nothing else indented.
-	entries := 0
-	for line := range strings.Lines(out) {
-		if strings.HasPrefix(line, "  ") {
-			entries++
-		}
+	if want := len(ids) + len(names); len(entries) != want {
+		t.Errorf("list has %d entry lines, want %d:\n%s", len(entries), want, out)
 	}
-	if want := len(ids) + len(names); entries != want {
-		t.Errorf("list has %d entry lines, want %d:\n%s", entries, want, out)
+	for i, s := range scenarios.All() {
+		if f := strings.Fields(entries[i]); len(f) != 2 || f[0] != s.ID || f[1] != s.Naive {
+			t.Errorf("entry %q, want %s and its naive implementation %s", entries[i], s.ID, s.Naive)
+		}
 	}
 	// Scenarios come first, in teaching order; implementations after.
-	last := -1
-	for _, name := range slices.Concat(ids, names) {
-		i := strings.Index(out, "  "+name+" ")
-		if i <= last {
-			t.Errorf("%q is out of order in list:\n%s", name, out)
+	for i, name := range slices.Concat(ids, names) {
+		if f := strings.Fields(entries[i]); f[0] != name {
+			t.Errorf("entry %d is %q, want %s", i, f[0], name)
 		}
-		last = i
+	}
+	for line := range strings.Lines(out) {
+		if n := ansi.StringWidth(strings.TrimSuffix(line, "\n")); n > 80 {
+			t.Errorf("a line of %d columns: %q", n, line)
+		}
 	}
 }
 
 func TestListChinese(t *testing.T) {
 	out := mustRun(t, "list", "--lang", "zh")
-	for _, want := range []string{"场景（故障模式）：", "锁实现："} {
+	for _, want := range []string{"场景（故障模式），以及每个场景默认演示的锁实现：", "锁实现："} {
 		if !strings.Contains(out, want) {
 			t.Errorf("list --lang zh lacks %q:\n%s", want, out)
 		}
 	}
-	for _, english := range []string{"scenarios (failure modes):", "implementations:"} {
+	for _, english := range []string{"scenarios (failure modes)", "implementations:"} {
 		if strings.Contains(out, english) {
 			t.Errorf("list --lang zh still has English heading %q", english)
 		}
 	}
-	lines := firstFieldLines(out)
+	lines, _ := entryLines(out)
 	for _, name := range slices.Concat(scenarios.IDs(), lockimpl.Names()) {
 		if lines[name] != 1 {
-			t.Errorf("list --lang zh has %d lines starting with %q, want 1", lines[name], name)
+			t.Errorf("list --lang zh has %d entry lines starting with %q, want 1", lines[name], name)
+		}
+	}
+	for line := range strings.Lines(out) {
+		if n := ansi.StringWidth(strings.TrimSuffix(line, "\n")); n > 80 {
+			t.Errorf("a line of %d columns: %q", n, line)
 		}
 	}
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -50,9 +53,10 @@ func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, st
 			opts.Speed = 0
 		}
 	}
-	if isSet("speed") && opts.Speed == 0 {
-		// Options read 0 as "the default"; typed, it is a mistake.
-		return 0, errUsage{errors.New("speed 0 out of range; valid: 0 < speed ≤ 16 steps per second")}
+	if isSet("speed") {
+		if err := checkSpeed(opts.Speed); err != nil {
+			return 0, err
+		}
 	}
 	if opts.Scenario != "" {
 		ids := scenarios.IDs()
@@ -119,4 +123,30 @@ func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, st
 	cancel()
 	running.Wait()
 	return exitOK, err
+}
+
+// speeds are the player's autoplay speeds in steps per second, as tui's
+// speeds has them: + and − step through these, and a speed between two
+// would play at the lower one.
+var speeds = []float64{0.5, 1, 2, 4, 8, 16}
+
+func speedWords() []string {
+	var out []string
+	for _, s := range speeds {
+		out = append(out, strconv.FormatFloat(s, 'g', -1, 64))
+	}
+	return out
+}
+
+// checkSpeed accepts the player's speeds only. (Options read 0 as "the
+// default"; typed, it is a mistake.)
+func checkSpeed(speed float64) error {
+	if slices.Contains(speeds, speed) {
+		return nil
+	}
+	valid := strings.Join(speedWords(), ", ")
+	if math.IsNaN(speed) || speed <= 0 || speed > speeds[len(speeds)-1] {
+		return errUsage{fmt.Errorf("speed %v out of range; valid: %s steps per second", speed, valid)}
+	}
+	return errUsage{fmt.Errorf("speed %v is not one of the player's speeds; valid: %s steps per second", speed, valid)}
 }
