@@ -446,6 +446,7 @@ func TestBadInput(t *testing.T) {
 		{"replica without redis", []string{"check", "--replica", "127.0.0.1:6395"}, []string{"--replica and --disposable go with --redis"}},
 		{"unreachable server", []string{"play", "get-then-del", "--redis", "127.0.0.1:1"}, []string{"connect 127.0.0.1:1"}},
 		{"bad server address", []string{"check", "--redis", "nowhere"}, []string{`server address "nowhere"`}},
+		{"IPv6 server address", []string{"check", "--redis", "[::1]:1"}, []string{"connect [::1]:1"}},
 		{"tui unreachable server", []string{"--redis", "127.0.0.1:1"}, []string{"connect 127.0.0.1:1"}},
 		{"unknown scenario", []string{"play", "no-such-bug"}, append([]string{`unknown scenario "no-such-bug"`}, ids...)},
 		{"unknown implementation", []string{"play", "get-then-del", "--impl", "no-such-lock"}, append([]string{`unknown implementation "no-such-lock"`}, names...)},
