@@ -22,6 +22,10 @@ usage:
                                       an implementation, step through it,
                                       compare; x on the start screen opens the
                                       sandbox
+  lockstep --scenario ID --step N [--stop-at-violation] [--no-spoilers]
+                                      for a class: open at step N, stop
+                                      autoplay where an invariant breaks, keep
+                                      the verdict hidden until it shows
   lockstep --trace FILE               the player, on a saved trace
   lockstep --lessons DIR              the TUI, with your lesson files beside the
                                       built-in lessons
@@ -72,6 +76,7 @@ var commands = []string{"list", "play", "check", "explore", "lessons", "docs", "
 type cli struct {
 	stdout io.Writer
 	code   int
+	tui    *tuiFlags // the terminal UI's flags, once parsed
 }
 
 // done records a command's exit code and returns its error to cobra.
@@ -94,9 +99,9 @@ func (a *cli) newRoot() *cobra.Command {
 		DisableFlagsInUseLine: true,
 		Version:               version(),
 	}
-	tf := addTUIFlags(root.Flags())
+	a.tui = addTUIFlags(root.Flags())
 	root.RunE = func(c *cobra.Command, pos []string) error {
-		return a.done(cmdTUI(c.Context(), c, tf, pos, a.stdout))
+		return a.done(cmdTUI(c.Context(), c, a.tui, pos, a.stdout))
 	}
 	root.AddCommand(a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.lessonsCmd(), a.docsCmd())
 	root.SetHelpCommand(helpCmd(root))

@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
+	"io"
 	"runtime/debug"
 	"strings"
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"lockstep/tui"
 )
 
 // realServerFlags are the flags that point a run at real servers; every
@@ -26,9 +30,11 @@ func TestCommandHelp(t *testing.T) {
 		notWanted []string
 	}{
 		{"lockstep --help", []string{"--help"},
-			[]string{"lockstep play", "lockstep check", "--scenario", "--autoplay", "--speed", "--course"}, true, true, nil},
+			[]string{"lockstep play", "lockstep check", "--scenario", "--autoplay", "--speed", "--course",
+				"--step N", "--stop-at-violation", "--no-spoilers", "--version"}, true, true, nil},
 		{"play --help", []string{"play", "--help"},
-			[]string{"lockstep play SCENARIO", "--impl NAME", "--format FORMAT", "--lesson FILE", "--trace FILE", "--lang"}, true, false, nil},
+			[]string{"lockstep play SCENARIO", "--impl NAME", "--format FORMAT", "--lesson FILE", "--trace FILE", "--lang",
+				"--from N", "--to M"}, true, false, nil},
 		{"play -h", []string{"play", "-h"}, []string{"lockstep play SCENARIO", "--impl NAME"}, true, false, nil},
 		{"play -help", []string{"play", "-help"}, []string{"lockstep play SCENARIO"}, true, false, nil},
 		{"help play", []string{"help", "play"}, []string{"lockstep play SCENARIO", "--format FORMAT"}, true, false, nil},
@@ -312,5 +318,98 @@ func TestPlurals(t *testing.T) {
 				t.Errorf("%q in:\n%s", wrong, out)
 			}
 		}
+	}
+}
+
+// The teacher's flags reach the TUI's options: --step N (numbered from 0,
+// as play numbers steps), --stop-at-violation, --no-spoilers; a negative
+// step is refused.
+func TestTeacherFlags(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want tui.Options
+	}{
+		{[]string{"--scenario", "gc-pause"}, tui.Options{Scenario: "gc-pause"}},
+		{[]string{"--scenario", "gc-pause", "--step", "12", "--stop-at-violation", "--no-spoilers"},
+			tui.Options{Scenario: "gc-pause", Step: 12, StopAtViolation: true, NoSpoilers: true}},
+		{[]string{"--scenario", "gc-pause", "-step=0", "-no-spoilers"}, tui.Options{Scenario: "gc-pause", NoSpoilers: true}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			a := &cli{stdout: io.Discard}
+			root := a.newRoot()
+			if err := root.ParseFlags(longFlags(root, tc.args)); err != nil {
+				t.Fatal(err)
+			}
+			opts, err := a.tui.options(context.Background(), root.Flags())
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := [4]any{opts.Scenario, opts.Step, opts.StopAtViolation, opts.NoSpoilers}
+			if want := [4]any{tc.want.Scenario, tc.want.Step, tc.want.StopAtViolation, tc.want.NoSpoilers}; got != want {
+				t.Errorf("scenario, step, stop at violation, no spoilers = %v, want %v", got, want)
+			}
+			// Without a terminal: the usage, exit 0.
+			mustRun(t, tc.args...)
+		})
+	}
+	code, _, stderr := runCLI(t, "--scenario", "gc-pause", "--step", "-1")
+	if want := "lockstep: --step must be 0 or more (steps are numbered from 0, as play prints them), not -1\n"; code != exitUsage || stderr != want {
+		t.Errorf("--step -1: exit %d, %q; want 2, %q", code, stderr, want)
+	}
+	help := mustRun(t, "--help")
+	for _, flag := range []string{"--step N", "--stop-at-violation", "--no-spoilers"} {
+		if !strings.Contains(help, flag) {
+			t.Errorf("lockstep --help does not list %s", flag)
+		}
+	}
+}
+
+// play --format mermaid --from N --to M draws steps N to M of the timeline
+// only, for a slide; a range the trace does not have names the one it has.
+func TestMermaidSteps(t *testing.T) {
+	// get-then-del × uuid-get-del: step 23 is A's GET, 33 the ownership
+	// violation, 37 the mutex violation.
+	tr := decodeJSON[playJSON](t, mustRun(t, "play", "get-then-del", "--format", "json"))
+	if e := tr.Events[23]; e.Kind != "command" || !strings.HasPrefix(e.Command, "GET ") {
+		t.Fatalf("step 23 is %+v, not A's GET", e)
+	}
+	if tr.Events[33].Invariant != "ownership" || tr.Events[37].Invariant != "mutex" {
+		t.Fatalf("steps 33 and 37 are %+v and %+v", tr.Events[33], tr.Events[37])
+	}
+	out := mustRun(t, "play", "get-then-del", "--format", "mermaid", "--from", "23", "--to", "33")
+	for _, want := range []string{"sequenceDiagram\n", "%% steps 23 to 33 of get-then-del × uuid-get-del (0 to 49)\n",
+		"participant S as stock\n", "    Note over A,S: t = 29s\n    A->>R1: GET lock:product:1001\n", "✗ ownership"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("steps 23 to 33 lack %q:\n%s", want, out)
+		}
+	}
+	for _, notWanted := range []string{"t = 0s", "works 29s", "✗ mutex", "✗ resource"} {
+		if strings.Contains(out, notWanted) {
+			t.Errorf("steps 23 to 33 have %q:\n%s", notWanted, out)
+		}
+	}
+	full := mustRun(t, "play", "get-then-del", "--format", "mermaid")
+	if all := mustRun(t, "play", "get-then-del", "--format", "mermaid", "--from", "0", "--to", "49"); all != full {
+		t.Errorf("--from 0 --to 49 differs from the whole diagram:\n%s", all)
+	}
+	if tail := mustRun(t, "play", "get-then-del", "--format", "mermaid", "--from", "37"); !strings.Contains(tail, "✗ mutex") || strings.Contains(tail, "✗ ownership") {
+		t.Errorf("--from 37:\n%s", tail)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--from", "23", "--to", "99"}, "--to 99 out of range: get-then-del × uuid-get-del has steps 0 to 49"},
+		{[]string{"--from", "60"}, "--from 60 out of range: get-then-del × uuid-get-del has steps 0 to 49"},
+		{[]string{"--from", "33", "--to", "23"}, "--from 33 comes after --to 23"},
+		{[]string{"--from", "-1"}, "--from and --to are steps, numbered from 0: not -1"},
+	} {
+		code, stdout, stderr := runCLI(t, append([]string{"play", "get-then-del", "--format", "mermaid"}, tc.args...)...)
+		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", tc.args, code, stdout, stderr, tc.want)
+		}
+	}
+	if code, _, stderr := runCLI(t, "play", "get-then-del", "--from", "2"); code != exitUsage || !strings.Contains(stderr, "--from and --to go with --format mermaid, not --format text") {
+		t.Errorf("--from with text: exit %d, %q", code, stderr)
 	}
 }

@@ -51,6 +51,9 @@ func addTUIFlags(fs *pflag.FlagSet) *tuiFlags {
 	fs.StringVar(&f.opts.Lang, "lang", "en", "narration and messages in `LANG`: en or zh")
 	fs.BoolVar(&f.opts.Autoplay, "autoplay", false, "start playing at once")
 	fs.Float64Var(&f.opts.Speed, "speed", 2, "autoplay at `N` steps per second: 0.5, 1, 2, 4, 8 or 16")
+	fs.IntVar(&f.opts.Step, "step", 0, "open the player at step `N` (numbered from 0, as play prints them)")
+	fs.BoolVar(&f.opts.StopAtViolation, "stop-at-violation", false, "autoplay stops at every step where an invariant breaks")
+	fs.BoolVar(&f.opts.NoSpoilers, "no-spoilers", false, "hide what the lesson expects to break, and the rows below the cursor, for a class that should guess first")
 	fs.StringVar(&f.trace, "trace", "", "open the player on a saved trace `FILE` (play --format json, explore --out)")
 	fs.StringVar(&f.lessons, "lessons", "", "list the lesson files in `DIR` beside the built-in lessons")
 	fs.StringVar(&f.course, "course", "", "open a course `FILE`: a class's lessons, in order (docs/lessons.md)")
@@ -71,6 +74,7 @@ func (a *cli) listCmd() *cobra.Command {
 type playFlags struct {
 	real                              *realFlags
 	lang, impl, format, trace, lesson string
+	from, to                          int
 }
 
 func (a *cli) playCmd() *cobra.Command {
@@ -83,6 +87,7 @@ implementation is the naive one the failure mode is about.`,
 		`  lockstep play get-then-del
   lockstep play get-then-del --impl uuid-lua
   lockstep play gc-pause --impl fenced --lang zh --format md
+  lockstep play get-then-del --format mermaid --from 23 --to 33
   lockstep play --lesson mine/010-my-race.lesson --impl uuid-lua
   lockstep play --trace /tmp/cx/set-nx-ex-ownership.json
   lockstep play get-then-del --redis 127.0.0.1:6390 --time-scale 1s`)
@@ -90,6 +95,8 @@ implementation is the naive one the failure mode is about.`,
 	fs := c.Flags()
 	fs.StringVar(&f.impl, "impl", "", "the lock implementation `NAME` (default: the failure mode's naive one)")
 	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, md (a Markdown handout), mermaid (a sequence diagram) or json (the trace)")
+	fs.IntVar(&f.from, "from", 0, "with --format mermaid: the diagram from step `N` (numbered from 0, as the text timeline numbers them)")
+	fs.IntVar(&f.to, "to", 0, "with --format mermaid: the diagram up to step `M`, inclusive (default: the last)")
 	fs.StringVar(&f.lang, "lang", "en", "narration and messages in `LANG`: en or zh")
 	fs.StringVar(&f.lesson, "lesson", "", "play a lesson `FILE` of your own instead of a built-in failure mode")
 	fs.StringVar(&f.trace, "trace", "", "play a saved trace `FILE` (play --format json, explore --out) instead of a failure mode")

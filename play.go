@@ -133,6 +133,9 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 	if !slices.Contains(formats, f.format) {
 		return 0, unknownName(f.lang, kindFormat, f.format, formats)
 	}
+	if err := f.checkSteps(fs); err != nil {
+		return 0, err
+	}
 	if f.trace != "" {
 		if len(pos) > 0 || fs.Changed("impl") {
 			return 0, errUsage{errors.New("play --trace FILE takes no scenario and no --impl: the trace names them")}
@@ -141,7 +144,7 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 		if err != nil {
 			return 0, err
 		}
-		return exitOK, render(stdout, tr, f.format, f.lang)
+		return exitOK, f.render(fs, stdout, tr)
 	}
 	var s scenarios.Scenario
 	switch {
@@ -185,7 +188,7 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 	if err != nil {
 		return 0, err
 	}
-	if err := render(stdout, tr, f.format, f.lang); err != nil {
+	if err := f.render(fs, stdout, tr); err != nil {
 		return 0, err
 	}
 	return exitOK, unreliable(tr, target, f.lang)
@@ -202,6 +205,48 @@ func render(w io.Writer, tr *sim.Trace, format, lang string) error {
 		return report.Mermaid(w, tr, lang)
 	}
 	return report.Timeline(w, tr, lang)
+}
+
+// render writes a trace in play's format; a Mermaid diagram only from
+// --from to --to.
+func (f *playFlags) render(fs *pflag.FlagSet, w io.Writer, tr *sim.Trace) error {
+	if !fs.Changed("from") && !fs.Changed("to") {
+		return render(w, tr, f.format, f.lang)
+	}
+	last := len(tr.Events) - 1
+	from, to := f.from, last
+	if fs.Changed("to") {
+		to = f.to
+	}
+	var bad []string
+	if from > last {
+		bad = append(bad, fmt.Sprintf("--from %d", from))
+	}
+	if to > last {
+		bad = append(bad, fmt.Sprintf("--to %d", to))
+	}
+	if len(bad) > 0 {
+		return errUsage{fmt.Errorf("%s out of range: %s × %s has steps 0 to %d", strings.Join(bad, " and "), tr.Scenario, tr.Impl, last)}
+	}
+	return report.MermaidSteps(w, tr, f.lang, from, to)
+}
+
+// checkSteps checks --from and --to before anything runs: they go with
+// --format mermaid, are steps (0 or more), and from comes before to.
+// Whether the trace has them is known once it is there (render).
+func (f *playFlags) checkSteps(fs *pflag.FlagSet) error {
+	if !fs.Changed("from") && !fs.Changed("to") {
+		return nil
+	}
+	switch {
+	case f.format != "mermaid":
+		return errUsage{fmt.Errorf("--from and --to go with --format mermaid, not --format %s", f.format)}
+	case f.from < 0 || f.to < 0:
+		return errUsage{fmt.Errorf("--from and --to are steps, numbered from 0: not %d", min(f.from, f.to))}
+	case fs.Changed("to") && f.from > f.to:
+		return errUsage{fmt.Errorf("--from %d comes after --to %d", f.from, f.to)}
+	}
+	return nil
 }
 
 func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout io.Writer) (code int, err error) {

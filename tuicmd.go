@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
@@ -26,63 +27,9 @@ func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, st
 	if len(pos) > 0 {
 		return 0, unknownCommand(pos[0])
 	}
-	opts := f.opts
-	if opts.Lang != "" {
-		if err := checkLang(opts.Lang); err != nil {
-			return 0, err
-		}
-	}
-	isSet := c.Flags().Changed
-	if f.lessons != "" {
-		if opts.Lessons, err = readLessonDir(f.lessons); err != nil {
-			return 0, err
-		}
-	}
-	if f.course != "" {
-		if f.lessons != "" || f.trace != "" || opts.Scenario != "" {
-			return 0, errUsage{errors.New("--course FILE takes no --lessons, --trace or --scenario: the course names its lessons")}
-		}
-		if opts.Course, err = readCourse(f.course); err != nil {
-			return 0, err
-		}
-		// The course's language and speed, unless the command line says.
-		if !isSet("lang") {
-			opts.Lang = ""
-		}
-		if !isSet("speed") && opts.Course.Speed > 0 {
-			opts.Speed = 0
-		}
-	}
-	if isSet("speed") {
-		if err := checkSpeed(opts.Speed); err != nil {
-			return 0, err
-		}
-	}
-	if opts.Scenario != "" {
-		ids := scenarios.IDs()
-		for _, l := range opts.Lessons {
-			ids = append(ids, l.ID)
-		}
-		if !slices.Contains(ids, opts.Scenario) {
-			return 0, unknownName(opts.Lang, kindScenario, opts.Scenario, ids)
-		}
-	}
-	if opts.Impl != "" && !slices.Contains(lockimpl.Names(), opts.Impl) {
-		return 0, unknownName(opts.Lang, kindImpl, opts.Impl, lockimpl.Names())
-	}
-	if err := opts.Check(); err != nil {
-		return 0, errUsage{err}
-	}
-	if err := f.real.check(); err != nil {
+	opts, err := f.options(ctx, c.Flags())
+	if err != nil {
 		return 0, err
-	}
-	if f.trace != "" {
-		if opts.Scenario != "" || opts.Impl != "" {
-			return 0, errUsage{errors.New("--trace FILE takes no --scenario or --impl: the trace names them")}
-		}
-		if opts.Trace, err = loadTrace(ctx, f.trace); err != nil {
-			return 0, err
-		}
 	}
 	target, err := f.real.target(ctx)
 	if err != nil {
@@ -123,6 +70,73 @@ func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, st
 	cancel()
 	running.Wait()
 	return exitOK, err
+}
+
+// options checks the TUI's flags and reads the files they name: the
+// options tui.Run gets, but for the real servers'.
+func (f *tuiFlags) options(ctx context.Context, fs *pflag.FlagSet) (opts tui.Options, err error) {
+	opts = f.opts
+	if opts.Step < 0 {
+		return tui.Options{}, errUsage{fmt.Errorf("--step must be 0 or more (steps are numbered from 0, as play prints them), not %d", opts.Step)}
+	}
+	if opts.Lang != "" {
+		if err := checkLang(opts.Lang); err != nil {
+			return tui.Options{}, err
+		}
+	}
+	isSet := fs.Changed
+	if f.lessons != "" {
+		if opts.Lessons, err = readLessonDir(f.lessons); err != nil {
+			return tui.Options{}, err
+		}
+	}
+	if f.course != "" {
+		if f.lessons != "" || f.trace != "" || opts.Scenario != "" {
+			return tui.Options{}, errUsage{errors.New("--course FILE takes no --lessons, --trace or --scenario: the course names its lessons")}
+		}
+		if opts.Course, err = readCourse(f.course); err != nil {
+			return tui.Options{}, err
+		}
+		// The course's language and speed, unless the command line says.
+		if !isSet("lang") {
+			opts.Lang = ""
+		}
+		if !isSet("speed") && opts.Course.Speed > 0 {
+			opts.Speed = 0
+		}
+	}
+	if isSet("speed") {
+		if err := checkSpeed(opts.Speed); err != nil {
+			return tui.Options{}, err
+		}
+	}
+	if opts.Scenario != "" {
+		ids := scenarios.IDs()
+		for _, l := range opts.Lessons {
+			ids = append(ids, l.ID)
+		}
+		if !slices.Contains(ids, opts.Scenario) {
+			return tui.Options{}, unknownName(opts.Lang, kindScenario, opts.Scenario, ids)
+		}
+	}
+	if opts.Impl != "" && !slices.Contains(lockimpl.Names(), opts.Impl) {
+		return tui.Options{}, unknownName(opts.Lang, kindImpl, opts.Impl, lockimpl.Names())
+	}
+	if err := opts.Check(); err != nil {
+		return tui.Options{}, errUsage{err}
+	}
+	if err := f.real.check(); err != nil {
+		return tui.Options{}, err
+	}
+	if f.trace != "" {
+		if opts.Scenario != "" || opts.Impl != "" {
+			return tui.Options{}, errUsage{errors.New("--trace FILE takes no --scenario or --impl: the trace names them")}
+		}
+		if opts.Trace, err = loadTrace(ctx, f.trace); err != nil {
+			return tui.Options{}, err
+		}
+	}
+	return opts, nil
 }
 
 // speeds are the player's autoplay speeds in steps per second, as tui's
