@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -236,5 +237,62 @@ func TestSelfCheckPage(t *testing.T) {
 		if !known[m[1]] && !strings.Contains(m[1], " ") {
 			t.Errorf("self-check.md names %q: no such implementation, scenario or invariant", m[1])
 		}
+	}
+}
+
+// lockstep docs --lang zh DIR writes the same pages in Chinese: each
+// lesson's Chinese title, summary and story, the matrix and the diagram in
+// Chinese; docs DIR stays English (TestDocsCommand).
+func TestDocsChinese(t *testing.T) {
+	wholeMatrix(t)
+	dir := t.TempDir()
+	mustRun(t, "docs", "--lang", "zh", dir)
+	english, _ := filepath.Glob(filepath.Join("docs", "*.md"))
+	results, err := scenarios.Check()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := report.DocPages(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(english) == 0 || len(pages) == 0 {
+		t.Fatal("no English pages to compare with")
+	}
+	for name := range pages {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("docs --lang zh wrote no %s: %v", name, err)
+		}
+	}
+	for _, s := range scenarios.All() {
+		b, err := os.ReadFile(filepath.Join(dir, s.ID+".md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		page := string(b)
+		story, _, _ := strings.Cut(strings.TrimSpace(s.Story.ZH), "\n")
+		// The summary as Markdown prose.
+		summary := strings.NewReplacer("*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;", "`", "'").Replace(s.Summary.ZH)
+		for _, want := range []string{"# " + s.ID + " — " + s.Title.ZH, summary, story, "## 哪个实现挺得住",
+			"```mermaid\nsequenceDiagram\n", "participant S as 库存", "## 逐步（`" + s.Naive + "`）", "| 不变量 | 结论 | 规则 |"} {
+			if !strings.Contains(page, want) {
+				t.Errorf("%s.md in Chinese lacks %q", s.ID, want)
+			}
+		}
+		for _, english := range []string{s.Title.EN, "## Which implementation survives it", "participant S as stock"} {
+			if strings.Contains(page, english) {
+				t.Errorf("%s.md in Chinese has English %q", s.ID, english)
+			}
+		}
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "全部 " + strconv.Itoa(len(results)) + " 个组合都符合预期"; !strings.Contains(string(index), want) {
+		t.Errorf("the Chinese index lacks the matrix's %q", want)
+	}
+	if code, _, stderr := runCLI(t, "docs", "--lang", "fr", dir); code != exitUsage || !strings.Contains(stderr, `unknown language "fr"`) {
+		t.Errorf("docs --lang fr: exit %d, %q", code, stderr)
 	}
 }

@@ -2,11 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,41 +14,31 @@ import (
 	"lockstep/report"
 	"lockstep/scenarios/explore"
 	"lockstep/scenarios/sim"
+	"lockstep/text"
 )
 
 // cmdExplore searches an implementation's schedules for counterexamples.
-func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := flag.NewFlagSet("explore", flag.ContinueOnError)
-	lang := langFlag(fs)
-	implName := fs.String("impl", "", "lock implementation to search")
-	clients := fs.Int("clients", 2, "clients: 2 or 3")
-	attempts := fs.Int("attempts", 1, "acquire attempts per client, every TTL/2 (1: no retry)")
-	faultList := fs.String("faults", "expiry", "allowed faults, comma-separated: "+faultNames())
-	depth := fs.Int("depth", explore.DefaultDepth, "longest schedule to try, in moves")
-	timeout := fs.Duration("timeout", time.Minute, "stop searching after this long (0: no limit)")
-	out := fs.String("out", "", "write each counterexample's trace to DIR/<impl>-<invariant>.json")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return 0, err
-	}
-	if err := checkLang(*lang); err != nil {
+func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stderr io.Writer) (int, error) {
+	if err := checkLang(f.lang); err != nil {
 		return 0, err
 	}
 	if len(pos) > 0 {
 		return 0, errUsage{fmt.Errorf("explore takes no arguments, got %q; use --impl NAME", pos)}
 	}
-	if *implName == "" {
+	if f.impl == "" {
 		return 0, errUsage{fmt.Errorf("explore needs --impl NAME; valid: %s", strings.Join(lockimpl.Names(), ", "))}
 	}
-	impl, err := lockimpl.Lookup(*implName)
+	impl, err := lockimpl.Lookup(f.impl)
 	if err != nil {
-		return 0, errUsage{unknown(*lang, err, "未知的锁实现 %q；可选：%s", *implName, lockimpl.Names())}
+		return 0, unknownName(f.lang, kindImpl, f.impl, lockimpl.Names())
 	}
 	var faults []sim.Fault
-	for f := range strings.SplitSeq(*faultList, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			faults = append(faults, sim.Fault(f))
+	for name := range strings.SplitSeq(f.faults, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			if !slices.Contains(faultNames(), name) {
+				return 0, unknownName(f.lang, kindFault, name, faultNames())
+			}
+			faults = append(faults, sim.Fault(name))
 		}
 	}
 	if faults == nil {
@@ -56,19 +46,19 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	}
 	// Options treat zero as "the default"; on the command line a zero is a
 	// mistake, not a request for the default.
-	if *depth < 1 {
-		return 0, errUsage{fmt.Errorf("--depth must be at least 1, not %d", *depth)}
+	if f.depth < 1 {
+		return 0, errUsage{fmt.Errorf("--depth must be at least 1, not %d", f.depth)}
 	}
-	if *timeout < 0 {
-		return 0, errUsage{fmt.Errorf("--timeout must be 0 (no limit) or more, not %s", *timeout)}
+	if f.timeout < 0 {
+		return 0, errUsage{fmt.Errorf("--timeout must be 0 (no limit) or more, not %s", f.timeout)}
 	}
-	opts := explore.Options{Clients: *clients, Attempts: *attempts, Faults: faults, Depth: *depth, Timeout: *timeout}
+	opts := explore.Options{Clients: f.clients, Attempts: f.attempts, Faults: faults, Depth: f.depth, Timeout: f.timeout}
 	if err := opts.Validate(); err != nil {
 		return 0, errUsage{err}
 	}
 	if isTerminal(stderr) {
 		opts.Progress = func(p explore.Progress) {
-			fmt.Fprintf(stderr, "\r\033[Kdepth %d · %d states · %s", p.Depth, p.States, p.Elapsed.Round(100*time.Millisecond))
+			fmt.Fprintf(stderr, "\r\033[Kdepth %d · %s · %s", p.Depth, text.Count(p.States, "state", "states"), p.Elapsed.Round(100*time.Millisecond))
 		}
 	}
 	res, err := explore.Search(ctx, impl, opts)
@@ -78,13 +68,13 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if err != nil {
 		return 0, err
 	}
-	if *out != "" {
-		if err := os.MkdirAll(*out, 0o755); err != nil {
+	if f.out != "" {
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
 			return 0, err
 		}
-		for _, f := range res.Found {
-			path := filepath.Join(*out, impl.Name+"-"+f.Invariant+".json")
-			if err := writeFile(path, func(w io.Writer) error { return report.JSON(w, f.Trace) }); err != nil {
+		for _, found := range res.Found {
+			path := filepath.Join(f.out, impl.Name+"-"+found.Invariant+".json")
+			if err := writeFile(path, func(w io.Writer) error { return report.JSON(w, found.Trace) }); err != nil {
 				return 0, err
 			}
 		}
@@ -93,18 +83,19 @@ func cmdExplore(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	if len(res.Found) > 0 {
 		code = exitUnmet
 	}
-	if *asJSON {
+	if f.json {
 		return code, report.JSON(stdout, exploreJSON(res))
 	}
-	return code, report.Explore(stdout, res, *lang)
+	return code, report.Explore(stdout, res, f.lang)
 }
 
-func faultNames() string {
+// faultNames are the faults explore may inject.
+func faultNames() []string {
 	names := make([]string, len(sim.Faults))
 	for i, f := range sim.Faults {
 		names[i] = string(f)
 	}
-	return strings.Join(names, ",")
+	return names
 }
 
 // exploreJSON is a search result as explore --json prints it.

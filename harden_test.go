@@ -139,6 +139,10 @@ func TestFlagBounds(t *testing.T) {
 		{[]string{"--speed", "NaN"}, "speed NaN out of range"},
 		{[]string{"--speed", "0"}, "speed 0 out of range"},
 		{[]string{"--speed", "+Inf"}, "speed +Inf out of range"},
+		// The player's speeds only: 3 would play at 2 (issue #15).
+		{[]string{"--speed", "3"}, "speed 3 is not one of the player's speeds; valid: 0.5, 1, 2, 4, 8, 16 steps per second"},
+		{[]string{"--speed", "0"}, "speed 0 out of range; valid: 0.5, 1, 2, 4, 8, 16 steps per second"},
+		{[]string{"--speed", "32"}, "speed 32 out of range"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, _, stderr := runCLI(t, tc.args...)
@@ -146,6 +150,16 @@ func TestFlagBounds(t *testing.T) {
 				t.Errorf("exit %d, stderr %q; want exit %d and %q", code, stderr, exitUsage, tc.want)
 			}
 		})
+	}
+}
+
+// Every speed of the player is accepted (without a terminal the TUI
+// prints its usage and exits 0).
+func TestSpeeds(t *testing.T) {
+	for _, speed := range []string{"0.5", "1", "2", "4", "8", "16"} {
+		if code, _, stderr := runCLI(t, "--speed", speed, "--scenario", "gc-pause"); code != exitOK {
+			t.Errorf("--speed %s: exit %d, %s", speed, code, stderr)
+		}
 	}
 }
 

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -79,12 +78,7 @@ func readLessonDir(dir string) ([]scenarios.Scenario, error) {
 }
 
 // cmdLessons prints a built-in lesson's file: a starting point to copy.
-func cmdLessons(args []string, stdout io.Writer) (int, error) {
-	fset := flag.NewFlagSet("lessons", flag.ContinueOnError)
-	pos, err := parse(fset, args)
-	if err != nil {
-		return 0, err
-	}
+func cmdLessons(pos []string, stdout io.Writer) (int, error) {
 	const how = "lockstep lessons show ID prints a built-in lesson file (lockstep lessons list: the ids)"
 	switch {
 	case len(pos) == 1 && pos[0] == "list":
@@ -95,7 +89,7 @@ func cmdLessons(args []string, stdout io.Writer) (int, error) {
 	case len(pos) == 2 && pos[0] == "show":
 		s, err := scenarios.Lookup(pos[1])
 		if err != nil {
-			return 0, errUsage{err}
+			return 0, unknownName("en", kindScenario, pos[1], scenarios.IDs())
 		}
 		_, err = stdout.Write(s.Source)
 		return exitOK, err
@@ -133,7 +127,7 @@ func readCourse(path string) (*scenarios.Course, error) {
 
 // pickLessons keeps the lessons whose ids are in list (comma separated, in
 // the catalogue's order); an empty list keeps them all.
-func pickLessons(all []scenarios.Scenario, list string) ([]scenarios.Scenario, error) {
+func pickLessons(all []scenarios.Scenario, list, lang string) ([]scenarios.Scenario, error) {
 	if list == "" {
 		return all, nil
 	}
@@ -145,7 +139,7 @@ func pickLessons(all []scenarios.Scenario, list string) ([]scenarios.Scenario, e
 	for id := range strings.SplitSeq(list, ",") {
 		i := slices.Index(ids, id)
 		if i < 0 {
-			return nil, errUsage{fmt.Errorf("unknown scenario %q; valid: %s", id, strings.Join(ids, ", "))}
+			return nil, unknownName(lang, kindScenario, id, ids)
 		}
 		if !slices.ContainsFunc(out, func(s scenarios.Scenario) bool { return s.ID == id }) {
 			out = append(out, all[i])
@@ -157,14 +151,14 @@ func pickLessons(all []scenarios.Scenario, list string) ([]scenarios.Scenario, e
 
 // pickImpls is the implementations named in list (comma separated), in
 // the catalogue's order; an empty list is all of them.
-func pickImpls(list string) ([]lockimpl.Info, error) {
+func pickImpls(list, lang string) ([]lockimpl.Info, error) {
 	if list == "" {
 		return lockimpl.All(), nil
 	}
 	names := strings.Split(list, ",")
 	for _, n := range names {
 		if _, err := lockimpl.Lookup(n); err != nil {
-			return nil, errUsage{err}
+			return nil, unknownName(lang, kindImpl, n, lockimpl.Names())
 		}
 	}
 	var out []lockimpl.Info

@@ -147,6 +147,8 @@ func firstFieldLines(out string) map[string]int {
 	return n
 }
 
+// lockstep's own help is the overview of every command; a command's help
+// is its own (TestCommandHelp).
 func TestUsage(t *testing.T) {
 	tests := []struct {
 		name string
@@ -156,8 +158,7 @@ func TestUsage(t *testing.T) {
 		{"help", []string{"help"}},
 		{"-h", []string{"-h"}},
 		{"--help", []string{"--help"}},
-		{"play -h", []string{"play", "-h"}},
-		{"check --help", []string{"check", "--help"}},
+		{"-help", []string{"-help"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -171,9 +172,28 @@ func TestUsage(t *testing.T) {
 	}
 }
 
+// entryLines counts, for each name, the entry lines of list (indented by
+// two spaces; a summary below is indented further) whose first field is
+// that name, and returns the entry lines.
+func entryLines(out string) (map[string]int, []string) {
+	n := map[string]int{}
+	var entries []string
+	for line := range strings.Lines(out) {
+		if strings.HasPrefix(line, "  ") && !strings.HasPrefix(line, "   ") {
+			n[strings.Fields(line)[0]]++
+			entries = append(entries, line)
+		}
+	}
+	return n, entries
+}
+
+// list names each scenario with the implementation it opens with, and the
+// implementations, each summary below its name, in 80 columns (issue #15:
+// lines ran to 190 and did not say which implementation a lesson opens
+// with).
 func TestList(t *testing.T) {
 	out := mustRun(t, "list")
-	for _, heading := range []string{"scenarios (failure modes):", "implementations:"} {
+	for _, heading := range []string{"scenarios (failure modes), each with the implementation it opens with:", "implementations:"} {
 		if !strings.Contains(out, heading+"\n") {
 			t.Errorf("list lacks heading %q:\n%s", heading, out)
 		}
@@ -182,49 +202,54 @@ func TestList(t *testing.T) {
 	if len(ids) == 0 || len(names) == 0 {
 		t.Fatalf("an empty catalogue: %d scenarios, %d implementations", len(ids), len(names))
 	}
-	lines := firstFieldLines(out)
+	lines, entries := entryLines(out)
 	for _, name := range slices.Concat(ids, names) {
 		if lines[name] != 1 {
-			t.Errorf("list has %d lines starting with %q, want 1", lines[name], name)
+			t.Errorf("list has %d entry lines starting with %q, want 1", lines[name], name)
 		}
 	}
-	// Every entry line is indented; there is nothing else indented.
-	entries := 0
-	for line := range strings.Lines(out) {
-		if strings.HasPrefix(line, "  ") {
-			entries++
-		}
+	if want := len(ids) + len(names); len(entries) != want {
+		t.Errorf("list has %d entry lines, want %d:\n%s", len(entries), want, out)
 	}
-	if want := len(ids) + len(names); entries != want {
-		t.Errorf("list has %d entry lines, want %d:\n%s", entries, want, out)
+	for i, s := range scenarios.All() {
+		if f := strings.Fields(entries[i]); len(f) != 2 || f[0] != s.ID || f[1] != s.Naive {
+			t.Errorf("entry %q, want %s and its naive implementation %s", entries[i], s.ID, s.Naive)
+		}
 	}
 	// Scenarios come first, in teaching order; implementations after.
-	last := -1
-	for _, name := range slices.Concat(ids, names) {
-		i := strings.Index(out, "  "+name+" ")
-		if i <= last {
-			t.Errorf("%q is out of order in list:\n%s", name, out)
+	for i, name := range slices.Concat(ids, names) {
+		if f := strings.Fields(entries[i]); f[0] != name {
+			t.Errorf("entry %d is %q, want %s", i, f[0], name)
 		}
-		last = i
+	}
+	for line := range strings.Lines(out) {
+		if n := ansi.StringWidth(strings.TrimSuffix(line, "\n")); n > 80 {
+			t.Errorf("a line of %d columns: %q", n, line)
+		}
 	}
 }
 
 func TestListChinese(t *testing.T) {
 	out := mustRun(t, "list", "--lang", "zh")
-	for _, want := range []string{"场景（故障模式）：", "锁实现："} {
+	for _, want := range []string{"场景（故障模式），以及每个场景默认演示的锁实现：", "锁实现："} {
 		if !strings.Contains(out, want) {
 			t.Errorf("list --lang zh lacks %q:\n%s", want, out)
 		}
 	}
-	for _, english := range []string{"scenarios (failure modes):", "implementations:"} {
+	for _, english := range []string{"scenarios (failure modes)", "implementations:"} {
 		if strings.Contains(out, english) {
 			t.Errorf("list --lang zh still has English heading %q", english)
 		}
 	}
-	lines := firstFieldLines(out)
+	lines, _ := entryLines(out)
 	for _, name := range slices.Concat(scenarios.IDs(), lockimpl.Names()) {
 		if lines[name] != 1 {
-			t.Errorf("list --lang zh has %d lines starting with %q, want 1", lines[name], name)
+			t.Errorf("list --lang zh has %d entry lines starting with %q, want 1", lines[name], name)
+		}
+	}
+	for line := range strings.Lines(out) {
+		if n := ansi.StringWidth(strings.TrimSuffix(line, "\n")); n > 80 {
+			t.Errorf("a line of %d columns: %q", n, line)
 		}
 	}
 }
@@ -421,6 +446,7 @@ func TestBadInput(t *testing.T) {
 		{"replica without redis", []string{"check", "--replica", "127.0.0.1:6395"}, []string{"--replica and --disposable go with --redis"}},
 		{"unreachable server", []string{"play", "get-then-del", "--redis", "127.0.0.1:1"}, []string{"connect 127.0.0.1:1"}},
 		{"bad server address", []string{"check", "--redis", "nowhere"}, []string{`server address "nowhere"`}},
+		{"IPv6 server address", []string{"check", "--redis", "[::1]:1"}, []string{"connect [::1]:1"}},
 		{"tui unreachable server", []string{"--redis", "127.0.0.1:1"}, []string{"connect 127.0.0.1:1"}},
 		{"unknown scenario", []string{"play", "no-such-bug"}, append([]string{`unknown scenario "no-such-bug"`}, ids...)},
 		{"unknown implementation", []string{"play", "get-then-del", "--impl", "no-such-lock"}, append([]string{`unknown implementation "no-such-lock"`}, names...)},
@@ -428,9 +454,9 @@ func TestBadInput(t *testing.T) {
 		{"unknown lang play", []string{"play", "get-then-del", "--lang", "fr"}, []string{`unknown language "fr"`}},
 		{"unknown lang check", []string{"check", "--lang", "fr"}, []string{`unknown language "fr"`}},
 		{"unknown format", []string{"play", "get-then-del", "--format", "xml"}, []string{`unknown format "xml"`, "text", "json"}},
-		{"undefined flag play", []string{"play", "get-then-del", "--verbose"}, []string{"flag provided but not defined", "verbose"}},
-		{"undefined flag list", []string{"list", "--verbose"}, []string{"flag provided but not defined", "verbose"}},
-		{"undefined flag check", []string{"check", "--format", "json"}, []string{"flag provided but not defined", "format"}},
+		{"undefined flag play", []string{"play", "get-then-del", "--verbose"}, []string{"unknown flag: --verbose", "lockstep play --help"}},
+		{"undefined flag list", []string{"list", "--verbose"}, []string{"unknown flag: --verbose", "lockstep list --help"}},
+		{"undefined flag check", []string{"check", "--format", "json"}, []string{"unknown flag: --format", "lockstep check --help"}},
 		{"flag without value", []string{"play", "get-then-del", "--impl"}, []string{"flag needs an argument", "impl"}},
 		{"empty implementation", []string{"play", "get-then-del", "--impl="}, append([]string{`unknown implementation ""`}, names...)},
 		{"flag after --", []string{"play", "--", "--impl"}, append([]string{`unknown scenario "--impl"`}, ids...)},

@@ -13,6 +13,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"strconv"
 	"strings"
@@ -167,32 +168,70 @@ func Check(ctx context.Context, opts *redis.Options) (string, error) {
 	defer c.Close()
 	addr := opts.Addr
 	if err := c.Ping(ctx).Err(); err != nil {
-		switch {
-		case redis.HasErrorPrefix(err, "NOAUTH"):
-			return "", fmt.Errorf("%s requires a password: give it as redis://[user]:password@%s", addr, addr)
-		case redis.IsAuthError(err), strings.Contains(err.Error(), "invalid password"):
-			return "", fmt.Errorf("authentication to %s failed: %v", addr, err)
-		case redis.HasErrorPrefix(err, "ERR DB index"):
-			return "", fmt.Errorf("%s has no database %d: %v", addr, opts.DB, err)
-		}
-		return "", fmt.Errorf("connect %s: %w", addr, err)
+		return "", setupError(err, opts)
 	}
-	info, err := c.Info(ctx, "server").Result()
+	info, err := infoFields(ctx, c, "server")
 	if err != nil {
 		return "", fmt.Errorf("INFO on %s: %w", addr, err)
 	}
-	version := realserver.InfoField(info, "redis_version")
+	version := info["redis_version"]
 	if !atLeast(version, MinVersion) {
 		return "", fmt.Errorf("%s runs Redis %q; lockstep needs %d.%d or later", addr, version, MinVersion[0], MinVersion[1])
 	}
 	if err := c.Eval(ctx, "return 1", nil).Err(); err != nil {
 		return "", fmt.Errorf("%s does not run Lua scripts (EVAL): %v", addr, err)
 	}
-	id := realserver.InfoField(info, "run_id")
+	id := info["run_id"]
 	if id == "" {
 		id = addr
 	}
 	return id, nil
+}
+
+// setupError says why the server opts reaches refused the first command of
+// a setup check: go-redis's own classes of errors (IsAuthError,
+// IsPermissionError) and the prefixes of the server's error replies
+// (HasErrorPrefix, which reads past a leading "ERR "), not the words of the
+// message.
+func setupError(err error, opts *redis.Options) error {
+	addr := opts.Addr
+	switch {
+	case redis.HasErrorPrefix(err, "NOAUTH"):
+		return fmt.Errorf("%s requires a password: give it as redis://[user]:password@%s", addr, addr)
+	case redis.IsAuthError(err),
+		redis.HasErrorPrefix(err, "invalid password"), // Redis before 6: ERR invalid password
+		redis.HasErrorPrefix(err, "Client sent AUTH, but no password is set"):
+		return fmt.Errorf("authentication to %s failed: %v", addr, err)
+	case redis.IsPermissionError(err):
+		return fmt.Errorf("the user given for %s may not run lockstep's checks (PING, INFO, EVAL): %v", addr, err)
+	case redis.HasErrorPrefix(err, "DB index"), redis.HasErrorPrefix(err, "invalid DB index"):
+		return fmt.Errorf("%s has no database %d: %v", addr, opts.DB, err)
+	}
+	return fmt.Errorf("connect %s: %w", addr, err)
+}
+
+// infoFields reads one INFO section of c's server as fields, with
+// go-redis's own parser (InfoMap).
+func infoFields(ctx context.Context, c *redis.Client, section string) (fields map[string]string, err error) {
+	defer func() {
+		// go-redis's parser files every field under the "# Section"
+		// header above it; a reply with a field before any header (no
+		// Redis sends one, a server posing as Redis might) makes it panic.
+		if r := recover(); r != nil {
+			fields, err = nil, fmt.Errorf("INFO %s: a reply without section headers, not Redis's (%v)", section, r)
+		}
+	}()
+	sections, err := c.InfoMap(ctx, section).Result()
+	if err != nil {
+		return nil, err
+	}
+	// One section asked, one given back, under its header's name ("#
+	// Server", "# Replication").
+	fields = map[string]string{}
+	for _, s := range sections {
+		maps.Copy(fields, s)
+	}
+	return fields, nil
 }
 
 // atLeast compares a "major.minor.patch" version with min.

@@ -31,8 +31,8 @@ func checkReplica(ctx context.Context, replica, primary *redis.Options) error {
 		return fmt.Errorf("INFO replication on the replica %s: %w", replica.Addr, err)
 	}
 	if role := r["role"]; role != "slave" {
-		return fmt.Errorf("the replica %s is not a replica but a primary (role:%s); lockstep refuses to make it one, which would replace its data. Give a replica of %s (REPLICAOF %s)",
-			replica.Addr, role, primary.Addr, strings.Replace(primary.Addr, ":", " ", 1))
+		return fmt.Errorf("the replica %s is not a replica but a primary (role:%s); lockstep refuses to make it one, which would replace its data. Give a replica of %s (%s)",
+			replica.Addr, role, primary.Addr, replicaOf(primary.Addr))
 	}
 	p, err := info(ctx, primary, "replication")
 	if err != nil {
@@ -70,21 +70,22 @@ func sameEndpoint(ctx context.Context, host, port string, opts *redis.Options) b
 	return slices.ContainsFunc(a, func(x string) bool { return slices.Contains(b, x) })
 }
 
-// info reads one INFO section as fields.
+// info reads one INFO section of the server opts reaches as fields.
 func info(ctx context.Context, opts *redis.Options, section string) (map[string]string, error) {
 	c := redis.NewClient(checkOptions(opts))
 	defer c.Close()
-	text, err := c.Info(ctx, section).Result()
+	return infoFields(ctx, c, section)
+}
+
+// replicaOf is the command that makes a server a replica of the server at
+// addr: REPLICAOF host port, the host without the brackets of an IPv6
+// address.
+func replicaOf(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
-		return nil, err
+		return "REPLICAOF " + addr
 	}
-	fields := map[string]string{}
-	for line := range strings.SplitSeq(text, "\n") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
-			fields[k] = v
-		}
-	}
-	return fields, nil
+	return "REPLICAOF " + host + " " + port
 }
 
 // checkOptions are opts for a setup check: every call bounded, no retries.

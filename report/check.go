@@ -124,16 +124,34 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		p.printf("%s %s × %s: %s %s, %s %s\n", text.New("UNMET", "不符合预期").In(lang), r.Scenario, r.Impl,
 			text.New("expected", "预期").In(lang), list(r.Expected), text.New("got", "实际").In(lang), list(r.Broken))
 	}
-	if unjudged > 0 {
+	// meet is "N cells meet their expectation", singular for one.
+	meet := func(n int) string {
+		if n == 1 {
+			return "1 cell meets its expectation"
+		}
+		return fmt.Sprintf("%d cells meet their expectation", n)
+	}
+	if unjudged == 1 {
+		p.printf("%s", text.New(
+			"* 1 cell has no expectation (its lesson does not name the implementation): its verdicts shown, not judged\n",
+			"* 1 个组合没有预期（课程没有列出该实现）：只显示结论，不做判定\n").In(lang))
+	} else if unjudged > 0 {
 		p.printf(text.New(
 			"* %d cells have no expectation (their lesson does not name the implementation): verdicts shown, not judged\n",
 			"* %d 个组合没有预期（课程没有列出该实现）：只显示结论，不做判定\n").In(lang), unjudged)
 	}
 	if failed == 0 && unjudged > 0 {
-		p.printf(text.New("%d cells meet their expectation, %d skipped, %d have none\n", "%d 个组合符合预期，%d 个跳过，%d 个没有预期\n").In(lang),
-			len(impls)*len(ids)-skipped-unjudged, skipped, unjudged)
+		have := "have"
+		if unjudged == 1 {
+			have = "has"
+		}
+		p.printf(text.New("%s, %d skipped, %d %s none\n", "%[1]s 个组合符合预期，%[2]d 个跳过，%[3]d 个没有预期\n").In(lang),
+			text.New(meet(len(impls)*len(ids)-skipped-unjudged), strconv.Itoa(len(impls)*len(ids)-skipped-unjudged)).In(lang), skipped, unjudged, have)
 	} else if failed == 0 && skipped > 0 {
-		p.printf(text.New("%d cells meet their expectation, %d skipped\n", "%d 个组合符合预期，%d 个跳过\n").In(lang), len(impls)*len(ids)-skipped, skipped)
+		p.printf(text.New("%s, %d skipped\n", "%s 个组合符合预期，%d 个跳过\n").In(lang),
+			text.New(meet(len(impls)*len(ids)-skipped), strconv.Itoa(len(impls)*len(ids)-skipped)).In(lang), skipped)
+	} else if failed == 0 && len(impls)*len(ids) == 1 {
+		p.printf("%s\n", text.New("the 1 cell meets its expectation", "唯一的 1 个组合符合预期").In(lang))
 	} else if failed == 0 {
 		p.printf(text.New("all %d cells meet their expectation\n", "全部 %d 个组合都符合预期\n").In(lang), len(impls)*len(ids))
 	} else {
@@ -231,23 +249,40 @@ func JSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// List writes the scenarios and implementations, one line each.
+// List writes the scenarios, each with the implementation it opens with,
+// and the implementations: a line for the name, the summary below it,
+// wrapped to fit 80 columns.
 func List(w io.Writer, lang string) error {
 	p := &printer{w: w}
 	width := 0
 	for _, s := range scenarios.All() {
 		width = max(width, len(s.ID))
 	}
-	for _, in := range lockimpl.All() {
-		width = max(width, len(in.Name))
+	const indent = "      "
+	summary := func(s string) {
+		const width = tableWidth - len(indent)
+		// Chinese has no spaces to break at: its punctuation is where a
+		// line may end; a line that still overflows is cut.
+		wrapped := ansi.Wrap(s, width, "、，；：。）")
+		for line := range strings.SplitSeq(wrapped, "\n") {
+			if ansi.StringWidth(line) > width {
+				line = ansi.Hardwrap(line, width, true)
+			}
+			for part := range strings.SplitSeq(line, "\n") {
+				p.printf("%s%s\n", indent, strings.TrimRight(part, " "))
+			}
+		}
 	}
-	p.printf("%s\n", text.New("scenarios (failure modes):", "场景（故障模式）：").In(lang))
+	p.printf("%s\n", text.New("scenarios (failure modes), each with the implementation it opens with:",
+		"场景（故障模式），以及每个场景默认演示的锁实现：").In(lang))
 	for _, s := range scenarios.All() {
-		p.printf("  %-*s  %s\n", width, s.ID, s.Summary.In(lang))
+		p.printf("  %-*s  %s\n", width, s.ID, s.Naive)
+		summary(s.Summary.In(lang))
 	}
 	p.printf("\n%s\n", text.New("implementations:", "锁实现：").In(lang))
 	for _, in := range lockimpl.All() {
-		p.printf("  %-*s  %s\n", width, in.Name, in.Summary.In(lang))
+		p.printf("  %s\n", in.Name)
+		summary(in.Summary.In(lang))
 	}
 	return p.err
 }

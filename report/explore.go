@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -20,37 +21,38 @@ func Explore(w io.Writer, r explore.Result, lang string) error {
 	for i, f := range o.Faults {
 		faults[i] = string(f)
 	}
-	p.printf(text.New(
-		"explore %s · %d clients, %d acquire attempt(s) each · faults: %s · depth ≤ %d\n",
-		"搜索 %s · %d 个客户端，每个加锁 %d 次 · 故障：%s · 深度 ≤ %d\n").In(lang),
-		r.Impl, o.Clients, o.Attempts, strings.Join(faults, ","), o.Depth)
+	p.printf("%s\n", text.New(
+		fmt.Sprintf("explore %s · %s, %s each · faults: %s · depth ≤ %d", r.Impl,
+			text.Count(o.Clients, "client", "clients"), text.Count(o.Attempts, "acquire attempt", "acquire attempts"), strings.Join(faults, ","), o.Depth),
+		fmt.Sprintf("搜索 %s · %d 个客户端，每个加锁 %d 次 · 故障：%s · 深度 ≤ %d", r.Impl, o.Clients, o.Attempts, strings.Join(faults, ","), o.Depth)).In(lang))
 	rate := 0.0
 	if r.Elapsed > 0 {
 		rate = float64(r.States) / r.Elapsed.Seconds()
 	}
 	var scope string
+	moves := text.Count(r.Depth, "move", "moves")
 	switch {
 	case r.Complete:
-		scope = text.Newf("every reachable state explored (no schedule is longer than %d moves)", "所有可达状态都已搜索（没有超过 %d 步的调度）", r.Depth).In(lang)
+		scope = text.New("every reachable state explored (no schedule is longer than "+moves+")", fmt.Sprintf("所有可达状态都已搜索（没有超过 %d 步的调度）", r.Depth)).In(lang)
 	case r.TimedOut:
-		scope = text.Newf("stopped by the timeout: every schedule of up to %d moves explored, not beyond", "因超时停止：只搜索了不超过 %d 步的全部调度", r.Depth).In(lang)
+		scope = text.New("stopped by the timeout: every schedule of up to "+moves+" explored, not beyond", fmt.Sprintf("因超时停止：只搜索了不超过 %d 步的全部调度", r.Depth)).In(lang)
 	default:
-		scope = text.Newf("every schedule of up to %d moves explored; longer ones were not", "搜索了不超过 %d 步的全部调度；更长的没有搜索", r.Depth).In(lang)
+		scope = text.New("every schedule of up to "+moves+" explored; longer ones were not", fmt.Sprintf("搜索了不超过 %d 步的全部调度；更长的没有搜索", r.Depth)).In(lang)
 	}
-	p.printf(text.New("%d distinct states in %s (%.0f states/s); %s\n\n", "%d 个不同状态，用时 %s（每秒 %.0f 个）；%s\n\n").In(lang),
-		r.States, r.Elapsed.Round(time.Millisecond), rate, scope)
+	p.printf(text.New("%s in %s (%.0f states/s); %s\n\n", "%s 个不同状态，用时 %s（每秒 %.0f 个）；%s\n\n").In(lang),
+		text.New(text.Count(r.States, "distinct state", "distinct states"), fmt.Sprint(r.States)).In(lang), r.Elapsed.Round(time.Millisecond), rate, scope)
 	for _, inv := range sim.InvariantIDs() {
 		f, broken := r.Broken(inv)
 		if !broken {
-			what := text.Newf("no schedule of up to %d moves breaks it", "不超过 %d 步的调度都不会破坏它", r.Depth).In(lang)
+			what := text.New("no schedule of up to "+moves+" breaks it", fmt.Sprintf("不超过 %d 步的调度都不会破坏它", r.Depth)).In(lang)
 			if r.Complete {
 				what = text.New("no reachable schedule breaks it", "任何可达的调度都不会破坏它").In(lang)
 			}
 			p.printf("  %-10s ✓ %s\n", inv, what)
 			continue
 		}
-		p.printf(text.New("  %-10s ✗ broken in %d moves: %s\n", "  %-10s ✗ %d 步即被破坏：%s\n").In(lang),
-			inv, f.Moves, strings.Join(f.Trace.Schedule.Moves, " → "))
+		p.printf(text.New("  %-10s ✗ broken in %s: %s\n", "  %-10s ✗ %s 步即被破坏：%s\n").In(lang),
+			inv, text.New(text.Count(f.Moves, "move", "moves"), fmt.Sprint(f.Moves)).In(lang), strings.Join(f.Trace.Schedule.Moves, " → "))
 	}
 	for _, f := range r.Found {
 		p.printf(text.New("\nshortest counterexample for %s:\n", "\n%s 的最短反例：\n").In(lang), f.Invariant)

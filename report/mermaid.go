@@ -15,9 +15,21 @@ import (
 // violations on a red band. It renders on GitHub and in the Mermaid live
 // editor.
 func Mermaid(w io.Writer, tr *sim.Trace, lang string) error {
+	return MermaidSteps(w, tr, lang, 0, len(tr.Events)-1)
+}
+
+// MermaidSteps is Mermaid of the steps from to to (inclusive, numbered
+// from 0) of the timeline only, for a slide that shows one moment: every
+// participant, the time of the first step shown, a comment that says which
+// steps these are. from and to are clamped to the trace.
+func MermaidSteps(w io.Writer, tr *sim.Trace, lang string, from, to int) error {
 	p := &printer{w: w}
 	ids := map[string]string{}
 	p.printf("sequenceDiagram\n")
+	from, to = max(from, 0), min(to, len(tr.Events)-1)
+	if from > 0 || to < len(tr.Events)-1 {
+		p.printf("    %%%% steps %d to %d of %s × %s (0 to %d)\n", from, to, tr.Scenario, tr.Impl, len(tr.Events)-1)
+	}
 	for _, c := range tr.Clients {
 		ids[c] = c
 		p.printf("    participant %s as %s %s\n", c, text.New("client", "客户端").In(lang), c)
@@ -38,7 +50,10 @@ func Mermaid(w io.Writer, tr *sim.Trace, lang string) error {
 
 	var shown bool
 	var at = -1.0
-	for _, e := range tr.Events {
+	for i, e := range tr.Events {
+		if i < from || i > to {
+			continue
+		}
 		actor, bg, _ := sim.SplitActor(e.Actor)
 		line := ""
 		switch e.Kind {

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
@@ -194,26 +197,36 @@ func TestTimeline(t *testing.T) {
 	}
 }
 
+// list prints each scenario with the implementation it opens with, and
+// every summary wrapped to fit 80 columns (issue #15: lines of 190).
 func TestList(t *testing.T) {
 	tests := []struct {
 		lang     string
 		headings []string
-		summary  func(lockimpl.Info) string
 	}{
-		{"en", []string{"scenarios (failure modes):\n", "\nimplementations:\n"}, func(in lockimpl.Info) string { return in.Summary.EN }},
-		{"zh", []string{"场景（故障模式）：\n", "\n锁实现：\n"}, func(in lockimpl.Info) string { return in.Summary.ZH }},
+		{"en", []string{"scenarios (failure modes), each with the implementation it opens with:\n", "\nimplementations:\n"}},
+		{"zh", []string{"场景（故障模式），以及每个场景默认演示的锁实现：\n", "\n锁实现：\n"}},
 	}
+	// squeeze drops the white space, where a wrapped summary was cut.
+	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
 	for _, tc := range tests {
 		t.Run(tc.lang, func(t *testing.T) {
 			out := render(t, func(w *bytes.Buffer) error { return List(w, tc.lang) })
 			assertContains(t, out, tc.headings...)
+			for line := range strings.Lines(out) {
+				if n := ansi.StringWidth(strings.TrimSuffix(line, "\n")); n > 80 {
+					t.Errorf("a line of %d columns: %q", n, line)
+				}
+			}
 			for _, s := range scenarios.All() {
-				assertContains(t, out, "  "+s.ID+" ")
-				assertContains(t, out, " "+s.Summary.In(tc.lang)+"\n")
+				if !regexp.MustCompile(`(?m)^  ` + regexp.QuoteMeta(s.ID) + ` +` + regexp.QuoteMeta(s.Naive) + `$`).MatchString(out) {
+					t.Errorf("no line %q followed by its naive implementation %s", s.ID, s.Naive)
+				}
+				assertContains(t, squeeze(out), squeeze(s.Summary.In(tc.lang)))
 			}
 			for _, in := range lockimpl.All() {
-				assertContains(t, out, "  "+in.Name+" ")
-				assertContains(t, out, " "+tc.summary(in)+"\n")
+				assertContains(t, out, "\n  "+in.Name+"\n")
+				assertContains(t, squeeze(out), squeeze(in.Summary.In(tc.lang)))
 			}
 		})
 	}

@@ -391,7 +391,9 @@ func (b *backend) EnvironmentError(err error) (string, bool) {
 		return "the server refused the credentials", true
 	case redis.IsPermissionError(err):
 		return "the user lacks a permission the lock needs", true
-	case redis.HasErrorPrefix(err, "ERR DB index"), redis.HasErrorPrefix(err, "ERR invalid DB index"):
+	case redis.HasErrorPrefix(err, "DB index"), redis.HasErrorPrefix(err, "invalid DB index"):
+		// (HasErrorPrefix reads past the "ERR " of "ERR DB index is out of
+		// range": a prefix with it never matches.)
 		return "the server has no such database", true
 	case redis.IsLoadingError(err), redis.IsOOMError(err), redis.IsMaxClientsError(err),
 		redis.HasErrorPrefix(err, "MISCONF"):

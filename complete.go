@@ -1,0 +1,195 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
+)
+
+// Shell completion: lockstep completion bash|zsh|fish writes the script;
+// the script asks the hidden command "lockstep __complete ARGS…" for the
+// candidates, which come from the functions below. Names come with their
+// one-line summaries, which zsh and fish show beside them.
+
+type completeFunc = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective)
+
+// scenarioNames are the lessons a command can name: the built-in ones, and
+// those in the directory its --lessons flag names, if any.
+func scenarioNames(c *cobra.Command) []cobra.Completion {
+	var out []cobra.Completion
+	for _, s := range scenarios.All() {
+		out = append(out, cobra.CompletionWithDesc(s.ID, s.Title.EN))
+	}
+	if f := c.Flags().Lookup("lessons"); f != nil && f.Value.String() != "" {
+		if mine, err := readLessonDir(f.Value.String()); err == nil {
+			for _, s := range mine {
+				out = append(out, cobra.CompletionWithDesc(s.ID, s.Title.EN))
+			}
+		}
+	}
+	return out
+}
+
+// implNames are the lock implementations.
+func implNames(*cobra.Command) []cobra.Completion {
+	var out []cobra.Completion
+	for _, in := range lockimpl.All() {
+		out = append(out, cobra.CompletionWithDesc(in.Name, in.Summary.EN))
+	}
+	return out
+}
+
+// fixed is a completion of a fixed set of words.
+func fixed(words ...string) func(*cobra.Command) []cobra.Completion {
+	return func(*cobra.Command) []cobra.Completion { return words }
+}
+
+// one completes one name of those names gives.
+func one(names func(*cobra.Command) []cobra.Completion) completeFunc {
+	return func(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		var out []cobra.Completion
+		for _, n := range names(c) {
+			if name, _, _ := strings.Cut(n, "\t"); strings.HasPrefix(name, toComplete) {
+				out = append(out, n)
+			}
+		}
+		return out, cobra.ShellCompDirectiveNoFileComp
+	}
+}
+
+// list completes the last name of a comma-separated list (--impl
+// uuid-lua,fen…), leaving out the names the list has already.
+func list(names func(*cobra.Command) []cobra.Completion) completeFunc {
+	return func(c *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		done, last := "", toComplete
+		if i := strings.LastIndex(toComplete, ","); i >= 0 {
+			done, last = toComplete[:i+1], toComplete[i+1:]
+		}
+		given := strings.Split(done, ",")
+		var out []cobra.Completion
+		for _, n := range names(c) {
+			name, desc, _ := strings.Cut(n, "\t")
+			if strings.HasPrefix(name, last) && !slices.Contains(given, name) {
+				out = append(out, cobra.CompletionWithDesc(done+name, desc))
+			}
+		}
+		// No space after a name: another may follow the comma.
+		return out, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveNoSpace
+	}
+}
+
+// positional completes the first positional argument with names, and
+// nothing after it.
+func positional(names func(*cobra.Command) []cobra.Completion) completeFunc {
+	return func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return one(names)(c, args, toComplete)
+	}
+}
+
+func noFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveNoFileComp
+}
+
+func dirs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return nil, cobra.ShellCompDirectiveFilterDirs
+}
+
+// files completes file names ending in ext.
+func files(ext string) completeFunc {
+	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return []cobra.Completion{ext}, cobra.ShellCompDirectiveFilterFileExt
+	}
+}
+
+// completeFlags registers how each flag of c that names something
+// completes; a flag not listed completes nothing, or file names where it
+// takes a file.
+func completeFlags(c *cobra.Command, funcs map[string]completeFunc) {
+	for name, f := range funcs {
+		if err := c.RegisterFlagCompletionFunc(name, f); err != nil {
+			panic(fmt.Sprintf("completion for %s --%s: %v", c.Name(), name, err))
+		}
+	}
+}
+
+// realCompletions complete the real-server flags: addresses are the
+// user's to type.
+var realCompletions = map[string]completeFunc{"redis": noFiles, "replica": noFiles, "time-scale": noFiles}
+
+// commandNames are the commands, for help COMMAND.
+func commandNames(c *cobra.Command) []cobra.Completion {
+	var out []cobra.Completion
+	for _, s := range c.Root().Commands() {
+		if s.IsAvailableCommand() && s.Name() != "help" {
+			out = append(out, cobra.CompletionWithDesc(s.Name(), s.Short))
+		}
+	}
+	return out
+}
+
+var (
+	langs       = fixed("en\tEnglish", "zh\t中文")
+	formatNames = fixed("text\ta text timeline", "md\ta Markdown handout", "mermaid\ta Mermaid sequence diagram", "json\tthe trace as JSON")
+	faultWords  = func(*cobra.Command) []cobra.Completion { return faultNames() }
+)
+
+// withCompletion sets the completions of the commands' arguments and flags.
+func withCompletion(root *cobra.Command) {
+	completeFlags(root, map[string]completeFunc{
+		"scenario": one(scenarioNames), "impl": one(implNames), "lang": one(langs),
+		"speed": one(fixed(speedWords()...)), "trace": files("json"), "lessons": dirs, "course": files("course"),
+	})
+	completeFlags(root, realCompletions)
+	for _, c := range root.Commands() {
+		switch c.Name() {
+		case "list":
+			c.ValidArgsFunction = noFiles
+			completeFlags(c, map[string]completeFunc{"lang": one(langs)})
+		case "play":
+			c.ValidArgsFunction = positional(scenarioNames)
+			completeFlags(c, map[string]completeFunc{
+				"impl": one(implNames), "format": one(formatNames), "lang": one(langs),
+				"lesson": files("lesson"), "trace": files("json"),
+			})
+			completeFlags(c, realCompletions)
+		case "check":
+			c.ValidArgsFunction = noFiles
+			completeFlags(c, map[string]completeFunc{
+				"scenario": list(scenarioNames), "impl": list(implNames), "lang": one(langs), "lessons": dirs,
+			})
+			completeFlags(c, realCompletions)
+		case "explore":
+			c.ValidArgsFunction = noFiles
+			completeFlags(c, map[string]completeFunc{
+				"impl": one(implNames), "faults": list(faultWords), "lang": one(langs),
+				"clients": one(fixed("2", "3")), "out": dirs,
+			})
+		case "lessons":
+			c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				switch {
+				case len(args) == 0:
+					return one(fixed("list\tthe built-in lesson files", "show\tprint one"))(c, args, toComplete)
+				case len(args) == 1 && args[0] == "show":
+					return one(scenarioNames)(c, nil, toComplete)
+				}
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+		case "docs":
+			completeFlags(c, map[string]completeFunc{"lang": one(langs)})
+			c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				if len(args) > 0 {
+					return nil, cobra.ShellCompDirectiveNoFileComp
+				}
+				return nil, cobra.ShellCompDirectiveFilterDirs
+			}
+		}
+	}
+}

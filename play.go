@@ -1,0 +1,314 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"lockstep/lockimpl"
+	"lockstep/realredis"
+	"lockstep/report"
+	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
+	"lockstep/text"
+)
+
+// realParallel is how many cells check runs at once on real servers: they
+// mostly wait for leases to run out, but each must keep up with the clock (a
+// cell that falls behind runs again, slower: scenarios.CheckOn).
+const realParallel = 8
+
+// check validates the flags without connecting to anything.
+func (r *realFlags) check() error {
+	if r.redis == "" && (r.replica != "" || r.disposable) {
+		return errUsage{errors.New("--replica and --disposable go with --redis")}
+	}
+	if r.second < realredis.MinSecond || r.second > realredis.MaxSecond {
+		return errUsage{fmt.Errorf("--time-scale %s out of range; valid: %s to %s per scenario second", r.second, realredis.MinSecond, realredis.MaxSecond)}
+	}
+	return nil
+}
+
+// target connects to the real servers, if any were given.
+func (r *realFlags) target(ctx context.Context) (*sim.Target, error) {
+	if err := r.check(); err != nil || r.redis == "" {
+		return nil, err
+	}
+	t, err := realredis.Connect(ctx, realredis.Config{Addrs: strings.Split(r.redis, ","),
+		Replica: r.replica, Disposable: r.disposable, Second: r.second})
+	if err != nil {
+		return nil, errUsage{err}
+	}
+	return t, nil
+}
+
+func addrs(t *sim.Target) []string {
+	var out []string
+	for _, o := range t.Nodes {
+		out = append(out, o.Addr)
+	}
+	if t.Replica != nil {
+		out = append(out, t.Replica.Addr+" (replica)")
+	}
+	return out
+}
+
+// formats are play's output formats.
+var formats = []string{"text", "md", "mermaid", "json"}
+
+// closeTarget releases what a run held on real servers (the lease on the
+// replica); an error it meets joins the command's.
+func closeTarget(t *sim.Target, err *error) {
+	if t != nil {
+		*err = errors.Join(*err, t.Close())
+	}
+}
+
+// unreliable says when a run on real servers kept to its clock so unevenly
+// that a verdict near a TTL boundary may be off: its drift is beyond the
+// margins the timelines leave around those boundaries.
+func unreliable(tr *sim.Trace, t *sim.Target, lang string) error {
+	if t == nil || tr.Drift <= t.Margin() {
+		return nil
+	}
+	return errors.New(text.Newf(
+		"the verdict is unreliable: the run kept to its clock only within %s, more than its %s margins (a stalled server or a busy machine); run it again, or give a larger --time-scale",
+		"结论不可靠：这次运行与时钟的偏差达 %s，超过了 %s 的余量（服务器卡顿或机器繁忙）；请重跑，或加大 --time-scale",
+		tr.Drift.Round(100*time.Microsecond), t.Margin()).In(lang))
+}
+
+// cmdDocs writes the generated pages of docs/ into a directory, in lang.
+func cmdDocs(lang string, pos []string, stdout io.Writer) (int, error) {
+	if err := checkLang(lang); err != nil {
+		return 0, err
+	}
+	if len(pos) != 1 {
+		return 0, errUsage{errors.New("docs needs the directory to write the pages to, e.g. lockstep docs docs")}
+	}
+	results, err := scenarios.Check()
+	if err != nil {
+		return 0, err
+	}
+	pages, err := report.DocPagesIn(results, lang)
+	if err != nil {
+		return 0, err
+	}
+	if err := os.MkdirAll(pos[0], 0o755); err != nil {
+		return 0, err
+	}
+	names := slices.Sorted(maps.Keys(pages))
+	for _, name := range names {
+		path := filepath.Join(pos[0], name)
+		if err := writeFile(path, func(w io.Writer) error { _, err := w.Write(pages[name]); return err }); err != nil {
+			return 0, err
+		}
+		fmt.Fprintln(stdout, "wrote", path)
+	}
+	return exitOK, nil
+}
+
+func cmdList(lang string, pos []string, stdout io.Writer) (int, error) {
+	if len(pos) > 0 {
+		return 0, errUsage{fmt.Errorf("list takes no arguments, got %s", strings.Join(pos, " "))}
+	}
+	if err := checkLang(lang); err != nil {
+		return 0, err
+	}
+	return exitOK, report.List(stdout, lang)
+}
+
+func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string, stdout io.Writer) (code int, err error) {
+	if err := checkLang(f.lang); err != nil {
+		return 0, err
+	}
+	if !slices.Contains(formats, f.format) {
+		return 0, unknownName(f.lang, kindFormat, f.format, formats)
+	}
+	if err := f.checkSteps(fs); err != nil {
+		return 0, err
+	}
+	if f.trace != "" {
+		if len(pos) > 0 || fs.Changed("impl") {
+			return 0, errUsage{errors.New("play --trace FILE takes no scenario and no --impl: the trace names them")}
+		}
+		tr, err := loadTrace(ctx, f.trace)
+		if err != nil {
+			return 0, err
+		}
+		return exitOK, f.render(fs, stdout, tr)
+	}
+	var s scenarios.Scenario
+	switch {
+	case f.lesson != "":
+		if len(pos) > 0 {
+			return 0, errUsage{fmt.Errorf("play --lesson FILE takes no scenario: the file is the lesson (got %s)", strings.Join(pos, " "))}
+		}
+		if s, err = readLesson(f.lesson); err != nil {
+			return 0, err
+		}
+	case len(pos) != 1:
+		return 0, errUsage{errors.New(text.Newf("play needs one scenario; valid: %s", "play 需要一个场景；可选：%s",
+			strings.Join(scenarios.IDs(), ", ")).In(f.lang))}
+	default:
+		if s, err = scenarios.Lookup(pos[0]); err != nil {
+			return 0, unknownName(f.lang, kindScenario, pos[0], scenarios.IDs())
+		}
+	}
+	if !fs.Changed("impl") {
+		f.impl = s.Naive
+	}
+	impl, err := lockimpl.Lookup(f.impl)
+	if err != nil {
+		return 0, unknownName(f.lang, kindImpl, f.impl, lockimpl.Names())
+	}
+	target, err := f.real.target(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer closeTarget(target, &err)
+	tr, err := s.RunOn(ctx, impl, target)
+	if errors.Is(err, sim.ErrNeedsReplica) {
+		return 0, errUsage{fmt.Errorf("%s needs a replica of the first server: add --replica ADDR --disposable", s.ID)}
+	}
+	if errors.Is(err, sim.ErrNeedsNodes) {
+		return 0, errUsage{fmt.Errorf("%s needs %d servers: give %d addresses in --redis", impl.Name, impl.Nodes, impl.Nodes)}
+	}
+	if errors.Is(err, sim.ErrEmbeddedOnly) {
+		return 0, errUsage{fmt.Errorf("%s × %s brings the failed primary back as a replica, which would wipe the first server: it runs on embedded servers only (drop --redis)", s.ID, impl.Name)}
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := f.render(fs, stdout, tr); err != nil {
+		return 0, err
+	}
+	return exitOK, unreliable(tr, target, f.lang)
+}
+
+// render writes a trace in one of the formats.
+func render(w io.Writer, tr *sim.Trace, format, lang string) error {
+	switch format {
+	case "json":
+		return report.JSON(w, tr)
+	case "md":
+		return report.Handout(w, tr, lang)
+	case "mermaid":
+		return report.Mermaid(w, tr, lang)
+	}
+	return report.Timeline(w, tr, lang)
+}
+
+// render writes a trace in play's format; a Mermaid diagram only from
+// --from to --to.
+func (f *playFlags) render(fs *pflag.FlagSet, w io.Writer, tr *sim.Trace) error {
+	if !fs.Changed("from") && !fs.Changed("to") {
+		return render(w, tr, f.format, f.lang)
+	}
+	last := len(tr.Events) - 1
+	from, to := f.from, last
+	if fs.Changed("to") {
+		to = f.to
+	}
+	var bad []string
+	if from > last {
+		bad = append(bad, fmt.Sprintf("--from %d", from))
+	}
+	if to > last {
+		bad = append(bad, fmt.Sprintf("--to %d", to))
+	}
+	if len(bad) > 0 {
+		return errUsage{fmt.Errorf("%s out of range: %s × %s has steps 0 to %d", strings.Join(bad, " and "), tr.Scenario, tr.Impl, last)}
+	}
+	return report.MermaidSteps(w, tr, f.lang, from, to)
+}
+
+// checkSteps checks --from and --to before anything runs: they go with
+// --format mermaid, are steps (0 or more), and from comes before to.
+// Whether the trace has them is known once it is there (render).
+func (f *playFlags) checkSteps(fs *pflag.FlagSet) error {
+	if !fs.Changed("from") && !fs.Changed("to") {
+		return nil
+	}
+	switch {
+	case f.format != "mermaid":
+		return errUsage{fmt.Errorf("--from and --to go with --format mermaid, not --format %s", f.format)}
+	case f.from < 0 || f.to < 0:
+		return errUsage{fmt.Errorf("--from and --to are steps, numbered from 0: not %d", min(f.from, f.to))}
+	case fs.Changed("to") && f.from > f.to:
+		return errUsage{fmt.Errorf("--from %d comes after --to %d", f.from, f.to)}
+	}
+	return nil
+}
+
+func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout io.Writer) (code int, err error) {
+	if len(pos) > 0 {
+		return 0, errUsage{fmt.Errorf("check takes no arguments, got %s", strings.Join(pos, " "))}
+	}
+	if err := checkLang(f.lang); err != nil {
+		return 0, err
+	}
+	lessons := scenarios.All()
+	if f.lessons != "" {
+		if lessons, err = readLessonDir(f.lessons); err != nil {
+			return 0, err
+		}
+	}
+	if lessons, err = pickLessons(lessons, f.scenarios, f.lang); err != nil {
+		return 0, err
+	}
+	impls, err := pickImpls(f.impls, f.lang)
+	if err != nil {
+		return 0, err
+	}
+	target, err := f.real.target(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer closeTarget(target, &err)
+	var results []scenarios.Result
+	if target != nil {
+		results, err = scenarios.CheckCellsOn(ctx, target, lessons, impls, realParallel)
+	} else {
+		results, err = scenarios.CheckCells(lessons, impls)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if f.json {
+		err = report.JSON(stdout, results)
+	} else {
+		err = report.Matrix(stdout, results, f.lang)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if f.junit != "" {
+		if err := writeFile(f.junit, func(w io.Writer) error { return report.JUnit(w, results) }); err != nil {
+			return 0, err
+		}
+	}
+	code = exitOK
+	errored := 0
+	for _, r := range results {
+		if r.Error != "" {
+			errored++
+		} else if !r.Pass {
+			code = exitUnmet
+		}
+	}
+	if errored > 0 {
+		// The table is out, with every cell that ran; the ones that could
+		// not are a failed run, not an unmet expectation.
+		return 0, fmt.Errorf("%d of %d cells could not run (ERROR above)", errored, len(results))
+	}
+	return code, nil
+}
