@@ -103,7 +103,7 @@ func (a *cli) newRoot() *cobra.Command {
 	root.RunE = func(c *cobra.Command, pos []string) error {
 		return a.done(cmdTUI(c.Context(), c, a.tui, pos, a.stdout))
 	}
-	root.AddCommand(a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.lessonsCmd(), a.docsCmd())
+	root.AddCommand(a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.benchCmd(), a.lessonsCmd(), a.docsCmd())
 	root.SetHelpCommand(helpCmd(root))
 	withCompletion(root)
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(c.OutOrStdout(), c) })

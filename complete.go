@@ -172,6 +172,9 @@ func withCompletion(root *cobra.Command) {
 				"impl": one(implNames), "faults": list(faultWords), "lang": one(langs),
 				"clients": one(fixed("2", "3")), "out": dirs,
 			})
+		case "bench":
+			c.ValidArgsFunction = noFiles
+			completeFlags(c, map[string]completeFunc{"impl": list(implNames)})
 		case "lessons":
 			c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 				switch {

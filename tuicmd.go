@@ -39,6 +39,18 @@ func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, st
 	if !isTerminal(stdout) {
 		return exitOK, c.Help()
 	}
+	if f.live {
+		// Each lesson runs as it is shown, on the servers (embedded ones
+		// without --redis); leaving it or quitting ends the run, which
+		// removes its keys first. A signal ends it too.
+		opts.Live = func(lctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+			lctx, stop := context.WithCancel(lctx)
+			defer stop()
+			defer context.AfterFunc(ctx, stop)()
+			return s.RunOn(lctx, impl, target)
+		}
+		return exitOK, tui.Run(ctx, opts, os.Stdin, stdout)
+	}
 	if target == nil {
 		return exitOK, tui.Run(ctx, opts, os.Stdin, stdout)
 	}
@@ -127,6 +139,9 @@ func (f *tuiFlags) options(ctx context.Context, fs *pflag.FlagSet) (opts tui.Opt
 	}
 	if err := f.real.check(); err != nil {
 		return tui.Options{}, err
+	}
+	if f.live && f.trace != "" {
+		return tui.Options{}, errUsage{errors.New("--live plays lessons as they run; a --trace FILE has run already")}
 	}
 	if f.trace != "" {
 		if opts.Scenario != "" || opts.Impl != "" {
