@@ -140,3 +140,17 @@ func TestPlayerOnATraceFile(t *testing.T) {
 		t.Errorf("i/c on a trace file: compare %v, impl %s", p.player.compare, p.player.impl)
 	}
 }
+
+// Letting time pass shows at once: the header's time, the lease in the
+// panel and a row in the timeline all say t=5s (issue #15, sandbox item 3:
+// the panel kept the lease at 30.0s and the timeline had no row).
+func TestSandboxTimePasses(t *testing.T) {
+	m := sandbox(t, "uuid-get-del", 80, 24)
+	m = choose(t, m, "A", "A", "time")
+	v := m.View()
+	for _, want := range []string{"t=5.0s", "lock=A#1 █████░ 25.0s", "5.0 » Time passes to t=5s."} {
+		if !strings.Contains(v, want) {
+			t.Errorf("after A, A, time: no %q on screen:\n%s", want, v)
+		}
+	}
+}
