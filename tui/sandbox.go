@@ -39,13 +39,19 @@ type sandboxView struct {
 
 	hint     string // the suggested move's label, or why there is none
 	hinting  bool
-	hintFor  int // the schedule length the hint is for
 	hintMove string
+	// hintGen numbers the searches: every change of state moves it on, so
+	// that an answer for a state the sandbox has left is dropped. stop
+	// cancels the running search.
+	hintGen int
+	stop    context.CancelFunc
 }
 
-// hintMsg brings the explorer's suggestion for the schedule it was asked at.
+// hintMsg brings the explorer's suggestion for the search numbered gen in
+// the world st (a sandbox opened again numbers from the start).
 type hintMsg struct {
-	at   int
+	st   *sim.Stepper
+	gen  int
 	move string
 	text sim.Text
 }
@@ -59,7 +65,6 @@ func newSandbox(impl lockimpl.Info, faults int) sandboxView {
 // reset builds the world again and replays moves.
 func (v *sandboxView) reset(moves []string) {
 	v.close()
-	v.hint, v.hinting, v.hintMove = "", false, ""
 	st, err := explore.NewWorld(v.impl, 2, 1, faultSets[v.faults])
 	if err != nil {
 		v.err = err
@@ -83,7 +88,9 @@ func (v *sandboxView) refresh() {
 	}
 }
 
+// close ends the world, and the search for a hint if one runs.
 func (v *sandboxView) close() {
+	v.forgetHint()
 	if v.st != nil {
 		v.st.Close()
 		v.st = nil
@@ -113,30 +120,49 @@ func (v *sandboxView) key(msg tea.KeyMsg, k KeyMap) tea.Cmd {
 		if v.hinting || len(v.moves) == 0 {
 			return nil
 		}
-		v.hinting, v.hint = true, ""
-		return hint(v.impl, v.faults, v.schedule())
+		v.forgetHint()
+		ctx, stop := context.WithCancel(context.Background())
+		v.hinting, v.stop = true, stop
+		return hint(ctx, hintMsg{st: v.st, gen: v.hintGen}, v.impl, v.faults, v.schedule())
 	case len(msg.String()) == 1 && msg.String() >= "1" && msg.String() <= "9":
 		i := int(msg.String()[0] - '1')
 		if i < len(v.moves) && v.st != nil {
+			v.forgetHint()
 			if err := v.st.Do(v.moves[i].ID); err != nil {
 				v.err = err
 			}
-			v.hint, v.hintMove = "", ""
 			v.refresh()
 		}
 	}
 	return nil
 }
 
-// hint asks the explorer for a shortest way from here to a broken invariant.
-func hint(impl lockimpl.Info, faults int, prefix []string) tea.Cmd {
+// forgetHint drops the hint: it cancels a running search, and its answer,
+// when it comes, is for a state the sandbox has left. Every change of
+// state calls it.
+func (v *sandboxView) forgetHint() {
+	if v.stop != nil {
+		v.stop()
+		v.stop = nil
+	}
+	v.hintGen++
+	v.hint, v.hinting, v.hintMove = "", false, ""
+}
+
+// hint asks the explorer for a shortest way from here to a broken invariant;
+// the answer comes in id.
+func hint(ctx context.Context, id hintMsg, impl lockimpl.Info, faults int, prefix []string) tea.Cmd {
 	return func() tea.Msg {
-		res, err := explore.Search(context.Background(), impl, explore.Options{
+		res, err := explore.Search(ctx, impl, explore.Options{
 			Faults: faultSets[faults], Prefix: prefix, Depth: 16, Timeout: 10 * time.Second, First: true})
+		if ctx.Err() != nil {
+			return id // cancelled: the sandbox has moved on
+		}
 		if err != nil || len(res.Found) == 0 {
-			return hintMsg{at: len(prefix), text: sim.Text{
+			id.text = sim.Text{
 				EN: fmt.Sprintf("no invariant breaks within %d more moves (%d states searched)", res.Depth, res.States),
-				ZH: fmt.Sprintf("再走 %d 步以内没有不变量会被破坏（搜索了 %d 个状态）", res.Depth, res.States)}}
+				ZH: fmt.Sprintf("再走 %d 步以内没有不变量会被破坏（搜索了 %d 个状态）", res.Depth, res.States)}
+			return id
 		}
 		f := res.Found[0]
 		for _, g := range res.Found {
@@ -145,18 +171,20 @@ func hint(impl lockimpl.Info, faults int, prefix []string) tea.Cmd {
 			}
 		}
 		next := f.Trace.Schedule.Moves[len(prefix)]
-		return hintMsg{at: len(prefix), move: next, text: sim.Text{
+		id.move, id.text = next, sim.Text{
 			EN: fmt.Sprintf("%s breaks in %d more moves; next: %s", f.Invariant, f.Moves-len(prefix), next),
-			ZH: fmt.Sprintf("再走 %d 步可破坏 %s；下一步：%s", f.Moves-len(prefix), f.Invariant, next)}}
+			ZH: fmt.Sprintf("再走 %d 步可破坏 %s；下一步：%s", f.Moves-len(prefix), f.Invariant, next)}
+		return id
 	}
 }
 
-// arrived takes a hint for the current schedule (a stale one is dropped).
+// arrived takes the answer of the running search (a stale one is dropped).
 func (v *sandboxView) arrived(msg hintMsg, lang string) {
-	if msg.at != len(v.schedule()) {
+	if msg.st != v.st || msg.gen != v.hintGen || !v.hinting {
 		return
 	}
-	v.hinting = false
+	v.stop() // the search is over; this frees its context
+	v.hinting, v.stop = false, nil
 	v.hint = msg.text.In(lang)
 	v.hintMove = msg.move
 }

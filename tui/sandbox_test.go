@@ -111,7 +111,7 @@ func TestSandboxKeys(t *testing.T) {
 		t.Errorf("hint: %q, move %q\n%s", m.sandbox.hint, m.sandbox.hintMove, m.View())
 	}
 	// A stale hint (for another schedule) is dropped.
-	m = send(m, hintMsg{at: 99, move: "B", text: sim.Text{EN: "stale", ZH: "stale"}})
+	m = send(m, hintMsg{st: m.sandbox.st, gen: m.sandbox.hintGen - 1, move: "B", text: sim.Text{EN: "stale", ZH: "stale"}})
 	if strings.Contains(m.View(), "stale") {
 		t.Error("a stale hint was shown")
 	}
@@ -151,6 +151,46 @@ func TestSandboxTimePasses(t *testing.T) {
 	for _, want := range []string{"t=5.0s", "lock=A#1 █████░ 25.0s", "5.0 » Time passes to t=5s."} {
 		if !strings.Contains(v, want) {
 			t.Errorf("after A, A, time: no %q on screen:\n%s", want, v)
+		}
+	}
+}
+
+// A move made while the hint is searching cancels the search: the status
+// line no longer says it is searching, the answer for the old state is
+// dropped, and s asks again (issue #15, sandbox item 1: "searching…" stayed
+// for ever and s did nothing more).
+func TestSandboxMoveCancelsHint(t *testing.T) {
+	m := sandbox(t, "uuid-get-del", 80, 24)
+	defer func() { m.sandbox.close() }() // the world of the last reset
+	m, _ = press(m, "1")
+	m, stale := press(m, "s")
+	if stale == nil || !m.sandbox.hinting {
+		t.Fatal("s started no search")
+	}
+	m, _ = press(m, "2")
+	if m.sandbox.hinting || strings.Contains(m.View(), "searching") {
+		t.Errorf("a move did not stop the search:\n%s", m.View())
+	}
+	m = send(m, stale())
+	if m.sandbox.hinting || m.sandbox.hintMove != "" || strings.Contains(m.View(), "← hint") {
+		t.Errorf("the answer for the state before the move was taken:\n%s", m.View())
+	}
+	m, cmd := press(m, "s")
+	if cmd == nil || !m.sandbox.hinting {
+		t.Fatal("s does nothing after a move cancelled the search")
+	}
+	m = send(m, cmd())
+	if m.sandbox.hinting || m.sandbox.hintMove == "" || !strings.Contains(m.View(), "← hint") {
+		t.Errorf("the second hint did not arrive:\n%s", m.View())
+	}
+	// Undo, start again and a new fault set cancel a search as a move does.
+	for _, k := range []string{"u", "r", "f"} {
+		m, _ = press(m, "1")
+		m, stale = press(m, "s")
+		m, _ = press(m, k)
+		m = send(m, stale())
+		if m.sandbox.hinting || m.sandbox.hintMove != "" {
+			t.Errorf("%s while searching: hinting %v, hint %q", k, m.sandbox.hinting, m.sandbox.hintMove)
 		}
 	}
 }
