@@ -2,6 +2,7 @@ package tui
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 
@@ -17,7 +18,7 @@ type KeyMap struct {
 	// Start screen.
 	Up, Down, Focus, Open, Sandbox key.Binding
 	// Sandbox.
-	Choose, Undo, Reset, Hint, Faults key.Binding
+	Choose, MoveUp, MoveDown, Make, Undo, Reset, Hint, Faults key.Binding
 	// Everywhere.
 	Lang, Back, Help, Quit key.Binding
 }
@@ -41,7 +42,10 @@ func DefaultKeyMap() KeyMap {
 		Focus:      key.NewBinding(key.WithKeys("tab", "left", "right", "h", "l"), key.WithHelp("tab", "switch list")),
 		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 		Sandbox:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "sandbox")),
-		Choose:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "move")),
+		Choose:     key.NewBinding(key.WithKeys(strings.Split(moveKeys, "")...), key.WithHelp("1-9 a-z", "move")),
+		MoveUp:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "pick a move")),
+		MoveDown:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "pick a move")),
+		Make:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "make the picked move")),
 		Undo:       key.NewBinding(key.WithKeys("u", "backspace"), key.WithHelp("u", "undo")),
 		Reset:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "start again")),
 		Hint:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "suggest")),
@@ -65,13 +69,14 @@ var helpTexts = []text.Text{
 	{EN: "help", ZH: "帮助"}, {EN: "quit", ZH: "退出"}, {EN: "back to the list", ZH: "返回列表"},
 	{EN: "sandbox", ZH: "沙盒"}, {EN: "move", ZH: "走这一步"}, {EN: "undo", ZH: "撤销"},
 	{EN: "start again", ZH: "重来"}, {EN: "suggest", ZH: "提示"}, {EN: "faults", ZH: "故障"},
+	{EN: "pick a move", ZH: "选择一步"}, {EN: "make the picked move", ZH: "走选中的一步"},
 }
 
 // In returns the key map with its descriptions in lang.
 func (k KeyMap) In(lang string) KeyMap {
 	for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Play, &k.Faster, &k.Slower, &k.First, &k.Last,
 		&k.Violation, &k.Divergence, &k.SwitchImpl, &k.Compare, &k.Up, &k.Down, &k.Focus, &k.Open,
-		&k.Sandbox, &k.Choose, &k.Undo, &k.Reset, &k.Hint, &k.Faults,
+		&k.Sandbox, &k.Choose, &k.MoveUp, &k.MoveDown, &k.Make, &k.Undo, &k.Reset, &k.Hint, &k.Faults,
 		&k.Lang, &k.Back, &k.Help, &k.Quit} {
 		h := b.Help()
 		if i := slices.IndexFunc(helpTexts, func(t text.Text) bool { return t.EN == h.Desc }); i >= 0 {

@@ -258,7 +258,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.screen = screenStart
 			return m, nil
 		}
-		return m, m.sandbox.key(msg, k)
+		return m, m.sandbox.key(msg, k, m.width, m.height)
 	}
 	return m, nil
 }

@@ -3,10 +3,8 @@ package tui
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -14,7 +12,6 @@ import (
 	"lockstep/scenarios"
 	"lockstep/scenarios/explore"
 	"lockstep/scenarios/sim"
-	"lockstep/text"
 )
 
 // faultSets are the fault sets the sandbox offers, in the order f cycles
@@ -35,6 +32,7 @@ type sandboxView struct {
 	st     *sim.Stepper
 	tr     *sim.Trace
 	moves  []sim.Move
+	cursor int // the move enter makes
 	err    error
 
 	hint     string // the suggested move's label, or why there is none
@@ -82,7 +80,7 @@ func (v *sandboxView) reset(moves []string) {
 
 func (v *sandboxView) refresh() {
 	v.tr = v.st.Trace()
-	v.moves = nil
+	v.moves, v.cursor = nil, 0
 	if len(v.st.Broken()) == 0 {
 		v.moves = v.st.Moves()
 	}
@@ -104,8 +102,21 @@ func (v *sandboxView) schedule() []string {
 	return v.st.Schedule()
 }
 
-// key handles a key; it may start a hint search.
-func (v *sandboxView) key(msg tea.KeyMsg, k KeyMap) tea.Cmd {
+// moveKeys are the keys of the moves in the list, in order: the digits,
+// then the letters no other key of the sandbox uses.
+const moveKeys = "123456789abcdeghijklmnoptvxyz"
+
+// moveKey is the key of move i, "" past the last.
+func moveKey(i int) string {
+	if i < len(moveKeys) {
+		return moveKeys[i : i+1]
+	}
+	return ""
+}
+
+// key handles a key at screen size w×h (a move's key works only while the
+// move is on screen); it may start a hint search.
+func (v *sandboxView) key(msg tea.KeyMsg, k KeyMap, w, h int) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Undo):
 		if s := v.schedule(); len(s) > 0 {
@@ -124,17 +135,34 @@ func (v *sandboxView) key(msg tea.KeyMsg, k KeyMap) tea.Cmd {
 		ctx, stop := context.WithCancel(context.Background())
 		v.hinting, v.stop = true, stop
 		return hint(ctx, hintMsg{st: v.st, gen: v.hintGen}, v.impl, v.faults, v.schedule())
-	case len(msg.String()) == 1 && msg.String() >= "1" && msg.String() <= "9":
-		i := int(msg.String()[0] - '1')
-		if i < len(v.moves) && v.st != nil {
-			v.forgetHint()
-			if err := v.st.Do(v.moves[i].ID); err != nil {
-				v.err = err
+	case key.Matches(msg, k.MoveUp) && len(v.moves) > 0:
+		v.cursor = (v.cursor - 1 + len(v.moves)) % len(v.moves)
+	case key.Matches(msg, k.MoveDown) && len(v.moves) > 0:
+		v.cursor = (v.cursor + 1) % len(v.moves)
+	case key.Matches(msg, k.Make) && len(v.moves) > 0:
+		v.do(v.cursor)
+	case key.Matches(msg, k.Choose):
+		rows := v.listRows(w, h)
+		for i := range v.moves {
+			if moveKey(i) == msg.String() && v.visible(i, rows) {
+				v.do(i)
+				break
 			}
-			v.refresh()
 		}
 	}
 	return nil
+}
+
+// do makes move i of the list.
+func (v *sandboxView) do(i int) {
+	if v.st == nil {
+		return
+	}
+	v.forgetHint()
+	if err := v.st.Do(v.moves[i].ID); err != nil {
+		v.err = err
+	}
+	v.refresh()
 }
 
 // forgetHint drops the hint: it cancels a running search, and its answer,
@@ -187,66 +215,13 @@ func (v *sandboxView) arrived(msg hintMsg, lang string) {
 	v.hinting, v.stop = false, nil
 	v.hint = msg.text.In(lang)
 	v.hintMove = msg.move
-}
-
-func (v sandboxView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMap) string {
-	if v.err != nil {
-		return st.Bad.Render("lockstep: "+v.err.Error()) + "\n\n" + helpLine(hm, sandboxHelp{k}.ShortHelp(), w)
-	}
-	faults := make([]string, 0, 5)
-	for _, f := range faultSets[v.faults] {
-		faults = append(faults, string(f))
-	}
-	head := fmt.Sprintf("lockstep ─ %s ─ %s ─ %s: %s ─ t=%s ─ %s %d",
-		text.New("sandbox", "沙盒").In(lang), v.impl.Name, text.New("faults", "故障").In(lang), strings.Join(faults, ","),
-		secs(v.st.Now()), text.New("move", "步数").In(lang), len(v.schedule()))
-	// The moves: as many as fit in six lines.
-	var moves []string
-	broken := v.st.Broken()
-	switch {
-	case len(broken) > 0:
-		var zh []string
-		for _, b := range broken {
-			zh = append(zh, sim.InvariantName(b).ZH)
-		}
-		moves = append(moves, st.Bad.Render(fit(text.New(
-			fmt.Sprintf("✗ %s broke after %d moves: a counterexample. u undoes, r starts again.", strings.Join(broken, ", "), len(v.schedule())),
-			fmt.Sprintf("✗ %s在第 %d 步被破坏：找到反例。u 撤销，r 重来。", strings.Join(zh, "、"), len(v.schedule()))).In(lang), w)))
-	case len(v.moves) == 0:
-		moves = append(moves, st.Dim.Render(fit(text.New(
-			"no move left: this schedule keeps every invariant. u undoes, r starts again.",
-			"没有可走的步了：这条调度下所有不变量都成立。u 撤销，r 重来。").In(lang), w)))
-	default:
-		moves = append(moves, st.Header.Render(text.New("Your move:", "下一步：").In(lang)))
-		for i, m := range v.moves {
-			if i == 9 || len(moves) == 6 {
-				moves = append(moves, st.Dim.Render(text.Newf("  … %d more", "  … 还有 %d 个", len(v.moves)-i).In(lang)))
-				break
-			}
-			line := fmt.Sprintf(" %d  %s", i+1, m.Label.In(lang))
-			if m.ID == v.hintMove {
-				line = st.Selected.Render(fit(line+"  ← "+text.New("hint", "提示").In(lang), w))
-			} else {
-				line = fit(line, w)
-			}
-			moves = append(moves, line)
+	// The cursor goes to the hinted move: it is on screen, and enter
+	// makes it.
+	for i, m := range v.moves {
+		if m.ID == msg.move {
+			v.cursor = i
 		}
 	}
-	status := v.hint
-	if v.hinting {
-		status = text.New("searching for a counterexample from here…", "正在从这里搜索反例…").In(lang)
-	}
-	bottom := []string{
-		st.Rule.Render(strings.Repeat("─", w)),
-		v.player().band(st, lang, w, v.tr, len(v.tr.Events)-1),
-		st.Rule.Render(strings.Repeat("─", w)),
-	}
-	bottom = append(bottom, moves...)
-	bottom = append(bottom, st.Warn.Render(fit(status, w)), helpLine(hm, sandboxHelp{k}.ShortHelp(), w))
-	rows := h - 1 - len(strings.Split(strings.Join(bottom, "\n"), "\n"))
-	top := []string{st.Title.Render(fit(head, w))}
-	top = append(top, v.player().timeline(st, lang, w, max(rows, 2))...)
-	return strings.Join(append(top, bottom...), "\n")
 }
 
 // player is a player over the sandbox's trace, at its last event, for
@@ -261,10 +236,11 @@ type sandboxHelp struct{ k KeyMap }
 
 func (h sandboxHelp) ShortHelp() []key.Binding {
 	k := h.k
-	return []key.Binding{k.Choose, k.Undo, k.Hint, k.Faults, k.Back, k.Help, k.Quit}
+	// ↑/↓ and enter are told on the line above the moves.
+	return []key.Binding{k.Choose, k.Undo, k.Hint, k.Faults, k.Help, k.Back, k.Quit}
 }
 
 func (h sandboxHelp) FullHelp() [][]key.Binding {
 	k := h.k
-	return [][]key.Binding{{k.Choose, k.Undo, k.Reset}, {k.Hint, k.Faults}, {k.Lang, k.Back, k.Help, k.Quit}}
+	return [][]key.Binding{{k.Choose, k.MoveUp, k.Make}, {k.Undo, k.Reset, k.Hint, k.Faults}, {k.Lang, k.Back, k.Help, k.Quit}}
 }

@@ -1,29 +1,28 @@
 package tui
 
 import (
-	"strconv"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"lockstep/scenarios/sim"
 )
 
-// choose presses the digit of the sandbox move with id.
+// choose presses the key of the sandbox move with id, which must be on
+// screen.
 func choose(t *testing.T, m Model, ids ...string) Model {
 	t.Helper()
 	for _, id := range ids {
-		i := -1
-		for j, mv := range m.sandbox.moves {
-			if mv.ID == id {
-				i = j
-			}
+		i := slices.IndexFunc(m.sandbox.moves, func(mv sim.Move) bool { return mv.ID == id })
+		if i < 0 || !m.sandbox.visible(i, m.sandbox.listRows(m.width, m.height)) {
+			t.Fatalf("move %q not offered on screen (%d): %+v\n%s", id, i, m.sandbox.moves, m.View())
 		}
-		if i < 0 || i > 8 {
-			t.Fatalf("move %q not offered (%d): %+v", id, i, m.sandbox.moves)
-		}
-		m, _ = press(m, strconv.Itoa(i+1))
+		m, _ = press(m, moveKey(i))
 	}
 	return m
 }
@@ -193,4 +192,94 @@ func TestSandboxMoveCancelsHint(t *testing.T) {
 			t.Errorf("%s while searching: hinting %v, hint %q", k, m.sandbox.hinting, m.sandbox.hintMove)
 		}
 	}
+}
+
+// Every move the world offers is listed when the terminal has the lines for
+// it, each with its own key — digits, then letters — and a key makes only a
+// move that is on screen. Where the lines run out, the list scrolls with
+// the cursor (↑/↓, enter) and says how many moves are above and below
+// (issue #15, sandbox item 2: five moves listed at 120×40, "6" made a move
+// never shown, moves after the ninth out of reach).
+func TestSandboxListsEveryMove(t *testing.T) {
+	// redsync asks the three nodes from goroutines of its own: with every
+	// fault and both clients acquiring, thirteen moves.
+	m := sandbox(t, "redsync-redlock", 120, 40)
+	defer func() { m.sandbox.close() }()
+	m, _ = press(m, "f", "f", "f")
+	m = choose(t, m, "A", "B")
+	if n := len(m.sandbox.moves); n < 12 {
+		t.Fatalf("%d moves, want a dozen or more: %+v", n, m.sandbox.moves)
+	}
+	v := m.View()
+	fits(t, v, 120, 40)
+	golden(t, "sandbox-every-move-120x40", v)
+	for i, mv := range m.sandbox.moves {
+		if want := fmt.Sprintf("%s  %s", moveKey(i), mv.Label.EN); !strings.Contains(v, want) {
+			t.Errorf("move %d (%s) not listed as %q at 120×40:\n%s", i+1, mv.ID, want, v)
+		}
+	}
+	if strings.Contains(v, "more") {
+		t.Errorf("at 120×40 the list is cut:\n%s", v)
+	}
+	last := m.sandbox.moves[len(m.sandbox.moves)-1]
+	m, _ = press(m, moveKey(len(m.sandbox.moves)-1))
+	if s := m.sandbox.schedule(); s[len(s)-1] != last.ID {
+		t.Errorf("the last move's key (%s) made %q, want %q", moveKey(len(m.sandbox.moves)-1), s[len(s)-1], last.ID)
+	}
+	m, _ = press(m, "u")
+
+	// At 64×20 the list is cut: a hidden move's key does nothing, ↓ brings
+	// it into view, enter makes the move under the cursor.
+	m = send(m, tea.WindowSizeMsg{Width: 64, Height: 20})
+	v = m.View()
+	fits(t, v, 64, 20)
+	if !strings.Contains(v, "more") {
+		t.Fatalf("at 64×20 the list of %d moves is not cut:\n%s", len(m.sandbox.moves), v)
+	}
+	n := len(m.sandbox.moves)
+	before := len(m.sandbox.schedule())
+	m, _ = press(m, moveKey(n-1))
+	if len(m.sandbox.schedule()) != before {
+		t.Fatalf("the key of a move not on screen (%s) made it:\n%s", moveKey(n-1), v)
+	}
+	for i := range n - 1 {
+		m, _ = press(m, "down")
+		fits(t, m.View(), 64, 20)
+		if i == 5 {
+			golden(t, "sandbox-cut-64x20", m.View())
+		}
+	}
+	if v := m.View(); m.sandbox.cursor != n-1 || !strings.Contains(v, "▶ "+moveKey(n-1)+"  "+last.Label.EN) {
+		t.Fatalf("cursor %d after %d × ↓, the last move not under it:\n%s", m.sandbox.cursor, n-1, v)
+	}
+	m, _ = press(m, "enter")
+	if s := m.sandbox.schedule(); len(s) != before+1 || s[len(s)-1] != last.ID {
+		t.Errorf("enter made %v, want %s", s[before:], last.ID)
+	}
+}
+
+// A move's key is no other key of the sandbox, nor of the whole TUI.
+func TestMoveKeysAreFree(t *testing.T) {
+	k := DefaultKeyMap()
+	for _, c := range moveKeys {
+		msg := keyMsg(string(c))
+		for name, b := range map[string]key.Binding{"Undo": k.Undo, "Reset": k.Reset, "Hint": k.Hint, "Faults": k.Faults,
+			"MoveUp": k.MoveUp, "MoveDown": k.MoveDown, "Make": k.Make, "Lang": k.Lang, "Back": k.Back, "Help": k.Help, "Quit": k.Quit} {
+			if key.Matches(msg, b) {
+				t.Errorf("the move key %q is also %s", c, name)
+			}
+		}
+		if !key.Matches(msg, k.Choose) {
+			t.Errorf("the move key %q is not in KeyMap.Choose", c)
+		}
+	}
+}
+
+// The sandbox's help lists its keys and fits the terminal.
+func TestSandboxHelp(t *testing.T) {
+	m := sandbox(t, "uuid-get-del", 80, 24)
+	m, _ = press(m, "?")
+	v := m.View()
+	fits(t, v, 80, 24)
+	golden(t, "sandbox-help-80x24", v)
 }
