@@ -3,6 +3,8 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -12,6 +14,7 @@ import (
 	"lockstep/scenarios"
 	"lockstep/scenarios/explore"
 	"lockstep/scenarios/sim"
+	"lockstep/text"
 )
 
 // faultSets are the fault sets the sandbox offers, in the order f cycles
@@ -31,8 +34,9 @@ type sandboxView struct {
 	faults int // index into faultSets
 	st     *sim.Stepper
 	tr     *sim.Trace
-	moves  []sim.Move
-	cursor int // the move enter makes
+	moves  []sim.Move // the moves offered
+	made   []sim.Move // the moves made, as they were offered
+	cursor int        // the move enter makes
 	err    error
 
 	hint     string // the suggested move's label, or why there is none
@@ -43,6 +47,19 @@ type sandboxView struct {
 	// cancels the running search.
 	hintGen int
 	stop    context.CancelFunc
+
+	// history is the states before each change, for u: a move, a new
+	// fault set, starting again.
+	history []sandboxState
+	// note says what the last change did when that is not plain to see
+	// (which moves a new fault set kept).
+	note text.Text
+}
+
+// sandboxState is where the sandbox stood: the fault set and the moves made.
+type sandboxState struct {
+	faults int
+	made   []sim.Move
 }
 
 // hintMsg brings the explorer's suggestion for the search numbered gen in
@@ -60,22 +77,99 @@ func newSandbox(impl lockimpl.Info, faults int) sandboxView {
 	return v
 }
 
-// reset builds the world again and replays moves.
-func (v *sandboxView) reset(moves []string) {
+// reset builds the world again under the current fault set and makes the
+// moves made in it again, as many as it can. It stops before a move the
+// world does not offer (one of another fault set) or offers with another
+// label: under failover a replica catches up after 1 s, so "time" goes to
+// t=1s instead of t=5s — the same name, another move. It stops too once an
+// invariant has broken (the sandbox offers nothing after that). It returns
+// the first move it did not make, if any, and what the world offers under
+// that name instead (nil if nothing).
+func (v *sandboxView) reset(made []sim.Move) (stopped, instead *sim.Move) {
 	v.close()
+	v.err, v.note, v.made = nil, text.Text{}, nil
 	st, err := explore.NewWorld(v.impl, 2, 1, faultSets[v.faults])
 	if err != nil {
 		v.err = err
-		return
+		return nil, nil
 	}
-	for _, m := range moves {
-		if err := st.Do(m); err != nil {
+	v.st = st
+	for i, m := range made {
+		if len(st.Broken()) > 0 {
+			break
+		}
+		offered := st.Moves()
+		j := slices.IndexFunc(offered, func(o sim.Move) bool { return o.ID == m.ID })
+		if j < 0 || offered[j].Label != m.Label {
+			stopped = &made[i]
+			if j >= 0 {
+				instead = &offered[j]
+			}
+			break
+		}
+		if err := st.Do(m.ID); err != nil {
 			v.err = err
 			break
 		}
+		v.made = append(v.made, m)
 	}
-	v.st = st
 	v.refresh()
+	return stopped, instead
+}
+
+// remember keeps the state before a change, for u.
+func (v *sandboxView) remember() {
+	v.history = append(v.history, sandboxState{v.faults, slices.Clone(v.made)})
+}
+
+// undo goes back to the state before the last change.
+func (v *sandboxView) undo() {
+	if len(v.history) == 0 {
+		return
+	}
+	s := v.history[len(v.history)-1]
+	v.history = v.history[:len(v.history)-1]
+	changed := s.faults != v.faults
+	v.faults = s.faults
+	v.reset(s.made)
+	if changed {
+		v.note = text.Newf("faults back to %s", "故障改回 %s", faultNames(v.faults))
+	}
+}
+
+// nextFaults moves on to the next fault set and keeps the moves made, as
+// many as the new one allows.
+func (v *sandboxView) nextFaults() {
+	v.remember()
+	made := v.made
+	v.faults = (v.faults + 1) % len(faultSets)
+	stopped, instead := v.reset(made)
+	kept := len(v.made)
+	switch {
+	case v.err != nil || len(made) == 0:
+	case kept == len(made):
+		v.note = text.Newf("new faults: all %d moves kept (u undoes)", "故障已更改：已走的 %d 步全部保留（u 撤销）", kept)
+	case instead != nil:
+		v.note = text.Text{
+			EN: fmt.Sprintf("new faults: kept %d of %d moves (u undoes); %q is now: %s", kept, len(made), stopped.ID, instead.Label.EN),
+			ZH: fmt.Sprintf("故障已更改：保留了 %d 步中的前 %d 步（u 撤销）；“%s”现在是：%s", len(made), kept, stopped.ID, instead.Label.ZH),
+		}
+	case stopped != nil:
+		v.note = text.Newf("new faults: kept %d of %d moves (u undoes); %q is not a move now",
+			"故障已更改：保留了 %[2]d 步中的前 %[1]d 步（u 撤销）；现在没有“%[3]s”这一步", kept, len(made), stopped.ID)
+	default: // an invariant broke earlier than before
+		v.note = text.Newf("new faults: kept %d of %d moves (u undoes); an invariant breaks sooner",
+			"故障已更改：保留了 %[2]d 步中的前 %[1]d 步（u 撤销）；不变量更早被破坏", kept, len(made))
+	}
+}
+
+// faultNames is fault set i as the title shows it: expiry,pause.
+func faultNames(i int) string {
+	names := make([]string, len(faultSets[i]))
+	for j, f := range faultSets[i] {
+		names[j] = string(f)
+	}
+	return strings.Join(names, ",")
 }
 
 func (v *sandboxView) refresh() {
@@ -119,14 +213,14 @@ func moveKey(i int) string {
 func (v *sandboxView) key(msg tea.KeyMsg, k KeyMap, w, h int) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Undo):
-		if s := v.schedule(); len(s) > 0 {
-			v.reset(s[:len(s)-1])
-		}
+		v.undo()
 	case key.Matches(msg, k.Reset):
-		v.reset(nil)
+		if len(v.made) > 0 {
+			v.remember()
+			v.reset(nil)
+		}
 	case key.Matches(msg, k.Faults):
-		v.faults = (v.faults + 1) % len(faultSets)
-		v.reset(nil)
+		v.nextFaults()
 	case key.Matches(msg, k.Hint):
 		if v.hinting || len(v.moves) == 0 {
 			return nil
@@ -158,10 +252,13 @@ func (v *sandboxView) do(i int) {
 	if v.st == nil {
 		return
 	}
+	v.remember()
 	v.forgetHint()
+	v.note = text.Text{}
 	if err := v.st.Do(v.moves[i].ID); err != nil {
 		v.err = err
 	}
+	v.made = append(v.made, v.moves[i])
 	v.refresh()
 }
 

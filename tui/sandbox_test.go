@@ -86,10 +86,11 @@ func TestSandboxKeys(t *testing.T) {
 	if len(m.sandbox.schedule()) != before {
 		t.Error("9 made a move that is not offered")
 	}
-	// f cycles the fault sets and starts again; pause appears as a move.
-	m, _ = press(m, "f")
+	// f cycles the fault sets (TestSandboxFaultsKeepMoves has what it
+	// keeps); pause appears as a move.
+	m, _ = press(m, "f", "r")
 	if m.sandbox.faults != 1 || len(m.sandbox.schedule()) != 0 {
-		t.Fatalf("f: fault set %d, %d moves made", m.sandbox.faults, len(m.sandbox.schedule()))
+		t.Fatalf("f, r: fault set %d, %d moves made", m.sandbox.faults, len(m.sandbox.schedule()))
 	}
 	m = choose(t, m, "A", "A")
 	if !strings.Contains(m.View(), "A's process pauses (GC)") {
@@ -282,4 +283,74 @@ func TestSandboxHelp(t *testing.T) {
 	v := m.View()
 	fits(t, v, 80, 24)
 	golden(t, "sandbox-help-80x24", v)
+}
+
+// A new fault set keeps the moves made, as many as it allows, and says so;
+// u undoes the change (issue #15, sandbox item 4: f threw every move away).
+func TestSandboxFaultsKeepMoves(t *testing.T) {
+	m := sandbox(t, "uuid-get-del", 80, 24)
+	defer func() { m.sandbox.close() }()
+	made := []string{"A", "B", "A"}
+	m = choose(t, m, made...)
+	m, _ = press(m, "f")
+	if got := m.sandbox.schedule(); m.sandbox.faults != 1 || !slices.Equal(got, made) {
+		t.Fatalf("f: fault set %d, moves %v; want 1 and %v", m.sandbox.faults, got, made)
+	}
+	if v := m.View(); !strings.Contains(v, "new faults: all 3 moves kept (u undoes)") {
+		t.Errorf("f does not say it kept the moves:\n%s", v)
+	}
+	m, _ = press(m, "u")
+	if got := m.sandbox.schedule(); m.sandbox.faults != 0 || !slices.Equal(got, made) {
+		t.Fatalf("u after f: fault set %d, moves %v; want 0 and %v", m.sandbox.faults, got, made)
+	}
+	if v := m.View(); !strings.Contains(v, "faults back to expiry") || !strings.Contains(v, "faults: expiry ─") {
+		t.Errorf("u after f does not say the faults are back:\n%s", v)
+	}
+	m, _ = press(m, "u")
+	if got := m.sandbox.schedule(); !slices.Equal(got, made[:2]) {
+		t.Errorf("a second u: moves %v, want %v", got, made[:2])
+	}
+
+	// A pause, then a fault set without pauses: the moves up to the pause
+	// are kept, and u brings the pause back.
+	m, _ = press(m, "f")
+	made = []string{"A", "B", "pause A", "B"}
+	m = choose(t, m, made[2:]...)
+	m, _ = press(m, "f")
+	if got := m.sandbox.schedule(); m.sandbox.faults != 2 || !slices.Equal(got, made[:2]) {
+		t.Fatalf("f to crashes: fault set %d, moves %v; want 2 and %v", m.sandbox.faults, got, made[:2])
+	}
+	if v := m.View(); !strings.Contains(v, `new faults: kept 2 of 4 moves (u undoes); "pause A" is not a move now`) {
+		t.Errorf("f does not say which moves it dropped:\n%s", v)
+	}
+	m, _ = press(m, "L")
+	if v := m.View(); !strings.Contains(v, "故障已更改：保留了 4 步中的前 2 步（u 撤销）；现在没有“pause A”这一步") {
+		t.Errorf("the note is not in Chinese:\n%s", v)
+	}
+	m, _ = press(m, "L", "u")
+	if got := m.sandbox.schedule(); m.sandbox.faults != 1 || !slices.Equal(got, made) {
+		t.Fatalf("u: fault set %d, moves %v; want 1 and %v", m.sandbox.faults, got, made)
+	}
+	// Under failover a replica catches up after 1 s: "time" is another move
+	// there, and the moves stop before it.
+	m, _ = press(m, "r")
+	made = []string{"A", "A", "time"}
+	m = choose(t, m, made...)
+	m, _ = press(m, "f", "f")
+	if got := m.sandbox.schedule(); m.sandbox.faults != 3 || !slices.Equal(got, made[:2]) {
+		t.Fatalf("f to failover: fault set %d, moves %v; want 3 and %v", m.sandbox.faults, got, made[:2])
+	}
+	if v := m.View(); !strings.Contains(v, `new faults: kept 2 of 3 moves (u undoes); "time" is now: time passes to t=1s`) {
+		t.Errorf("f does not say the time move changed:\n%s", v)
+	}
+	m, _ = press(m, "u")
+	// r starts again, and u undoes that too.
+	m, _ = press(m, "r")
+	if len(m.sandbox.schedule()) != 0 {
+		t.Fatal("r did not start again")
+	}
+	m, _ = press(m, "u")
+	if got := m.sandbox.schedule(); !slices.Equal(got, made) {
+		t.Errorf("u after r: moves %v, want %v", got, made)
+	}
 }

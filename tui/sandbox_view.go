@@ -44,14 +44,13 @@ func (v sandboxView) view(st Styles, lang string, w, h int, hm help.Model, k Key
 	if v.err != nil {
 		return st.Bad.Render("lockstep: "+v.err.Error()) + "\n\n" + helpLine(hm, sandboxHelp{k}.ShortHelp(), w)
 	}
-	faults := make([]string, 0, 5)
-	for _, f := range faultSets[v.faults] {
-		faults = append(faults, string(f))
-	}
 	head := fmt.Sprintf("lockstep ─ %s ─ %s ─ %s: %s ─ t=%s ─ %s %d",
-		text.New("sandbox", "沙盒").In(lang), v.impl.Name, text.New("faults", "故障").In(lang), strings.Join(faults, ","),
+		text.New("sandbox", "沙盒").In(lang), v.impl.Name, text.New("faults", "故障").In(lang), faultNames(v.faults),
 		secs(v.st.Now()), text.New("move", "步数").In(lang), len(v.schedule()))
 	status := v.hint
+	if status == "" {
+		status = v.note.In(lang)
+	}
 	if v.hinting {
 		status = text.New("searching for a counterexample from here…", "正在从这里搜索反例…").In(lang)
 	}
