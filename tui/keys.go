@@ -18,7 +18,7 @@ type KeyMap struct {
 	// Start screen.
 	Up, Down, Focus, Open, Sandbox key.Binding
 	// Sandbox.
-	Choose, MoveUp, MoveDown, Make, Undo, Reset, Hint, Faults key.Binding
+	Choose, MoveUp, MoveDown, Make, Undo, Reset, Hint, Faults, Save key.Binding
 	// Everywhere.
 	Lang, Back, Help, Quit key.Binding
 }
@@ -50,6 +50,7 @@ func DefaultKeyMap() KeyMap {
 		Reset:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "start again")),
 		Hint:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "suggest")),
 		Faults:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "faults")),
+		Save:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save trace")),
 		Lang:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "English/中文")),
 		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the list")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
@@ -70,13 +71,14 @@ var helpTexts = []text.Text{
 	{EN: "sandbox", ZH: "沙盒"}, {EN: "move", ZH: "走这一步"}, {EN: "undo", ZH: "撤销"},
 	{EN: "start again", ZH: "重来"}, {EN: "suggest", ZH: "提示"}, {EN: "faults", ZH: "故障"},
 	{EN: "pick a move", ZH: "选择一步"}, {EN: "make the picked move", ZH: "走选中的一步"},
+	{EN: "save trace", ZH: "保存记录"},
 }
 
 // In returns the key map with its descriptions in lang.
 func (k KeyMap) In(lang string) KeyMap {
 	for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Play, &k.Faster, &k.Slower, &k.First, &k.Last,
 		&k.Violation, &k.Divergence, &k.SwitchImpl, &k.Compare, &k.Up, &k.Down, &k.Focus, &k.Open,
-		&k.Sandbox, &k.Choose, &k.MoveUp, &k.MoveDown, &k.Make, &k.Undo, &k.Reset, &k.Hint, &k.Faults,
+		&k.Sandbox, &k.Choose, &k.MoveUp, &k.MoveDown, &k.Make, &k.Undo, &k.Reset, &k.Hint, &k.Faults, &k.Save,
 		&k.Lang, &k.Back, &k.Help, &k.Quit} {
 		h := b.Help()
 		if i := slices.IndexFunc(helpTexts, func(t text.Text) bool { return t.EN == h.Desc }); i >= 0 {

@@ -168,8 +168,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.player.arrived(m.traces)
 	case tickMsg:
 		return m, m.player.tick(msg, m.traces)
-	case hintMsg:
-		m.sandbox.arrived(msg, m.lang)
+	case sandboxMsg:
+		m.sandbox.update(msg)
 		return m, nil
 	case tea.KeyMsg:
 		return m.key(msg)

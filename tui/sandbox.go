@@ -39,7 +39,7 @@ type sandboxView struct {
 	cursor int        // the move enter makes
 	err    error
 
-	hint     string // the suggested move's label, or why there is none
+	hint     text.Text // the suggested move, or why there is none
 	hinting  bool
 	hintMove string
 	// hintGen numbers the searches: every change of state moves it on, so
@@ -221,6 +221,8 @@ func (v *sandboxView) key(msg tea.KeyMsg, k KeyMap, w, h int) tea.Cmd {
 		}
 	case key.Matches(msg, k.Faults):
 		v.nextFaults()
+	case key.Matches(msg, k.Save) && v.st != nil:
+		return save(v.saveTrace())
 	case key.Matches(msg, k.Hint):
 		if v.hinting || len(v.moves) == 0 {
 			return nil
@@ -271,7 +273,7 @@ func (v *sandboxView) forgetHint() {
 		v.stop = nil
 	}
 	v.hintGen++
-	v.hint, v.hinting, v.hintMove = "", false, ""
+	v.hint, v.hinting, v.hintMove = text.Text{}, false, ""
 }
 
 // hint asks the explorer for a shortest way from here to a broken invariant;
@@ -304,13 +306,13 @@ func hint(ctx context.Context, id hintMsg, impl lockimpl.Info, faults int, prefi
 }
 
 // arrived takes the answer of the running search (a stale one is dropped).
-func (v *sandboxView) arrived(msg hintMsg, lang string) {
+func (v *sandboxView) arrived(msg hintMsg) {
 	if msg.st != v.st || msg.gen != v.hintGen || !v.hinting {
 		return
 	}
 	v.stop() // the search is over; this frees its context
 	v.hinting, v.stop = false, nil
-	v.hint = msg.text.In(lang)
+	v.hint = msg.text
 	v.hintMove = msg.move
 	// The cursor goes to the hinted move: it is on screen, and enter
 	// makes it.
@@ -334,10 +336,10 @@ type sandboxHelp struct{ k KeyMap }
 func (h sandboxHelp) ShortHelp() []key.Binding {
 	k := h.k
 	// ↑/↓ and enter are told on the line above the moves.
-	return []key.Binding{k.Choose, k.Undo, k.Hint, k.Faults, k.Help, k.Back, k.Quit}
+	return []key.Binding{k.Choose, k.Undo, k.Hint, k.Save, k.Help, k.Faults, k.Back, k.Quit}
 }
 
 func (h sandboxHelp) FullHelp() [][]key.Binding {
 	k := h.k
-	return [][]key.Binding{{k.Choose, k.MoveUp, k.Make}, {k.Undo, k.Reset, k.Hint, k.Faults}, {k.Lang, k.Back, k.Help, k.Quit}}
+	return [][]key.Binding{{k.Choose, k.MoveUp, k.Make, k.Undo}, {k.Reset, k.Faults, k.Hint, k.Save}, {k.Lang, k.Back, k.Help, k.Quit}}
 }

@@ -1,7 +1,11 @@
 package tui
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +14,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
+	"lockstep/lockimpl"
+	"lockstep/scenarios/explore"
 	"lockstep/scenarios/sim"
 )
 
@@ -264,7 +270,7 @@ func TestMoveKeysAreFree(t *testing.T) {
 	k := DefaultKeyMap()
 	for _, c := range moveKeys {
 		msg := keyMsg(string(c))
-		for name, b := range map[string]key.Binding{"Undo": k.Undo, "Reset": k.Reset, "Hint": k.Hint, "Faults": k.Faults,
+		for name, b := range map[string]key.Binding{"Undo": k.Undo, "Reset": k.Reset, "Hint": k.Hint, "Faults": k.Faults, "Save": k.Save,
 			"MoveUp": k.MoveUp, "MoveDown": k.MoveDown, "Make": k.Make, "Lang": k.Lang, "Back": k.Back, "Help": k.Help, "Quit": k.Quit} {
 			if key.Matches(msg, b) {
 				t.Errorf("the move key %q is also %s", c, name)
@@ -283,6 +289,14 @@ func TestSandboxHelp(t *testing.T) {
 	v := m.View()
 	fits(t, v, 80, 24)
 	golden(t, "sandbox-help-80x24", v)
+	m, _ = press(m, "L")
+	v = m.View()
+	fits(t, v, 80, 24)
+	for _, want := range []string{"走选中的一步", "保存记录", "English/中文", "退出"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the Chinese help has no %q:\n%s", want, v)
+		}
+	}
 }
 
 // A new fault set keeps the moves made, as many as it allows, and says so;
@@ -352,5 +366,82 @@ func TestSandboxFaultsKeepMoves(t *testing.T) {
 	m, _ = press(m, "u")
 	if got := m.sandbox.schedule(); !slices.Equal(got, made) {
 		t.Errorf("u after r: moves %v, want %v", got, made)
+	}
+}
+
+// w saves the schedule as a trace file in the working directory, says
+// where, and never overwrites one; the file passes the checks lockstep
+// --trace makes (it validates, and its schedule makes the same run again).
+// Issue #15, sandbox item 5.
+func TestSandboxSavesATrace(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	m := sandbox(t, "uuid-get-del", 80, 24)
+	m = choose(t, m, getThenDelMoves...)
+	m, cmd := press(m, "w")
+	if cmd == nil {
+		t.Fatal("w saves nothing")
+	}
+	m = send(m, cmd())
+	path := filepath.Join(dir, "sandbox-uuid-get-del-10-moves.json")
+	if v, want := m.View(), "wrote sandbox-uuid-get-del-10-moves.json in "; !strings.Contains(v, want) ||
+		m.sandbox.note.EN != want+dir+" — lockstep --trace sandbox-uuid-get-del-10-moves.json replays it" {
+		t.Errorf("w does not say where it wrote: %q\n%s", m.sandbox.note.EN, v)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tr sim.Trace
+	if err := json.Unmarshal(b, &tr); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.Validate(); err != nil {
+		t.Fatalf("the saved trace is not valid: %v", err)
+	}
+	if tr.Schedule == nil || !slices.Equal(tr.Schedule.Moves, getThenDelMoves) || tr.Title.EN != "Sandbox: uuid-get-del, 10 moves" {
+		t.Fatalf("saved schedule %+v, title %q", tr.Schedule, tr.Title.EN)
+	}
+	impl, _ := lockimpl.Lookup(tr.Impl)
+	again, err := explore.Replay(context.Background(), impl, tr.Schedule)
+	if err != nil {
+		t.Fatalf("the saved schedule does not replay: %v", err)
+	}
+	if !slices.Equal(again.Broken(), tr.Broken()) || len(again.Events) != len(tr.Events) || !slices.Equal(tr.Broken(), []string{sim.InvOwnership}) {
+		t.Errorf("replayed: %v broken, %d events; saved: %v, %d", again.Broken(), len(again.Events), tr.Broken(), len(tr.Events))
+	}
+	// The player opens it as lockstep --trace does.
+	p := newTest(t, Options{Trace: &tr}, 80, 24)
+	p, _ = press(p, "v")
+	if v := p.View(); !strings.Contains(v, "✗ A deleted the lock that B wrote") || !strings.Contains(v, "Sandbox: uuid-get-de") {
+		t.Errorf("the player on the saved trace:\n%s", v)
+	}
+
+	// A second save takes the next free name.
+	m, cmd = press(m, "w")
+	m = send(m, cmd())
+	if _, err := os.Stat(filepath.Join(dir, "sandbox-uuid-get-del-10-moves-2.json")); err != nil {
+		t.Errorf("the second save: %v\n%s", err, m.View())
+	}
+	// In Chinese.
+	m, _ = press(m, "L")
+	if got, want := m.sandbox.note.In("zh"), "已写入 "+dir+" 下的 sandbox-uuid-get-del-10-moves-2.json"; !strings.HasPrefix(got, want) ||
+		!strings.Contains(m.View(), "已写入 ") {
+		t.Errorf("no Chinese: %q\n%s", got, m.View())
+	}
+	// A working directory it cannot write to (gone, which stops root
+	// too): the error is on screen.
+	gone := filepath.Join(dir, "gone")
+	if err := os.Mkdir(gone, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(gone)
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	m, cmd = press(m, "L", "w")
+	m = send(m, cmd())
+	if v := m.View(); !strings.Contains(v, "could not save the trace") {
+		t.Errorf("a failed save says nothing:\n%s", v)
 	}
 }

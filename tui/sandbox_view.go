@@ -47,7 +47,7 @@ func (v sandboxView) view(st Styles, lang string, w, h int, hm help.Model, k Key
 	head := fmt.Sprintf("lockstep ─ %s ─ %s ─ %s: %s ─ t=%s ─ %s %d",
 		text.New("sandbox", "沙盒").In(lang), v.impl.Name, text.New("faults", "故障").In(lang), faultNames(v.faults),
 		secs(v.st.Now()), text.New("move", "步数").In(lang), len(v.schedule()))
-	status := v.hint
+	status := v.hint.In(lang)
 	if status == "" {
 		status = v.note.In(lang)
 	}
