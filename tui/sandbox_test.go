@@ -445,3 +445,33 @@ func TestSandboxSavesATrace(t *testing.T) {
 		t.Errorf("a failed save says nothing:\n%s", v)
 	}
 }
+
+// At every size from the smallest, through a run with every fault, the
+// sandbox fits the terminal and the cursor's move is on screen.
+func TestSandboxFitsEverySize(t *testing.T) {
+	for _, impl := range []string{"uuid-get-del", "fenced", "redlock", "redsync-redlock"} {
+		for _, size := range [][2]int{{64, 20}, {80, 24}, {120, 40}} {
+			m := sandbox(t, impl, size[0], size[1])
+			m, _ = press(m, "f", "f", "f")
+			for i := 0; i < 14 && len(m.sandbox.moves) > 0; i++ {
+				// The last move but one: a fault, or time, or a client.
+				for range max(len(m.sandbox.moves)-2, 0) {
+					m, _ = press(m, "down")
+				}
+				v := m.View()
+				fits(t, v, size[0], size[1])
+				if n := strings.Count(v, "\n") + 1; n != size[1] {
+					t.Errorf("%s at %dx%d after %v: %d lines", impl, size[0], size[1], m.sandbox.schedule(), n)
+				}
+				c := m.sandbox.cursor
+				if !m.sandbox.visible(c, m.sandbox.listRows(size[0], size[1])) ||
+					!strings.Contains(v, "▶ "+moveKey(c)+"  ") {
+					t.Errorf("%s at %dx%d after %v: the cursor's move %d is not on screen:\n%s",
+						impl, size[0], size[1], m.sandbox.schedule(), c, v)
+				}
+				m, _ = press(m, "enter")
+			}
+			m.sandbox.close()
+		}
+	}
+}
