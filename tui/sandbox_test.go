@@ -317,7 +317,7 @@ func TestSandboxFaultsKeepMoves(t *testing.T) {
 	if got := m.sandbox.schedule(); m.sandbox.faults != 0 || !slices.Equal(got, made) {
 		t.Fatalf("u after f: fault set %d, moves %v; want 0 and %v", m.sandbox.faults, got, made)
 	}
-	if v := m.View(); !strings.Contains(v, "faults back to expiry") || !strings.Contains(v, "faults: expiry ─") {
+	if v := m.View(); !strings.Contains(v, "faults back to expiry") || !strings.HasPrefix(v, "lockstep ─ sandbox ─ uuid-get-del ─ t=0.0s ─ move 3 ─ faults: expiry ") {
 		t.Errorf("u after f does not say the faults are back:\n%s", v)
 	}
 	m, _ = press(m, "u")

@@ -44,9 +44,10 @@ func (v sandboxView) view(st Styles, lang string, w, h int, hm help.Model, k Key
 	if v.err != nil {
 		return st.Bad.Render("lockstep: "+v.err.Error()) + "\n\n" + helpLine(hm, sandboxHelp{k}.ShortHelp(), w)
 	}
-	head := fmt.Sprintf("lockstep ─ %s ─ %s ─ %s: %s ─ t=%s ─ %s %d",
-		text.New("sandbox", "沙盒").In(lang), v.impl.Name, text.New("faults", "故障").In(lang), faultNames(v.faults),
-		secs(v.st.Now()), text.New("move", "步数").In(lang), len(v.schedule()))
+	// The time and the moves before the fault set, which may be cut.
+	head := fmt.Sprintf("lockstep ─ %s ─ %s ─ t=%s ─ %s %d ─ %s: %s",
+		text.New("sandbox", "沙盒").In(lang), v.impl.Name, secs(v.st.Now()), text.New("move", "步数").In(lang),
+		len(v.schedule()), text.New("faults", "故障").In(lang), faultNames(v.faults))
 	status := v.hint.In(lang)
 	if status == "" {
 		status = v.note.In(lang)
