@@ -2,6 +2,7 @@ package tui
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 
@@ -18,7 +19,7 @@ type KeyMap struct {
 	// Start screen.
 	Up, Down, Focus, Open, Sandbox key.Binding
 	// Sandbox.
-	Choose, Undo, Reset, Hint, Faults key.Binding
+	Choose, MoveUp, MoveDown, Make, Undo, Reset, Hint, Faults, Save key.Binding
 	// Everywhere.
 	Lang, Back, Help, Quit key.Binding
 }
@@ -37,17 +38,21 @@ func DefaultKeyMap() KeyMap {
 		Divergence: key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "divergence")),
 		SwitchImpl: key.NewBinding(key.WithKeys("i", "tab"), key.WithHelp("i/tab", "impl")),
 		Compare:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "compare")),
-		StopAt:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "stop at violations")),
+		StopAt:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "stop at ✗")),
 		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
 		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
 		Focus:      key.NewBinding(key.WithKeys("tab", "left", "right", "h", "l"), key.WithHelp("tab", "switch list")),
 		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 		Sandbox:    key.NewBinding(key.WithKeys("x"), key.WithHelp("x", "sandbox")),
-		Choose:     key.NewBinding(key.WithKeys("1", "2", "3", "4", "5", "6", "7", "8", "9"), key.WithHelp("1-9", "move")),
+		Choose:     key.NewBinding(key.WithKeys(strings.Split(moveKeys, "")...), key.WithHelp("1-9 a-z", "move")),
+		MoveUp:     key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "pick a move")),
+		MoveDown:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "pick a move")),
+		Make:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "make the picked move")),
 		Undo:       key.NewBinding(key.WithKeys("u", "backspace"), key.WithHelp("u", "undo")),
 		Reset:      key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "start again")),
 		Hint:       key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "suggest")),
 		Faults:     key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "faults")),
+		Save:       key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "save trace")),
 		Lang:       key.NewBinding(key.WithKeys("L"), key.WithHelp("L", "English/中文")),
 		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back to the list")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
@@ -67,14 +72,16 @@ var helpTexts = []text.Text{
 	{EN: "help", ZH: "帮助"}, {EN: "quit", ZH: "退出"}, {EN: "back to the list", ZH: "返回列表"},
 	{EN: "sandbox", ZH: "沙盒"}, {EN: "move", ZH: "走这一步"}, {EN: "undo", ZH: "撤销"},
 	{EN: "start again", ZH: "重来"}, {EN: "suggest", ZH: "提示"}, {EN: "faults", ZH: "故障"},
-	{EN: "stop at violations", ZH: "在违规处停下"},
+	{EN: "stop at ✗", ZH: "遇 ✗ 即停"},
+	{EN: "pick a move", ZH: "选择一步"}, {EN: "make the picked move", ZH: "走选中的一步"},
+	{EN: "save trace", ZH: "保存记录"},
 }
 
 // In returns the key map with its descriptions in lang.
 func (k KeyMap) In(lang string) KeyMap {
 	for _, b := range []*key.Binding{&k.Next, &k.Prev, &k.Play, &k.Faster, &k.Slower, &k.First, &k.Last,
 		&k.Violation, &k.Divergence, &k.SwitchImpl, &k.Compare, &k.StopAt, &k.Up, &k.Down, &k.Focus, &k.Open,
-		&k.Sandbox, &k.Choose, &k.Undo, &k.Reset, &k.Hint, &k.Faults,
+		&k.Sandbox, &k.Choose, &k.MoveUp, &k.MoveDown, &k.Make, &k.Undo, &k.Reset, &k.Hint, &k.Faults, &k.Save,
 		&k.Lang, &k.Back, &k.Help, &k.Quit} {
 		h := b.Help()
 		if i := slices.IndexFunc(helpTexts, func(t text.Text) bool { return t.EN == h.Desc }); i >= 0 {
@@ -103,12 +110,12 @@ func (h playerHelp) FullHelp() [][]key.Binding {
 	k := h.k
 	full := [][]key.Binding{
 		{k.Next, k.Prev, k.First, k.Last, k.Violation},
-		{k.Play, k.Faster, k.Slower, k.StopAt},
-		{k.SwitchImpl, k.Compare, k.Divergence},
+		{k.Play, k.Faster, k.Slower},
+		{k.SwitchImpl, k.Compare, k.Divergence, k.StopAt},
 		{k.Lang, k.Back, k.Help, k.Quit},
 	}
 	if h.fixed {
-		full = slices.Delete(full, 2, 3)
+		full[2] = []key.Binding{k.StopAt}
 	}
 	return full
 }

@@ -178,8 +178,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.player.arrived(m.traces)
 	case tickMsg:
 		return m, m.player.tick(msg, m.traces)
-	case hintMsg:
-		m.sandbox.arrived(msg, m.lang)
+	case sandboxMsg:
+		m.sandbox.update(msg)
 		return m, nil
 	case liveEventMsg, liveWaitMsg, liveDoneMsg:
 		return m, m.player.liveArrived(msg)
@@ -283,7 +283,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.screen = screenStart
 			return m, nil
 		}
-		return m, m.sandbox.key(msg, k)
+		return m, m.sandbox.key(msg, k, m.width, m.height)
 	}
 	return m, nil
 }

@@ -275,6 +275,7 @@ func (s *Stepper) Do(id string) error {
 		}
 	case MoveTime:
 		next, _ := s.nextTime(len(s.runnable()) > 0)
+		before := len(w.trace.Events)
 		w.advance(next)
 		w.wakeDue()
 		// Who wakes now moves before the liveness bound is judged, as in a
@@ -283,6 +284,15 @@ func (s *Stepper) Do(id string) error {
 		w.checkWaits()
 		if len(s.runnable()) == 0 {
 			w.checkLiveness()
+		}
+		if len(w.trace.Events) == before {
+			// Nothing expired or replicated: the trace still says so, with
+			// the world as it is now (TTLs run down), so that its last
+			// event is never behind the clock.
+			w.record(Event{Kind: KindNarration, Text: Text{
+				EN: "Time passes to t=" + Secs(next) + ".",
+				ZH: "时间流逝到第 " + secsZH(next) + "。",
+			}})
 		}
 		s.schedule = append(s.schedule, id)
 		return w.err
