@@ -154,10 +154,9 @@ func (f *tuiFlags) options(ctx context.Context, fs *pflag.FlagSet) (opts tui.Opt
 	return opts, nil
 }
 
-// speeds are the player's autoplay speeds in steps per second, as tui's
-// speeds has them: + and − step through these, and a speed between two
-// would play at the lower one.
-var speeds = []float64{0.5, 1, 2, 4, 8, 16}
+// speeds are the player's autoplay speeds in steps per second: + and −
+// step through these, and a speed between two would play at the lower one.
+var speeds = scenarios.Speeds
 
 func speedWords() []string {
 	var out []string

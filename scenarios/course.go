@@ -88,8 +88,8 @@ func ParseCourse(name string, data []byte, load func(dir string) ([]Scenario, er
 			c.Lang = l.fields[1]
 		case "speed":
 			v, err := strconv.ParseFloat(l.rest(1), 64)
-			if len(l.fields) != 2 || err != nil || !(v > 0 && v <= 16) {
-				return nil, fail(l, 1, "want speed N: steps per second, more than 0 and at most 16")
+			if len(l.fields) != 2 || err != nil || !slices.Contains(Speeds, v) {
+				return nil, fail(l, 1, "want speed N: steps per second, one of the player's speeds: 0.5, 1, 2, 4, 8 or 16")
 			}
 			c.Speed = v
 		case "spoilers":
@@ -168,3 +168,7 @@ func courseEntry(l line, known []Scenario, fail func(line, int, string, ...any) 
 	}
 	return e, nil
 }
+
+// Speeds are the player's autoplay speeds in steps per second: the TUI's +
+// and − step through them, and a course or the command line may name one.
+var Speeds = []float64{0.5, 1, 2, 4, 8, 16}

@@ -117,6 +117,7 @@ func TestCourseFile(t *testing.T) {
 		{"lesson get-then-del step=-1\n", `c.course:1:21: step: want a step number from 0`},
 		{"spoilers maybe\nlesson gc-pause\n", "c.course:1:10: want spoilers on"},
 		{"speed 0\nlesson gc-pause\n", "c.course:1:7: want speed N"},
+		{"speed 3\nlesson gc-pause\n", "c.course:1:7: want speed N: steps per second, one of the player's speeds"},
 		{"course x\n", `c.course:2:1: a course needs at least one "lesson ID" line`},
 		{"play gc-pause\n", `c.course:1:1: unknown verb "play"`},
 	} {

@@ -287,7 +287,7 @@ func hint(ctx context.Context, id hintMsg, impl lockimpl.Info, faults int, prefi
 		}
 		if err != nil || len(res.Found) == 0 {
 			id.text = sim.Text{
-				EN: fmt.Sprintf("no invariant breaks within %d more moves (%d states searched)", res.Depth, res.States),
+				EN: fmt.Sprintf("no invariant breaks within %s (%s searched)", text.Count(res.Depth, "more move", "more moves"), text.Count(res.States, "state", "states")),
 				ZH: fmt.Sprintf("再走 %d 步以内没有不变量会被破坏（搜索了 %d 个状态）", res.Depth, res.States)}
 			return id
 		}
@@ -299,7 +299,7 @@ func hint(ctx context.Context, id hintMsg, impl lockimpl.Info, faults int, prefi
 		}
 		next := f.Trace.Schedule.Moves[len(prefix)]
 		id.move, id.text = next, sim.Text{
-			EN: fmt.Sprintf("%s breaks in %d more moves; next: %s", f.Invariant, f.Moves-len(prefix), next),
+			EN: fmt.Sprintf("%s breaks in %s; next: %s", f.Invariant, text.Count(f.Moves-len(prefix), "more move", "more moves"), next),
 			ZH: fmt.Sprintf("再走 %d 步可破坏 %s；下一步：%s", f.Moves-len(prefix), f.Invariant, next)}
 		return id
 	}

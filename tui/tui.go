@@ -118,7 +118,7 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 }
 
 // speeds are the autoplay rates, in steps per second.
-var speeds = []float64{0.5, 1, 2, 4, 8, 16}
+var speeds = scenarios.Speeds
 
 const maxSpeed = 16
 
