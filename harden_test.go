@@ -16,7 +16,6 @@ import (
 
 	"lockstep/internal/redistest"
 	"lockstep/scenarios/sim"
-	"lockstep/scenarios/sim/realserver"
 )
 
 // lockstepProcess is lockstep as a process of its own (the test binary,
@@ -84,9 +83,9 @@ func TestRealSignalsCleanUp(t *testing.T) {
 				t.Errorf("left on the primary: %v", keys)
 			}
 			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				info, _ := r.Info(t.Context(), "replication").Result()
-				if realserver.InfoField(info, "role") == "slave" && realserver.InfoField(info, "master_port") == port &&
-					realserver.InfoField(info, "master_link_status") == "up" {
+				info := r.InfoMap(t.Context(), "replication")
+				if info.Item("Replication", "role") == "slave" && info.Item("Replication", "master_port") == port &&
+					info.Item("Replication", "master_link_status") == "up" {
 					break
 				}
 				if time.Now().After(deadline) {

@@ -449,7 +449,7 @@ func (b *backend) closingClient(ctx context.Context) *redis.Client {
 // (read-only) is skipped: its primary's deletions reach it. When the server
 // does not answer, the error names it and the keys the run last saw there.
 func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []sim.KeyState) error {
-	if info, err := c.Info(ctx, "replication").Result(); err == nil && InfoField(info, "role") == "slave" {
+	if info := c.InfoMap(ctx, "replication"); info.Err() == nil && info.Item("Replication", "role") == "slave" {
 		return nil
 	}
 	keys, err := scanKeys(ctx, c, b.pattern())
@@ -470,16 +470,6 @@ func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []sim.KeySt
 	return fmt.Errorf("clean up %s: %w; left there: %s", b.opts.Addr, err, strings.Join(keys, ", "))
 }
 
-// InfoField reads one field of an INFO reply: InfoField(info, "role").
-func InfoField(info, name string) string {
-	for line := range strings.SplitSeq(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), name+":"); ok {
-			return v
-		}
-	}
-	return ""
-}
-
 // Follow points the replica at a relay in front of primary that holds the
 // stream for lag, and waits until it has synchronised.
 func (b *backend) Follow(primary sim.Backend, lag time.Duration) error {
@@ -495,9 +485,9 @@ func (b *backend) Follow(primary sim.Backend, lag time.Duration) error {
 		return fmt.Errorf("REPLICAOF on %s: %w", b.opts.Addr, err)
 	}
 	for {
-		info, err := b.obs.Info(ctx, "replication").Result()
-		if err == nil && InfoField(info, "master_link_status") == "up" &&
-			InfoField(info, "master_sync_in_progress") == "0" {
+		info := b.obs.InfoMap(ctx, "replication")
+		if info.Err() == nil && info.Item("Replication", "master_link_status") == "up" &&
+			info.Item("Replication", "master_sync_in_progress") == "0" {
 			return nil
 		}
 		select {
