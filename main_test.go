@@ -658,7 +658,8 @@ func TestDeterministic(t *testing.T) {
 			first := mustRunShared(t, tc.args...)
 			again := 2
 			if tc.args[0] == "check" {
-				// Once more is enough: scenarios' TestDeterministic runs
+				// Once more is enough, and it formats the same results
+				// again (cache_test.go): scenarios' TestDeterministic runs
 				// every cell twice and compares the traces.
 				again = 1
 			}
