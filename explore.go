@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +22,9 @@ import (
 func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stderr io.Writer) (int, error) {
 	if err := checkLang(f.lang); err != nil {
 		return 0, err
+	}
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(explore.GCPercent))
 	}
 	if len(pos) > 0 {
 		return 0, errUsage{fmt.Errorf("explore takes no arguments, got %q; use --impl NAME", pos)}

@@ -28,8 +28,13 @@ import (
 // redsync bounds each attempt with a context timeout of 5 % of the expiry,
 // on the wall clock: in the simulator a busy machine, not the lesson, would
 // decide when it strikes (a search with many runs in parallel cancelled
-// commands parked at the gate). The adapter sets it to the whole expiry: an
-// attempt that takes longer could not succeed anyway, its validity gone.
+// commands parked at the gate; on real servers, where the lesson's time is
+// the wall clock scaled, a slow node's command would be cut before it
+// reaches the node, which on embedded servers it does). The adapter sets it
+// to twice the expiry, longer than any lesson keeps an attempt waiting
+// (redlock-slow-node's node answers after 1.1 TTLs): an attempt that takes
+// longer than the expiry could not succeed anyway, its validity gone, and
+// its commands still go, as they would to a node that is merely slow.
 //
 // redsync measures the time an acquire took with time.Now, which in the
 // simulator is not the lesson's clock: an acquire that the simulator
@@ -64,7 +69,7 @@ func NewRedsync(env Env) Lock {
 		redsync.WithExpiry(env.TTL),
 		redsync.WithTries(1),
 		redsync.WithDriftFactor(redsyncDrift),
-		redsync.WithTimeoutFactor(1),
+		redsync.WithTimeoutFactor(2),
 		redsync.WithGenValueFunc(func() (string, error) { return env.Token(), nil }),
 	)
 	return &Redsync{env: env, mutex: m}

@@ -192,6 +192,10 @@ func (w *World) newRedisClient(c *client, i int) *redis.Client {
 		return w.servers[srv].b.Dial(ctx)
 	}
 	o.PoolSize = 1
+	// A lock command and its reply are small: go-redis's 32 KiB buffers per
+	// connection were the largest allocation of a run (the explorer builds
+	// thousands of worlds).
+	o.ReadBufferSize, o.WriteBufferSize = 4096, 4096
 	o.MaxRetries = -1 // 0 would mean 3 hidden retries
 	o.Protocol = 2
 	o.DisableIdentity = true
