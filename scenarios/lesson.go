@@ -550,9 +550,13 @@ func (p *lessonParser) timelineVerb(l line) error {
 		} else {
 			p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.RestartServer(n) })
 		}
-	case "clock-jump":
+	case "clock-jump", "slow":
 		if len(l.fields) != 3 {
-			return p.errAt(l, min(2, len(l.fields)), "want clock-jump redis-N by=DURATION")
+			want := "want clock-jump redis-N by=DURATION"
+			if verb == "slow" {
+				want = "want slow redis-N by=DURATION (by=0s: fast again)"
+			}
+			return p.errAt(l, min(2, len(l.fields)), "%s", want)
 		}
 		n, err := p.server(l, 1)
 		if err != nil {
@@ -565,25 +569,12 @@ func (p *lessonParser) timelineVerb(l line) error {
 		d, err := p.duration(l, at["by"], vals["by"])
 		if err != nil {
 			return err
+		}
+		if verb == "slow" {
+			p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.Slow(n, d) })
+			break
 		}
 		p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.ClockJump(n, d) })
-	case "slow":
-		if len(l.fields) != 3 {
-			return p.errAt(l, min(2, len(l.fields)), "want slow redis-N by=DURATION (by=0s: fast again)")
-		}
-		n, err := p.server(l, 1)
-		if err != nil {
-			return err
-		}
-		vals, at, err := p.args(l, 2, "by")
-		if err != nil {
-			return err
-		}
-		d, err := p.duration(l, at["by"], vals["by"])
-		if err != nil {
-			return err
-		}
-		p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.Slow(n, d) })
 	case "expect":
 		return p.expectBlock(l)
 	}

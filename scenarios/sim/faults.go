@@ -26,22 +26,26 @@ func (e *PartitionError) Error() string {
 // redis-1). Nodes the implementation does not have are ignored: a
 // single-instance lock has only node 0.
 func (c *Client) Partition(nodes ...int) {
+	if names := c.mark(&c.c.cut, nodes); len(names) > 0 {
+		c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textPartition(c.c.name, names),
+			Short: Text{EN: "✂ " + strings.Join(names, ", "), ZH: "✂ " + strings.Join(names, "、")}})
+	}
+}
+
+// mark adds the nodes the world has to set and returns their servers' names.
+func (c *Client) mark(set *map[int]bool, nodes []int) []string {
 	var names []string
 	for _, i := range nodes {
 		if i < 0 || i >= len(c.w.route) {
 			continue
 		}
-		if c.c.cut == nil {
-			c.c.cut = map[int]bool{}
+		if *set == nil {
+			*set = map[int]bool{}
 		}
-		c.c.cut[i] = true
+		(*set)[i] = true
 		names = append(names, c.w.servers[c.w.route[i]].name)
 	}
-	if len(names) == 0 {
-		return
-	}
-	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textPartition(c.c.name, names),
-		Short: Text{EN: "✂ " + strings.Join(names, ", "), ZH: "✂ " + strings.Join(names, "、")}})
+	return names
 }
 
 // DropReplies breaks the network one way: the client's commands to the
@@ -49,22 +53,10 @@ func (c *Client) Partition(nodes ...int) {
 // client sees an i/o timeout. Nodes the implementation does not have are
 // ignored, as with Partition.
 func (c *Client) DropReplies(nodes ...int) {
-	var names []string
-	for _, i := range nodes {
-		if i < 0 || i >= len(c.w.route) {
-			continue
-		}
-		if c.c.mute == nil {
-			c.c.mute = map[int]bool{}
-		}
-		c.c.mute[i] = true
-		names = append(names, c.w.servers[c.w.route[i]].name)
+	if names := c.mark(&c.c.mute, nodes); len(names) > 0 {
+		c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textDropReplies(c.c.name, names),
+			Short: Text{EN: "⇥ " + strings.Join(names, ", "), ZH: "⇥ " + strings.Join(names, "、")}})
 	}
-	if len(names) == 0 {
-		return
-	}
-	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textDropReplies(c.c.name, names),
-		Short: Text{EN: "⇥ " + strings.Join(names, ", "), ZH: "⇥ " + strings.Join(names, "、")}})
 }
 
 // Heal ends the client's partition, one-way ones too.
