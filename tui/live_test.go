@@ -124,3 +124,30 @@ func TestLivePlayerStops(t *testing.T) {
 		t.Fatal("the run did not end when the player was left")
 	}
 }
+
+// In a course played live, → at the end of what has happened sends the next
+// command; it does not skip to the next lesson while the run goes on.
+func TestLiveCourseStaysOnItsLesson(t *testing.T) {
+	c, err := scenarios.ParseCourse("c.course", []byte("course Live\nlesson get-then-del\nlesson gc-pause\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Options{Course: c, Live: embeddedLive})
+	m = send(m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	defer m.player.close()
+	m, listen := pump(t, m, m.Init())
+	m, _ = press(m, "l")
+	m, _ = pump(t, m, listen)
+	if m.player.scenario.ID != "get-then-del" {
+		t.Fatalf("→ during a live run opened %s", m.player.scenario.ID)
+	}
+	n := 0
+	for _, e := range m.player.tr.Events {
+		if e.Kind == sim.KindCommand {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("→ sent %d commands, want 1", n)
+	}
+}

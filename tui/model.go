@@ -260,7 +260,9 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.player.close()
 			return m, nil
 		}
-		if m.course != nil && m.player.ready() && !m.player.compare {
+		if m.course != nil && m.player.ready() && !m.player.compare && (m.player.live == nil || m.player.liveDone) {
+			// (A live lesson still running steps on at its end: → sends
+			// its next command.)
 			// A course runs on past a lesson's ends: → after the last step
 			// opens the next lesson, ← before the first the previous one.
 			next := key.Matches(msg, k.Next) && m.player.pos() >= m.player.length()-1 && m.entry+1 < len(m.course.Entries)
