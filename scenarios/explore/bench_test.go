@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"lockstep/lockimpl"
+	"lockstep/scenarios/sim"
 )
 
 func bench(b *testing.B, name string, opts Options) {
@@ -32,4 +33,15 @@ func BenchmarkFirstCounterexample(b *testing.B) {
 // expiry only — searched completely, nothing breaks. Target: ≤ 30 s.
 func BenchmarkSearchUUIDLua(b *testing.B) {
 	bench(b, "uuid-lua", Options{Clients: 3, Attempts: 2})
+}
+
+// Redlock (three nodes) with a pause per client, to depth 14: every
+// schedule, since none breaks mutex before the pause lifts the lease rule.
+func BenchmarkSearchRedlockPause(b *testing.B) {
+	bench(b, "redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 14})
+}
+
+// Three clients with a pause each against uuid-lua, to depth 11.
+func BenchmarkSearchThreePause(b *testing.B) {
+	bench(b, "uuid-lua", Options{Clients: 3, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 11})
 }

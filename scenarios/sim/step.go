@@ -376,6 +376,10 @@ func (s *Stepper) client(id string) *Client {
 // Redlock does at the start of an attempt) and otherwise measures time by
 // sleeping.
 //
+// Clients count by what they do, not by their names, when they run the same
+// program (see symmetries): a state and the same state with A and B swapped
+// hash alike.
+//
 // Owner tokens count by where they stand, not by how they are spelled: a
 // library that draws its own random tokens (a UUID per acquire) instead of
 // Env.Token's readable ones would otherwise make every state new on every
@@ -406,21 +410,103 @@ func (s *Stepper) client(id string) *Client {
 // the order of their spelling, so two such states can still count apart.
 // Traces are untouched: they show the tokens as drawn.
 func (s *Stepper) Hash() uint64 {
+	return s.hash(s.symmetries())
+}
+
+// HashNamed is Hash with the clients' names kept: states that differ only
+// in which client is which count apart. It is for implementations whose
+// behaviour depends on a client's name or token spelling beyond what the
+// state shows.
+func (s *Stepper) HashNamed() uint64 {
+	return s.hash(s.symmetries()[:1])
+}
+
+func (s *Stepper) hash(perms [][]int) uint64 {
+	tok := s.tokens()
+	var best string
+	for i, perm := range perms {
+		clear(tok.names)
+		if st := s.state(perm, tok); i == 0 || st < best {
+			best = st
+		}
+	}
+	h := fnv.New64a()
+	h.Write([]byte(best))
+	return h.Sum64()
+}
+
+// symmetries are the renamings of the clients under which the world is the
+// same world, the identity first: every permutation when all clients run the same program
+// without jitter (whose draws follow the client's name), else none but the
+// identity. A permutation maps a client's index to the index it is written
+// as. Hash writes the state under each and keeps the least, so that two
+// states that differ only in which client is which — A holds the lock and B
+// waits, or B holds it and A waits — count as one: their futures are the
+// same up to the names, and so are the invariants they can break. With
+// three clients that is up to six times fewer states to explore.
+func (s *Stepper) symmetries() [][]int {
+	cs := s.w.clients
+	ident := make([]int, len(cs))
+	for i := range ident {
+		ident[i] = i
+	}
+	for _, c := range cs {
+		if c.prog != cs[0].prog || c.prog.Jitter {
+			return [][]int{ident}
+		}
+	}
+	var out [][]int
+	var permute func(k int)
+	permute = func(k int) {
+		if k == len(ident) {
+			out = append(out, slices.Clone(ident))
+			return
+		}
+		for i := k; i < len(ident); i++ {
+			ident[k], ident[i] = ident[i], ident[k]
+			permute(k + 1)
+			ident[k], ident[i] = ident[i], ident[k]
+		}
+	}
+	permute(0)
+	return out
+}
+
+// state writes what Hash identifies a state by, with client i named as
+// client perm[i] and written in that order.
+func (s *Stepper) state(perm []int, tok *tokenNames) string {
 	w := s.w
 	var b strings.Builder
 	rel := func(d time.Duration) string { return strconv.FormatInt(int64(d-w.now), 36) }
-	tok := s.tokens()
+	index := make(map[string]int, len(w.clients))
+	for i, c := range w.clients {
+		index[c.name] = i
+	}
+	// rename writes a client's name, or an actor's ("A.watchdog"), as its
+	// image under perm.
+	rename := func(name string) string {
+		head, _, _ := strings.Cut(name, ".")
+		if i, ok := index[head]; ok {
+			return w.clients[perm[i]].name + strings.TrimPrefix(name, head)
+		}
+		return name
+	}
 	for _, srv := range w.servers {
 		fmt.Fprintf(&b, "S%s %v %s %d %d|", srv.name, srv.up, srv.role, srv.ahead, srv.latency)
 		for _, k := range srv.keys {
-			fmt.Fprintf(&b, "%s=%s/%s/%d/%s;", k.Key, k.Type, tok.value(k.Type, k.Value), k.TTL, k.Writer)
+			fmt.Fprintf(&b, "%s=%s/%s/%d/%s;", k.Key, k.Type, tok.value(k.Type, k.Value), k.TTL, rename(k.Writer))
 		}
 	}
 	for _, e := range w.repl {
 		fmt.Fprintf(&b, "R%d %s %v %s %s %s;", e.replica, e.key, e.deleted, tok.value(e.state.Type, e.state.Value), rel(e.due), rel(e.expireAt))
 	}
-	for _, c := range w.clients {
-		fmt.Fprintf(&b, "C%s %s %s %s %d %v %v %v %d %d %d %v %v|", c.name, c.belief, c.op, tok.name(c.token), c.fence,
+	// Clients and actors in the order of their images.
+	clients := slices.Clone(w.clients)
+	for i, c := range w.clients {
+		clients[perm[i]] = c
+	}
+	for _, c := range clients {
+		fmt.Fprintf(&b, "C%s %s %s %s %d %v %v %v %d %d %d %v %v|", rename(c.name), c.belief, c.op, tok.name(c.token), c.fence,
 			c.paused, c.crashed, c.hung, c.count, c.readVal, c.readVer, s.paused[c.name], c.lost != nil)
 		for _, i := range slices.Sorted(maps.Keys(c.cut)) {
 			fmt.Fprintf(&b, "x%d ", i)
@@ -429,8 +515,12 @@ func (s *Stepper) Hash() uint64 {
 			fmt.Fprintf(&b, "m%d ", i)
 		}
 	}
-	for _, a := range w.actors {
-		fmt.Fprintf(&b, "A%s %d %d %s %v %v", a.name, a.state, a.park, a.point, a.held, slices.Contains(w.queue, a))
+	actors := slices.Clone(w.actors)
+	slices.SortStableFunc(actors, func(x, y *actor) int {
+		return perm[index[x.client.name]] - perm[index[y.client.name]]
+	})
+	for _, a := range actors {
+		fmt.Fprintf(&b, "A%s %d %d %s %v %v", rename(a.name), a.state, a.park, a.point, a.held, slices.Contains(w.queue, a))
 		if a.park == parkGate && a.cmd != nil {
 			fmt.Fprintf(&b, " %d %s", a.node, tok.command(a.cmd))
 		}
@@ -460,9 +550,7 @@ func (s *Stepper) Hash() uint64 {
 		b.WriteString("orphan " + rel(w.judge.since))
 	}
 	fmt.Fprintf(&b, " %v", s.restarted)
-	h := fnv.New64a()
-	h.Write([]byte(b.String()))
-	return h.Sum64()
+	return b.String()
 }
 
 // tokenNames renames the owner tokens of one state for Hash: each to "v" and

@@ -1,0 +1,52 @@
+package explore
+
+import (
+	"fmt"
+	"testing"
+
+	"lockstep/scenarios/sim"
+)
+
+// Counting states that differ only in which client is which as one state
+// loses nothing: the same invariants break, each first at the same depth,
+// and the search reaches as deep — with fewer states, far fewer with three
+// clients.
+func TestSymmetryFindsTheSame(t *testing.T) {
+	heavy(t)
+	pause := []sim.Fault{sim.FaultExpiry, sim.FaultPause}
+	for _, tc := range []struct {
+		impl string
+		opts Options
+	}{
+		{"uuid-get-del", Options{}},
+		{"set-nx-ex", Options{Faults: pause, Depth: 10}},
+		{"setnx", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 3, Depth: 10}},
+		{"uuid-lua", Options{Clients: 3, Faults: pause, Depth: 8}},
+		{"uuid-get-del", Options{Clients: 3, Depth: 12}},
+		{"redlock", Options{Faults: pause, Depth: 9}},
+	} {
+		t.Run(fmt.Sprintf("%s/%d-clients/%v", tc.impl, max(tc.opts.Clients, 2), tc.opts.Faults), func(t *testing.T) {
+			t.Parallel()
+			named := tc.opts
+			named.Named = true
+			a, b := search(t, tc.impl, tc.opts), search(t, tc.impl, named)
+			if got, want := summary(a), summary(b); got != want {
+				t.Errorf("with symmetry %s\nnamed         %s", got, want)
+			}
+			if a.States >= b.States {
+				t.Errorf("with symmetry %d states, named %d", a.States, b.States)
+			}
+			if tc.opts.Clients == 3 && a.States*3 > b.States {
+				t.Errorf("three clients: %d states with symmetry, %d named: less than three times fewer", a.States, b.States)
+			}
+		})
+	}
+}
+
+func summary(r Result) string {
+	s := fmt.Sprintf("depth %d complete %v:", r.Depth, r.Complete)
+	for _, f := range r.Found {
+		s += fmt.Sprintf(" %s in %d", f.Invariant, f.Moves)
+	}
+	return s
+}
