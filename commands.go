@@ -113,7 +113,7 @@ implementation is the naive one the failure mode is about.`,
 type checkFlags struct {
 	real                                   *realFlags
 	lang, junit, lessons, impls, scenarios string
-	json                                   bool
+	json, explore                          bool
 }
 
 func (a *cli) checkCmd() *cobra.Command {
@@ -125,6 +125,7 @@ exits 1 if any cell differs from its expectation, 2 if a cell could not run.`,
 		`  lockstep check
   lockstep check --impl uuid-lua,fenced --scenario get-then-del,gc-pause
   lockstep check --lessons mine --junit results.xml
+  lockstep check --explore --scenario gc-pause
   R=127.0.0.1:6390,127.0.0.1:6391,127.0.0.1:6392,127.0.0.1:6393,127.0.0.1:6394
   lockstep check --redis $R --replica 127.0.0.1:6395 --disposable`)
 	f := &checkFlags{}
@@ -134,18 +135,21 @@ exits 1 if any cell differs from its expectation, 2 if a cell could not run.`,
 	fs.StringVar(&f.lessons, "lessons", "", "check the lesson files in `DIR` instead of the built-in lessons")
 	fs.BoolVar(&f.json, "json", false, "print the results as JSON, one object per cell")
 	fs.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to `FILE`")
+	fs.BoolVar(&f.explore, "explore", false, "search each lesson's faults with the explorer and compare, cell by cell, with what the lesson breaks (docs/explore.md)")
 	fs.StringVar(&f.lang, "lang", "en", "the key and the summary in `LANG`: en or zh")
 	f.real = addRealFlags(fs)
-	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdCheck(c.Context(), f, pos, a.stdout)) }
+	c.RunE = func(c *cobra.Command, pos []string) error {
+		return a.done(cmdCheck(c.Context(), f, pos, a.stdout, c.ErrOrStderr()))
+	}
 	return c
 }
 
 // exploreFlags are explore's flags.
 type exploreFlags struct {
-	lang, impl, faults, out  string
-	clients, attempts, depth int
-	timeout                  time.Duration
-	json                     bool
+	lang, impl, faults, out, guard             string
+	clients, attempts, depth, stock, maxStates int
+	timeout, liveness                          time.Duration
+	json, reenter                              bool
 }
 
 func (a *cli) exploreCmd() *cobra.Command {
@@ -165,6 +169,11 @@ it found one. docs/explore.md has the model and the bounds.`,
 	fs.IntVar(&f.attempts, "attempts", 1, "`N` acquire attempts per client, every TTL/2 (1: no retry)")
 	fs.StringVar(&f.faults, "faults", "expiry", "the faults allowed, a comma-separated `LIST` of: "+strings.Join(faultNames(), ", "))
 	fs.IntVar(&f.depth, "depth", explore.DefaultDepth, "try schedules of up to `N` moves")
+	fs.DurationVar(&f.liveness, "liveness", explore.TTL, "liveness breaks after a client waits `D` while no live client holds the lock")
+	fs.StringVar(&f.guard, "guard", "", "the resource's own check on every write, `NAME`: "+guardNames())
+	fs.IntVar(&f.stock, "stock", 100, "the resource's starting stock, `N`")
+	fs.BoolVar(&f.reenter, "reenter", false, "each client's critical section takes the lock again (a nested call)")
+	fs.IntVar(&f.maxStates, "max-states", 0, "stop once the search has seen more than `N` states (0: no bound); unlike --timeout, the same on every machine")
 	fs.DurationVar(&f.timeout, "timeout", time.Minute, "stop searching after `D` (0: no limit)")
 	fs.StringVar(&f.out, "out", "", "write each counterexample's trace to `DIR`/<impl>-<invariant>.json")
 	fs.BoolVar(&f.json, "json", false, "print the result as JSON")

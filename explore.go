@@ -56,7 +56,20 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 	if f.timeout < 0 {
 		return 0, errUsage{fmt.Errorf("--timeout must be 0 (no limit) or more, not %s", f.timeout)}
 	}
-	opts := explore.Options{Clients: f.clients, Attempts: f.attempts, Faults: faults, Depth: f.depth, Timeout: f.timeout}
+	if f.liveness <= 0 {
+		return 0, errUsage{fmt.Errorf("--liveness must be more than 0, not %s", f.liveness)}
+	}
+	if f.stock < 1 {
+		return 0, errUsage{fmt.Errorf("--stock must be at least 1, not %d", f.stock)}
+	}
+	var guard sim.Guard
+	if f.guard != "" {
+		if guard, err = sim.ParseGuard(f.guard); err != nil {
+			return 0, errUsage{fmt.Errorf("--guard: %w", err)}
+		}
+	}
+	opts := explore.Options{Clients: f.clients, Attempts: f.attempts, Faults: faults, Depth: f.depth, Timeout: f.timeout,
+		Liveness: f.liveness, Guard: guard, Stock: f.stock, Reenter: f.reenter, MaxStates: f.maxStates}
 	if err := opts.Validate(); err != nil {
 		return 0, errUsage{err}
 	}
@@ -93,6 +106,15 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 	return code, report.Explore(stdout, res, f.lang)
 }
 
+// guardNames lists the guards, for help.
+func guardNames() string {
+	names := make([]string, len(sim.Guards))
+	for i, g := range sim.Guards {
+		names[i] = string(g)
+	}
+	return strings.Join(names, ", ")
+}
+
 // faultNames are the faults explore may inject.
 func faultNames() []string {
 	names := make([]string, len(sim.Faults))
@@ -115,15 +137,20 @@ func exploreJSON(r explore.Result) any {
 		v := f.Trace.Verdict(f.Invariant)
 		found = append(found, finding{f.Invariant, f.Trace.Schedule.Moves, v.Step, int64(v.T)})
 	}
+	o := r.Options
 	return struct {
-		Impl     string      `json:"impl"`
-		Clients  int         `json:"clients"`
-		Attempts int         `json:"attempts"`
-		Faults   []sim.Fault `json:"faults"`
-		Depth    int         `json:"depth"`
-		Complete bool        `json:"complete"`
-		TimedOut bool        `json:"timed_out"`
-		States   int         `json:"states"`
-		Found    []finding   `json:"found"`
-	}{r.Impl, r.Options.Clients, r.Options.Attempts, r.Options.Faults, r.Depth, r.Complete, r.TimedOut, r.States, found}
+		Impl       string        `json:"impl"`
+		Clients    int           `json:"clients"`
+		Attempts   int           `json:"attempts"`
+		Faults     []sim.Fault   `json:"faults"`
+		Liveness   time.Duration `json:"liveness_ns"`
+		Guard      sim.Guard     `json:"guard,omitempty"`
+		Stock      int           `json:"stock,omitempty"`
+		Depth      int           `json:"depth"`
+		Complete   bool          `json:"complete"`
+		TimedOut   bool          `json:"timed_out"`
+		OverBudget bool          `json:"over_budget"`
+		States     int           `json:"states"`
+		Found      []finding     `json:"found"`
+	}{r.Impl, o.Clients, o.Attempts, o.Faults, o.Liveness, o.Guard, o.Stock, r.Depth, r.Complete, r.TimedOut, r.OverBudget, r.States, found}
 }

@@ -74,8 +74,8 @@ func TestBadLessons(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"play", "--lesson", bad}, bad + `:28:8: unknown client "Z"; declared: A, B, C, D`},
-		{[]string{"check", "--lessons", filepath.Dir(bad)}, bad + `:28:8: unknown client "Z"`},
+		{[]string{"play", "--lesson", bad}, bad + `:31:8: unknown client "Z"; declared: A, B, C, D`},
+		{[]string{"check", "--lessons", filepath.Dir(bad)}, bad + `:31:8: unknown client "Z"`},
 		{[]string{"check", "--lessons", dup}, "has the id of a built-in lesson"},
 		{[]string{"play", "--lesson", filepath.Dir(bad)}, "is a directory: --lesson takes one lesson file"},
 		{[]string{"check", "--lessons", t.TempDir()}, "has no *.lesson files"},

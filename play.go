@@ -254,7 +254,7 @@ func (f *playFlags) checkSteps(fs *pflag.FlagSet) error {
 	return nil
 }
 
-func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout io.Writer) (code int, err error) {
+func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout, stderr io.Writer) (code int, err error) {
 	if len(pos) > 0 {
 		return 0, errUsage{fmt.Errorf("check takes no arguments, got %s", strings.Join(pos, " "))}
 	}
@@ -273,6 +273,9 @@ func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout io.Writer
 	impls, err := pickImpls(f.impls, f.lang)
 	if err != nil {
 		return 0, err
+	}
+	if f.explore {
+		return cmdCheckExplore(ctx, f, lessons, impls, stdout, stderr)
 	}
 	target, err := f.real.target(ctx)
 	if err != nil {

@@ -125,7 +125,7 @@ func TestPlayTraceRejectsMalformed(t *testing.T) {
 		{"schedule: 100000 clients", true, func(_ *testing.T, tr *trace) { tr.Schedule.Clients = 100000 },
 			"schedule.clients: 100000, want 2 or 3"},
 		{"schedule: no attempt", true, func(_ *testing.T, tr *trace) { tr.Schedule.Attempts = 0 },
-			"schedule.attempts: 0, want 1 to 5"},
+			"schedule.attempts: 0, want 1 to 12"},
 		{"schedule: unknown fault", true, func(_ *testing.T, tr *trace) { tr.Schedule.Faults = []sim.Fault{"meteor"} },
 			`schedule.faults[0]: unknown fault "meteor"`},
 		{"schedule: too many moves", true, func(_ *testing.T, tr *trace) { tr.Schedule.Moves = make([]string, 100001) },

@@ -25,6 +25,9 @@ func Explore(w io.Writer, r explore.Result, lang string) error {
 		fmt.Sprintf("explore %s · %s, %s each · faults: %s · depth ≤ %d", r.Impl,
 			text.Count(o.Clients, "client", "clients"), text.Count(o.Attempts, "acquire attempt", "acquire attempts"), strings.Join(faults, ","), o.Depth),
 		fmt.Sprintf("搜索 %s · %d 个客户端，每个加锁 %d 次 · 故障：%s · 深度 ≤ %d", r.Impl, o.Clients, o.Attempts, strings.Join(faults, ","), o.Depth)).In(lang))
+	if world := worldLine(o, lang); world != "" {
+		p.printf("%s\n", world)
+	}
 	rate := 0.0
 	if r.Elapsed > 0 {
 		rate = float64(r.States) / r.Elapsed.Seconds()
@@ -34,6 +37,8 @@ func Explore(w io.Writer, r explore.Result, lang string) error {
 	switch {
 	case r.Complete:
 		scope = text.New("every reachable state explored (no schedule is longer than "+moves+")", fmt.Sprintf("所有可达状态都已搜索（没有超过 %d 步的调度）", r.Depth)).In(lang)
+	case r.OverBudget:
+		scope = text.New("stopped at the state budget: every schedule of up to "+moves+" explored, not beyond", fmt.Sprintf("达到状态数上限后停止：只搜索了不超过 %d 步的全部调度", r.Depth)).In(lang)
 	case r.TimedOut:
 		scope = text.New("stopped by the timeout: every schedule of up to "+moves+" explored, not beyond", fmt.Sprintf("因超时停止：只搜索了不超过 %d 步的全部调度", r.Depth)).In(lang)
 	default:
@@ -61,4 +66,26 @@ func Explore(w io.Writer, r explore.Result, lang string) error {
 		}
 	}
 	return p.err
+}
+
+// worldLine says how a search's world differs from the standard one: its
+// liveness bound, guard and stock; empty when it does not.
+func worldLine(o explore.Options, lang string) string {
+	var parts []string
+	if o.Liveness != 0 && o.Liveness != explore.TTL {
+		parts = append(parts, text.New("liveness after ", "活性界限 ").In(lang)+o.Liveness.String())
+	}
+	if o.Guard != sim.GuardNone {
+		parts = append(parts, text.New("guard ", "守卫 ").In(lang)+string(o.Guard))
+	}
+	if o.Stock != 0 && o.Stock != 100 {
+		parts = append(parts, text.New("stock ", "库存 ").In(lang)+fmt.Sprint(o.Stock))
+	}
+	if o.Reenter {
+		parts = append(parts, text.New("nested acquire", "嵌套加锁").In(lang))
+	}
+	if o.MaxStates > 0 {
+		parts = append(parts, text.New("at most ", "状态数上限 ").In(lang)+fmt.Sprint(o.MaxStates)+text.New(" states", "").In(lang))
+	}
+	return strings.Join(parts, " · ")
 }

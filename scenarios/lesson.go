@@ -105,6 +105,11 @@ type lessonParser struct {
 	nodes   int // servers the lesson may name: 5 (Redlock's), or Setup.Nodes
 	expect  map[string][]string
 	seen    map[string]bool
+	// For the search (search.go): the clients' programs, the timeline's
+	// verbs in order of first use, and the explore line.
+	progs   []sim.Program
+	used    []string
+	explore *exploreArgs
 }
 
 func (p *lessonParser) errAt(l line, field int, format string, args ...any) error {
@@ -292,7 +297,8 @@ func (p *lessonParser) parse() error {
 		}
 	}
 	p.s.Expect = p.expect
-	return nil
+	p.s.Search = p.deriveSearch()
+	return p.applyExplore(&p.s.Search)
 }
 
 func (p *lessonParser) lastLine() int {
@@ -303,7 +309,7 @@ func (p *lessonParser) lastLine() int {
 }
 
 // headerVerbs come before the timeline: who the lesson is and its world.
-var headerVerbs = []string{"lesson", "title", "summary", "naive", "fix", "mitigation", "setup"}
+var headerVerbs = []string{"lesson", "title", "summary", "naive", "fix", "mitigation", "setup", "explore"}
 
 // timelineVerbs are the steps of a timeline, and what follows it.
 var timelineVerbs = []string{"client", "say", "run", "hold", "unhold", "pause", "resume", "hang", "unhang",
@@ -357,6 +363,8 @@ func (p *lessonParser) headerVerb(l line) error {
 		p.s.Mitigation = true
 	case "setup":
 		return p.setup(l)
+	case "explore":
+		return p.exploreLine(l)
 	}
 	return nil
 }
@@ -470,6 +478,9 @@ func (p *lessonParser) timelineVerb(l line) error {
 			return p.errAt(l, 0, "%s belongs before the first client", verb)
 		}
 		return p.errAt(l, 0, "unknown verb %q; valid: %s", verb, strings.Join(timelineVerbs, ", "))
+	}
+	if !slices.Contains(p.used, verb) {
+		p.used = append(p.used, verb)
 	}
 	switch verb {
 	case "client":
@@ -673,6 +684,7 @@ func (p *lessonParser) client(l line) error {
 		return p.errAt(l, at["backoff"], "backoff is the cap of the doubling wait: want at least retry")
 	}
 	p.clients[name] = true
+	p.progs = append(p.progs, prog)
 	p.step(func(tl *sim.Timeline, cs map[string]*sim.Client) { cs[name] = tl.Client(name, prog) })
 	return nil
 }

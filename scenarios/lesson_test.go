@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,22 +31,27 @@ func TestLessonErrors(t *testing.T) {
 		name, old, new string
 		pos, want      string
 	}{
-		{"unknown verb", "unhold A\n", "unhold A\nexplode A\n", "28:1", `unknown verb "explode"; valid: client, say, run`},
-		{"unknown client", "unhold A\n", "unhold D\n", "27:8", `unknown client "D"; declared: A, B, C`},
-		{"time going backwards", "run until=31.5s\n", "run until=31.5s\nrun until=20s\n", "24:5", "time goes backwards: 20s is before 31.5s"},
+		{"unknown verb", "unhold A\n", "unhold A\nexplode A\n", "31:1", `unknown verb "explode"; valid: client, say, run`},
+		{"unknown client", "unhold A\n", "unhold D\n", "30:8", `unknown client "D"; declared: A, B, C`},
+		{"time going backwards", "run until=31.5s\n", "run until=31.5s\nrun until=20s\n", "27:5", "time goes backwards: 20s is before 31.5s"},
 		{"unknown implementation", "    reentrant                   -\n", "    reentrant                   -\n    mylock -\n", "", `unknown implementation "mylock"`},
 		{"unknown invariant", "    uuid-get-del                mutex ownership resource", "    uuid-get-del                mutex safety", "", `unknown invariant "safety"; valid: mutex, ownership, liveness, resource`},
-		{"a timeline that never ends", "run end\n", "", "31:1", `expect comes after the timeline's "run end"`},
-		{"a bad duration", "client A work=29s", "client A work=29sec", "12:10", `want a duration such as 30s`},
-		{"a hold on an unknown stage", "hold A after=release:1", "hold A after=relase:1", "22:8", "after: want STAGE:N with STAGE one of acquire, release"},
-		{"text without Chinese", "    zh A 继续执行释放的剩余部分（如果还有的话）。\n", "", "24:1", `say needs an indented "en" line and a "zh" line`},
-		{"an unknown server", "unhold A\n", "unhold A\nstop-server redis-9\n", "28:13", `want a server redis-1 … redis-5, got "redis-9"`},
-		{"slow without a delay", "unhold A\n", "unhold A\nslow redis-1\n", "28:", "want slow redis-N by=DURATION"},
-		{"slow with a bad delay", "unhold A\n", "unhold A\nslow redis-1 by=fast\n", "28:", "want a duration such as 30s"},
-		{"an unknown guard", "client A work=29s", "setup guard=lock\nclient A work=29s", "12:", `unknown guard "lock": want version, in-stock or unique`},
-		{"a backoff below the first wait", "client A work=29s", "client A work=29s retry=2s backoff=1s", "12:", "backoff is the cap of the doubling wait: want at least retry"},
-		{"jitter with a value", "client A work=29s", "client A work=29s jitter=yes", "12:", "jitter is a flag: write it without a value"},
-		{"a client declared late", "unhold A\n", "unhold A\nclient D\n", "28:1", "clients are declared before time passes"},
+		{"a timeline that never ends", "run end\n", "", "34:1", `expect comes after the timeline's "run end"`},
+		{"a bad duration", "client A work=29s", "client A work=29sec", "15:10", `want a duration such as 30s`},
+		{"a hold on an unknown stage", "hold A after=release:1", "hold A after=relase:1", "25:8", "after: want STAGE:N with STAGE one of acquire, release"},
+		{"text without Chinese", "    zh A 继续执行释放的剩余部分（如果还有的话）。\n", "", "27:1", `say needs an indented "en" line and a "zh" line`},
+		{"an unknown server", "unhold A\n", "unhold A\nstop-server redis-9\n", "31:13", `want a server redis-1 … redis-5, got "redis-9"`},
+		{"slow without a delay", "unhold A\n", "unhold A\nslow redis-1\n", "31:", "want slow redis-N by=DURATION"},
+		{"slow with a bad delay", "unhold A\n", "unhold A\nslow redis-1 by=fast\n", "31:", "want a duration such as 30s"},
+		{"an unknown guard", "client A work=29s", "setup guard=lock\nclient A work=29s", "15:", `unknown guard "lock": want version, in-stock or unique`},
+		{"a backoff below the first wait", "client A work=29s", "client A work=29s retry=2s backoff=1s", "15:", "backoff is the cap of the doubling wait: want at least retry"},
+		{"jitter with a value", "client A work=29s", "client A work=29s jitter=yes", "15:", "jitter is a flag: write it without a value"},
+		{"a client declared late", "unhold A\n", "unhold A\nclient D\n", "31:1", "clients are declared before time passes"},
+		{"a search with an unknown fault", "explore clients=3", "explore faults=expiry,meteor", "13:", `unknown fault "meteor"`},
+		{"a search with four clients", "explore clients=3", "explore clients=4", "13:", "clients must be 2 or 3, not 4"},
+		{"a search with an unknown key", "explore clients=3", "explore width=3", "13:", `unknown`},
+		{"two explore lines", "explore clients=3", "explore clients=3\nexplore depth=3", "14:1", `explore given twice`},
+		{"a search after the first client", "unhold A\n", "unhold A\nexplore depth=3\n", "31:1", "explore belongs before the first client"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ParseLesson("mine.lesson", lessonWith(t, tc.old, tc.new))
@@ -141,5 +147,38 @@ func TestLessonFix(t *testing.T) {
 	if _, err := ParseLesson("m.lesson", lessonWith(t, "naive uuid-get-del\n", "naive uuid-get-del\nfix mylock\n")); err == nil ||
 		!strings.Contains(err.Error(), `m.lesson:5:5: unknown implementation "mylock"`) {
 		t.Errorf("a fix that is no implementation: %v", err)
+	}
+}
+
+// A lesson's search follows from its timeline — the fault verbs it uses,
+// work that outlasts the lease, its liveness bound as a multiple of the
+// lease — and its explore line overrides that.
+func TestLessonSearch(t *testing.T) {
+	for id, want := range map[string]string{
+		"get-then-del":    "{Faults:[expiry] Clients:3 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lacks:[]}",
+		"gc-pause":        "{Faults:[expiry pause] Clients:2 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lacks:[]}",
+		"setnx-no-ex":     "{Faults:[expiry crash] Clients:2 Attempts:5 Depth:16 Liveness:1m0s Reenter:false Lacks:[]}",
+		"lease-too-short": "{Faults:[expiry hang] Clients:2 Attempts:5 Depth:14 Liveness:1m0s Reenter:false Lacks:[]}",
+		"hung-holder":     "{Faults:[expiry hang] Clients:2 Attempts:11 Depth:14 Liveness:2m30s Reenter:false Lacks:[]}",
+		"reentrant-call":  "{Faults:[expiry] Clients:2 Attempts:1 Depth:12 Liveness:10s Reenter:true Lacks:[]}",
+		"redlock-restart": "{Faults:[expiry restart] Clients:2 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lacks:[partition]}",
+	} {
+		s, err := Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%+v", s.Search); got != want {
+			t.Errorf("%s: search %s, want %s", id, got, want)
+		}
+	}
+	s, err := ParseLesson("mine.lesson", lessonWith(t, "explore clients=3", "explore faults=expiry,crash attempts=2 depth=9 liveness=45s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprintf("%+v", s.Search), "{Faults:[expiry crash] Clients:2 Attempts:2 Depth:9 Liveness:45s Reenter:false Lacks:[]}"; got != want {
+		t.Errorf("with an explore line: %s, want %s", got, want)
+	}
+	if got, want := s.Command("uuid-lua"), "lockstep explore --impl uuid-lua --clients 2 --attempts 2 --faults expiry,crash --depth 9 --liveness 45s --max-states 2500"; got != want {
+		t.Errorf("command %q, want %q", got, want)
 	}
 }

@@ -42,6 +42,9 @@ type Scenario struct {
 	Mitigation bool
 	Setup      sim.Setup
 	Script     sim.Script
+	// Search is how lockstep check --explore searches this failure mode
+	// with the explorer (search.go).
+	Search Search
 	// Expect is the lesson's expectation row: for each implementation it
 	// names, the invariants that break (empty: none). An implementation it
 	// does not name has no expectation: its verdicts are reported, not

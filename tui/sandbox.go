@@ -23,7 +23,7 @@ var faultSets = [][]sim.Fault{
 	{sim.FaultExpiry},
 	{sim.FaultExpiry, sim.FaultPause},
 	{sim.FaultExpiry, sim.FaultCrash},
-	{sim.FaultExpiry, sim.FaultPause, sim.FaultCrash, sim.FaultFailover, sim.FaultRestart},
+	{sim.FaultExpiry, sim.FaultPause, sim.FaultCrash, sim.FaultFailover, sim.FaultRestart, sim.FaultHang},
 }
 
 // sandboxView is the sandbox: the student is the scheduler. It lists the
@@ -88,7 +88,7 @@ func newSandbox(impl lockimpl.Info, faults int) sandboxView {
 func (v *sandboxView) reset(made []sim.Move) (stopped, instead *sim.Move) {
 	v.close()
 	v.err, v.note, v.made = nil, text.Text{}, nil
-	st, err := explore.NewWorld(v.impl, 2, 1, faultSets[v.faults])
+	st, err := explore.NewWorld(v.impl, sim.Schedule{Clients: 2, Attempts: 1, Faults: faultSets[v.faults]})
 	if err != nil {
 		v.err = err
 		return nil, nil

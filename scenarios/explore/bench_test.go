@@ -45,3 +45,7 @@ func BenchmarkSearchRedlockPause(b *testing.B) {
 func BenchmarkSearchThreePause(b *testing.B) {
 	bench(b, "uuid-lua", Options{Clients: 3, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 11})
 }
+
+func BenchmarkSearchRedsyncRedlock(b *testing.B) {
+	bench(b, "redsync-redlock", Options{Depth: 6})
+}

@@ -38,11 +38,27 @@ type Options struct {
 	Attempts int
 	// Faults are the moves allowed besides client steps; default expiry.
 	Faults []sim.Fault
+	// Liveness is how long a client may wait while no live client holds
+	// the lock; default TTL.
+	Liveness time.Duration
+	// Guard is the resource's own check on every write (none by default),
+	// and Stock its starting value (default 100), as a lesson's setup
+	// gives them.
+	Guard sim.Guard
+	Stock int
+	// Reenter makes each client's critical section call code that takes
+	// the same lock again, as a lesson's "client … reenter" does.
+	Reenter bool
 	// Depth bounds a schedule's length in moves; default DefaultDepth.
 	Depth int
 	// Timeout bounds the search's wall-clock time; 0 means none. A search
 	// stopped by it says so, and how deep it got.
 	Timeout time.Duration
+	// MaxStates, when set, stops the search once it has seen more than that
+	// many states (within a chunk of a level, expanded in order): a bound
+	// on its work that, unlike Timeout, gives the same result on every
+	// machine. Depth then counts the levels searched whole.
+	MaxStates int
 	// Progress, when set, is called now and then during the search.
 	Progress func(Progress)
 	// First stops the search at the first level that breaks an invariant.
@@ -58,6 +74,10 @@ type Options struct {
 	// to (the sandbox's hint); Depth then counts the moves after it.
 	Prefix []string
 }
+
+// budgetChunk is how many nodes of a level a search with a state budget
+// expands before it looks at the budget again.
+const budgetChunk = 64
 
 // DefaultDepth is the default bound on a schedule's length.
 const DefaultDepth = 30
@@ -104,7 +124,9 @@ type Result struct {
 	Complete bool
 	// TimedOut says the search stopped at Options.Timeout before Depth.
 	TimedOut bool
-	Elapsed  time.Duration
+	// OverBudget says the search stopped at Options.MaxStates before Depth.
+	OverBudget bool
+	Elapsed    time.Duration
 }
 
 // Broken reports whether the search found invariant id broken.
@@ -137,7 +159,7 @@ func (o Options) withDefaults() Options {
 // from a trace file alike.
 const (
 	MinClients, MaxClients = 2, 3
-	MaxAttempts            = 5
+	MaxAttempts            = 12
 	// MaxMoves bounds a schedule's length: a search's depth, and the moves
 	// a trace file may ask Replay to make (each builds on the last, and a
 	// search of even 30 takes minutes).
@@ -154,29 +176,61 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--attempts must be 1 to %d, not %d", MaxAttempts, o.Attempts)
 	case o.Depth < 1 || o.Depth > MaxMoves:
 		return fmt.Errorf("--depth must be 1 to %d, not %d", MaxMoves, o.Depth)
+	case o.MaxStates < 0:
+		return fmt.Errorf("--max-states must be 0 (no bound) or more, not %d", o.MaxStates)
 	}
 	for _, f := range o.Faults {
 		if !slices.Contains(sim.Faults, f) {
 			return fmt.Errorf("unknown fault %q; valid: %v", f, sim.Faults)
 		}
 	}
+	return validWorld(o.Liveness, o.Guard, o.Stock, "--")
+}
+
+// MaxLiveness and MaxStock bound the world a search may ask for.
+const (
+	MaxLiveness = 10 * time.Minute
+	MaxStock    = 1_000_000
+)
+
+// validWorld reports a liveness bound, guard or stock out of bounds, naming
+// it with prefix: "--" for a search's options, "schedule." for a file's.
+func validWorld(liveness time.Duration, guard sim.Guard, stock int, prefix string) error {
+	switch {
+	case liveness < 0 || liveness > MaxLiveness:
+		return fmt.Errorf("%sliveness: %s, want 0 (the TTL) to %s", prefix, liveness, MaxLiveness)
+	case stock < 0 || stock > MaxStock:
+		return fmt.Errorf("%sstock: %d, want 0 (100) to %d", prefix, stock, MaxStock)
+	case guard != sim.GuardNone && !slices.Contains(sim.Guards, guard):
+		return fmt.Errorf("%sguard: unknown guard %q; valid: %v", prefix, guard, sim.Guards)
+	}
 	return nil
 }
 
-// NewWorld is the explorer's standard world for impl: the stepper a
-// schedule runs in.
-func NewWorld(impl lockimpl.Info, clients, attempts int, faults []sim.Fault) (*sim.Stepper, error) {
+// NewWorld is the explorer's world for impl that schedule s runs in (its
+// moves aside): the standard one, with the liveness bound, guard and stock
+// s gives.
+func NewWorld(impl lockimpl.Info, s sim.Schedule) (*sim.Stepper, error) {
 	// Redlock runs on three nodes (a majority of two): the same algorithm,
 	// with schedules short enough to search.
-	setup := sim.Setup{TTL: TTL, LivenessBound: TTL, Horizon: 10 * time.Minute, Nodes: 3}
-	if slices.Contains(faults, sim.FaultFailover) && impl.Nodes == 1 {
+	setup := sim.Setup{TTL: TTL, LivenessBound: TTL, Horizon: 10 * time.Minute, Nodes: 3, Guard: s.Guard, Stock: s.Stock}
+	if s.Liveness > 0 {
+		setup.LivenessBound = s.Liveness
+	}
+	if slices.Contains(s.Faults, sim.FaultFailover) && impl.Nodes == 1 {
 		setup.Replica, setup.Lag = true, time.Second
 	}
-	progs := make([]sim.Program, clients)
+	progs := make([]sim.Program, s.Clients)
 	for i := range progs {
-		progs[i] = sim.Program{Work: Work, Retry: TTL / 2, Attempts: attempts}
+		progs[i] = sim.Program{Work: Work, Retry: TTL / 2, Attempts: s.Attempts, Reenter: s.Reenter}
 	}
-	return sim.NewStepper(setup, progs, impl, faults)
+	return sim.NewStepper(setup, progs, impl, s.Faults)
+}
+
+// schedule is the world opts search in, with moves.
+func (o Options) schedule(moves []string) *sim.Schedule {
+	return &sim.Schedule{Clients: o.Clients, Attempts: o.Attempts, Faults: o.Faults,
+		Liveness: o.Liveness, Guard: o.Guard, Stock: o.Stock, Reenter: o.Reenter, Moves: moves}
 }
 
 // node is a schedule in the search tree: its last move and its parent.
@@ -207,7 +261,7 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 	start := time.Now()
 	res := Result{Impl: impl.Name, Options: opts}
 	replay := func(moves []string) (*sim.Stepper, error) {
-		st, err := NewWorld(impl, opts.Clients, opts.Attempts, opts.Faults)
+		st, err := NewWorld(impl, *opts.schedule(nil))
 		if err != nil {
 			return nil, err
 		}
@@ -284,60 +338,80 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 	frontier := []*node{root}
 	found := 0
 	workers := max(runtime.GOMAXPROCS(0), 1)
-	for len(frontier) > 0 && res.Depth < opts.Depth && found != 1<<len(invs)-1 && !stopped() {
-		type result struct {
-			children []child
-			err      error
-			done     bool
+	// With a state budget a level is expanded in chunks, merged in order,
+	// so that the search stops within a chunk of the budget, at the same
+	// place on every machine.
+	chunk := func(n int) int {
+		if opts.MaxStates > 0 {
+			return min(n, budgetChunk)
 		}
-		results := make([]result, len(frontier))
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(func() {
-				for {
-					i := int(next.Add(1) - 1)
-					if i >= len(frontier) || stopped() {
-						return
-					}
-					c, err := expand(frontier[i])
-					results[i] = result{c, err, true}
-					if opts.Progress != nil && i%50 == 0 {
-						opts.Progress(Progress{Depth: res.Depth + 1, States: len(visited), Elapsed: time.Since(start)})
-					}
-				}
-			})
-		}
-		wg.Wait()
+		return n
+	}
+	for len(frontier) > 0 && res.Depth < opts.Depth && found != 1<<len(invs)-1 && !stopped() && !res.OverBudget {
 		var level []*node
-		for i, r := range results {
-			if !r.done {
-				break // the timeout: the rest of this level was not expanded
+		for lo := 0; lo < len(frontier) && !res.OverBudget; lo += chunk(len(frontier)) {
+			part := frontier[lo:min(lo+chunk(len(frontier)), len(frontier))]
+			type result struct {
+				children []child
+				err      error
+				done     bool
 			}
-			if r.err != nil {
-				return res, r.err
+			results := make([]result, len(part))
+			var next atomic.Int64
+			var wg sync.WaitGroup
+			for range workers {
+				wg.Go(func() {
+					for {
+						i := int(next.Add(1) - 1)
+						if i >= len(part) || stopped() {
+							return
+						}
+						c, err := expand(part[i])
+						results[i] = result{c, err, true}
+						if opts.Progress != nil && (lo+i)%50 == 0 {
+							opts.Progress(Progress{Depth: res.Depth + 1, States: len(visited), Elapsed: time.Since(start)})
+						}
+					}
+				})
 			}
-			n := frontier[i]
-			for _, c := range r.children {
-				cn := &node{parent: n, move: c.move, depth: n.depth + 1, broken: n.broken | c.broken}
-				for j, inv := range invs {
-					if c.broken&(1<<j) == 0 || n.broken&(1<<j) != 0 || found&(1<<j) != 0 {
-						continue
-					}
-					found |= 1 << j
-					f, err := finding(ctx, impl, opts, inv, slices.Concat(opts.Prefix, cn.moves()))
-					if err != nil {
-						return res, err
-					}
-					res.Found = append(res.Found, f)
+			wg.Wait()
+			for i, r := range results {
+				if !r.done {
+					break // the timeout: the rest of this level was not expanded
 				}
-				if !visited[c.hash] {
-					visited[c.hash] = true
-					level = append(level, cn)
+				if r.err != nil {
+					return res, r.err
 				}
+				n := part[i]
+				for _, c := range r.children {
+					cn := &node{parent: n, move: c.move, depth: n.depth + 1, broken: n.broken | c.broken}
+					for j, inv := range invs {
+						if c.broken&(1<<j) == 0 || n.broken&(1<<j) != 0 || found&(1<<j) != 0 {
+							continue
+						}
+						found |= 1 << j
+						f, err := finding(ctx, impl, opts, inv, slices.Concat(opts.Prefix, cn.moves()))
+						if err != nil {
+							return res, err
+						}
+						res.Found = append(res.Found, f)
+					}
+					if !visited[c.hash] {
+						visited[c.hash] = true
+						level = append(level, cn)
+					}
+				}
+			}
+			if timedOut.Load() {
+				break
+			}
+			if opts.MaxStates > 0 && len(visited) > opts.MaxStates && lo+len(part) < len(frontier) {
+				// A part of the level: what it found is still shortest,
+				// but the level does not count as searched.
+				res.OverBudget = true
 			}
 		}
-		if timedOut.Load() {
+		if timedOut.Load() || res.OverBudget {
 			break
 		}
 		frontier = level
@@ -345,10 +419,14 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 		if opts.First && len(res.Found) > 0 {
 			break
 		}
+		if opts.MaxStates > 0 && len(visited) > opts.MaxStates && len(frontier) > 0 && res.Depth < opts.Depth {
+			res.OverBudget = true
+			break
+		}
 	}
 	res.TimedOut = timedOut.Load()
 	res.States = len(visited)
-	res.Complete = len(frontier) == 0 && !res.TimedOut
+	res.Complete = len(frontier) == 0 && !res.TimedOut && !res.OverBudget
 	res.Elapsed = time.Since(start)
 	slices.SortFunc(res.Found, func(a, b Finding) int {
 		return slices.Index(invs, a.Invariant) - slices.Index(invs, b.Invariant)
@@ -360,8 +438,7 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 // once ctx is cancelled: a search stopped early still reports what it found,
 // and a replay of a found schedule takes milliseconds.
 func finding(ctx context.Context, impl lockimpl.Info, opts Options, inv string, moves []string) (Finding, error) {
-	tr, err := Replay(context.WithoutCancel(ctx), impl, &sim.Schedule{Clients: opts.Clients, Attempts: opts.Attempts,
-		Faults: opts.Faults, Moves: moves})
+	tr, err := Replay(context.WithoutCancel(ctx), impl, opts.schedule(moves))
 	if err != nil {
 		return Finding{}, err
 	}
@@ -394,7 +471,7 @@ func ValidateSchedule(s *sim.Schedule) error {
 	if len(s.Moves) > MaxMoves {
 		return fmt.Errorf("schedule.moves: %d moves, the most is %d", len(s.Moves), MaxMoves)
 	}
-	return nil
+	return validWorld(s.Liveness, s.Guard, s.Stock, "schedule.")
 }
 
 // Replay makes the run a trace's schedule describes again, against impl, and
@@ -404,7 +481,7 @@ func Replay(ctx context.Context, impl lockimpl.Info, s *sim.Schedule) (*sim.Trac
 	if err := ValidateSchedule(s); err != nil {
 		return nil, err
 	}
-	st, err := NewWorld(impl, s.Clients, s.Attempts, s.Faults)
+	st, err := NewWorld(impl, *s)
 	if err != nil {
 		return nil, err
 	}

@@ -262,3 +262,49 @@ func TestPrefix(t *testing.T) {
 		t.Errorf("moves %v (%d)", f.Trace.Schedule.Moves, f.Moves)
 	}
 }
+
+// A hung call lifts the rule that a live holder finishes within its lease,
+// as a pause does, but the hung client's watchdog runs on: the uncapped
+// watchdog keeps the lock for a holder that will never finish (liveness),
+// while a lease without a watchdog runs out under it (mutex, resource).
+func TestHangFault(t *testing.T) {
+	heavy(t)
+	hang := []sim.Fault{sim.FaultExpiry, sim.FaultHang}
+	r := search(t, "uuid-lua-watchdog-uncapped", Options{Faults: hang, Attempts: 3, Depth: 13})
+	if _, ok := r.Broken(sim.InvLiveness); !ok {
+		t.Errorf("uuid-lua-watchdog-uncapped with a hang: found %v, want liveness", brokenIDs(r))
+	}
+	if _, ok := r.Broken(sim.InvMutex); ok {
+		t.Errorf("uuid-lua-watchdog-uncapped with a hang: mutex broken; its watchdog keeps the lease")
+	}
+	r = search(t, "uuid-lua", Options{Faults: hang, Depth: 13})
+	if got := brokenIDs(r); !slices.Equal(got, []string{sim.InvMutex, sim.InvResource}) {
+		t.Errorf("uuid-lua with a hang: found %v, want mutex and resource", got)
+	}
+	if r := search(t, "uuid-lua", Options{Depth: 12}); len(r.Found) > 0 {
+		t.Errorf("uuid-lua without a hang: found %v", brokenIDs(r))
+	}
+}
+
+// A state budget stops the search at the same place every time, close
+// above the budget, and says so; what it found is still shortest.
+func TestMaxStates(t *testing.T) {
+	heavy(t)
+	opts := Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 14, MaxStates: 300}
+	a, b := search(t, "set-nx-ex", opts), search(t, "set-nx-ex", opts)
+	if !a.OverBudget || a.Complete {
+		t.Fatalf("over budget %v, complete %v; want a search stopped by its budget", a.OverBudget, a.Complete)
+	}
+	if a.States <= 300 || a.States > 300+budgetChunk*8 {
+		t.Errorf("%d states with a budget of 300", a.States)
+	}
+	if summary(a) != summary(b) || a.States != b.States {
+		t.Errorf("two searches with the same budget: %s (%d states), %s (%d states)", summary(a), a.States, summary(b), b.States)
+	}
+	full := search(t, "set-nx-ex", Options{Faults: opts.Faults, Depth: a.Depth + 1})
+	for _, f := range a.Found {
+		if g, ok := full.Broken(f.Invariant); !ok || g.Moves != f.Moves {
+			t.Errorf("%s in %d moves under the budget; without it %v", f.Invariant, f.Moves, g.Moves)
+		}
+	}
+}

@@ -21,7 +21,7 @@ func TestTraceKeepsUpWithTime(t *testing.T) {
 		faults := []sim.Fault{sim.FaultExpiry, sim.FaultPause, sim.FaultCrash}
 		timeMoves := 0
 		for walk := range 6 {
-			st, err := NewWorld(in, 2, 1, faults)
+			st, err := NewWorld(in, sim.Schedule{Clients: 2, Attempts: 1, Faults: faults})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -51,8 +51,8 @@ func TestReplayRefusesScheduleOutOfBounds(t *testing.T) {
 	}{
 		{"negative clients", func(s *sim.Schedule) { s.Clients = -3 }, "schedule.clients: -3, want 2 or 3"},
 		{"too many clients", func(s *sim.Schedule) { s.Clients = 100000 }, "schedule.clients: 100000, want 2 or 3"},
-		{"no attempt", func(s *sim.Schedule) { s.Attempts = 0 }, "schedule.attempts: 0, want 1 to 5"},
-		{"too many attempts", func(s *sim.Schedule) { s.Attempts = 1 << 30 }, "schedule.attempts: 1073741824, want 1 to 5"},
+		{"no attempt", func(s *sim.Schedule) { s.Attempts = 0 }, "schedule.attempts: 0, want 1 to 12"},
+		{"too many attempts", func(s *sim.Schedule) { s.Attempts = 1 << 30 }, "schedule.attempts: 1073741824, want 1 to 12"},
 		{"unknown fault", func(s *sim.Schedule) { s.Faults = []sim.Fault{sim.FaultExpiry, "meteor"} },
 			`schedule.faults[1]: unknown fault "meteor"`},
 		{"too many moves", func(s *sim.Schedule) { s.Moves = make([]string, MaxMoves+1) },

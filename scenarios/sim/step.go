@@ -34,10 +34,14 @@ const (
 	FaultPause    Fault = "pause"
 	FaultFailover Fault = "failover"
 	FaultRestart  Fault = "restart"
+	// FaultHang lets a holder's business call get stuck while the rest of
+	// its process — a watchdog — runs on (a hung downstream call, work far
+	// longer than the lease), once per client.
+	FaultHang Fault = "hang"
 )
 
 // Faults lists every fault, in order.
-var Faults = []Fault{FaultExpiry, FaultCrash, FaultPause, FaultFailover, FaultRestart}
+var Faults = []Fault{FaultExpiry, FaultCrash, FaultPause, FaultFailover, FaultRestart, FaultHang}
 
 // MoveKind says what a move does.
 type MoveKind string
@@ -51,6 +55,8 @@ const (
 	MoveResume   MoveKind = "resume"   // it goes on
 	MoveFailover MoveKind = "failover" // the primary dies; its replica takes over
 	MoveRestart  MoveKind = "restart"  // a server restarts empty
+	MoveHang     MoveKind = "hang"     // a holder's business call gets stuck; its watchdog runs on
+	MoveUnhang   MoveKind = "unhang"   // the call returns
 )
 
 // Move is one choice a Stepper offers.
@@ -70,6 +76,7 @@ type Stepper struct {
 	faults    map[Fault]bool
 	schedule  []string
 	paused    map[string]bool // clients that have had their pause
+	hung      map[string]bool // clients that have had their hang
 	restarted map[int]bool
 }
 
@@ -83,7 +90,7 @@ func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []Fault
 	if err != nil {
 		return nil, err
 	}
-	s := &Stepper{w: w, faults: map[Fault]bool{}, paused: map[string]bool{}, restarted: map[int]bool{}}
+	s := &Stepper{w: w, faults: map[Fault]bool{}, paused: map[string]bool{}, hung: map[string]bool{}, restarted: map[int]bool{}}
 	for _, f := range faults {
 		s.faults[f] = true
 	}
@@ -160,6 +167,14 @@ func (s *Stepper) Moves() []Move {
 			moves = append(moves, Move{Kind: MoveResume, ID: "resume " + c.name,
 				Label: Text{EN: c.name + "'s process resumes", ZH: c.name + " 的进程恢复"}})
 		}
+		if s.faults[FaultHang] && live && c.belief == BeliefHolds && !c.hung && !s.hung[c.name] {
+			moves = append(moves, Move{Kind: MoveHang, ID: "hang " + c.name,
+				Label: Text{EN: c.name + "'s business call hangs", ZH: c.name + " 的业务调用卡死"}})
+		}
+		if c.hung && !c.crashed {
+			moves = append(moves, Move{Kind: MoveUnhang, ID: "unhang " + c.name,
+				Label: Text{EN: c.name + "'s call returns", ZH: c.name + " 的调用返回"}})
+		}
 	}
 	if s.faults[FaultFailover] {
 		if p := w.servers[w.route[0]]; p.up && p.replica >= 0 {
@@ -212,7 +227,8 @@ func (s *Stepper) stepLabel(a *actor) Text {
 // able to move, it may only under the expiry fault. Either way it may not
 // run out the lease of a holder that is live: a client in its critical
 // section finishes within its lease (the TTL covers the work) unless a fault
-// — a pause — stops it.
+// — a pause, or a hung call with no watchdog left to renew the lease —
+// stops it.
 func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 	w := s.w
 	if clientsCanMove && !s.faults[FaultExpiry] {
@@ -236,13 +252,25 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 				continue
 			}
 			for _, c := range w.clients {
-				if c.name == k.Writer && c.belief == BeliefHolds && !c.paused && !c.crashed && !c.hung {
+				if c.name == k.Writer && c.belief == BeliefHolds && !c.paused && !c.crashed && (!c.hung || s.renews(c)) {
 					return 0, false
 				}
 			}
 		}
 	}
 	return next, true
+}
+
+// renews says whether a goroutine of c's other than its business one — a
+// watchdog — is still at work: a hung call does not stop it, so the lease
+// it renews does not run out while it runs.
+func (s *Stepper) renews(c *client) bool {
+	for _, a := range s.w.actors {
+		if a.client == c && a.bg && !a.flight && a.state != stateDone && a.state != stateAbandoned {
+			return true
+		}
+	}
+	return false
 }
 
 // Do makes move id. It returns ErrNoSuchMove when the move is not enabled.
@@ -304,6 +332,13 @@ func (s *Stepper) Do(id string) error {
 		c.Pause()
 	case MoveResume:
 		s.client(id).Resume()
+		w.wakeDue()
+	case MoveHang:
+		c := s.client(id)
+		s.hung[c.Name()] = true
+		c.Hang()
+	case MoveUnhang:
+		s.client(id).Unhang()
 		w.wakeDue()
 	case MoveFailover:
 		w.failover()
@@ -508,6 +543,9 @@ func (s *Stepper) state(perm []int, tok *tokenNames) string {
 	for _, c := range clients {
 		fmt.Fprintf(&b, "C%s %s %s %s %d %v %v %v %d %d %d %v %v|", rename(c.name), c.belief, c.op, tok.name(c.token), c.fence,
 			c.paused, c.crashed, c.hung, c.count, c.readVal, c.readVer, s.paused[c.name], c.lost != nil)
+		if s.hung[c.name] {
+			b.WriteString("h ")
+		}
 		for _, i := range slices.Sorted(maps.Keys(c.cut)) {
 			fmt.Fprintf(&b, "x%d ", i)
 		}

@@ -44,11 +44,19 @@ type Trace struct {
 
 // Schedule is a run of a Stepper in the explorer's standard world: how many
 // clients, how many acquire attempts each, which faults, and the moves.
+// Liveness, Guard and Stock change the world where a search matches a
+// lesson's (lockstep check --explore); zero is the standard world's.
 type Schedule struct {
-	Clients  int      `json:"clients"`
-	Attempts int      `json:"attempts"`
-	Faults   []Fault  `json:"faults"`
-	Moves    []string `json:"moves"`
+	Clients  int           `json:"clients"`
+	Attempts int           `json:"attempts"`
+	Faults   []Fault       `json:"faults"`
+	Liveness time.Duration `json:"liveness_ns,omitempty"`
+	Guard    Guard         `json:"guard,omitempty"`
+	Stock    int           `json:"stock,omitempty"`
+	// Reenter: each client's critical section takes the lock again
+	// (Program.Reenter).
+	Reenter bool     `json:"reenter,omitempty"`
+	Moves   []string `json:"moves"`
 }
 
 // TraceSchema is the version of the trace format. It changes when a field

@@ -199,6 +199,7 @@ func (t *Trace) Clean() {
 		for i, f := range s.Faults {
 			s.Faults[i] = Fault(CleanText(string(f)))
 		}
+		s.Guard = Guard(CleanText(string(s.Guard)))
 		cleanAll(s.Moves)
 	}
 }

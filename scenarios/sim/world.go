@@ -49,6 +49,9 @@ type Setup struct {
 // DefaultTTL is the lease when a Setup gives none.
 const DefaultTTL = 30 * time.Second
 
+// WithDefaults is the setup a run uses: s with its defaults filled in.
+func (s Setup) WithDefaults() Setup { return s.withDefaults() }
+
 func (s Setup) withDefaults() Setup {
 	if s.Key == "" {
 		s.Key = "lock:product:1001"

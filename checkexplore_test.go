@@ -1,0 +1,138 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
+)
+
+// The agreement table in docs/explore.md sits between these lines.
+const (
+	agreeBegin = "<!-- go run . check --explore: begin -->\n```\n"
+	agreeEnd   = "```\n<!-- go run . check --explore: end -->"
+)
+
+// agreeBlock returns docs/explore.md, and the agreement table in it.
+func agreeBlock(t *testing.T) (doc, block string) {
+	t.Helper()
+	data, err := os.ReadFile("docs/explore.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc = string(data)
+	_, rest, ok := strings.Cut(doc, agreeBegin)
+	if !ok {
+		t.Fatalf("docs/explore.md has no %q", agreeBegin)
+	}
+	block, _, ok = strings.Cut(rest, agreeEnd)
+	if !ok {
+		t.Fatalf("docs/explore.md has no %q", agreeEnd)
+	}
+	return doc, block
+}
+
+// The table in docs/explore.md is what lockstep check --explore prints
+// today. Its searches take minutes: CI runs this test on its own
+// (LOCKSTEP_EXPLORE_TABLE=1), beside the steps that wait on real servers;
+// LOCKSTEP_WRITE_EXPLORE_TABLE=1 writes the table afresh.
+func TestExploreTableIsFresh(t *testing.T) {
+	write := os.Getenv("LOCKSTEP_WRITE_EXPLORE_TABLE") == "1"
+	if os.Getenv("LOCKSTEP_EXPLORE_TABLE") != "1" && !write {
+		t.Skip("every lesson's search, minutes: LOCKSTEP_EXPLORE_TABLE=1 runs it")
+	}
+	wholeMatrix(t)
+	got := mustRun(t, "check", "--explore")
+	doc, block := agreeBlock(t)
+	if write {
+		doc = strings.Replace(doc, agreeBegin+block+agreeEnd, agreeBegin+got+agreeEnd, 1)
+		if err := os.WriteFile("docs/explore.md", []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if block != got {
+		t.Errorf("docs/explore.md's agreement table is stale: LOCKSTEP_WRITE_EXPLORE_TABLE=1 go test -run TestExploreTableIsFresh . writes it afresh; then explain every new disagreement under \"Why they disagree\".\nnow:\n%s", got)
+	}
+}
+
+// Every disagreement in the table is explained under "Why they disagree":
+// in the lesson's own section (#### `ID`), which names the implementation,
+// or, for a cause that holds in every lesson, in the section "Every lesson",
+// by a line "- `IMPL` +X …" that gives the implementation and the mark.
+func TestExploreDisagreementsExplained(t *testing.T) {
+	doc, block := agreeBlock(t)
+	_, why, ok := strings.Cut(doc, "\n### Why they disagree\n")
+	if !ok {
+		t.Fatal(`docs/explore.md has no section "### Why they disagree"`)
+	}
+	if i := strings.Index(why, "\n## "); i >= 0 {
+		why = why[:i]
+	}
+	sections := map[string]string{}
+	for _, part := range strings.Split(why, "\n#### ")[1:] {
+		head, body, _ := strings.Cut(part, "\n")
+		if head == "Every lesson" {
+			sections[""] = body
+		}
+		for _, id := range regexp.MustCompile("`([a-z0-9-]+)`").FindAllStringSubmatch(head, -1) {
+			sections[id[1]] += body
+		}
+	}
+	// general[impl] are the marks the section "Every lesson" explains.
+	general := map[string]string{}
+	for line := range strings.Lines(sections[""]) {
+		if m := regexp.MustCompile("^- `([a-z0-9-]+)` ((?:[-+][MOLR]+)+)").FindStringSubmatch(line); m != nil {
+			general[m[1]] += m[2]
+		}
+	}
+	explained := func(impl, sign string, letter rune) bool {
+		for _, m := range regexp.MustCompile(`[-+][MOLR]+`).FindAllString(general[impl], -1) {
+			if m[:1] == sign && strings.ContainsRune(m[1:], letter) {
+				return true
+			}
+		}
+		return false
+	}
+	// The table: column numbers, then a row per lesson, in blocks.
+	var cols []string
+	names := lockimpl.Names()
+	cells := 0
+	for line := range strings.Lines(block) {
+		fields := strings.Fields(line)
+		switch {
+		case len(fields) == 0:
+			cols = nil
+		case cols == nil && regexp.MustCompile(`^[0-9]+$`).MatchString(fields[0]):
+			cols = fields
+		case cols != nil && len(fields) == len(cols)+1:
+			id := fields[0]
+			for i, mark := range fields[1:] {
+				cells++
+				if mark == "=" || mark == "·" {
+					continue
+				}
+				n, _ := strconv.Atoi(cols[i])
+				impl := names[n-1]
+				if strings.Contains(sections[id], "`"+impl+"`") {
+					continue
+				}
+				for _, part := range regexp.MustCompile(`[-+][MOLR]+`).FindAllString(mark, -1) {
+					for _, letter := range part[1:] {
+						if !explained(impl, part[:1], letter) {
+							t.Errorf("docs/explore.md: %s × %s is %s, and nothing explains %s%c: name `%s` in the section #### `%s`, or add \"- `%s` %s%c …\" to the section \"Every lesson\"",
+								id, impl, mark, part[:1], letter, impl, id, impl, part[:1], letter)
+						}
+					}
+				}
+			}
+		}
+	}
+	if want := len(scenarios.IDs()) * len(names); cells != want {
+		t.Errorf("read %d cells from the table, want %d; has its layout changed?", cells, want)
+	}
+}

@@ -1,0 +1,110 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"lockstep/scenarios"
+	"lockstep/text"
+)
+
+// AgreeMark is a cell of lockstep check --explore's table: "=" when the
+// search broke exactly what the lesson breaks, else what it missed ("-R":
+// the lesson breaks resource, the search did not) and what it found beyond
+// ("+O"); "·" when the lesson has no expectation for the implementation.
+func AgreeMark(a scenarios.Agreement) string {
+	switch {
+	case !a.Judged:
+		return "·"
+	case a.Agrees():
+		return "="
+	}
+	var b strings.Builder
+	if len(a.Missing) > 0 {
+		b.WriteString("-" + abbreviate(a.Missing))
+	}
+	if len(a.Extra) > 0 {
+		b.WriteString("+" + abbreviate(a.Extra))
+	}
+	return b.String()
+}
+
+// Agreement prints lockstep check --explore's table: a row per lesson, a
+// column per implementation, each cell's AgreeMark; then the key, each
+// lesson's search, and the count.
+func Agreement(w io.Writer, cells []scenarios.Agreement, lessons []scenarios.Scenario, lang string) error {
+	p := &printer{w: w}
+	var ids, impls []string
+	marks := map[[2]string]string{}
+	for _, a := range cells {
+		if !slices.Contains(ids, a.Scenario) {
+			ids = append(ids, a.Scenario)
+		}
+		if !slices.Contains(impls, a.Impl) {
+			impls = append(impls, a.Impl)
+		}
+		marks[[2]string{a.Impl, a.Scenario}] = AgreeMark(a)
+	}
+	table(p, ids, impls, marks)
+	p.printf("\n")
+	line := ""
+	for i, name := range impls {
+		entry := fmt.Sprintf("%d %s", i+1, name)
+		if line != "" && ansi.StringWidth(line+" · "+entry) > tableWidth {
+			p.printf("%s\n", line)
+			line = ""
+		}
+		if line != "" {
+			line += " · "
+		}
+		line += entry
+	}
+	if line != "" {
+		p.printf("%s\n", line)
+	}
+	p.printf("%s\n", ansi.Wrap(text.New(
+		"= the search breaks what the lesson breaks · -X the lesson breaks X, the search does not · +X the search breaks X, the lesson does not · M mutex · O ownership · L liveness · R resource",
+		"= 搜索破坏的与课程相同 · -X 课程破坏了 X，搜索没有 · +X 搜索破坏了 X，课程没有 · M 互斥 · O 归属 · L 活性 · R 资源").In(lang), tableWidth, ""))
+	p.printf("\n%s\n", text.New("Each lesson's search:", "每课的搜索：").In(lang))
+	for _, s := range lessons {
+		if !slices.Contains(ids, s.ID) {
+			continue
+		}
+		q := s.Search
+		faults := make([]string, len(q.Faults))
+		for i, f := range q.Faults {
+			faults[i] = string(f)
+		}
+		desc := fmt.Sprintf("%s: %s, %s, %s, %s, liveness %s", s.ID, strings.Join(faults, "+"),
+			text.Count(q.Clients, "client", "clients"), text.Count(q.Attempts, "attempt", "attempts"),
+			text.Count(q.Depth, "move", "moves"), q.Liveness)
+		if lang == "zh" {
+			desc = fmt.Sprintf("%s：%s，%d 个客户端，%d 次尝试，%d 步，活性界限 %s", s.ID, strings.Join(faults, "+"),
+				q.Clients, q.Attempts, q.Depth, q.Liveness)
+		}
+		if g := s.Setup.Guard; g != "" {
+			desc += ", guard " + string(g)
+		}
+		if len(q.Lacks) > 0 {
+			desc += text.New("; no move for ", "；没有对应的动作：").In(lang) + strings.Join(q.Lacks, ", ")
+		}
+		p.printf("%s\n", ansi.Wrap("  "+desc, tableWidth, ""))
+	}
+	agree, judged := 0, 0
+	for _, a := range cells {
+		if a.Judged {
+			judged++
+			if a.Agrees() {
+				agree++
+			}
+		}
+	}
+	p.printf("\n%s\n", fmt.Sprintf(text.New(
+		"%d of %d cells agree; docs/explore.md explains every other",
+		"%d / %d 格一致；其余每一格的原因见 docs/explore.md").In(lang), agree, judged))
+	return p.err
+}

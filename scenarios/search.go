@@ -1,0 +1,214 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"lockstep/scenarios/explore"
+	"lockstep/scenarios/sim"
+)
+
+// Search is how lockstep check --explore searches a lesson's failure mode
+// with the explorer: the explorer's world (two or three identical clients,
+// a lease of explore.TTL) with the faults that match the lesson's timeline
+// and the lesson's own liveness bound, guard and stock. A lesson's
+// "explore" line sets it; without one, it follows from the timeline (see
+// deriveSearch).
+type Search struct {
+	Faults   []sim.Fault
+	Clients  int
+	Attempts int
+	Depth    int
+	// Liveness is the lesson's liveness bound, in the explorer's time: the
+	// same multiple of the lease.
+	Liveness time.Duration
+	// Reenter: the lesson's clients take the lock again inside their
+	// critical sections.
+	Reenter bool
+	// Lacks names what the lesson's timeline does that the search has no
+	// move for ("hang", "partition", "clock-jump", "reenter", …): where
+	// the two disagree, the first place to look.
+	Lacks []string
+}
+
+// DefaultSearchDepth bounds a lesson's search unless its explore line says.
+const DefaultSearchDepth = 12
+
+// SearchBudget bounds every lesson's search in states (explore.Options'
+// MaxStates): the searches of lockstep check --explore take minutes, not
+// hours, and give the same table on every machine.
+const SearchBudget = 2500
+
+// smallBudgets are the implementations whose searches get a tenth of the
+// budget. redsync-redlock asks its nodes from goroutines of its own: every
+// order in which the replies come is a move, so its states outnumber
+// uuid-lua's forty to one at the same depth, and each costs forty times as
+// much (the engine learns that such a run has gone quiet from goroutine
+// dumps). With the whole budget, its column alone would take a quarter of
+// an hour.
+var smallBudgets = map[string]bool{"redsync-redlock": true}
+
+// Budget is the state budget of impl's searches.
+func Budget(impl string) int {
+	if smallBudgets[impl] {
+		return SearchBudget / 10
+	}
+	return SearchBudget
+}
+
+// Options are the explorer's options for the search against impl.
+func (s Scenario) Options(impl string) explore.Options {
+	q := s.Search
+	return explore.Options{Clients: q.Clients, Attempts: q.Attempts, Faults: q.Faults, Depth: q.Depth,
+		Liveness: q.Liveness, Guard: s.Setup.Guard, Stock: s.Setup.Stock, Reenter: q.Reenter, MaxStates: Budget(impl)}
+}
+
+// Command is the explore command line that makes the search by hand.
+func (s Scenario) Command(impl string) string {
+	q, o := s.Search, s.Options(impl)
+	var b strings.Builder
+	fmt.Fprintf(&b, "lockstep explore --impl %s --clients %d --attempts %d --faults %s --depth %d --liveness %s --max-states %d",
+		impl, q.Clients, q.Attempts, faultList(q.Faults), q.Depth, q.Liveness, o.MaxStates)
+	if o.Guard != sim.GuardNone {
+		fmt.Fprintf(&b, " --guard %s", o.Guard)
+	}
+	if o.Stock != 0 {
+		fmt.Fprintf(&b, " --stock %d", o.Stock)
+	}
+	if o.Reenter {
+		b.WriteString(" --reenter")
+	}
+	return b.String()
+}
+
+func faultList(fs []sim.Fault) string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ",")
+}
+
+// verbFaults are the timeline verbs the explorer has a move for, and the
+// fault that offers it.
+var verbFaults = map[string]sim.Fault{
+	"pause": sim.FaultPause, "resume": sim.FaultPause, "crash": sim.FaultCrash, "failover": sim.FaultFailover,
+	"stop-server": sim.FaultRestart, "restart-server": sim.FaultRestart, "hang": sim.FaultHang, "unhang": sim.FaultHang,
+}
+
+// lackingVerbs are the timeline verbs the explorer has no move for.
+var lackingVerbs = []string{"partition", "drop-replies", "clock-jump", "slow", "rejoin"}
+
+// deriveSearch is a lesson's search when its file has no explore line:
+//   - faults: expiry, and the explorer's move for each fault verb of the
+//     timeline; a client whose work outlasts the lease adds hang — to the
+//     explorer a live holder finishes within its lease, and a hung call
+//     (its process, a watchdog, runs on) is what lifts that rule;
+//   - clients: two, the explorer's standard pair (a lesson's explore line
+//     asks for three where its failure needs a third); attempts: as many as a waiter
+//     needs to wait out the liveness bound, retrying every half lease (at
+//     most explore.MaxAttempts), or one when every client of the lesson
+//     tries once;
+//   - liveness: the lesson's bound as the same multiple of the lease.
+func (p *lessonParser) deriveSearch() Search {
+	q := Search{Faults: []sim.Fault{sim.FaultExpiry}, Clients: explore.MinClients, Depth: DefaultSearchDepth}
+	setup := p.s.Setup.WithDefaults()
+	q.Liveness = time.Duration(float64(setup.LivenessBound) / float64(setup.TTL) * float64(explore.TTL))
+	add := func(f sim.Fault) {
+		if !slices.Contains(q.Faults, f) {
+			q.Faults = append(q.Faults, f)
+		}
+	}
+	once := true
+	for _, prog := range p.progs {
+		if prog.Work >= setup.TTL {
+			add(sim.FaultHang)
+		}
+		q.Reenter = q.Reenter || prog.Reenter
+		once = once && prog.Attempts == 1
+	}
+	for _, v := range p.used {
+		if f, ok := verbFaults[v]; ok {
+			add(f)
+		}
+		if slices.Contains(lackingVerbs, v) && !slices.Contains(q.Lacks, v) {
+			q.Lacks = append(q.Lacks, v)
+		}
+	}
+	slices.SortFunc(q.Faults, func(a, b sim.Fault) int { return slices.Index(sim.Faults, a) - slices.Index(sim.Faults, b) })
+	if slices.Contains(q.Faults, sim.FaultHang) {
+		// The stale write of a call that returns after its lease ran out
+		// is 13 moves in: hang, time, the other's acquire, the return.
+		q.Depth = 14
+	}
+	q.Attempts = 1
+	if !once {
+		q.Attempts = min(int(q.Liveness/(explore.TTL/2))+1, explore.MaxAttempts)
+	}
+	return q
+}
+
+// exploreLine reads a lesson's explore line over the derived search:
+// explore [faults=LIST] [clients=N] [attempts=N] [depth=N] [liveness=D].
+func (p *lessonParser) exploreLine(l line) error {
+	vals, at, err := p.args(l, 1, "faults", "clients", "attempts", "depth", "liveness")
+	if err != nil {
+		return err
+	}
+	p.explore = &exploreArgs{l: l, vals: vals, at: at}
+	return nil
+}
+
+type exploreArgs struct {
+	l    line
+	vals map[string]string
+	at   map[string]int
+}
+
+// applyExplore sets what the explore line gives over q.
+func (p *lessonParser) applyExplore(q *Search) error {
+	e := p.explore
+	if e == nil {
+		return nil
+	}
+	for k, v := range e.vals {
+		f := e.at[k]
+		switch k {
+		case "faults":
+			q.Faults = nil
+			for name := range strings.SplitSeq(v, ",") {
+				if !slices.Contains(sim.Faults, sim.Fault(name)) {
+					return p.errAt(e.l, f, "unknown fault %q; valid: %v", name, sim.Faults)
+				}
+				q.Faults = append(q.Faults, sim.Fault(name))
+			}
+		case "liveness":
+			d, err := p.duration(e.l, f, v)
+			if err != nil {
+				return err
+			}
+			q.Liveness = d
+		default:
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				return p.errAt(e.l, f, "%s: want a whole number, got %q", k, v)
+			}
+			switch k {
+			case "clients":
+				q.Clients = n
+			case "attempts":
+				q.Attempts = n
+			case "depth":
+				q.Depth = n
+			}
+		}
+	}
+	o := explore.Options{Clients: q.Clients, Attempts: q.Attempts, Faults: q.Faults, Depth: q.Depth, Liveness: q.Liveness}
+	if err := o.Validate(); err != nil {
+		return p.errAt(e.l, 1, "%s", strings.ReplaceAll(err.Error(), "--", ""))
+	}
+	return nil
+}
