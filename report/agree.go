@@ -51,21 +51,7 @@ func Agreement(w io.Writer, cells []scenarios.Agreement, lessons []scenarios.Sce
 	}
 	table(p, ids, impls, marks)
 	p.printf("\n")
-	line := ""
-	for i, name := range impls {
-		entry := fmt.Sprintf("%d %s", i+1, name)
-		if line != "" && ansi.StringWidth(line+" · "+entry) > tableWidth {
-			p.printf("%s\n", line)
-			line = ""
-		}
-		if line != "" {
-			line += " · "
-		}
-		line += entry
-	}
-	if line != "" {
-		p.printf("%s\n", line)
-	}
+	columnKey(p, impls)
 	p.printf("%s\n", ansi.Wrap(text.New(
 		"= the search breaks what the lesson breaks · -X the lesson breaks X, the search does not · +X the search breaks X, the lesson does not · M mutex · O ownership · L liveness · R resource",
 		"= 搜索破坏的与课程相同 · -X 课程破坏了 X，搜索没有 · +X 搜索破坏了 X，课程没有 · M 互斥 · O 归属 · L 活性 · R 资源").In(lang), tableWidth, ""))

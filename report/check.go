@@ -73,23 +73,8 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		}
 	}
 	table(p, ids, impls, marks)
-	// The key to the columns, as many to a line as fit.
 	p.printf("\n")
-	line := ""
-	for i, name := range impls {
-		entry := fmt.Sprintf("%d %s", i+1, name)
-		if line != "" && ansi.StringWidth(line+" · "+entry) > tableWidth {
-			p.printf("%s\n", ansi.Wrap(line, tableWidth, ""))
-			line = ""
-		}
-		if line != "" {
-			line += " · "
-		}
-		line += entry
-	}
-	if line != "" {
-		p.printf("%s\n", ansi.Wrap(line, tableWidth, ""))
-	}
+	columnKey(p, impls)
 	p.printf("%s\n", text.New(
 		"M mutex · O ownership · L liveness · R resource: broken; — none broken",
 		"M 互斥 · O 归属 · L 活性 · R 资源：被破坏；— 表示都没被破坏").In(lang))
@@ -170,6 +155,26 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 // modes the transposed table is already wider than 80. A row label wider
 // than half the table goes on a line of its own, its cells on the next, so
 // that one long id does not squeeze every row to a column or two.
+// columnKey prints the key to a table's columns, "1 no-lock · 2 …", as many
+// to a line as fit.
+func columnKey(p *printer, impls []string) {
+	line := ""
+	for i, name := range impls {
+		entry := fmt.Sprintf("%d %s", i+1, name)
+		if line != "" && ansi.StringWidth(line+" · "+entry) > tableWidth {
+			p.printf("%s\n", ansi.Wrap(line, tableWidth, ""))
+			line = ""
+		}
+		if line != "" {
+			line += " · "
+		}
+		line += entry
+	}
+	if line != "" {
+		p.printf("%s\n", ansi.Wrap(line, tableWidth, ""))
+	}
+}
+
 func table(p *printer, ids, impls []string, marks map[[2]string]string) {
 	if len(impls) == 0 {
 		return
