@@ -136,3 +136,18 @@ func TestExploreDisagreementsExplained(t *testing.T) {
 		t.Errorf("read %d cells from the table, want %d; has its layout changed?", cells, want)
 	}
 }
+
+// check --explore from the command line: a cell per lesson and
+// implementation asked for, and a clear refusal of real servers.
+func TestCheckExplore(t *testing.T) {
+	out := mustRun(t, "check", "--explore", "--scenario", "reentrant-call", "--impl", "uuid-lua,reentrant")
+	for _, want := range []string{"reentrant-call  =    =", "reentrant-call: expiry, 2 clients, 1 attempt, 12 moves, liveness 10s, nested\n    acquire", "2 of 2 cells agree"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check --explore: no %q in\n%s", want, out)
+		}
+	}
+	code, _, stderr := runCLI(t, "check", "--explore", "--redis", "127.0.0.1:1")
+	if code != exitUsage || !strings.Contains(stderr, "--explore searches on embedded servers only") {
+		t.Errorf("check --explore --redis: exit %d, stderr %q", code, stderr)
+	}
+}

@@ -73,12 +73,18 @@ func Agreement(w io.Writer, cells []scenarios.Agreement, lessons []scenarios.Sce
 				q.Clients, q.Attempts, q.Depth, q.Liveness)
 		}
 		if g := s.Setup.Guard; g != "" {
-			desc += ", guard " + string(g)
+			desc += text.New(", guard ", "，守卫 ").In(lang) + string(g)
+		}
+		if q.Reenter {
+			desc += text.New(", nested acquire", "，嵌套加锁").In(lang)
 		}
 		if len(q.Lacks) > 0 {
 			desc += text.New("; no move for ", "；没有对应的动作：").In(lang) + strings.Join(q.Lacks, ", ")
 		}
-		p.printf("%s\n", ansi.Wrap("  "+desc, tableWidth, ""))
+		// Two spaces in, four for the lines a long one wraps onto.
+		for i, line := range strings.Split(ansi.Wrap(desc, tableWidth-4, ""), "\n") {
+			p.printf("%s%s\n", strings.Repeat("  ", min(i, 1)+1), line)
+		}
 	}
 	agree, judged := 0, 0
 	for _, a := range cells {
