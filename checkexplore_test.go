@@ -38,7 +38,8 @@ func agreeBlock(t *testing.T) (doc, block string) {
 
 // The table in docs/explore.md is what lockstep check --explore prints
 // today. Its searches take minutes: CI runs this test on its own
-// (LOCKSTEP_EXPLORE_TABLE=1), beside the steps that wait on real servers;
+// (LOCKSTEP_EXPLORE_TABLE=1), beside the steps that wait on npm, real
+// servers and tmux;
 // LOCKSTEP_WRITE_EXPLORE_TABLE=1 writes the table afresh.
 func TestExploreTableIsFresh(t *testing.T) {
 	write := os.Getenv("LOCKSTEP_WRITE_EXPLORE_TABLE") == "1"
