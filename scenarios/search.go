@@ -29,8 +29,8 @@ type Search struct {
 	// critical sections.
 	Reenter bool
 	// Lacks names what the lesson's timeline does that the search has no
-	// move for ("hang", "partition", "clock-jump", "reenter", …): where
-	// the two disagree, the first place to look.
+	// move for ("partition", "clock-jump", "slow", …): where the two
+	// disagree, the first place to look.
 	Lacks []string
 }
 
@@ -45,10 +45,10 @@ const SearchBudget = 2500
 // smallBudgets are the implementations whose searches get a tenth of the
 // budget. redsync-redlock asks its nodes from goroutines of its own: every
 // order in which the replies come is a move, so its states outnumber
-// uuid-lua's forty to one at the same depth, and each costs forty times as
-// much (the engine learns that such a run has gone quiet from goroutine
-// dumps). With the whole budget, its column alone would take a quarter of
-// an hour.
+// uuid-lua's some forty to one at the same depth, and each costs some forty
+// times as much (the engine learns that such a run has gone quiet from
+// goroutine dumps). With the whole budget, its column alone would take
+// about ten minutes.
 var smallBudgets = map[string]bool{"redsync-redlock": true}
 
 // Budget is the state budget of impl's searches.
