@@ -29,7 +29,7 @@ type Search struct {
 	// critical sections.
 	Reenter bool
 	// Lacks names what the lesson's timeline does that the search has no
-	// move for ("partition", "clock-jump", "slow", …): where the two
+	// move for ("partition", "slow", "rejoin", …): where the two
 	// disagree, the first place to look.
 	Lacks []string
 }
@@ -97,10 +97,11 @@ func faultList(fs []sim.Fault) string {
 var verbFaults = map[string]sim.Fault{
 	"pause": sim.FaultPause, "resume": sim.FaultPause, "crash": sim.FaultCrash, "failover": sim.FaultFailover,
 	"stop-server": sim.FaultRestart, "restart-server": sim.FaultRestart, "hang": sim.FaultHang, "unhang": sim.FaultHang,
+	"clock-jump": sim.FaultClockJump,
 }
 
 // lackingVerbs are the timeline verbs the explorer has no move for.
-var lackingVerbs = []string{"partition", "drop-replies", "clock-jump", "slow", "rejoin"}
+var lackingVerbs = []string{"partition", "drop-replies", "slow", "rejoin"}
 
 // deriveSearch is a lesson's search when its file has no explore line:
 //   - faults: expiry, and the explorer's move for each fault verb of the

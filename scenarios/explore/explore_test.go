@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -306,5 +307,19 @@ func TestMaxStates(t *testing.T) {
 		if g, ok := full.Broken(f.Invariant); !ok || g.Moves != f.Moves {
 			t.Errorf("%s in %d moves under the budget; without it %v", f.Invariant, f.Moves, g.Moves)
 		}
+	}
+}
+
+// A clock that jumps ahead on one of Redlock's nodes expires the key there
+// at once: B gets that node and another, and holds a majority beside A.
+func TestClockJumpFault(t *testing.T) {
+	heavy(t)
+	r := search(t, "redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultClockJump}, Depth: 9, First: true})
+	f, ok := r.Broken(sim.InvMutex)
+	if !ok || !slices.ContainsFunc(f.Trace.Schedule.Moves, func(m string) bool { return strings.HasPrefix(m, "clock-jump ") }) {
+		t.Fatalf("redlock with a clock jump: found %v, want mutex through a clock-jump move", brokenIDs(r))
+	}
+	if r := search(t, "redlock", Options{Depth: 9}); len(r.Found) > 0 {
+		t.Errorf("redlock without a clock jump, to 9 moves: found %v", brokenIDs(r))
 	}
 }

@@ -38,10 +38,14 @@ const (
 	// its process — a watchdog — runs on (a hung downstream call, work far
 	// longer than the lease), once per client.
 	FaultHang Fault = "hang"
+	// FaultClockJump lets a server's clock jump ahead by a whole lease
+	// (an NTP step, an operator's date command): every key there with a
+	// TTL expires at once. Once per server, while it holds such a key.
+	FaultClockJump Fault = "clock-jump"
 )
 
 // Faults lists every fault, in order.
-var Faults = []Fault{FaultExpiry, FaultCrash, FaultPause, FaultFailover, FaultRestart, FaultHang}
+var Faults = []Fault{FaultExpiry, FaultCrash, FaultPause, FaultFailover, FaultRestart, FaultHang, FaultClockJump}
 
 // MoveKind says what a move does.
 type MoveKind string
@@ -57,6 +61,7 @@ const (
 	MoveRestart  MoveKind = "restart"  // a server restarts empty
 	MoveHang     MoveKind = "hang"     // a holder's business call gets stuck; its watchdog runs on
 	MoveUnhang   MoveKind = "unhang"   // the call returns
+	MoveJump     MoveKind = "jump"     // a server's clock jumps ahead by a lease
 )
 
 // Move is one choice a Stepper offers.
@@ -78,6 +83,7 @@ type Stepper struct {
 	paused    map[string]bool // clients that have had their pause
 	hung      map[string]bool // clients that have had their hang
 	restarted map[int]bool
+	jumped    map[int]bool
 }
 
 // ErrNoSuchMove is returned by Do for a move that is not enabled.
@@ -90,7 +96,7 @@ func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []Fault
 	if err != nil {
 		return nil, err
 	}
-	s := &Stepper{w: w, faults: map[Fault]bool{}, paused: map[string]bool{}, hung: map[string]bool{}, restarted: map[int]bool{}}
+	s := &Stepper{w: w, faults: map[Fault]bool{}, paused: map[string]bool{}, hung: map[string]bool{}, restarted: map[int]bool{}, jumped: map[int]bool{}}
 	for _, f := range faults {
 		s.faults[f] = true
 	}
@@ -180,6 +186,16 @@ func (s *Stepper) Moves() []Move {
 		if p := w.servers[w.route[0]]; p.up && p.replica >= 0 {
 			moves = append(moves, Move{Kind: MoveFailover, ID: "failover",
 				Label: Text{EN: p.name + " dies; its replica is promoted", ZH: p.name + " 宕机，从库被提升为主库"}})
+		}
+	}
+	if s.faults[FaultClockJump] {
+		for i := range w.route {
+			srv := w.servers[w.route[i]]
+			if srv.up && !s.jumped[i] && slices.ContainsFunc(srv.keys, func(k KeyState) bool { return k.TTL > 0 }) {
+				moves = append(moves, Move{Kind: MoveJump, ID: "clock-jump " + srv.name,
+					Label: Text{EN: srv.name + "'s clock jumps " + Secs(w.setup.TTL) + " ahead",
+						ZH: srv.name + " 的时钟向前跳 " + secsZH(w.setup.TTL)}})
+			}
 		}
 	}
 	if s.faults[FaultRestart] {
@@ -342,6 +358,14 @@ func (s *Stepper) Do(id string) error {
 		w.wakeDue()
 	case MoveFailover:
 		w.failover()
+	case MoveJump:
+		name := strings.TrimPrefix(id, "clock-jump ")
+		for i := range w.route {
+			if w.servers[w.route[i]].name == name {
+				s.jumped[i] = true
+				t.ClockJump(i, w.setup.TTL)
+			}
+		}
 	case MoveRestart:
 		name := strings.TrimPrefix(id, "restart ")
 		for i := range w.route {
@@ -587,7 +611,7 @@ func (s *Stepper) state(perm []int, tok *tokenNames) string {
 	if w.judge.orphan {
 		b.WriteString("orphan " + rel(w.judge.since))
 	}
-	fmt.Fprintf(&b, " %v", s.restarted)
+	fmt.Fprintf(&b, " %v %v", s.restarted, s.jumped)
 	return b.String()
 }
 
