@@ -359,22 +359,14 @@ func (s *Stepper) Do(id string) error {
 	case MoveFailover:
 		w.failover()
 	case MoveJump:
-		name := strings.TrimPrefix(id, "clock-jump ")
-		for i := range w.route {
-			if w.servers[w.route[i]].name == name {
-				s.jumped[i] = true
-				t.ClockJump(i, w.setup.TTL)
-			}
-		}
+		i := s.node(id)
+		s.jumped[i] = true
+		t.ClockJump(i, w.setup.TTL)
 	case MoveRestart:
-		name := strings.TrimPrefix(id, "restart ")
-		for i := range w.route {
-			if w.servers[w.route[i]].name == name {
-				s.restarted[i] = true
-				t.StopServer(i)
-				t.RestartServer(i)
-			}
-		}
+		i := s.node(id)
+		s.restarted[i] = true
+		t.StopServer(i)
+		t.RestartServer(i)
 	}
 	w.tick()
 	s.schedule = append(s.schedule, id)
@@ -414,6 +406,14 @@ func (s *Stepper) startChildren() {
 		w.start(a)
 		w.drain()
 	}
+}
+
+// node is the logical node whose server a move's id names last
+// ("restart redis-2"). Moves() offers only moves on a node's server, so
+// there is one.
+func (s *Stepper) node(id string) int {
+	name := id[strings.LastIndexByte(id, ' ')+1:]
+	return slices.IndexFunc(s.w.route, func(srv int) bool { return s.w.servers[srv].name == name })
 }
 
 func (s *Stepper) client(id string) *Client {
