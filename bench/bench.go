@@ -6,7 +6,7 @@
 // acquire and one to release completes at most half as many pairs per second
 // as a client completes SETs. The ratio of an implementation's pairs/s to
 // that limit is what its extra round trips (a GET before the DEL, a WAIT, a
-// fencing counter, five nodes asked one after another) cost.
+// fencing counter, five nodes) cost.
 package bench
 
 import (

@@ -13,6 +13,7 @@ package lockimpl
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -104,6 +105,18 @@ type Env struct {
 	// command they send is scheduled as a move of its own, named after the
 	// client and the node ("A/redis-3").
 	Go func(ctx context.Context, name string, fn func(ctx context.Context))
+	// Fan runs f(ctx, i) for every i in [0, n), each in a goroutine of its
+	// own, all at once, and returns when every call has returned: a lock
+	// that asks its nodes at once (Redlock). When nil, goroutines and a
+	// sync.WaitGroup are used. In the simulator each command a call sends
+	// is a move of its own, named after the client and the node
+	// ("A/redis-3"), and the scheduler decides in which order the nodes
+	// answer. A call may send Redis commands; it must not use Clock or Go,
+	// nor start goroutines of its own.
+	// A plain go statement and a WaitGroup work in the simulator too, but
+	// the engine must then ask the Go runtime whether the goroutines are
+	// done, which costs a stop of the world each time; Fan tells it.
+	Fan func(ctx context.Context, n int, f func(ctx context.Context, i int))
 	// Replicas is how many replicas the deployment gives Nodes[0]: what a
 	// lock that waits for replica acknowledgement (WAIT) waits for. It is
 	// configuration, as a client library is told its topology.
@@ -133,6 +146,19 @@ func (WallClock) Sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// fan is Env.Fan, or goroutines and a WaitGroup when it is nil.
+func (e Env) fan(ctx context.Context, n int, f func(ctx context.Context, i int)) {
+	if e.Fan != nil {
+		e.Fan(ctx, n, f)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { f(ctx, i) })
+	}
+	wg.Wait()
 }
 
 func (e Env) goroutine(ctx context.Context, name string, fn func(context.Context)) {

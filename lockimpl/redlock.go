@@ -10,11 +10,17 @@ import (
 const RedlockNodes = 5
 
 // Redlock takes the lock on a majority of N independent Redis servers (no
-// replication between them): SET key token NX PX ttl on each in turn, and the
-// lock is held when at least N/2+1 said OK and time is left — validity =
-// TTL − time spent acquiring − clock drift. Otherwise it runs the
-// compare-and-delete script on every node, as the spec says (also those that
-// did not answer OK); on release, on every node too.
+// replication between them): SET key token NX PX ttl on every node at once,
+// each from a goroutine of its own, as the Redlock spec advises (asking one
+// after another would add every node's round trip to the time the acquire
+// takes, and so take it from the validity). The lock is held when at least
+// N/2+1 said OK and time is left — validity = TTL − time spent acquiring −
+// clock drift, from before the first command to after the last answer.
+// Otherwise it runs the compare-and-delete script on every node, at once,
+// as the spec says (also those that did not answer OK); on release, on
+// every node too. In the simulator each node's command is a move of its
+// own ("A/redis-3"): the scheduler, not the Go runtime, decides the order in
+// which the nodes answer.
 //
 // Fixes: losing one server (a crash, a failover) no longer loses the lock; the
 // majority still has it.
@@ -44,21 +50,26 @@ func NewRedlockNoValidity(env Env) Lock {
 	return &Redlock{env: env, own: owner{env: env}, noValidity: true}
 }
 
-// TryAcquire tries every node once, in order.
+// TryAcquire asks every node once, all at once, and waits for every answer.
 func (l *Redlock) TryAcquire(ctx context.Context) (bool, error) {
 	token := l.own.current()
 	start := l.env.Clock.Now()
 	got := 0
 	var errs []error
-	for _, c := range l.env.Nodes {
+	for _, err := range l.onEvery(ctx, func(ctx context.Context, i int) error {
+		ok, err := l.env.Nodes[i].SetNX(ctx, l.env.Key, token, l.env.TTL).Result()
+		if err == nil && !ok {
+			return errRefused
+		}
+		return err
+	}) {
 		// A node that is down or refuses counts as a "no"; the majority
 		// decides.
-		ok, err := c.SetNX(ctx, l.env.Key, token, l.env.TTL).Result()
 		switch {
-		case err != nil:
-			errs = append(errs, err)
-		case ok:
+		case err == nil:
 			got++
+		case !errors.Is(err, errRefused):
+			errs = append(errs, err)
 		}
 	}
 	elapsed := l.env.Clock.Now().Sub(start)
@@ -82,9 +93,7 @@ func (l *Redlock) TryAcquire(ctx context.Context) (bool, error) {
 	// node whose reply was lost may have set the key, and one that answered
 	// nil may hold this client's own key from an earlier attempt. The
 	// compare-and-delete leaves other clients' keys alone.
-	for i := range l.env.Nodes {
-		_ = releaseOn(ctx, l.env, i, token)
-	}
+	l.onEvery(ctx, func(ctx context.Context, i int) error { return releaseOn(ctx, l.env, i, token) })
 	if len(errs) == len(l.env.Nodes) {
 		// Not "someone else holds it": no server answered at all.
 		return false, errors.Join(errs...)
@@ -113,11 +122,24 @@ func (l *Redlock) Release(ctx context.Context) error {
 // release, 0.
 func (l *Redlock) Validity() time.Duration { return l.validity }
 
+// errRefused is a node's "no" to SET NX: the key is there.
+var errRefused = errors.New("lockstep: key already set")
+
+// onEvery runs f for every node, each in a goroutine of its own
+// (Env.Fan), and returns their errors by node once all have returned. The
+// answers are counted by node, never by arrival, so the result does not
+// depend on which node answered first.
+func (l *Redlock) onEvery(ctx context.Context, f func(ctx context.Context, i int) error) []error {
+	errs := make([]error, len(l.env.Nodes))
+	l.env.fan(ctx, len(l.env.Nodes), func(ctx context.Context, i int) { errs[i] = f(ctx, i) })
+	return errs
+}
+
 func (l *Redlock) unlockAll(ctx context.Context, token string) error {
 	released, failed := 0, 0
 	var errs []error
-	for i := range l.env.Nodes {
-		switch err := releaseOn(ctx, l.env, i, token); {
+	for _, err := range l.onEvery(ctx, func(ctx context.Context, i int) error { return releaseOn(ctx, l.env, i, token) }) {
+		switch {
 		case err == nil:
 			released++
 		case errors.Is(err, ErrNotHeld):

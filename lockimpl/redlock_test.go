@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"lockstep/lockimpl"
 )
 
@@ -261,6 +263,64 @@ func TestRedlockSlowAcquire(t *testing.T) {
 			for i, m := range cl.servers {
 				if m.Exists(testKey) {
 					t.Errorf("node %d: key %q left after a too-slow acquire", i, holderOf(t, m))
+				}
+			}
+		})
+	}
+}
+
+// meetHook holds node 0's commands until the last node has received one:
+// a lock that asks its nodes one after another never gets there.
+type meetHook struct {
+	last bool
+	met  chan struct{}
+	once *sync.Once
+}
+
+func (h meetHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h meetHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+func (h meetHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if h.last {
+			h.once.Do(func() { close(h.met) })
+			return next(ctx, cmd)
+		}
+		select {
+		case <-h.met:
+			return next(ctx, cmd)
+		case <-time.After(2 * time.Second):
+			return errors.New("node 0's command waited 2s for the last node's")
+		}
+	}
+}
+
+func TestRedlockAsksEveryNodeAtOnce(t *testing.T) {
+	// The acquire, its undo and the release each send their commands to
+	// every node at once: node 0's command is still waiting when the last
+	// node's goes out.
+	for _, name := range []string{"redlock", "redlock-no-validity"} {
+		t.Run(name, func(t *testing.T) {
+			cl := newCluster(t, lockimpl.RedlockNodes)
+			a := cl.handle(t, name, "A")
+			met, once := make(chan struct{}), &sync.Once{}
+			a.env.Nodes[0].AddHook(meetHook{met: met, once: once})
+			a.env.Nodes[len(a.env.Nodes)-1].AddHook(meetHook{last: true, met: met, once: once})
+
+			ok, err := a.TryAcquire(t.Context())
+			if err != nil || !ok {
+				t.Fatalf("TryAcquire = %v, %v; want true, nil", ok, err)
+			}
+			if !cl.servers[0].Exists(testKey) {
+				t.Fatal("node 0 has no key: its SET did not go through")
+			}
+			mustRelease(t, a)
+			for i, m := range cl.servers {
+				if m.Exists(testKey) {
+					t.Errorf("node %d: key left after the release", i)
 				}
 			}
 		})

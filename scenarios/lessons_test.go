@@ -288,7 +288,7 @@ func TestRedlockSecondMajority(t *testing.T) {
 		v := brokeAt(t, tr, sim.InvMutex, 8*time.Second, "A and B both believe")
 		var ok []string
 		for _, e := range tr.Events[:v.Step] {
-			if e.Kind == sim.KindCommand && e.Actor == "B" && e.Reply == "OK" {
+			if c, _, _ := sim.SplitActor(e.Actor); e.Kind == sim.KindCommand && c == "B" && e.Reply == "OK" {
 				ok = append(ok, e.Server)
 			}
 		}

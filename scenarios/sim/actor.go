@@ -26,6 +26,7 @@ type actor struct {
 	// the node ("A/redis-3"), from the moment it reaches the gate until its
 	// reply; then its goroutine is back in lock code the engine cannot see.
 	flight bool
+	fan    bool // a flight of a call of Env.Fan: the engine knows its goroutine
 	parent *actor
 	inCmd  bool // let go from the gate: its reply is on its way
 
@@ -66,6 +67,8 @@ const (
 	stateLib
 	// a flight after its reply: its goroutine runs lock code again.
 	stateLoose
+	// blocked in Env.Fan until every call it started has returned.
+	stateFan
 )
 
 // errCancelled answers a command whose context ended while it was parked at
@@ -109,6 +112,9 @@ type msg struct {
 	note     note
 	child    *actor
 	wait     *waitCmd
+	fan      *fanRun
+	n        int  // msgFan: how many calls
+	last     bool // msgFanExit: the fan's last call returned
 }
 
 type msgKind int
@@ -126,6 +132,8 @@ const (
 	msgUngate                 // a command parked at the gate was cancelled
 	msgFlight                 // a goroutine the lock started parked before a command; waits
 	msgSlow                   // a command on its way to a slow server; waits until it arrives
+	msgFan                    // about to start an Env.Fan's calls; waits, then waits again until they return
+	msgFanExit                // a call of an Env.Fan returned (sent by its goroutine, on the fan's actor's behalf)
 )
 
 // send hands m to the scheduler. Once the run has shut down no scheduler
@@ -150,7 +158,14 @@ func closed(m msg) {
 		default:
 		}
 	}
-	if m.kind != msgExit {
+	switch m.kind {
+	case msgExit:
+	case msgFanExit:
+		// The fan's actor waits for its last call.
+		if m.last {
+			stop(m.a)
+		}
+	default:
 		stop(m.a)
 	}
 	if m.kind == msgSpawn {

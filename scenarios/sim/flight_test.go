@@ -14,13 +14,26 @@ import (
 
 // fanOut is a majority lock that asks its nodes at once, each from a
 // goroutine of its own started with a go statement, and waits for them all:
-// the shape of redsync. It releases on every node.
+// the shape of redsync. It releases on every node. With viaFan it starts
+// them through Env.Fan instead, as lockimpl's Redlock does.
 type fanOut struct {
-	env   lockimpl.Env
-	token string
+	env    lockimpl.Env
+	token  string
+	viaFan bool
 }
 
 func (l *fanOut) each(ctx context.Context, f func(i int) bool) int {
+	if l.viaFan {
+		ok := make([]bool, len(l.env.Nodes))
+		l.env.Fan(ctx, len(l.env.Nodes), func(ctx context.Context, i int) { ok[i] = f(i) })
+		n := 0
+		for _, o := range ok {
+			if o {
+				n++
+			}
+		}
+		return n
+	}
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	n := 0
@@ -65,54 +78,67 @@ if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) 
 	return nil
 }
 
-var fanOutInfo = lockimpl.Info{Name: "fan-out", Nodes: 3, New: func(env lockimpl.Env) lockimpl.Lock { return &fanOut{env: env} }}
+var (
+	fanOutInfo = lockimpl.Info{Name: "fan-out", Nodes: 3, New: func(env lockimpl.Env) lockimpl.Lock { return &fanOut{env: env} }}
+	viaFanInfo = lockimpl.Info{Name: "via-fan", Nodes: 3, New: func(env lockimpl.Env) lockimpl.Lock { return &fanOut{env: env, viaFan: true} }}
+)
+
+// bothFans runs test for the lock that starts its goroutines itself and for
+// the one that starts them through Env.Fan: the engine schedules both alike.
+func bothFans(t *testing.T, test func(t *testing.T, info lockimpl.Info)) {
+	for _, info := range []lockimpl.Info{fanOutInfo, viaFanInfo} {
+		t.Run(info.Name, func(t *testing.T) { test(t, info) })
+	}
+}
 
 // A lock that asks its nodes from goroutines of its own runs: each command
 // is a step of its own, named after the client and the node, in node order,
 // and the trace is the same every time.
 func TestFlightsFromTheLocksOwnGoroutines(t *testing.T) {
-	script := func(tl *Timeline) {
-		tl.Client("A", Program{Work: time.Second})
-		tl.Client("B", Program{Start: 500 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
-		tl.RunToEnd()
-	}
-	first, err := Run(Setup{}, script, fanOutInfo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	equal(t, commands(first), []string{
-		"0s A/redis-1 redis-1 SET lock:product:1001 A#1 EX 30 NX → OK",
-		"0s A/redis-2 redis-2 SET lock:product:1001 A#1 EX 30 NX → OK",
-		"0s A/redis-3 redis-3 SET lock:product:1001 A#1 EX 30 NX → OK",
-		"0.5s B/redis-1 redis-1 SET lock:product:1001 B#1 EX 30 NX → (nil)",
-		"0.5s B/redis-2 redis-2 SET lock:product:1001 B#1 EX 30 NX → (nil)",
-		"0.5s B/redis-3 redis-3 SET lock:product:1001 B#1 EX 30 NX → (nil)",
-		"0.5s B/redis-1 redis-1 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
-		"0.5s B/redis-2 redis-2 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
-		"0.5s B/redis-3 redis-3 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
-		"1s A/redis-1 redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
-		"1s A/redis-2 redis-2 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
-		"1s A/redis-3 redis-3 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
-		"2.5s B/redis-1 redis-1 SET lock:product:1001 B#2 EX 30 NX → OK",
-		"2.5s B/redis-2 redis-2 SET lock:product:1001 B#2 EX 30 NX → OK",
-		"2.5s B/redis-3 redis-3 SET lock:product:1001 B#2 EX 30 NX → OK",
-		"3.5s B/redis-1 redis-1 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
-		"3.5s B/redis-2 redis-2 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
-		"3.5s B/redis-3 redis-3 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
-	})
-	if broken := brokenInvariants(first); len(broken) > 0 {
-		t.Errorf("broken: %v", broken)
-	}
-	want := traceText(first)
-	for range 20 {
-		tr, err := Run(Setup{}, script, fanOutInfo)
+	bothFans(t, func(t *testing.T, info lockimpl.Info) {
+		script := func(tl *Timeline) {
+			tl.Client("A", Program{Work: time.Second})
+			tl.Client("B", Program{Start: 500 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
+			tl.RunToEnd()
+		}
+		first, err := Run(Setup{}, script, info)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := traceText(tr); got != want {
-			t.Fatalf("the trace changed between runs:\n%s\nvs\n%s", got, want)
+		equal(t, commands(first), []string{
+			"0s A/redis-1 redis-1 SET lock:product:1001 A#1 EX 30 NX → OK",
+			"0s A/redis-2 redis-2 SET lock:product:1001 A#1 EX 30 NX → OK",
+			"0s A/redis-3 redis-3 SET lock:product:1001 A#1 EX 30 NX → OK",
+			"0.5s B/redis-1 redis-1 SET lock:product:1001 B#1 EX 30 NX → (nil)",
+			"0.5s B/redis-2 redis-2 SET lock:product:1001 B#1 EX 30 NX → (nil)",
+			"0.5s B/redis-3 redis-3 SET lock:product:1001 B#1 EX 30 NX → (nil)",
+			"0.5s B/redis-1 redis-1 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
+			"0.5s B/redis-2 redis-2 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
+			"0.5s B/redis-3 redis-3 EVAL <release> 1 lock:product:1001 B#1 → (integer) 0",
+			"1s A/redis-1 redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+			"1s A/redis-2 redis-2 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+			"1s A/redis-3 redis-3 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+			"2.5s B/redis-1 redis-1 SET lock:product:1001 B#2 EX 30 NX → OK",
+			"2.5s B/redis-2 redis-2 SET lock:product:1001 B#2 EX 30 NX → OK",
+			"2.5s B/redis-3 redis-3 SET lock:product:1001 B#2 EX 30 NX → OK",
+			"3.5s B/redis-1 redis-1 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
+			"3.5s B/redis-2 redis-2 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
+			"3.5s B/redis-3 redis-3 EVAL <release> 1 lock:product:1001 B#2 → (integer) 1",
+		})
+		if broken := brokenInvariants(first); len(broken) > 0 {
+			t.Errorf("broken: %v", broken)
 		}
-	}
+		want := traceText(first)
+		for range 20 {
+			tr, err := Run(Setup{}, script, info)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := traceText(tr); got != want {
+				t.Fatalf("the trace changed between runs:\n%s\nvs\n%s", got, want)
+			}
+		}
+	})
 }
 
 func traceText(tr *Trace) string {
@@ -136,38 +162,40 @@ func brokenInvariants(tr *Trace) []string {
 // In the explorer each command of a fan-out is a move of its own: the order
 // in which the nodes answer is what the search varies.
 func TestFlightsAreMoves(t *testing.T) {
-	s, err := NewStepper(Setup{}, []Program{{Work: time.Second}, {Work: time.Second}}, fanOutInfo, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Do("A"); err != nil {
-		t.Fatal(err)
-	}
-	ids := func() []string {
-		var out []string
-		for _, m := range s.Moves() {
-			out = append(out, m.ID)
+	bothFans(t, func(t *testing.T, info lockimpl.Info) {
+		s, err := NewStepper(Setup{}, []Program{{Work: time.Second}, {Work: time.Second}}, info, nil)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return out
-	}
-	got := ids()
-	for _, want := range []string{"A/redis-1", "A/redis-2", "A/redis-3", "B"} {
-		if !slices.Contains(got, want) {
-			t.Fatalf("moves %v lack %s", got, want)
+		defer s.Close()
+		if err := s.Do("A"); err != nil {
+			t.Fatal(err)
 		}
-	}
-	// Node 3 first, then B's whole fan-out, then the rest of A's.
-	for _, id := range []string{"A/redis-3", "B", "B/redis-1", "B/redis-2", "A/redis-1", "A/redis-2", "B/redis-3"} {
-		if err := s.Do(id); err != nil {
-			t.Fatalf("%s: %v (moves %v)", id, err, ids())
+		ids := func() []string {
+			var out []string
+			for _, m := range s.Moves() {
+				out = append(out, m.ID)
+			}
+			return out
 		}
-	}
-	var order []string
-	for _, c := range commands(s.Trace()) {
-		order = append(order, strings.Fields(c)[1])
-	}
-	equal(t, order, []string{"A/redis-3", "B/redis-1", "B/redis-2", "A/redis-1", "A/redis-2", "B/redis-3"})
+		got := ids()
+		for _, want := range []string{"A/redis-1", "A/redis-2", "A/redis-3", "B"} {
+			if !slices.Contains(got, want) {
+				t.Fatalf("moves %v lack %s", got, want)
+			}
+		}
+		// Node 3 first, then B's whole fan-out, then the rest of A's.
+		for _, id := range []string{"A/redis-3", "B", "B/redis-1", "B/redis-2", "A/redis-1", "A/redis-2", "B/redis-3"} {
+			if err := s.Do(id); err != nil {
+				t.Fatalf("%s: %v (moves %v)", id, err, ids())
+			}
+		}
+		var order []string
+		for _, c := range commands(s.Trace()) {
+			order = append(order, strings.Fields(c)[1])
+		}
+		equal(t, order, []string{"A/redis-3", "B/redis-1", "B/redis-2", "A/redis-1", "A/redis-2", "B/redis-3"})
+	})
 }
 
 // Cancelled commands: a library's own timeout that ends a command parked at
@@ -246,20 +274,22 @@ func TestLockCodeThatWaitsForNothingIsAnError(t *testing.T) {
 // command of its release, the client's other flights wait too, until it is
 // let go.
 func TestHoldCountsFlights(t *testing.T) {
-	tr, err := Run(Setup{}, func(tl *Timeline) {
-		a := tl.Client("A", Program{Work: time.Second})
-		a.HoldAfter(OpRelease, 1)
-		tl.RunUntil(5 * time.Second)
-		a.Unhold()
-		tl.RunToEnd()
-	}, fanOutInfo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	equal(t, commands(tr)[3:], []string{
-		"1s A/redis-1 redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
-		"5s A/redis-2 redis-2 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
-		"5s A/redis-3 redis-3 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+	bothFans(t, func(t *testing.T, info lockimpl.Info) {
+		tr, err := Run(Setup{}, func(tl *Timeline) {
+			a := tl.Client("A", Program{Work: time.Second})
+			a.HoldAfter(OpRelease, 1)
+			tl.RunUntil(5 * time.Second)
+			a.Unhold()
+			tl.RunToEnd()
+		}, info)
+		if err != nil {
+			t.Fatal(err)
+		}
+		equal(t, commands(tr)[3:], []string{
+			"1s A/redis-1 redis-1 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+			"5s A/redis-2 redis-2 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+			"5s A/redis-3 redis-3 EVAL <release> 1 lock:product:1001 A#1 → (integer) 1",
+		})
 	})
 }
 
@@ -282,3 +312,55 @@ func TestMakerThatBlocksIsAnError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// A lock that asks its nodes through Env.Fan costs no look at the Go
+// runtime's goroutines: the engine knows when each call sends and returns.
+// Without Env.Fan it must look (the count shows the test can tell).
+func TestFanTakesNoGoroutineDump(t *testing.T) {
+	script := func(tl *Timeline) {
+		tl.Client("A", Program{Work: time.Second})
+		tl.Client("B", Program{Start: 500 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
+		tl.RunToEnd()
+	}
+	dumpsIn := func(info lockimpl.Info) uint64 {
+		before := dumps.asked.Load()
+		if _, err := Run(Setup{}, script, info); err != nil {
+			t.Fatal(err)
+		}
+		return dumps.asked.Load() - before
+	}
+	if n := dumpsIn(fanOutInfo); n == 0 {
+		t.Fatal("the plain fan-out took no goroutine dump: the count tells nothing")
+	}
+	if n := dumpsIn(viaFanInfo); n != 0 {
+		t.Errorf("the fan-out through Env.Fan took %d goroutine dumps, want none", n)
+	}
+}
+
+// A call of Env.Fan that panics fails the run and names the client; the
+// process goes on.
+func TestFanPanicFailsTheRun(t *testing.T) {
+	info := lockimpl.Info{Name: "fan-panics", Nodes: 3, New: func(env lockimpl.Env) lockimpl.Lock {
+		return &fanPanics{env: env}
+	}}
+	_, err := Run(Setup{}, func(tl *Timeline) {
+		tl.Client("A", Program{Work: time.Second})
+		tl.RunToEnd()
+	}, info)
+	if err == nil || !strings.Contains(err.Error(), "A: the lock implementation fan-panics panicked in a call of Env.Fan: node 2") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+type fanPanics struct{ env lockimpl.Env }
+
+func (l *fanPanics) TryAcquire(ctx context.Context) (bool, error) {
+	l.env.Fan(ctx, len(l.env.Nodes), func(ctx context.Context, i int) {
+		if i == 1 {
+			panic("node 2")
+		}
+		_ = l.env.Nodes[i].SetNX(ctx, l.env.Key, "x", l.env.TTL).Err()
+	})
+	return true, nil
+}
+func (l *fanPanics) Release(context.Context) error { return nil }

@@ -57,6 +57,8 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			x = &actor{client: a.client, parent: a, flight: true, bg: a.bg,
 				resume: make(chan error, 1), state: stateParked}
 			x.gid.Store(id)
+			// A call of Env.Fan: the engine knows its goroutine.
+			_, x.fan = g.w.fanGoroutines.Load(id)
 			kind = msgFlight
 		}
 		a = x

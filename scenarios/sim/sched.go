@@ -55,9 +55,16 @@ func (w *World) drain() {
 	var poll *time.Timer
 	wait := time.Duration(0) // the next poll's timer; 0: yield instead
 	yields := 0
-	for (w.running > 0 || w.loose) && w.err == nil {
+	defer func() {
+		if w.err == nil && !w.loose {
+			// Every call of an Env.Fan has stopped: the flights they
+			// parked take their place in line.
+			w.place()
+		}
+	}()
+	for (w.running > 0 || w.loose || w.fanRunning > 0) && w.err == nil {
 		var tick <-chan time.Time
-		if w.flights && !w.replyDue() {
+		if w.flights && (w.running > 0 || w.loose) && !w.replyDue() {
 			// A message may never come: look again shortly, then ask the
 			// runtime.
 			if wait == 0 {
@@ -300,6 +307,28 @@ func (w *World) place() {
 	w.pending = nil
 }
 
+// loosen lets a flight's goroutine go back into lock code after its
+// command: the flight is over. A call of Env.Fan runs on where the engine
+// sees it; any other goroutine is one whoever waits for may have been
+// waiting for.
+func (w *World) loosen(f *actor) {
+	w.loosenGoroutine(f)
+	if !f.fan {
+		w.wakeLib(f.client)
+	}
+}
+
+// loosenGoroutine marks a flight's goroutine as running lock code again.
+func (w *World) loosenGoroutine(f *actor) {
+	if f.fan {
+		f.state = stateDone
+		w.fanRunning++
+		return
+	}
+	f.state = stateLoose
+	w.loose = true
+}
+
 // wakeLib lets the actors of c that are blocked in lock code run again: a
 // goroutine they wait for has gone on.
 func (w *World) wakeLib(c *client) {
@@ -397,6 +426,10 @@ func (w *World) handle(m msg) {
 		a.park, a.cmd, a.node = parkGate, m.cmd, m.node
 		a.id = a.parent.id
 		w.pending = append(w.pending, a)
+		if a.fan {
+			w.fanRunning--
+			break
+		}
 		w.helpers[a.gid.Load()] = true
 		w.flights, w.loose = true, true
 	case msgCmdDone:
@@ -406,8 +439,7 @@ func (w *World) handle(m msg) {
 			// Its goroutine goes back into lock code; whoever waits for
 			// its answer may go on.
 			w.running--
-			a.state = stateLoose
-			w.wakeLib(a.client)
+			w.loosen(a)
 			// Its client may have reached its hold: the next of its
 			// flights in line is where it stops.
 			for _, f := range w.queue {
@@ -443,13 +475,12 @@ func (w *World) handle(m msg) {
 		switch {
 		case slices.Contains(w.pending, a):
 			w.pending = slices.DeleteFunc(w.pending, func(b *actor) bool { return b == a })
-			a.state = stateLoose
-			w.loose = true
+			w.loosenGoroutine(a)
 			a.resume <- errCancelled
 		case a.state == stateParked && a.flight:
 			w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
-			a.state, a.park = stateLoose, parkNone
-			w.loose = true
+			a.park = parkNone
+			w.loosenGoroutine(a)
 			a.resume <- errCancelled
 		case a.state == stateParked:
 			w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
@@ -464,6 +495,22 @@ func (w *World) handle(m msg) {
 		m.child.id = len(w.actors)
 		w.actors = append(w.actors, m.child)
 		w.enqueue(m.child)
+	case msgFan:
+		w.running--
+		a.state = stateFan
+		w.fanRunning += m.n
+		a.resume <- nil // it starts the calls
+	case msgFanExit:
+		w.fanRunning--
+		if m.err != nil {
+			w.fail(m.err)
+		}
+		if m.last {
+			// Every call returned: the fan's actor goes on.
+			a.state = stateRunning
+			w.running++
+			a.resume <- nil
+		}
 	case msgExit:
 		if m.err != nil {
 			w.fail(m.err)
@@ -557,9 +604,8 @@ func (w *World) shutdown() {
 		if next.flight {
 			// Its goroutine goes back into lock code with the error, and
 			// whoever waits for it goes on.
-			next.state = stateLoose
 			w.running--
-			w.wakeLib(next.client)
+			w.loosen(next)
 		}
 		next.resume <- redis.ErrClosed
 	}

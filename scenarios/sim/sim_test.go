@@ -214,7 +214,7 @@ func TestDownNodeRefuses(t *testing.T) {
 		tl.RunToEnd()
 	})
 	got := commands(tr)
-	if want := "0s A redis-1 SET lock:product:1001 A#1 EX 30 NX → (error) dial redis-1: connection refused: server is down"; got[0] != want {
+	if want := "0s A/redis-1 redis-1 SET lock:product:1001 A#1 EX 30 NX → (error) dial redis-1: connection refused: server is down"; got[0] != want {
 		t.Errorf("first command = %q, want %q", got[0], want)
 	}
 	if c := tr.Events[len(tr.Events)-1]; !strings.Contains(c.Text.EN, "A has released the lock") {

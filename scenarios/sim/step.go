@@ -541,10 +541,13 @@ func (s *Stepper) state(perm []int, tok *tokenNames) string {
 	for i, c := range w.clients {
 		index[c.name] = i
 	}
-	// rename writes a client's name, or an actor's ("A.watchdog"), as its
-	// image under perm.
+	// rename writes a client's name, or an actor's ("A.watchdog", the
+	// flight "A/redis-3"), as its image under perm.
 	rename := func(name string) string {
-		head, _, _ := strings.Cut(name, ".")
+		head := name
+		if i := strings.IndexAny(name, "./"); i >= 0 {
+			head = name[:i]
+		}
 		if i, ok := index[head]; ok {
 			return w.clients[perm[i]].name + strings.TrimPrefix(name, head)
 		}

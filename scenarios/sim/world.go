@@ -89,8 +89,14 @@ type World struct {
 	pending        []*actor
 	helpers        map[uint64]bool
 	flights, loose bool
-	stuckAt        time.Time // since when lock code looks blocked on nothing
-	err            error
+	// fanRunning counts the calls of Env.Fan that run lock code now: not
+	// parked at the gate, not returned.
+	fanRunning int
+	// fanGoroutines are the goroutines of Env.Fan's calls, by id: the
+	// gate, in the call's goroutine, reads it.
+	fanGoroutines sync.Map
+	stuckAt       time.Time // since when lock code looks blocked on nothing
+	err           error
 	// commands reached a server; failed of them got an error other than a
 	// nil reply. A run in which every command failed has no verdict.
 	commands, failed int
@@ -297,6 +303,7 @@ func (w *World) addClient(name string, p Program) *client {
 			return c.token
 		},
 		Go:       w.spawn,
+		Fan:      w.fan,
 		Replicas: w.replicas(),
 	})
 	w.clients = append(w.clients, c)

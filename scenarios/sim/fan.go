@@ -1,0 +1,73 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// A fan is lockimpl.Env.Fan in the simulator: lock code that asks its nodes
+// at once through Env.Fan (lockimpl's Redlock) runs each call in a goroutine
+// the engine knows of (it must not start goroutines of its own). Each command such a call sends is a flight, a move of
+// its own ("A/redis-3"), as a command from a goroutine the lock started with
+// a plain go statement is; but the engine knows when each call starts, sends
+// and returns, so it never asks the runtime whether the run is quiet (see
+// goroutines.go): a fan costs what the same commands cost one after another.
+
+// fanRun is one Env.Fan call: live counts its calls that have not returned.
+type fanRun struct {
+	parent *actor
+	live   atomic.Int32
+}
+
+// fan runs f(ctx, i) for every i in [0, n), each in a goroutine of its own,
+// and returns once all have returned. The calling actor is blocked in the
+// fan (stateFan) meanwhile; the calls run lock code until they reach the gate
+// or return, and the flights they park at the gate take their place in line
+// once none of them runs (place).
+func (w *World) fan(ctx context.Context, n int, f func(ctx context.Context, i int)) {
+	parent := actorFrom(ctx)
+	if parent == nil || n <= 0 {
+		plainFan(ctx, n, f)
+		return
+	}
+	run := &fanRun{parent: parent}
+	run.live.Store(int32(n))
+	w.send(msg{a: parent, kind: msgFan, fan: run, n: n})
+	if err := parent.wait(); err != nil {
+		// The run has shut down: the calls' commands get redis.ErrClosed.
+		plainFan(ctx, n, f)
+		return
+	}
+	for i := range n {
+		go func() {
+			// The gate knows a call's commands by its goroutine, whatever
+			// context the call sends them with.
+			id := goid()
+			w.fanGoroutines.Store(id, run)
+			defer w.fanGoroutines.Delete(id)
+			var crash error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						crash = fmt.Errorf("%s: the lock implementation %s panicked in a call of Env.Fan: %v", parent.name, w.impl.Name, r)
+					}
+				}()
+				f(ctx, i)
+			}()
+			w.send(msg{a: parent, kind: msgFanExit, fan: run, err: crash, last: run.live.Add(-1) == 0})
+		}()
+	}
+	_ = parent.wait() // resumed once every call has returned
+}
+
+// plainFan is Env.Fan outside the simulator's control: goroutines and a
+// WaitGroup.
+func plainFan(ctx context.Context, n int, f func(ctx context.Context, i int)) {
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { f(ctx, i) })
+	}
+	wg.Wait()
+}
