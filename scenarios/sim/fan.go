@@ -41,25 +41,27 @@ func (w *World) fan(ctx context.Context, n int, f func(ctx context.Context, i in
 		return
 	}
 	for i := range n {
-		go func() {
-			// The gate knows a call's commands by its goroutine, whatever
-			// context the call sends them with.
-			id := goid()
-			w.fanGoroutines.Store(id, run)
-			defer w.fanGoroutines.Delete(id)
-			var crash error
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						crash = fmt.Errorf("%s: the lock implementation %s panicked in a call of Env.Fan: %v", parent.name, w.impl.Name, r)
-					}
-				}()
-				f(ctx, i)
-			}()
-			w.send(msg{a: parent, kind: msgFanExit, fan: run, err: crash, last: run.live.Add(-1) == 0})
-		}()
+		go w.fanCall(run, ctx, i, f)
 	}
 	_ = parent.wait() // resumed once every call has returned
+}
+
+// fanCall is the body of a fan's call's goroutine. The gate knows the call's
+// commands by it: its frame is at the bottom of the goroutine's stack
+// (goroutineRoot), whatever context the call sends them with.
+//
+//go:noinline
+func (w *World) fanCall(run *fanRun, ctx context.Context, i int, f func(ctx context.Context, i int)) {
+	var crash error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				crash = fmt.Errorf("%s: the lock implementation %s panicked in a call of Env.Fan: %v", run.parent.name, w.impl.Name, r)
+			}
+		}()
+		f(ctx, i)
+	}()
+	w.send(msg{a: run.parent, kind: msgFanExit, fan: run, err: crash, last: run.live.Add(-1) == 0})
 }
 
 // plainFan is Env.Fan outside the simulator's control: goroutines and a

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -364,3 +365,44 @@ func (l *fanPanics) TryAcquire(ctx context.Context) (bool, error) {
 	return true, nil
 }
 func (l *fanPanics) Release(context.Context) error { return nil }
+
+// deepFan sends from a call of Env.Fan whose stack is deeper than the
+// gate's first look at it (128 frames): the call is still known as one.
+type deepFan struct{ env lockimpl.Env }
+
+func (l *deepFan) TryAcquire(ctx context.Context) (bool, error) {
+	var ok atomic.Int32
+	l.env.Fan(ctx, len(l.env.Nodes), func(ctx context.Context, i int) {
+		var down func(n int)
+		down = func(n int) {
+			if n > 0 {
+				down(n - 1)
+				return
+			}
+			if l.env.Nodes[i].SetNX(ctx, l.env.Key, l.env.Token(), l.env.TTL).Val() {
+				ok.Add(1)
+			}
+		}
+		down(300)
+	})
+	return ok.Load() == int32(len(l.env.Nodes)), nil
+}
+func (l *deepFan) Release(context.Context) error { return nil }
+
+func TestFanCallKnownAtAnyDepth(t *testing.T) {
+	info := lockimpl.Info{Name: "deep-fan", Nodes: 3, New: func(env lockimpl.Env) lockimpl.Lock { return &deepFan{env: env} }}
+	before := dumps.asked.Load()
+	tr, err := Run(Setup{}, func(tl *Timeline) {
+		tl.Client("A", Program{Work: time.Second})
+		tl.RunToEnd()
+	}, info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := dumps.asked.Load() - before; n != 0 {
+		t.Errorf("%d goroutine dumps: the deep call was not known as a call of Env.Fan", n)
+	}
+	if got := commands(tr); len(got) != 3 || !strings.HasPrefix(got[2], "0s A/redis-3 ") {
+		t.Errorf("commands = %q, want three flights", got)
+	}
+}

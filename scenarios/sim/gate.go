@@ -51,14 +51,16 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			return redis.ErrClosed
 		}
 		x, kind := a, msgGate
-		if id := goid(); id != a.gid.Load() {
+		if root := goroutineRoot(); root != rootActor {
 			// A goroutine the lock code started itself: its command is a
 			// flight, a move of its own.
 			x = &actor{client: a.client, parent: a, flight: true, bg: a.bg,
 				resume: make(chan error, 1), state: stateParked}
-			x.gid.Store(id)
-			// A call of Env.Fan: the engine knows its goroutine.
-			_, x.fan = g.w.fanGoroutines.Load(id)
+			// A call of Env.Fan: the engine knows its goroutine. Of any
+			// other, it will look for the id in the runtime's dump.
+			if x.fan = root == rootFan; !x.fan {
+				x.gid.Store(goid())
+			}
 			kind = msgFlight
 		}
 		a = x

@@ -20,6 +20,49 @@ import (
 // the runtime. Only runs whose lock code sends from goroutines of its own pay
 // for it.
 
+// rootKind is what a goroutine of the run is, by the function at the bottom
+// of its stack.
+type rootKind int
+
+const (
+	rootOther rootKind = iota // started by lock code with a go statement
+	rootActor                 // an actor's own (runActor)
+	rootFan                   // a call of Env.Fan (fanCall)
+)
+
+var (
+	runActorEntry = reflect.ValueOf((*World).runActor).Pointer()
+	fanCallEntry  = reflect.ValueOf((*World).fanCall).Pointer()
+)
+
+// goroutineRoot says which goroutine calls it, from the program counters of
+// its stack: runtime.Callers without symbols costs a tenth of the
+// runtime.Stack that goid reads (which formats every frame, with its file
+// and line), and the gate asks for every command.
+func goroutineRoot() rootKind {
+	var buf [128]uintptr
+	pcs := buf[:]
+	n := runtime.Callers(2, pcs)
+	for n == len(pcs) && n < 1<<20 {
+		// A deep stack: its bottom is further down.
+		pcs = make([]uintptr, 8*len(pcs))
+		n = runtime.Callers(2, pcs)
+	}
+	for i := n - 1; i >= 0; i-- {
+		f := runtime.FuncForPC(pcs[i] - 1)
+		if f == nil {
+			continue
+		}
+		switch f.Entry() {
+		case runActorEntry:
+			return rootActor
+		case fanCallEntry:
+			return rootFan
+		}
+	}
+	return rootOther
+}
+
 // goid is the calling goroutine's id, from the first line of its stack:
 // "goroutine 42 [running]:".
 func goid() uint64 {

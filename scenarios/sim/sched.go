@@ -147,8 +147,12 @@ func (w *World) replyDue() bool {
 }
 
 func (w *World) stalled() {
+	names := w.runningNames()
+	if w.fanRunning > 0 {
+		names = append(names, fmt.Sprintf("%d call(s) of Env.Fan", w.fanRunning))
+	}
 	w.fail(fmt.Errorf("stalled: %s did not reach a Redis command, a clock sleep or a program point within %s",
-		strings.Join(w.runningNames(), ", "), stallTimeout))
+		strings.Join(names, ", "), stallTimeout))
 	w.abandon()
 }
 

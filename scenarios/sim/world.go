@@ -92,11 +92,8 @@ type World struct {
 	// fanRunning counts the calls of Env.Fan that run lock code now: not
 	// parked at the gate, not returned.
 	fanRunning int
-	// fanGoroutines are the goroutines of Env.Fan's calls, by id: the
-	// gate, in the call's goroutine, reads it.
-	fanGoroutines sync.Map
-	stuckAt       time.Time // since when lock code looks blocked on nothing
-	err           error
+	stuckAt    time.Time // since when lock code looks blocked on nothing
+	err        error
 	// commands reached a server; failed of them got an error other than a
 	// nil reply. A run in which every command failed has no verdict.
 	commands, failed int
@@ -335,7 +332,11 @@ func (w *World) replicas() int {
 // fn, and reports its exit. A panic in fn (lock code that panics) ends the
 // goroutine and fails the run with the panic, naming the actor, instead of
 // taking the whole process down; the panic of a goroutine the lock started
-// on its own, not through Env.Go, cannot be caught this way.
+// on its own, not through Env.Go, cannot be caught this way. The gate knows
+// an actor's own commands by this function's frame at the bottom of the
+// stack (goroutineRoot).
+//
+//go:noinline
 func (w *World) runActor(a *actor, fn func()) {
 	a.gid.Store(goid())
 	var crash error
