@@ -468,8 +468,16 @@ func (s *Stepper) client(id string) *Client {
 // commands it sends). A hash of several tokens at once keeps its fields in
 // the order of their spelling, so two such states can still count apart.
 // Traces are untouched: they show the tokens as drawn.
+//
+// Nodes are symmetric too: with several independent servers (Redlock's),
+// each a plain primary, a state is written with its nodes in a canonical
+// order — by what each holds and has been through, the clients renamed —
+// and named by that order, so that A holding redis-1 and redis-2 and A
+// holding redis-2 and redis-3 count as one state. Nodes alike in all of it
+// keep their own order; two states that count apart for that are explored
+// both, as without the symmetry.
 func (s *Stepper) Hash() uint64 {
-	return s.hash(s.symmetries())
+	return s.hash(s.symmetries(), true)
 }
 
 // HashNamed is Hash with the clients' names kept: states that differ only
@@ -477,15 +485,16 @@ func (s *Stepper) Hash() uint64 {
 // behaviour depends on a client's name or token spelling beyond what the
 // state shows.
 func (s *Stepper) HashNamed() uint64 {
-	return s.hash(s.symmetries()[:1])
+	return s.hash(s.symmetries()[:1], false)
 }
 
-func (s *Stepper) hash(perms [][]int) uint64 {
+func (s *Stepper) hash(perms [][]int, nodes bool) uint64 {
 	tok := s.tokens()
+	nodes = nodes && s.nodesSymmetric()
 	var best string
 	for i, perm := range perms {
 		clear(tok.names)
-		if st := s.state(perm, tok); i == 0 || st < best {
+		if st := s.state(perm, tok, nodes); i == 0 || st < best {
 			best = st
 		}
 	}
@@ -531,9 +540,55 @@ func (s *Stepper) symmetries() [][]int {
 	return out
 }
 
+// nodesSymmetric says whether the world's nodes are interchangeable: more
+// than one, each a server of its own with no replica, in route order.
+func (s *Stepper) nodesSymmetric() bool {
+	w := s.w
+	if len(w.route) < 2 || len(w.servers) != len(w.route) {
+		return false
+	}
+	for i, srv := range w.servers {
+		if w.route[i] != i || srv.replica >= 0 || srv.primary >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// nodeOrder is the order state writes the logical nodes in: the identity,
+// or, with nodes symmetric, sorted by what each node holds and has been
+// through, written with the clients renamed by rename and its own flights'
+// node named "." — a key of the node alone, whatever its name.
+func (s *Stepper) nodeOrder(symmetric bool, tok *tokenNames, rename func(string) string) []int {
+	w := s.w
+	order := make([]int, len(w.route))
+	for i := range order {
+		order[i] = i
+	}
+	if !symmetric {
+		return order
+	}
+	keys := make([]string, len(order))
+	for i := range order {
+		srv := w.servers[w.route[i]]
+		// Tokens named in the order this node's keys show them.
+		own := &tokenNames{is: tok.is, names: map[string]string{}}
+		var b strings.Builder
+		fmt.Fprintf(&b, "%v %s %d %d %v %v|", srv.up, srv.role, srv.ahead, srv.latency, s.restarted[i], s.jumped[i])
+		for _, k := range srv.keys {
+			writer := strings.Replace(rename(k.Writer), "/"+srv.name, "/.", 1)
+			fmt.Fprintf(&b, "%s=%s/%s/%d/%s;", k.Key, k.Type, own.value(k.Type, k.Value), k.TTL, writer)
+		}
+		keys[i] = b.String()
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return strings.Compare(keys[x], keys[y]) })
+	return order
+}
+
 // state writes what Hash identifies a state by, with client i named as
-// client perm[i] and written in that order.
-func (s *Stepper) state(perm []int, tok *tokenNames) string {
+// client perm[i] and written in that order, and with nodes symmetric, node
+// order[k] named and written as the k-th.
+func (s *Stepper) state(perm []int, tok *tokenNames, nodes bool) string {
 	w := s.w
 	var b strings.Builder
 	rel := func(d time.Duration) string { return strconv.FormatInt(int64(d-w.now), 36) }
@@ -553,10 +608,70 @@ func (s *Stepper) state(perm []int, tok *tokenNames) string {
 		}
 		return name
 	}
-	for _, srv := range w.servers {
-		fmt.Fprintf(&b, "S%s %v %s %d %d|", srv.name, srv.up, srv.role, srv.ahead, srv.latency)
+	order := s.nodeOrder(nodes, tok, rename)
+	// pos[j] is where logical node j is written; node names it there, and
+	// renameNode renames an actor and the node its flight goes to
+	// ("A/redis-3" → "B/n0").
+	pos := make([]int, len(order))
+	for k, j := range order {
+		pos[j] = k
+	}
+	nodeOf := make(map[string]int, len(w.route))
+	for j, si := range w.route {
+		nodeOf[w.servers[si].name] = j
+	}
+	node := func(j int) string {
+		if nodes {
+			return "n" + strconv.Itoa(pos[j])
+		}
+		return w.servers[w.route[j]].name
+	}
+	renameNode := func(name string) string {
+		name = rename(name)
+		if !nodes {
+			return name
+		}
+		head, srv, ok := strings.Cut(name, "/")
+		if !ok {
+			return name
+		}
+		srv, dup, _ := strings.Cut(srv, "#")
+		if j, ok := nodeOf[srv]; ok {
+			srv = node(j)
+		}
+		if dup != "" {
+			srv += "#" + dup
+		}
+		return head + "/" + srv
+	}
+	servers := make([]int, 0, len(w.servers))
+	if nodes {
+		for _, j := range order {
+			servers = append(servers, w.route[j])
+		}
+	} else {
+		for i := range w.servers {
+			servers = append(servers, i)
+		}
+	}
+	for _, si := range servers {
+		srv := w.servers[si]
+		name := srv.name
+		if nodes {
+			name = node(nodeOf[srv.name])
+		}
+		fmt.Fprintf(&b, "S%s %v %s %d %d|", name, srv.up, srv.role, srv.ahead, srv.latency)
 		for _, k := range srv.keys {
-			fmt.Fprintf(&b, "%s=%s/%s/%d/%s;", k.Key, k.Type, tok.value(k.Type, k.Value), k.TTL, rename(k.Writer))
+			fmt.Fprintf(&b, "%s=%s/%s/%d/%s;", k.Key, k.Type, tok.value(k.Type, k.Value), k.TTL, renameNode(k.Writer))
+		}
+	}
+	// The nodes restarted, and those whose clock has jumped, by position.
+	for k, j := range order {
+		if s.restarted[j] {
+			fmt.Fprintf(&b, "r%d ", k)
+		}
+		if s.jumped[j] {
+			fmt.Fprintf(&b, "j%d ", k)
 		}
 	}
 	for _, e := range w.repl {
@@ -573,28 +688,33 @@ func (s *Stepper) state(perm []int, tok *tokenNames) string {
 		if s.hung[c.name] {
 			b.WriteString("h ")
 		}
-		for _, i := range slices.Sorted(maps.Keys(c.cut)) {
+		for _, i := range slices.Sorted(slices.Values(mapPos(c.cut, pos))) {
 			fmt.Fprintf(&b, "x%d ", i)
 		}
-		for _, i := range slices.Sorted(maps.Keys(c.mute)) {
+		for _, i := range slices.Sorted(slices.Values(mapPos(c.mute, pos))) {
 			fmt.Fprintf(&b, "m%d ", i)
 		}
 	}
+	// Actors by their client's image; a client's flights, whose order of
+	// creation follows their nodes', by their renamed names.
 	actors := slices.Clone(w.actors)
 	slices.SortStableFunc(actors, func(x, y *actor) int {
-		return perm[index[x.client.name]] - perm[index[y.client.name]]
+		if d := perm[index[x.client.name]] - perm[index[y.client.name]]; d != 0 || !nodes || !x.flight || !y.flight {
+			return d
+		}
+		return strings.Compare(renameNode(x.name), renameNode(y.name))
 	})
 	for _, a := range actors {
-		fmt.Fprintf(&b, "A%s %d %d %s %v %v", rename(a.name), a.state, a.park, a.point, a.held, slices.Contains(w.queue, a))
+		fmt.Fprintf(&b, "A%s %d %d %s %v %v", renameNode(a.name), a.state, a.park, a.point, a.held, slices.Contains(w.queue, a))
 		if a.park == parkGate && a.cmd != nil {
-			fmt.Fprintf(&b, " %d %s", a.node, tok.command(a.cmd))
+			fmt.Fprintf(&b, " %d %s", pos[a.node], tok.command(a.cmd))
 		}
 		switch a.state {
 		case stateSleeping:
 			b.WriteString(" " + rel(a.deadline))
 			if a.inCmd && a.cmd != nil {
 				// On its way to a slow server: what it will run there.
-				fmt.Fprintf(&b, " %d %s", a.node, tok.command(a.cmd))
+				fmt.Fprintf(&b, " %d %s", pos[a.node], tok.command(a.cmd))
 			}
 		case stateParked:
 			// Lock code reads the clock when it wakes (Redlock's start
@@ -614,8 +734,16 @@ func (s *Stepper) state(perm []int, tok *tokenNames) string {
 	if w.judge.orphan {
 		b.WriteString("orphan " + rel(w.judge.since))
 	}
-	fmt.Fprintf(&b, " %v %v", s.restarted, s.jumped)
 	return b.String()
+}
+
+// mapPos is the positions of a map's logical nodes.
+func mapPos(set map[int]bool, pos []int) []int {
+	out := make([]int, 0, len(set))
+	for j := range set {
+		out = append(out, pos[j])
+	}
+	return out
 }
 
 // tokenNames renames the owner tokens of one state for Hash: each to "v" and
