@@ -323,3 +323,124 @@ func TestClockJumpFault(t *testing.T) {
 		t.Errorf("redlock without a clock jump, to 9 moves: found %v", brokenIDs(r))
 	}
 }
+
+// The delayed-restart rule holds against the restart that breaks Redlock:
+// a node that comes back empty at once hands B a second majority; one that
+// stays down longer than the lease does not. The stopped node comes back by
+// itself, empty, once the lease and RestartDelay have passed.
+func TestDelayedRestartFault(t *testing.T) {
+	heavy(t)
+	restart := search(t, "redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultRestart}, Attempts: 2, Depth: 9, First: true})
+	if _, ok := restart.Broken(sim.InvMutex); !ok {
+		t.Fatalf("redlock with an immediate restart, to 9 moves: found %v, want mutex", brokenIDs(restart))
+	}
+	delayed := search(t, "redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultDelayedRestart}, Attempts: 2, Depth: 10})
+	if len(delayed.Found) > 0 {
+		t.Errorf("redlock with a delayed restart, to 10 moves: found %v", brokenIDs(delayed))
+	}
+
+	in, err := lockimpl.Lookup("redlock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := NewWorld(in, sim.Schedule{Clients: 2, Attempts: 1, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultDelayedRestart}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, m := range []string{"A", "A/redis-1", "A/redis-2", "A/redis-3", "stop redis-2"} {
+		if err := st.Do(m); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+	}
+	// Time whenever it may pass, else the first client's step.
+	var made []string
+	for st.Now() < TTL+sim.RestartDelay && len(made) < 40 {
+		moves := st.Moves()
+		i := slices.IndexFunc(moves, func(m sim.Move) bool { return m.Kind == sim.MoveTime })
+		if i < 0 {
+			i = slices.IndexFunc(moves, func(m sim.Move) bool { return m.Kind == sim.MoveStep })
+		}
+		if i < 0 {
+			t.Fatalf("after %v at %s: no time and no step among %v", made, st.Now(), moves)
+		}
+		if err := st.Do(moves[i].ID); err != nil {
+			t.Fatalf("%s at %s: %v", moves[i].ID, st.Now(), err)
+		}
+		made = append(made, moves[i].ID+"@"+sim.Secs(st.Now()))
+	}
+	if st.Now() != TTL+sim.RestartDelay {
+		t.Fatalf("moves %v: the clock is at %s, want the restart at %s", made, st.Now(), TTL+sim.RestartDelay)
+	}
+	tr := st.Trace()
+	last := tr.Events[len(tr.Events)-1].Snap
+	for _, srv := range last.Servers {
+		if srv.Name == "redis-2" && (!srv.Up || len(srv.Keys) != 0) {
+			t.Errorf("at %s redis-2 is up=%v with keys %v, want up and empty", st.Now(), srv.Up, srv.Keys)
+		}
+	}
+}
+
+// A live holder finishes within its lease even when a restart took its keys
+// away: the search does not let time run past the lease while the holder
+// has not moved. (Before, the rule looked only at keys still there: with
+// every node down, time ran on and B got a majority of restarted nodes
+// while A, unmoved since t=5s, still held its lock — a pause the fault set
+// did not have.)
+func TestLeaseOutlivesItsKeys(t *testing.T) {
+	in, err := lockimpl.Lookup("redlock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := NewWorld(in, sim.Schedule{Clients: 2, Attempts: 3, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultDelayedRestart}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, m := range []string{"A", "A/redis-1", "A/redis-2", "A/redis-3", "stop redis-1", "stop redis-2", "stop redis-3"} {
+		if err := st.Do(m); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+	}
+	// Only time, for as long as it may pass.
+	for {
+		moves := st.Moves()
+		i := slices.IndexFunc(moves, func(m sim.Move) bool { return m.Kind == sim.MoveTime })
+		if i < 0 {
+			break
+		}
+		if err := st.Do("time"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st.Now() > TTL {
+		t.Errorf("time passed to %s with A holding since t=0 and not moved: past its lease of %s", st.Now(), TTL)
+	}
+}
+
+// When an acquire began is part of the state while its nodes' answers are
+// outstanding: Redlock counts the time from there. B starting before time
+// passes to t=30s and B starting after it are two states (the first B's
+// majority comes too late); with one, the search missed the pause's mutex.
+func TestAcquireStartIsState(t *testing.T) {
+	in, err := lockimpl.Lookup("redlock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := func(moves ...string) uint64 {
+		st, err := NewWorld(in, sim.Schedule{Clients: 2, Attempts: 2, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		for _, m := range slices.Concat([]string{"A", "A/redis-1", "A/redis-2", "A/redis-3", "pause A"}, moves) {
+			if err := st.Do(m); err != nil {
+				t.Fatalf("%s: %v", m, err)
+			}
+		}
+		return st.Hash()
+	}
+	if hash("B", "time") == hash("time", "B") {
+		t.Error("B's acquire begun before time passed and after it: one state")
+	}
+}

@@ -78,17 +78,25 @@ func (w *World) node(i int) *server {
 // StopServer takes node i's server down (a crash of the Redis process):
 // clients cannot reach it until RestartServer.
 func (t *Timeline) StopServer(i int) {
-	w := t.w
+	if t.w.stopServer(i) {
+		t.w.runUntil(t.w.now, false) // a WAIT there fails now
+	}
+}
+
+// stopServer takes node i's server down, and says whether it was up. The
+// Stepper's fault moves call it alone: what the stop interrupts moves in
+// moves of its own.
+func (w *World) stopServer(i int) bool {
 	srv := w.node(i)
 	if !srv.up {
-		return
+		return false
 	}
 	srv.up = false
 	srv.keys = nil
 	srv.b.Stop()
 	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textServerStopped(srv.name),
 		Short: Text{EN: "DOWN", ZH: "宕机"}})
-	w.runUntil(w.now, false) // a WAIT there fails now
+	return true
 }
 
 // RestartServer brings node i's server back with no data: a restart without

@@ -42,10 +42,19 @@ const (
 	// (an NTP step, an operator's date command): every key there with a
 	// TTL expires at once. Once per server, while it holds such a key.
 	FaultClockJump Fault = "clock-jump"
+	// FaultDelayedRestart lets a server go down and come back empty only
+	// after RestartDelay, longer than the lease: the delayed-restart rule
+	// the Redlock spec gives against a node that restarts without
+	// persistence. Once per server.
+	FaultDelayedRestart Fault = "delayed-restart"
 )
 
+// RestartDelay is how long, past the lease, a server stopped by the
+// delayed-restart fault stays down.
+const RestartDelay = time.Second
+
 // Faults lists every fault, in order.
-var Faults = []Fault{FaultExpiry, FaultCrash, FaultPause, FaultFailover, FaultRestart, FaultHang, FaultClockJump}
+var Faults = []Fault{FaultExpiry, FaultCrash, FaultPause, FaultFailover, FaultRestart, FaultHang, FaultClockJump, FaultDelayedRestart}
 
 // MoveKind says what a move does.
 type MoveKind string
@@ -62,6 +71,7 @@ const (
 	MoveHang     MoveKind = "hang"     // a holder's business call gets stuck; its watchdog runs on
 	MoveUnhang   MoveKind = "unhang"   // the call returns
 	MoveJump     MoveKind = "jump"     // a server's clock jumps ahead by a lease
+	MoveStop     MoveKind = "stop"     // a server goes down; it comes back empty after the lease and RestartDelay
 )
 
 // Move is one choice a Stepper offers.
@@ -84,6 +94,14 @@ type Stepper struct {
 	hung      map[string]bool // clients that have had their hang
 	restarted map[int]bool
 	jumped    map[int]bool
+	// restartAt is when each server stopped by the delayed-restart fault
+	// comes back.
+	restartAt map[int]time.Duration
+	// lease is, for each client that holds the lock, when its lock key on
+	// each server runs out, as last seen: a key that a restart or a
+	// failover took away still ends its holder's lease there, for the rule
+	// that a live holder finishes within its lease (nextTime).
+	lease map[string]map[int]time.Duration
 }
 
 // ErrNoSuchMove is returned by Do for a move that is not enabled.
@@ -96,7 +114,7 @@ func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []Fault
 	if err != nil {
 		return nil, err
 	}
-	s := &Stepper{w: w, faults: map[Fault]bool{}, paused: map[string]bool{}, hung: map[string]bool{}, restarted: map[int]bool{}, jumped: map[int]bool{}}
+	s := &Stepper{w: w, faults: map[Fault]bool{}, paused: map[string]bool{}, hung: map[string]bool{}, restarted: map[int]bool{}, jumped: map[int]bool{}, restartAt: map[int]time.Duration{}, lease: map[string]map[int]time.Duration{}}
 	for _, f := range faults {
 		s.faults[f] = true
 	}
@@ -207,7 +225,31 @@ func (s *Stepper) Moves() []Move {
 			}
 		}
 	}
+	if s.faults[FaultDelayedRestart] {
+		for i := range w.route {
+			srv := w.servers[w.route[i]]
+			if srv.up && !s.restarted[i] {
+				d := Secs(w.setup.TTL + RestartDelay)
+				moves = append(moves, Move{Kind: MoveStop, ID: "stop " + srv.name,
+					Label: Text{EN: srv.name + " goes down; it restarts empty after " + d,
+						ZH: srv.name + " 宕机；" + secsZH(w.setup.TTL+RestartDelay) + "后重启，数据清空"}})
+			}
+		}
+	}
 	return moves
+}
+
+// restartDue is the earliest time a server stopped by the delayed-restart
+// fault comes back, if one is down.
+func (s *Stepper) restartDue() (time.Duration, bool) {
+	var best time.Duration
+	found := false
+	for _, t := range s.restartAt {
+		if !found || t < best {
+			best, found = t, true
+		}
+	}
+	return best, found
 }
 
 // runnable lists the actors that can run now, in creation order.
@@ -251,6 +293,9 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 		return 0, false
 	}
 	next, ok := w.nextDeadline()
+	if due, down := s.restartDue(); down && (!ok || due < next) {
+		next, ok = due, true
+	}
 	if !ok || next > w.setup.Horizon {
 		return 0, false
 	}
@@ -259,22 +304,47 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 		// liveness bound runs out only while no client can move.
 		return 0, false
 	}
-	for _, srv := range w.servers {
-		if !srv.up {
+	for _, c := range w.clients {
+		if c.belief != BeliefHolds || c.paused || c.crashed || c.hung && !s.renews(c) {
 			continue
 		}
-		for _, k := range srv.keys {
-			if k.TTL <= 0 || w.now+k.TTL > next {
-				continue
-			}
-			for _, c := range w.clients {
-				if c.name == k.Writer && c.belief == BeliefHolds && !c.paused && !c.crashed && (!c.hung || s.renews(c)) {
-					return 0, false
-				}
+		for _, end := range s.lease[c.name] {
+			if end > w.now && end <= next {
+				return 0, false
 			}
 		}
 	}
 	return next, true
+}
+
+// noteLeases records, after a move, when each holder's lock key on each
+// server runs out; a holder's entries for keys that are gone stay, and a
+// client that no longer holds the lock has none.
+func (s *Stepper) noteLeases() {
+	w := s.w
+	for _, c := range w.clients {
+		if c.belief != BeliefHolds {
+			delete(s.lease, c.name)
+		}
+	}
+	for i, srv := range w.servers {
+		if !srv.up {
+			continue
+		}
+		for _, k := range srv.keys {
+			if k.Key != w.setup.Key || k.TTL <= 0 {
+				continue
+			}
+			for _, c := range w.clients {
+				if c.name == k.Writer && c.belief == BeliefHolds {
+					if s.lease[c.name] == nil {
+						s.lease[c.name] = map[int]time.Duration{}
+					}
+					s.lease[c.name][i] = w.now + k.TTL
+				}
+			}
+		}
+	}
 }
 
 // renews says whether a goroutine of c's other than its business one — a
@@ -321,6 +391,12 @@ func (s *Stepper) Do(id string) error {
 		next, _ := s.nextTime(len(s.runnable()) > 0)
 		before := len(w.trace.Events)
 		w.advance(next)
+		for _, i := range slices.Sorted(maps.Keys(s.restartAt)) {
+			if s.restartAt[i] <= w.now {
+				delete(s.restartAt, i)
+				t.RestartServer(i)
+			}
+		}
 		w.wakeDue()
 		// Who wakes now moves before the liveness bound is judged, as in a
 		// scripted run: a retry due at the bound gets its chance.
@@ -329,6 +405,7 @@ func (s *Stepper) Do(id string) error {
 		if len(s.runnable()) == 0 {
 			w.checkLiveness()
 		}
+		s.noteLeases()
 		if len(w.trace.Events) == before {
 			// Nothing expired or replicated: the trace still says so, with
 			// the world as it is now (TTLs run down), so that its last
@@ -365,10 +442,16 @@ func (s *Stepper) Do(id string) error {
 	case MoveRestart:
 		i := s.node(id)
 		s.restarted[i] = true
-		t.StopServer(i)
+		w.stopServer(i)
 		t.RestartServer(i)
+	case MoveStop:
+		i := s.node(id)
+		s.restarted[i] = true
+		s.restartAt[i] = w.now + w.setup.TTL + RestartDelay
+		w.stopServer(i)
 	}
 	w.tick()
+	s.noteLeases()
 	s.schedule = append(s.schedule, id)
 	if w.err != nil {
 		return w.err
@@ -574,7 +657,7 @@ func (s *Stepper) nodeOrder(symmetric bool, tok *tokenNames, rename func(string)
 		// Tokens named in the order this node's keys show them.
 		own := &tokenNames{is: tok.is, names: map[string]string{}}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%v %s %d %d %v %v|", srv.up, srv.role, srv.ahead, srv.latency, s.restarted[i], s.jumped[i])
+		fmt.Fprintf(&b, "%v %s %d %d %v %v %s|", srv.up, srv.role, srv.ahead, srv.latency, s.restarted[i], s.jumped[i], s.due(i))
 		for _, k := range srv.keys {
 			writer := strings.Replace(rename(k.Writer), "/"+srv.name, "/.", 1)
 			fmt.Fprintf(&b, "%s=%s/%s/%d/%s;", k.Key, k.Type, own.value(k.Type, k.Value), k.TTL, writer)
@@ -673,6 +756,9 @@ func (s *Stepper) state(perm []int, tok *tokenNames, nodes bool) string {
 		if s.jumped[j] {
 			fmt.Fprintf(&b, "j%d ", k)
 		}
+		if _, down := s.restartAt[j]; down {
+			fmt.Fprintf(&b, "d%d %s ", k, s.due(j))
+		}
 	}
 	for _, e := range w.repl {
 		fmt.Fprintf(&b, "R%d %s %v %s %s %s;", e.replica, e.key, e.deleted, tok.value(e.state.Type, e.state.Value), rel(e.due), rel(e.expireAt))
@@ -687,6 +773,22 @@ func (s *Stepper) state(perm []int, tok *tokenNames, nodes bool) string {
 			c.paused, c.crashed, c.hung, c.count, c.readVal, c.readVer, s.paused[c.name], c.lost != nil)
 		if s.hung[c.name] {
 			b.WriteString("h ")
+		}
+		// Leases whose key is gone (those of keys still there, the keys
+		// show).
+		var gone []string
+		for si, end := range s.lease[c.name] {
+			if _, there := findKey(w.servers[si].keys, w.setup.Key); !there && end > w.now {
+				where := w.servers[si].name
+				if j, ok := nodeOf[where]; ok && nodes {
+					where = node(j)
+				}
+				gone = append(gone, where+":"+rel(end))
+			}
+		}
+		slices.Sort(gone)
+		for _, g := range gone {
+			b.WriteString("l" + g + " ")
 		}
 		for _, i := range slices.Sorted(slices.Values(mapPos(c.cut, pos))) {
 			fmt.Fprintf(&b, "x%d ", i)
@@ -716,9 +818,11 @@ func (s *Stepper) state(perm []int, tok *tokenNames, nodes bool) string {
 				// On its way to a slow server: what it will run there.
 				fmt.Fprintf(&b, " %d %s", pos[a.node], tok.command(a.cmd))
 			}
-		case stateParked:
+		case stateParked, stateFan, stateLib:
 			// Lock code reads the clock when it wakes (Redlock's start
-			// time): how long ago that was is part of the state.
+			// time): how long ago that was is part of the state — also
+			// while it waits for its nodes' answers, parked at the gate
+			// in goroutines of its own.
 			b.WriteString(" woke " + rel(a.woke))
 		}
 		b.WriteString("|")
@@ -735,6 +839,16 @@ func (s *Stepper) state(perm []int, tok *tokenNames, nodes bool) string {
 		b.WriteString("orphan " + rel(w.judge.since))
 	}
 	return b.String()
+}
+
+// due is how long until node i, stopped by the delayed-restart fault, comes
+// back ("" when it is not waiting to).
+func (s *Stepper) due(i int) string {
+	t, down := s.restartAt[i]
+	if !down {
+		return ""
+	}
+	return strconv.FormatInt(int64(t-s.w.now), 36)
 }
 
 // mapPos is the positions of a map's logical nodes.
