@@ -246,7 +246,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"check", "--scenario", "get-then-del,g"}, "get-then-del,gc-pause get-then-del,guard-version get-then-del,guard-in-stock get-then-del,guard-unique", list},
 		{[]string{"check", "--lessons", dir, "--scenario", "my-"}, "my-get-then-del", list},
 		{[]string{"explore", "--impl", "set"}, "setnx setnx-expire set-nx-ex", noFiles},
-		{[]string{"explore", "--impl", "setnx", "--faults", "expiry,p"}, "expiry,pause", list},
+		{[]string{"explore", "--impl", "setnx", "--faults", "expiry,p"}, "expiry,pause expiry,partition", list},
 		{[]string{"explore", "--impl", "setnx", "--clients", ""}, "2 3", noFiles},
 		{[]string{"--scenario", "gc"}, "gc-pause", noFiles},
 		{[]string{"--lessons", dir, "--scenario", "my"}, "my-get-then-del", noFiles},

@@ -18,6 +18,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -111,8 +112,9 @@ func NewPrefix() (string, error) {
 }
 
 // counter counts the commands a client sends for its lock, not the
-// connection's handshake.
-type counter struct{ n *int }
+// connection's handshake, from every goroutine the lock sends from
+// (Redlock asks its nodes at once).
+type counter struct{ n *atomic.Int64 }
 
 func (counter) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (c counter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
@@ -134,7 +136,7 @@ func (c counter) count(cmd redis.Cmder) {
 	switch cmd.Name() {
 	case "hello", "auth", "select", "client", "ping":
 	default:
-		*c.n++
+		c.n.Add(1)
 	}
 }
 
@@ -190,10 +192,11 @@ func pairs(ctx context.Context, cfg Config, in lockimpl.Info) (Row, error) {
 		return row, nil
 	}
 	nodes := make([]*redis.Client, in.Nodes)
+	var sent atomic.Int64
 	for i := range nodes {
 		o := *cfg.Nodes[i]
 		nodes[i] = redis.NewClient(&o)
-		nodes[i].AddHook(counter{&row.Commands})
+		nodes[i].AddHook(counter{&sent})
 	}
 	defer func() {
 		for _, c := range nodes {
@@ -224,7 +227,7 @@ func pairs(ctx context.Context, cfg Config, in lockimpl.Info) (Row, error) {
 			return row, err
 		}
 	}
-	row.Commands = 0
+	sent.Store(0)
 	start := time.Now()
 	for time.Since(start) < cfg.Duration {
 		ok, err := lock.TryAcquire(ctx)
@@ -240,6 +243,7 @@ func pairs(ctx context.Context, cfg Config, in lockimpl.Info) (Row, error) {
 		row.Pairs++
 	}
 	row.Elapsed = time.Since(start)
+	row.Commands = int(sent.Load())
 	if row.Commands == 0 {
 		row.Skipped = "sends no Redis command"
 	}

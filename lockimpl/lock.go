@@ -96,6 +96,8 @@ type Env struct {
 	Clock Clock
 	// Token returns a new owner token, unique among all clients. A real
 	// deployment uses a UUID; the simulator hands out readable ones (A#1).
+	// Call it from one goroutine at a time (draw the token before asking
+	// the nodes at once).
 	Token func() string
 	// Go starts fn in a new goroutine (a watchdog, say). name says what the
 	// goroutine is for. When nil, a plain go statement is used. In the

@@ -298,7 +298,16 @@ func (p *lessonParser) parse() error {
 	}
 	p.s.Expect = p.expect
 	p.s.Search = p.deriveSearch()
-	return p.applyExplore(&p.s.Search)
+	if err := p.applyExplore(&p.s.Search); err != nil {
+		return err
+	}
+	// A verb the explore line gave the search a move for is no longer
+	// lacking.
+	q := &p.s.Search
+	q.Lacks = slices.DeleteFunc(q.Lacks, func(v string) bool {
+		return v == "partition" && slices.Contains(q.Faults, sim.FaultPartition)
+	})
+	return nil
 }
 
 func (p *lessonParser) lastLine() int {

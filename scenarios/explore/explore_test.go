@@ -444,3 +444,19 @@ func TestAcquireStartIsState(t *testing.T) {
 		t.Error("B's acquire begun before time passed and after it: one state")
 	}
 }
+
+// A partition between a holder and its server cuts its watchdog off: the
+// lease runs out while the holder works on, as in the partition lesson. A
+// hung call alone leaves the watchdog renewing, and nothing breaks.
+func TestPartitionFault(t *testing.T) {
+	heavy(t)
+	hang := []sim.Fault{sim.FaultExpiry, sim.FaultHang}
+	if r := search(t, "uuid-lua-watchdog", Options{Faults: hang, Depth: 9}); len(r.Found) > 0 {
+		t.Errorf("uuid-lua-watchdog, a hung call, to 9 moves: found %v", brokenIDs(r))
+	}
+	r := search(t, "uuid-lua-watchdog", Options{Faults: append(hang, sim.FaultPartition), Depth: 9, First: true})
+	f, ok := r.Broken(sim.InvMutex)
+	if !ok || !slices.ContainsFunc(f.Trace.Schedule.Moves, func(m string) bool { return strings.HasPrefix(m, "partition ") }) {
+		t.Fatalf("uuid-lua-watchdog with a partition: found %v, want mutex through a partition move", brokenIDs(r))
+	}
+}

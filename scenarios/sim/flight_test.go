@@ -372,6 +372,7 @@ type deepFan struct{ env lockimpl.Env }
 
 func (l *deepFan) TryAcquire(ctx context.Context) (bool, error) {
 	var ok atomic.Int32
+	token := l.env.Token() // before the calls: Token is not for concurrent use
 	l.env.Fan(ctx, len(l.env.Nodes), func(ctx context.Context, i int) {
 		var down func(n int)
 		down = func(n int) {
@@ -379,7 +380,7 @@ func (l *deepFan) TryAcquire(ctx context.Context) (bool, error) {
 				down(n - 1)
 				return
 			}
-			if l.env.Nodes[i].SetNX(ctx, l.env.Key, l.env.Token(), l.env.TTL).Val() {
+			if l.env.Nodes[i].SetNX(ctx, l.env.Key, token, l.env.TTL).Val() {
 				ok.Add(1)
 			}
 		}

@@ -47,6 +47,11 @@ const (
 	// the Redlock spec gives against a node that restarts without
 	// persistence. Once per server.
 	FaultDelayedRestart Fault = "delayed-restart"
+	// FaultPartition lets the network between a holder and one server
+	// break, and heal: the client's process runs on, its watchdog too, but
+	// nothing it sends there arrives. Once per client, while it holds the
+	// lock (as the partition lesson's A does).
+	FaultPartition Fault = "partition"
 )
 
 // RestartDelay is how long, past the lease, a server stopped by the
@@ -54,7 +59,7 @@ const (
 const RestartDelay = time.Second
 
 // Faults lists every fault, in order.
-var Faults = []Fault{FaultExpiry, FaultCrash, FaultPause, FaultFailover, FaultRestart, FaultHang, FaultClockJump, FaultDelayedRestart}
+var Faults = []Fault{FaultExpiry, FaultCrash, FaultPause, FaultFailover, FaultRestart, FaultHang, FaultClockJump, FaultDelayedRestart, FaultPartition}
 
 // MoveKind says what a move does.
 type MoveKind string
@@ -72,6 +77,8 @@ const (
 	MoveUnhang   MoveKind = "unhang"   // the call returns
 	MoveJump     MoveKind = "jump"     // a server's clock jumps ahead by a lease
 	MoveStop     MoveKind = "stop"     // a server goes down; it comes back empty after the lease and RestartDelay
+	MoveCut      MoveKind = "cut"      // the network between a client and a server breaks
+	MoveHeal     MoveKind = "heal"     // it heals
 )
 
 // Move is one choice a Stepper offers.
@@ -92,6 +99,7 @@ type Stepper struct {
 	schedule  []string
 	paused    map[string]bool // clients that have had their pause
 	hung      map[string]bool // clients that have had their hang
+	parted    map[string]bool // clients that have had their partition
 	restarted map[int]bool
 	jumped    map[int]bool
 	// restartAt is when each server stopped by the delayed-restart fault
@@ -114,7 +122,7 @@ func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []Fault
 	if err != nil {
 		return nil, err
 	}
-	s := &Stepper{w: w, faults: map[Fault]bool{}, paused: map[string]bool{}, hung: map[string]bool{}, restarted: map[int]bool{}, jumped: map[int]bool{}, restartAt: map[int]time.Duration{}, lease: map[string]map[int]time.Duration{}}
+	s := &Stepper{w: w, faults: map[Fault]bool{}, paused: map[string]bool{}, hung: map[string]bool{}, parted: map[string]bool{}, restarted: map[int]bool{}, jumped: map[int]bool{}, restartAt: map[int]time.Duration{}, lease: map[string]map[int]time.Duration{}}
 	for _, f := range faults {
 		s.faults[f] = true
 	}
@@ -198,6 +206,18 @@ func (s *Stepper) Moves() []Move {
 		if c.hung && !c.crashed {
 			moves = append(moves, Move{Kind: MoveUnhang, ID: "unhang " + c.name,
 				Label: Text{EN: c.name + "'s call returns", ZH: c.name + " 的调用返回"}})
+		}
+		if s.faults[FaultPartition] && live && c.belief == BeliefHolds && !s.parted[c.name] {
+			for i := range w.route {
+				srv := w.servers[w.route[i]].name
+				moves = append(moves, Move{Kind: MoveCut, ID: "partition " + c.name + " " + srv,
+					Label: Text{EN: "the network between " + c.name + " and " + srv + " breaks",
+						ZH: c.name + " 与 " + srv + " 之间的网络断了"}})
+			}
+		}
+		if len(c.cut) > 0 && !c.crashed {
+			moves = append(moves, Move{Kind: MoveHeal, ID: "heal " + c.name,
+				Label: Text{EN: "the network heals for " + c.name, ZH: c.name + " 的网络恢复"}})
 		}
 	}
 	if s.faults[FaultFailover] {
@@ -349,8 +369,13 @@ func (s *Stepper) noteLeases() {
 
 // renews says whether a goroutine of c's other than its business one — a
 // watchdog — is still at work: a hung call does not stop it, so the lease
-// it renews does not run out while it runs.
+// it renews does not run out while it runs. A client cut off from a server
+// renews nothing there.
 func (s *Stepper) renews(c *client) bool {
+	if len(c.cut) > 0 {
+		// Cut off from a server: its renewals there do not arrive.
+		return false
+	}
 	for _, a := range s.w.actors {
 		if a.client == c && a.bg && !a.flight && a.state != stateDone && a.state != stateAbandoned {
 			return true
@@ -433,6 +458,14 @@ func (s *Stepper) Do(id string) error {
 	case MoveUnhang:
 		s.client(id).Unhang()
 		w.wakeDue()
+	case MoveCut:
+		// "partition A redis-2": the client is the middle word.
+		f := strings.Fields(id)
+		c := s.client(f[1])
+		s.parted[c.Name()] = true
+		c.Partition(s.node(id))
+	case MoveHeal:
+		s.client(id).Heal()
 	case MoveFailover:
 		w.failover()
 	case MoveJump:
@@ -773,6 +806,9 @@ func (s *Stepper) state(perm []int, tok *tokenNames, nodes bool) string {
 			c.paused, c.crashed, c.hung, c.count, c.readVal, c.readVer, s.paused[c.name], c.lost != nil)
 		if s.hung[c.name] {
 			b.WriteString("h ")
+		}
+		if s.parted[c.name] {
+			b.WriteString("p ")
 		}
 		// Leases whose key is gone (those of keys still there, the keys
 		// show).
