@@ -152,10 +152,11 @@ func TestPauseStaleWrite(t *testing.T) {
 func TestLongPauseStaleWrite(t *testing.T) {
 	long(t)
 	pauseStaleWrite(t, "uuid-lua-watchdog", "reentrant", "fenced")
-	// Redlock's schedules are longer: three nodes to take twice.
-	r := search(t, "redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 16})
+	// Redlock's schedules are longer: three nodes to take twice, each
+	// node's answer a move of its own. The stale write is 18 moves in.
+	r := search(t, "redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 18})
 	if _, ok := r.Broken(sim.InvResource); !ok {
-		t.Errorf("redlock: no stale write within 16 moves (%d states)", r.States)
+		t.Errorf("redlock: no stale write within 18 moves (%d states)", r.States)
 	}
 }
 

@@ -84,6 +84,14 @@ var (
 	viaFanInfo = lockimpl.Info{Name: "via-fan", Nodes: 3, New: func(env lockimpl.Env) lockimpl.Lock { return &fanOut{env: env, viaFan: true} }}
 )
 
+// runA runs one client, A, with a second of work, against info.
+func runA(info lockimpl.Info) (*Trace, error) {
+	return Run(Setup{}, func(tl *Timeline) {
+		tl.Client("A", Program{Work: time.Second})
+		tl.RunToEnd()
+	}, info)
+}
+
 // bothFans runs test for the lock that starts its goroutines itself and for
 // the one that starts them through Env.Fan: the engine schedules both alike.
 func bothFans(t *testing.T, test func(t *testing.T, info lockimpl.Info)) {
@@ -224,10 +232,7 @@ func (l *cancelling) Release(ctx context.Context) error {
 func TestCancelledFlightLeavesNoStrayGoAhead(t *testing.T) {
 	info := lockimpl.Info{Name: "cancelling", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock { return &cancelling{env: env} }}
 	for range 50 {
-		tr, err := Run(Setup{}, func(tl *Timeline) {
-			tl.Client("A", Program{Work: time.Second})
-			tl.RunToEnd()
-		}, info)
+		tr, err := runA(info)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,10 +264,7 @@ func TestLockCodeThatWaitsForNothingIsAnError(t *testing.T) {
 	defer close(release)
 	info := lockimpl.Info{Name: "waiting", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock { return &waiting{env: env, release: release} }}
 	start := time.Now()
-	_, err := Run(Setup{}, func(tl *Timeline) {
-		tl.Client("A", Program{Work: time.Second})
-		tl.RunToEnd()
-	}, info)
+	_, err := runA(info)
 	if err == nil || !strings.Contains(err.Error(), "A is blocked inside the lock implementation waiting") {
 		t.Fatalf("err = %v", err)
 	}
@@ -305,10 +307,7 @@ func TestMakerThatBlocksIsAnError(t *testing.T) {
 		<-release
 		return nil
 	}}
-	_, err := Run(Setup{}, func(tl *Timeline) {
-		tl.Client("A", Program{Work: time.Second})
-		tl.RunToEnd()
-	}, info)
+	_, err := runA(info)
 	if err == nil || !strings.Contains(err.Error(), "New did not return within 100ms") {
 		t.Fatalf("err = %v", err)
 	}
@@ -344,10 +343,7 @@ func TestFanPanicFailsTheRun(t *testing.T) {
 	info := lockimpl.Info{Name: "fan-panics", Nodes: 3, New: func(env lockimpl.Env) lockimpl.Lock {
 		return &fanPanics{env: env}
 	}}
-	_, err := Run(Setup{}, func(tl *Timeline) {
-		tl.Client("A", Program{Work: time.Second})
-		tl.RunToEnd()
-	}, info)
+	_, err := runA(info)
 	if err == nil || !strings.Contains(err.Error(), "A: the lock implementation fan-panics panicked in a call of Env.Fan: node 2") {
 		t.Fatalf("err = %v", err)
 	}
@@ -393,10 +389,7 @@ func (l *deepFan) Release(context.Context) error { return nil }
 func TestFanCallKnownAtAnyDepth(t *testing.T) {
 	info := lockimpl.Info{Name: "deep-fan", Nodes: 3, New: func(env lockimpl.Env) lockimpl.Lock { return &deepFan{env: env} }}
 	before := dumps.asked.Load()
-	tr, err := Run(Setup{}, func(tl *Timeline) {
-		tl.Client("A", Program{Work: time.Second})
-		tl.RunToEnd()
-	}, info)
+	tr, err := runA(info)
 	if err != nil {
 		t.Fatal(err)
 	}
