@@ -112,7 +112,6 @@ type msg struct {
 	note     note
 	child    *actor
 	wait     *waitCmd
-	fan      *fanRun
 	n        int  // msgFan: how many calls
 	last     bool // msgFanExit: the fan's last call returned
 }

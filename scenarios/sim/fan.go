@@ -9,11 +9,12 @@ import (
 
 // A fan is lockimpl.Env.Fan in the simulator: lock code that asks its nodes
 // at once through Env.Fan (lockimpl's Redlock) runs each call in a goroutine
-// the engine knows of (it must not start goroutines of its own). Each command such a call sends is a flight, a move of
-// its own ("A/redis-3"), as a command from a goroutine the lock started with
-// a plain go statement is; but the engine knows when each call starts, sends
-// and returns, so it never asks the runtime whether the run is quiet (see
-// goroutines.go): a fan costs what the same commands cost one after another.
+// the engine knows of (a call must not start goroutines of its own). Each
+// command such a call sends is a flight, a move of its own ("A/redis-3"), as
+// a command from a goroutine the lock started with a plain go statement is;
+// but the engine knows when each call starts, sends and returns, so it never
+// asks the runtime whether the run is quiet (see goroutines.go): a fan costs
+// what the same commands cost one after another.
 
 // fanRun is one Env.Fan call: live counts its calls that have not returned.
 type fanRun struct {
@@ -34,7 +35,7 @@ func (w *World) fan(ctx context.Context, n int, f func(ctx context.Context, i in
 	}
 	run := &fanRun{parent: parent}
 	run.live.Store(int32(n))
-	w.send(msg{a: parent, kind: msgFan, fan: run, n: n})
+	w.send(msg{a: parent, kind: msgFan, n: n})
 	if err := parent.wait(); err != nil {
 		// The run has shut down: the calls' commands get redis.ErrClosed.
 		plainFan(ctx, n, f)
@@ -61,7 +62,7 @@ func (w *World) fanCall(run *fanRun, ctx context.Context, i int, f func(ctx cont
 		}()
 		f(ctx, i)
 	}()
-	w.send(msg{a: run.parent, kind: msgFanExit, fan: run, err: crash, last: run.live.Add(-1) == 0})
+	w.send(msg{a: run.parent, kind: msgFanExit, err: crash, last: run.live.Add(-1) == 0})
 }
 
 // plainFan is Env.Fan outside the simulator's control: goroutines and a
