@@ -99,6 +99,8 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"check", "--json=maybe"}, "lockstep: invalid boolean value \"maybe\" for --json: want true or false (lockstep check --help lists its flags)\n"},
 		{[]string{"explore", "--impl", "setnx", "--depth", "ten"}, "lockstep: invalid value \"ten\" for --depth: want a whole number (lockstep explore --help lists its flags)\n"},
 		{[]string{"play", "get-then-del", "--impl"}, "lockstep: flag needs an argument: --impl (lockstep play --help lists its flags)\n"},
+		{[]string{"explore", "--impl", "redlock", "--nodes", "4"}, "lockstep: --nodes must be 3 or 5, not 4\n"},
+		{[]string{"explore", "--impl", "uuid-lua", "--nodes", "5"}, "lockstep: --nodes is for a lock on several servers (redlock, redlock-no-validity, redsync-redlock); uuid-lua runs on one\n"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.args...)
@@ -248,6 +250,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"explore", "--impl", "set"}, "setnx setnx-expire set-nx-ex", noFiles},
 		{[]string{"explore", "--impl", "setnx", "--faults", "expiry,p"}, "expiry,pause expiry,partition", list},
 		{[]string{"explore", "--impl", "setnx", "--clients", ""}, "2 3", noFiles},
+		{[]string{"explore", "--impl", "redlock", "--nodes", ""}, "3 5", noFiles},
 		{[]string{"--scenario", "gc"}, "gc-pause", noFiles},
 		{[]string{"--lessons", dir, "--scenario", "my"}, "my-get-then-del", noFiles},
 		{[]string{"--impl", "fen"}, "fenced", noFiles},

@@ -146,10 +146,11 @@ exits 1 if any cell differs from its expectation, 2 if a cell could not run.`,
 
 // exploreFlags are explore's flags.
 type exploreFlags struct {
-	lang, impl, faults, out, guard             string
-	clients, attempts, depth, stock, maxStates int
-	timeout, liveness                          time.Duration
-	json, reenter                              bool
+	lang, impl, faults, out, guard         string
+	clients, nodes, attempts, depth, stock int
+	maxStates                              int
+	timeout, liveness                      time.Duration
+	json, reenter                          bool
 }
 
 func (a *cli) exploreCmd() *cobra.Command {
@@ -166,6 +167,7 @@ it found one. docs/explore.md has the model and the bounds.`,
 	fs := c.Flags()
 	fs.StringVar(&f.impl, "impl", "", "the lock implementation `NAME` to search")
 	fs.IntVar(&f.clients, "clients", 2, "`N` clients: 2 or 3")
+	fs.IntVar(&f.nodes, "nodes", explore.DefaultNodes, "a lock on several servers (Redlock) runs on `N`: 3 or 5")
 	fs.IntVar(&f.attempts, "attempts", 1, "`N` acquire attempts per client, every TTL/2 (1: no retry)")
 	fs.StringVar(&f.faults, "faults", "expiry", "the faults allowed, a comma-separated `LIST` of: "+strings.Join(faultNames(), ", "))
 	fs.IntVar(&f.depth, "depth", explore.DefaultDepth, "try schedules of up to `N` moves")

@@ -170,7 +170,7 @@ func withCompletion(root *cobra.Command) {
 			c.ValidArgsFunction = noFiles
 			completeFlags(c, map[string]completeFunc{
 				"impl": one(implNames), "faults": list(faultWords), "lang": one(langs),
-				"clients": one(fixed("2", "3")), "out": dirs,
+				"clients": one(fixed("2", "3")), "nodes": one(fixed("3", "5")), "out": dirs,
 			})
 		case "bench":
 			c.ValidArgsFunction = noFiles

@@ -68,7 +68,10 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 			return 0, errUsage{fmt.Errorf("--guard: %w", err)}
 		}
 	}
-	opts := explore.Options{Clients: f.clients, Attempts: f.attempts, Faults: faults, Depth: f.depth, Timeout: f.timeout,
+	if f.nodes != explore.DefaultNodes && impl.Nodes == 1 {
+		return 0, errUsage{fmt.Errorf("--nodes is for a lock on several servers (%s); %s runs on one", strings.Join(multiNode(), ", "), impl.Name)}
+	}
+	opts := explore.Options{Clients: f.clients, Nodes: f.nodes, Attempts: f.attempts, Faults: faults, Depth: f.depth, Timeout: f.timeout,
 		Liveness: f.liveness, Guard: guard, Stock: f.stock, Reenter: f.reenter, MaxStates: f.maxStates}
 	if err := opts.Validate(); err != nil {
 		return 0, errUsage{err}
@@ -106,6 +109,17 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 	return code, report.Explore(stdout, res, f.lang)
 }
 
+// multiNode names the implementations that run on several servers.
+func multiNode() []string {
+	var out []string
+	for _, in := range lockimpl.All() {
+		if in.Nodes > 1 {
+			out = append(out, in.Name)
+		}
+	}
+	return out
+}
+
 // guardNames lists the guards, for help.
 func guardNames() string {
 	names := make([]string, len(sim.Guards))
@@ -138,9 +152,14 @@ func exploreJSON(r explore.Result) any {
 		found = append(found, finding{f.Invariant, f.Trace.Schedule.Moves, v.Step, int64(v.T)})
 	}
 	o := r.Options
+	nodes := 0 // a single server's lock: the field is left out
+	if in, err := lockimpl.Lookup(r.Impl); err == nil && in.Nodes > 1 {
+		nodes = o.Nodes
+	}
 	return struct {
 		Impl       string        `json:"impl"`
 		Clients    int           `json:"clients"`
+		Nodes      int           `json:"nodes,omitempty"`
 		Attempts   int           `json:"attempts"`
 		Faults     []sim.Fault   `json:"faults"`
 		Liveness   time.Duration `json:"liveness_ns"`
@@ -152,5 +171,5 @@ func exploreJSON(r explore.Result) any {
 		OverBudget bool          `json:"over_budget"`
 		States     int           `json:"states"`
 		Found      []finding     `json:"found"`
-	}{r.Impl, o.Clients, o.Attempts, o.Faults, o.Liveness, o.Guard, o.Stock, r.Depth, r.Complete, r.TimedOut, r.OverBudget, r.States, found}
+	}{r.Impl, o.Clients, nodes, o.Attempts, o.Faults, o.Liveness, o.Guard, o.Stock, r.Depth, r.Complete, r.TimedOut, r.OverBudget, r.States, found}
 }

@@ -764,6 +764,18 @@ func TestExploreAndPlayTrace(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil || !res.Complete || res.States == 0 || len(res.Found) != 0 {
 		t.Errorf("explore uuid-lua --json = %+v (%v)", res, err)
 	}
+	if strings.Contains(stdout.String(), `"nodes"`) {
+		t.Errorf("explore uuid-lua --json names nodes: %s", stdout.String())
+	}
+	// Redlock on five servers: the result says so, as its text does.
+	stdout.Reset()
+	if code := run([]string{"explore", "--impl", "redlock", "--nodes", "5", "--depth", "2", "--json"}, &stdout, &stderr); code != exitOK ||
+		!strings.Contains(stdout.String(), `"nodes": 5,`) {
+		t.Errorf("explore redlock --nodes 5 --json: exit %d, %s", code, stdout.String())
+	}
+	if out := mustRun(t, "explore", "--impl", "redlock", "--nodes", "5", "--depth", "2"); !strings.Contains(out, "\nRedlock on 5 servers\n") {
+		t.Errorf("explore redlock --nodes 5 does not say so:\n%s", out)
+	}
 	for _, args := range [][]string{
 		{"explore"}, {"explore", "--impl", "nope"}, {"explore", "--impl", "setnx", "--faults", "meteor"},
 		{"explore", "--impl", "setnx", "--clients", "7"}, {"play", "--trace", filepath.Join(dir, "missing.json")},

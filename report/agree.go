@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"lockstep/scenarios"
+	"lockstep/scenarios/explore"
 	"lockstep/text"
 )
 
@@ -71,6 +72,9 @@ func Agreement(w io.Writer, cells []scenarios.Agreement, lessons []scenarios.Sce
 		if lang == "zh" {
 			desc = fmt.Sprintf("%s：%s，%d 个客户端，%d 次尝试，%d 步，活性界限 %s", s.ID, strings.Join(faults, "+"),
 				q.Clients, q.Attempts, q.Depth, q.Liveness)
+		}
+		if q.Nodes != 0 && q.Nodes != explore.DefaultNodes {
+			desc += text.New(fmt.Sprintf(", Redlock on %d servers", q.Nodes), fmt.Sprintf("，Redlock 使用 %d 个节点", q.Nodes)).In(lang)
 		}
 		if g := s.Setup.Guard; g != "" {
 			desc += text.New(", guard ", "，守卫 ").In(lang) + string(g)

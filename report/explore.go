@@ -72,6 +72,9 @@ func Explore(w io.Writer, r explore.Result, lang string) error {
 // liveness bound, guard and stock; empty when it does not.
 func worldLine(o explore.Options, lang string) string {
 	var parts []string
+	if o.Nodes != 0 && o.Nodes != explore.DefaultNodes {
+		parts = append(parts, text.New(fmt.Sprintf("Redlock on %d servers", o.Nodes), fmt.Sprintf("Redlock 使用 %d 个节点", o.Nodes)).In(lang))
+	}
 	if o.Liveness != 0 && o.Liveness != explore.TTL {
 		parts = append(parts, text.New("liveness after ", "活性界限 ").In(lang)+o.Liveness.String())
 	}

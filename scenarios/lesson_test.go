@@ -49,6 +49,7 @@ func TestLessonErrors(t *testing.T) {
 		{"a client declared late", "unhold A\n", "unhold A\nclient D\n", "31:1", "clients are declared before time passes"},
 		{"a search with an unknown fault", "explore clients=3", "explore faults=expiry,meteor", "13:", `unknown fault "meteor"`},
 		{"a search with four clients", "explore clients=3", "explore clients=4", "13:", "clients must be 2 or 3, not 4"},
+		{"Redlock on four servers", "explore clients=3", "explore nodes=4", "13:", "nodes must be 3 or 5, not 4"},
 		{"a search with an unknown key", "explore clients=3", "explore width=3", "13:", `unknown`},
 		{"two explore lines", "explore clients=3", "explore clients=3\nexplore depth=3", "14:1", `explore given twice`},
 		{"a search after the first client", "unhold A\n", "unhold A\nexplore depth=3\n", "31:1", "explore belongs before the first client"},
@@ -155,13 +156,13 @@ func TestLessonFix(t *testing.T) {
 // lease — and its explore line overrides that.
 func TestLessonSearch(t *testing.T) {
 	for id, want := range map[string]string{
-		"get-then-del":    "{Faults:[expiry] Clients:3 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lacks:[]}",
-		"gc-pause":        "{Faults:[expiry pause] Clients:2 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lacks:[]}",
-		"setnx-no-ex":     "{Faults:[expiry crash] Clients:2 Attempts:5 Depth:16 Liveness:1m0s Reenter:false Lacks:[]}",
-		"lease-too-short": "{Faults:[expiry hang] Clients:2 Attempts:5 Depth:14 Liveness:1m0s Reenter:false Lacks:[]}",
-		"hung-holder":     "{Faults:[expiry hang] Clients:2 Attempts:11 Depth:14 Liveness:2m30s Reenter:false Lacks:[]}",
-		"reentrant-call":  "{Faults:[expiry] Clients:2 Attempts:1 Depth:12 Liveness:10s Reenter:true Lacks:[]}",
-		"redlock-restart": "{Faults:[expiry restart] Clients:2 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lacks:[partition]}",
+		"get-then-del":    "{Faults:[expiry] Clients:3 Nodes:0 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lacks:[]}",
+		"gc-pause":        "{Faults:[expiry pause] Clients:2 Nodes:0 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lacks:[]}",
+		"setnx-no-ex":     "{Faults:[expiry crash] Clients:2 Nodes:0 Attempts:5 Depth:16 Liveness:1m0s Reenter:false Lacks:[]}",
+		"lease-too-short": "{Faults:[expiry hang] Clients:2 Nodes:0 Attempts:5 Depth:14 Liveness:1m0s Reenter:false Lacks:[]}",
+		"hung-holder":     "{Faults:[expiry hang] Clients:2 Nodes:0 Attempts:11 Depth:14 Liveness:2m30s Reenter:false Lacks:[]}",
+		"reentrant-call":  "{Faults:[expiry] Clients:2 Nodes:0 Attempts:1 Depth:12 Liveness:10s Reenter:true Lacks:[]}",
+		"redlock-restart": "{Faults:[expiry restart] Clients:2 Nodes:0 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lacks:[partition]}",
 	} {
 		s, err := Lookup(id)
 		if err != nil {
@@ -175,10 +176,28 @@ func TestLessonSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := fmt.Sprintf("%+v", s.Search), "{Faults:[expiry crash] Clients:2 Attempts:2 Depth:9 Liveness:45s Reenter:false Lacks:[]}"; got != want {
+	if got, want := fmt.Sprintf("%+v", s.Search), "{Faults:[expiry crash] Clients:2 Nodes:0 Attempts:2 Depth:9 Liveness:45s Reenter:false Lacks:[]}"; got != want {
 		t.Errorf("with an explore line: %s, want %s", got, want)
 	}
 	if got, want := s.Command("uuid-lua"), "lockstep explore --impl uuid-lua --clients 2 --attempts 2 --faults expiry,crash --depth 9 --liveness 45s --max-states 2500"; got != want {
 		t.Errorf("command %q, want %q", got, want)
+	}
+	// nodes=5 is Redlock's: its searches run on five servers, a single
+	// server's lock ignores it.
+	s, err = ParseLesson("mine.lesson", lessonWith(t, "explore clients=3", "explore nodes=5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Options("redlock").Nodes; got != 5 {
+		t.Errorf("redlock's search on %d servers, want 5", got)
+	}
+	if got := s.Options("uuid-lua").Nodes; got != 0 {
+		t.Errorf("uuid-lua's search with nodes %d, want none", got)
+	}
+	if got := s.Command("redlock"); !strings.Contains(got, " --nodes 5") {
+		t.Errorf("command %q without --nodes 5", got)
+	}
+	if got := s.Command("uuid-lua"); strings.Contains(got, "--nodes") {
+		t.Errorf("command %q with --nodes", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"lockstep/lockimpl"
 	"lockstep/scenarios/explore"
 	"lockstep/scenarios/sim"
 )
@@ -18,8 +19,13 @@ import (
 // "explore" line sets it; without one, it follows from the timeline (see
 // deriveSearch).
 type Search struct {
-	Faults   []sim.Fault
-	Clients  int
+	Faults  []sim.Fault
+	Clients int
+	// Nodes is how many servers Redlock's searches run on: 0 (the
+	// explorer's three) or 5. The lessons run it on five; the searches of
+	// the built-in ones keep to three, where the same counterexamples are
+	// shorter and within the state budget (docs/explore.md).
+	Nodes    int
 	Attempts int
 	Depth    int
 	// Liveness is the lesson's liveness bound, in the explorer's time: the
@@ -62,8 +68,12 @@ func Budget(impl string) int {
 // Options are the explorer's options for the search against impl.
 func (s Scenario) Options(impl string) explore.Options {
 	q := s.Search
-	return explore.Options{Clients: q.Clients, Attempts: q.Attempts, Faults: q.Faults, Depth: q.Depth,
+	o := explore.Options{Clients: q.Clients, Attempts: q.Attempts, Faults: q.Faults, Depth: q.Depth,
 		Liveness: q.Liveness, Guard: s.Setup.Guard, Stock: s.Setup.Stock, Reenter: q.Reenter, MaxStates: Budget(impl)}
+	if in, err := lockimpl.Lookup(impl); err == nil && in.Nodes > 1 {
+		o.Nodes = q.Nodes
+	}
+	return o
 }
 
 // Command is the explore command line that makes the search by hand.
@@ -72,6 +82,9 @@ func (s Scenario) Command(impl string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "lockstep explore --impl %s --clients %d --attempts %d --faults %s --depth %d --liveness %s --max-states %d",
 		impl, q.Clients, q.Attempts, faultList(q.Faults), q.Depth, q.Liveness, o.MaxStates)
+	if o.Nodes != 0 && o.Nodes != explore.DefaultNodes {
+		fmt.Fprintf(&b, " --nodes %d", o.Nodes)
+	}
 	if o.Guard != sim.GuardNone {
 		fmt.Fprintf(&b, " --guard %s", o.Guard)
 	}
@@ -153,9 +166,10 @@ func (p *lessonParser) deriveSearch() Search {
 }
 
 // exploreLine reads a lesson's explore line over the derived search:
-// explore [faults=LIST] [clients=N] [attempts=N] [depth=N] [liveness=D].
+// explore [faults=LIST] [clients=N] [nodes=N] [attempts=N] [depth=N]
+// [liveness=D].
 func (p *lessonParser) exploreLine(l line) error {
-	vals, at, err := p.args(l, 1, "faults", "clients", "attempts", "depth", "liveness")
+	vals, at, err := p.args(l, 1, "faults", "clients", "nodes", "attempts", "depth", "liveness")
 	if err != nil {
 		return err
 	}
@@ -200,6 +214,8 @@ func (p *lessonParser) applyExplore(q *Search) error {
 			switch k {
 			case "clients":
 				q.Clients = n
+			case "nodes":
+				q.Nodes = n
 			case "attempts":
 				q.Attempts = n
 			case "depth":
@@ -207,7 +223,7 @@ func (p *lessonParser) applyExplore(q *Search) error {
 			}
 		}
 	}
-	o := explore.Options{Clients: q.Clients, Attempts: q.Attempts, Faults: q.Faults, Depth: q.Depth, Liveness: q.Liveness}
+	o := explore.Options{Clients: q.Clients, Nodes: q.Nodes, Attempts: q.Attempts, Faults: q.Faults, Depth: q.Depth, Liveness: q.Liveness}
 	if err := o.Validate(); err != nil {
 		return p.errAt(e.l, 1, "%s", strings.ReplaceAll(err.Error(), "--", ""))
 	}

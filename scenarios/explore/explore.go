@@ -33,6 +33,11 @@ const GCPercent = 400
 type Options struct {
 	// Clients is how many clients take part: 2 (default) or 3.
 	Clients int
+	// Nodes is how many servers a multi-node implementation (Redlock) runs
+	// on: 3 (default, a majority of two) or 5, the deployment Redlock's
+	// authors describe (a majority of three). Single-server
+	// implementations ignore it.
+	Nodes int
 	// Attempts is how many times each client tries to acquire, every half
 	// TTL; 1 (default) means no retry.
 	Attempts int
@@ -146,6 +151,9 @@ func (o Options) withDefaults() Options {
 	if o.Attempts == 0 {
 		o.Attempts = 1
 	}
+	if o.Nodes == 0 {
+		o.Nodes = DefaultNodes
+	}
 	if o.Faults == nil {
 		o.Faults = []sim.Fault{sim.FaultExpiry}
 	}
@@ -160,6 +168,9 @@ func (o Options) withDefaults() Options {
 const (
 	MinClients, MaxClients = 2, 3
 	MaxAttempts            = 12
+	// DefaultNodes is how many servers Redlock runs on in a search unless
+	// told otherwise; the other choice is five.
+	DefaultNodes = 3
 	// MaxMoves bounds a schedule's length: a search's depth, and the moves
 	// a trace file may ask Replay to make (each builds on the last, and a
 	// search of even 30 takes minutes).
@@ -174,6 +185,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--clients must be %d or %d, not %d", MinClients, MaxClients, o.Clients)
 	case o.Attempts < 1 || o.Attempts > MaxAttempts:
 		return fmt.Errorf("--attempts must be 1 to %d, not %d", MaxAttempts, o.Attempts)
+	case !validNodes(o.Nodes):
+		return fmt.Errorf("--nodes must be 3 or 5, not %d", o.Nodes)
 	case o.Depth < 1 || o.Depth > MaxMoves:
 		return fmt.Errorf("--depth must be 1 to %d, not %d", MaxMoves, o.Depth)
 	case o.MaxStates < 0:
@@ -186,6 +199,10 @@ func (o Options) Validate() error {
 	}
 	return validWorld(o.Liveness, o.Guard, o.Stock, "--")
 }
+
+// validNodes reports whether Redlock can run on n servers in a search: three
+// or five. An even count adds a server that a majority needs anyway.
+func validNodes(n int) bool { return n == 3 || n == 5 }
 
 // MaxLiveness and MaxStock bound the world a search may ask for.
 const (
@@ -211,9 +228,12 @@ func validWorld(liveness time.Duration, guard sim.Guard, stock int, prefix strin
 // moves aside): the standard one, with the liveness bound, guard and stock
 // s gives.
 func NewWorld(impl lockimpl.Info, s sim.Schedule) (*sim.Stepper, error) {
-	// Redlock runs on three nodes (a majority of two): the same algorithm,
-	// with schedules short enough to search.
-	setup := sim.Setup{TTL: TTL, LivenessBound: TTL, Horizon: 10 * time.Minute, Nodes: 3, Guard: s.Guard, Stock: s.Stock}
+	// Redlock runs on three nodes (a majority of two) unless s asks for
+	// five: the same algorithm, with schedules short enough to search.
+	setup := sim.Setup{TTL: TTL, LivenessBound: TTL, Horizon: 10 * time.Minute, Nodes: DefaultNodes, Guard: s.Guard, Stock: s.Stock}
+	if s.Nodes != 0 {
+		setup.Nodes = s.Nodes
+	}
 	if s.Liveness > 0 {
 		setup.LivenessBound = s.Liveness
 	}
@@ -229,7 +249,11 @@ func NewWorld(impl lockimpl.Info, s sim.Schedule) (*sim.Stepper, error) {
 
 // schedule is the world opts search in, with moves.
 func (o Options) schedule(moves []string) *sim.Schedule {
-	return &sim.Schedule{Clients: o.Clients, Attempts: o.Attempts, Faults: o.Faults,
+	nodes := o.Nodes
+	if nodes == DefaultNodes {
+		nodes = 0 // a schedule in the default world says nothing of it
+	}
+	return &sim.Schedule{Clients: o.Clients, Nodes: nodes, Attempts: o.Attempts, Faults: o.Faults,
 		Liveness: o.Liveness, Guard: o.Guard, Stock: o.Stock, Reenter: o.Reenter, Moves: moves}
 }
 
@@ -462,6 +486,9 @@ func ValidateSchedule(s *sim.Schedule) error {
 	}
 	if s.Attempts < 1 || s.Attempts > MaxAttempts {
 		return fmt.Errorf("schedule.attempts: %d, want 1 to %d", s.Attempts, MaxAttempts)
+	}
+	if s.Nodes != 0 && !validNodes(s.Nodes) {
+		return fmt.Errorf("schedule.nodes: %d, want 3 or 5 (none: 3)", s.Nodes)
 	}
 	for i, f := range s.Faults {
 		if !slices.Contains(sim.Faults, f) {

@@ -461,3 +461,37 @@ func TestPartitionFault(t *testing.T) {
 		t.Fatalf("uuid-lua-watchdog with a partition: found %v, want mutex through a partition move", brokenIDs(r))
 	}
 }
+
+// Redlock on five servers: from the state where A has redis-1..3 and B
+// redis-4..5, a restart of one of A's servers gives B its third (mutex),
+// six moves on: A's last two answers, the restart, and B's three. The
+// counterexample's trace names five servers, and its schedule says so and
+// replays.
+func TestFiveNodes(t *testing.T) {
+	prefix := []string{"A", "B", "A/redis-1", "A/redis-2", "A/redis-3", "B/redis-4", "B/redis-5"}
+	r := search(t, "redlock", Options{Nodes: 5, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultRestart}, Prefix: prefix, Depth: 6})
+	f, ok := r.Broken(sim.InvMutex)
+	if !ok {
+		t.Fatalf("mutex held within 6 moves of %v on five servers", prefix)
+	}
+	if f.Moves != len(prefix)+6 || !slices.ContainsFunc(f.Trace.Schedule.Moves, func(m string) bool { return strings.HasPrefix(m, "restart ") }) {
+		t.Errorf("counterexample %v (%d moves), want %d moves with a restart", f.Trace.Schedule.Moves, f.Moves, len(prefix)+6)
+	}
+	if got := strings.Join(f.Trace.Servers, " "); got != "redis-1 redis-2 redis-3 redis-4 redis-5" {
+		t.Errorf("servers %s", got)
+	}
+	if f.Trace.Schedule.Nodes != 5 {
+		t.Errorf("the schedule says %d nodes, want 5", f.Trace.Schedule.Nodes)
+	}
+	in, _ := lockimpl.Lookup("redlock")
+	tr, err := Replay(context.Background(), in, f.Trace.Schedule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Events) != len(f.Trace.Events) {
+		t.Errorf("replay: %d events, want %d", len(tr.Events), len(f.Trace.Events))
+	}
+	if err := (Options{Nodes: 4}).Validate(); err == nil || !strings.Contains(err.Error(), "--nodes must be 3 or 5, not 4") {
+		t.Errorf("4 nodes: %v", err)
+	}
+}

@@ -51,6 +51,7 @@ func TestReplayRefusesScheduleOutOfBounds(t *testing.T) {
 	}{
 		{"negative clients", func(s *sim.Schedule) { s.Clients = -3 }, "schedule.clients: -3, want 2 or 3"},
 		{"too many clients", func(s *sim.Schedule) { s.Clients = 100000 }, "schedule.clients: 100000, want 2 or 3"},
+		{"four nodes", func(s *sim.Schedule) { s.Nodes = 4 }, "schedule.nodes: 4, want 3 or 5 (none: 3)"},
 		{"no attempt", func(s *sim.Schedule) { s.Attempts = 0 }, "schedule.attempts: 0, want 1 to 12"},
 		{"too many attempts", func(s *sim.Schedule) { s.Attempts = 1 << 30 }, "schedule.attempts: 1073741824, want 1 to 12"},
 		{"unknown fault", func(s *sim.Schedule) { s.Faults = []sim.Fault{sim.FaultExpiry, "meteor"} },

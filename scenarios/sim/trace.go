@@ -47,7 +47,10 @@ type Trace struct {
 // Liveness, Guard and Stock change the world where a search matches a
 // lesson's (lockstep check --explore); zero is the standard world's.
 type Schedule struct {
-	Clients  int           `json:"clients"`
+	Clients int `json:"clients"`
+	// Nodes is how many servers a multi-node lock ran on; none means the
+	// explorer's default, three.
+	Nodes    int           `json:"nodes,omitempty"`
 	Attempts int           `json:"attempts"`
 	Faults   []Fault       `json:"faults"`
 	Liveness time.Duration `json:"liveness_ns,omitempty"`
