@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"net"
 	"testing"
 	"time"
 
@@ -32,5 +33,59 @@ func TestSubKeepsTheBackend(t *testing.T) {
 	sub.NewBackend(nil, nil).Close()
 	if called != 1 {
 		t.Errorf("the sub-target's NewBackend is not the target's (%d calls)", called)
+	}
+}
+
+// An embedded server serves the next world once its world is done, and
+// meets it empty: no keys, no script its EVALSHA could find, the clock back
+// at the epoch. A killed server is not served again.
+func TestEmbeddedServerReusedEmpty(t *testing.T) {
+	ctx := context.Background()
+	dial := func(b *memBackend) *redis.Client {
+		return redis.NewClient(&redis.Options{Protocol: 2, DisableIdentity: true,
+			Dialer: func(ctx context.Context, _, _ string) (net.Conn, error) { return b.Dial(ctx) }})
+	}
+	script := redis.NewScript("return redis.call('GET', KEYS[1])")
+	b := newMemBackend()
+	rc := dial(b)
+	if err := rc.Set(ctx, "lock", "A#1", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := script.Eval(ctx, rc, []string{"lock"}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	b.Advance(10*time.Second, 10*time.Second)
+	first := b.m
+	_ = rc.Close()
+	b.Close()
+
+	b = newMemBackend()
+	if b.m != first {
+		t.Fatal("the server was not served again")
+	}
+	rc = dial(b)
+	defer func() { _ = rc.Close(); b.Close() }()
+	if n, err := rc.Exists(ctx, "lock").Result(); err != nil || n != 0 {
+		t.Errorf("EXISTS lock = %d, %v; want 0", n, err)
+	}
+	if ok, err := script.Exists(ctx, rc).Result(); err != nil || ok[0] {
+		t.Errorf("SCRIPT EXISTS = %v, %v; want false", ok, err)
+	}
+	if now, err := rc.Time(ctx).Result(); err != nil || !now.Equal(epoch) {
+		t.Errorf("TIME = %v, %v; want %v", now, err, epoch)
+	}
+
+	killed := newMemBackend()
+	kc := dial(killed)
+	if err := kc.Ping(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	killed.Kill()
+	_ = kc.Close()
+	killed.Close()
+	if again := newMemBackend(); again.m == killed.m {
+		t.Error("a killed server served again")
+	} else {
+		again.Close()
 	}
 }

@@ -435,6 +435,9 @@ func (w *World) handle(m msg) {
 			break
 		}
 		w.helpers[a.gid.Load()] = true
+		if !w.flights {
+			dumping.Add(1)
+		}
 		w.flights, w.loose = true, true
 	case msgCmdDone:
 		a.inCmd = false

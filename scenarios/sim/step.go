@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -170,16 +171,41 @@ func (s *Stepper) Trace() *Trace {
 	return &tr
 }
 
+// Dumps reports whether the engine follows this run's lock code through the
+// runtime's goroutine dumps: a library that sends from goroutines of its own
+// (not through Env.Fan). A dump costs in proportion to every goroutine of
+// the process, so a caller that keeps many worlds alive at once (the
+// explorer) slows every such run down; it keeps these worlds no longer
+// than it must.
+func (s *Stepper) Dumps() bool { return s.w.flights }
+
+// dumping counts the runs of the process the engine follows through
+// goroutine dumps (Stepper.Dumps), until they close.
+var dumping atomic.Int64
+
+// Dumping reports how many runs of this process the engine follows through
+// goroutine dumps now: while there are any, a caller that would keep many
+// worlds alive does better not to.
+func Dumping() int64 { return dumping.Load() }
+
 // Moves lists the enabled moves: each actor that can run, in creation
 // order; then time; then faults.
-func (s *Stepper) Moves() []Move {
+func (s *Stepper) Moves() []Move { return s.moves(true) }
+
+// moves is Moves; without steps, an actor's move has no label (what its
+// command is, formatted): Do looks a move up by its id alone.
+func (s *Stepper) moves(steps bool) []Move {
 	w := s.w
 	if w.err != nil {
 		return nil
 	}
 	var moves []Move
 	for _, a := range s.runnable() {
-		moves = append(moves, Move{Kind: MoveStep, ID: a.name, Label: s.stepLabel(a)})
+		m := Move{Kind: MoveStep, ID: a.name}
+		if steps {
+			m.Label = s.stepLabel(a)
+		}
+		moves = append(moves, m)
 	}
 	if next, ok := s.nextTime(len(moves) > 0); ok {
 		moves = append(moves, Move{Kind: MoveTime, ID: "time", Label: Text{
@@ -388,7 +414,7 @@ func (s *Stepper) renews(c *client) bool {
 func (s *Stepper) Do(id string) error {
 	var m Move
 	found := false
-	moves := s.Moves()
+	moves := s.moves(false)
 	for _, mv := range moves {
 		if mv.ID == id {
 			m, found = mv, true

@@ -123,6 +123,8 @@ type World struct {
 	// pacer paces a live run (WithPacer); ctx is the run's context.
 	pacer *Pacer
 	ctx   context.Context
+
+	closed bool // close ran: the servers went back to the pool once
 }
 
 type server struct {
@@ -632,8 +634,15 @@ func (w *World) indexOf(srv *server) int { return slices.Index(w.servers, srv) }
 // close stops every goroutine and server of the run. On real servers it
 // deletes the run's keys and points the replica back at its primary.
 func (w *World) close() {
+	if w.closed {
+		return
+	}
+	w.closed = true
 	err := w.err
 	w.shutdown()
+	if w.flights {
+		dumping.Add(-1)
+	}
 	for _, c := range w.clients {
 		for _, rc := range c.rdb {
 			_ = rc.Close()
