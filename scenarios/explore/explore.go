@@ -78,31 +78,7 @@ type Options struct {
 	// Prefix, when set, starts the search from the state these moves lead
 	// to (the sandbox's hint); Depth then counts the moves after it.
 	Prefix []string
-
-	// replayAll expands every node on a replay of its schedule, keeping no
-	// world: for the tests that compare the two.
-	replayAll bool
 }
-
-// KeepWorlds bounds the worlds a search keeps for the nodes of its next
-// level: a node whose world is kept is expanded from it, without a replay
-// of its schedule. Each world is some 200 KB (servers, clients, their
-// goroutines); beyond the bound, nodes replay. No world is kept while the
-// engine follows a run of the process through goroutine dumps, or a search
-// whose runs it follows so is under way (redsync's): a dump costs in proportion to every goroutine
-// of the process, and with the thousands of goroutines of kept worlds,
-// redsync-redlock's search took five times as long alone, and a hundred
-// times as long beside a search of redlock's.
-const KeepWorlds = 1024
-
-// dumpingSearches counts the searches of the process whose worlds the engine
-// follows through goroutine dumps.
-var dumpingSearches atomic.Int64
-
-// dumpsNearby reports whether a run of the process is followed through
-// goroutine dumps now, or a search whose runs are is under way: then no
-// search keeps worlds.
-func dumpsNearby() bool { return dumpingSearches.Load() > 0 || sim.Dumping() > 0 }
 
 // budgetChunk is how many nodes of a level a search with a state budget
 // expands before it looks at the budget again.
@@ -287,10 +263,6 @@ type node struct {
 	move   string
 	depth  int
 	broken int // invariants broken on the way, as a bit set
-	// world, when kept, is the world its expansion starts from: the one
-	// its parent's expansion made the move in. Without it, the expansion
-	// replays the schedule on a new world.
-	world *sim.Stepper
 }
 
 func (n *node) moves() []string {
@@ -312,14 +284,6 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 	}
 	start := time.Now()
 	res := Result{Impl: impl.Name, Options: opts}
-	// dumps says this search's worlds are followed through goroutine
-	// dumps: no search of the process keeps worlds until it ends.
-	var dumps atomic.Bool
-	defer func() {
-		if dumps.Load() {
-			dumpingSearches.Add(-1)
-		}
-	}()
 	replay := func(moves []string) (*sim.Stepper, error) {
 		st, err := NewWorld(impl, *opts.schedule(nil))
 		if err != nil {
@@ -338,28 +302,6 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 	if err != nil {
 		return res, err
 	}
-	// Worlds kept for the nodes not yet expanded are closed however the
-	// search ends; closer closes worlds in the background, off the merge.
-	var frontier, level []*node
-	closing := make(chan *sim.Stepper, 64)
-	var closer sync.WaitGroup
-	closer.Go(func() {
-		for st := range closing {
-			st.Close()
-		}
-	})
-	defer func() {
-		for _, ns := range [][]*node{frontier, level} {
-			for _, n := range ns {
-				if n.world != nil {
-					closing <- n.world
-					n.world = nil
-				}
-			}
-		}
-		close(closing)
-		closer.Wait()
-	}()
 	invs := sim.InvariantIDs()
 	bits := func(st *sim.Stepper) int {
 		b := 0
@@ -376,6 +318,7 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 	}
 	visited := map[uint64]bool{hash(st): true}
 	root.broken = bits(st)
+	st.Close()
 	var timedOut atomic.Bool
 	stopped := func() bool {
 		if ctx.Err() != nil || opts.Timeout > 0 && time.Since(start) > opts.Timeout {
@@ -383,64 +326,40 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 		}
 		return timedOut.Load()
 	}
-	// expand makes every move from n: the first on n's kept world (or a
-	// replay of n), every other on a replay of its own. With keep, the
-	// children's worlds come back for the merge to keep or close.
+	// expand makes every move from n, each on its own replay of n.
 	type child struct {
 		move   string
 		hash   uint64
 		broken int
-		world  *sim.Stepper
 	}
-	expand := func(n *node, keep bool) ([]child, error) {
+	expand := func(n *node) ([]child, error) {
 		moves := n.moves()
-		parent := n.world
-		n.world = nil
-		if parent == nil {
-			if parent, err = replay(moves); err != nil {
-				return nil, err
-			}
+		parent, err := replay(moves)
+		if err != nil {
+			return nil, err
 		}
 		enabled := parent.Moves()
 		var out []child
-		fail := func(err error) ([]child, error) {
-			for _, c := range out {
-				if c.world != nil {
-					c.world.Close()
-				}
-			}
-			return nil, err
-		}
 		for i, m := range enabled {
-			st := parent // the first move goes on from the parent's own world
+			st := parent // the first move goes on from the parent's own replay
 			if i > 0 {
 				if st, err = replay(moves); err != nil {
-					return fail(err)
+					return nil, err
 				}
 			}
 			if err := st.Do(m.ID); err != nil {
 				st.Close()
-				return fail(fmt.Errorf("%s after %v: %w", m.ID, moves, err))
+				return nil, fmt.Errorf("%s after %v: %w", m.ID, moves, err)
 			}
-			c := child{m.ID, hash(st), bits(st), nil}
-			if st.Dumps() && dumps.CompareAndSwap(false, true) {
-				dumpingSearches.Add(1)
-			}
-			if keep && !dumpsNearby() {
-				c.world = st
-			} else {
-				st.Close()
-			}
-			out = append(out, c)
+			out = append(out, child{m.ID, hash(st), bits(st)})
+			st.Close()
 		}
 		if len(enabled) == 0 {
 			parent.Close()
 		}
 		return out, nil
 	}
-	frontier = []*node{root}
-	root.world = st
-	kept := 0 // worlds kept in the level being built
+	frontier := []*node{root}
 	found := 0
 	workers := max(runtime.GOMAXPROCS(0), 1)
 	// With a state budget a level is expanded in chunks, merged in order,
@@ -453,22 +372,9 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 		return n
 	}
 	for len(frontier) > 0 && res.Depth < opts.Depth && found != 1<<len(invs)-1 && !stopped() && !res.OverBudget {
-		level, kept = nil, 0
-		// The children of the last level are never expanded: their
-		// worlds are not kept.
-		keep := res.Depth+1 < opts.Depth && !opts.replayAll
+		var level []*node
 		for lo := 0; lo < len(frontier) && !res.OverBudget; lo += chunk(len(frontier)) {
 			part := frontier[lo:min(lo+chunk(len(frontier)), len(frontier))]
-			if dumpsNearby() {
-				// A run followed through dumps began since: the worlds
-				// kept slow it down, and go.
-				for _, n := range frontier[lo:] {
-					if n.world != nil {
-						closing <- n.world
-						n.world = nil
-					}
-				}
-			}
 			type result struct {
 				children []child
 				err      error
@@ -484,7 +390,7 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 						if i >= len(part) || stopped() {
 							return
 						}
-						c, err := expand(part[i], keep)
+						c, err := expand(part[i])
 						results[i] = result{c, err, true}
 						if opts.Progress != nil && (lo+i)%50 == 0 {
 							opts.Progress(Progress{Depth: res.Depth + 1, States: len(visited), Elapsed: time.Since(start)})
@@ -493,26 +399,15 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 				})
 			}
 			wg.Wait()
-			// drop closes the children's worlds the merge did not keep.
-			drop := func() {
-				for _, r := range results {
-					for _, c := range r.children {
-						if c.world != nil {
-							closing <- c.world
-						}
-					}
-				}
-			}
 			for i, r := range results {
 				if !r.done {
 					break // the timeout: the rest of this level was not expanded
 				}
 				if r.err != nil {
-					drop()
 					return res, r.err
 				}
 				n := part[i]
-				for k, c := range r.children {
+				for _, c := range r.children {
 					cn := &node{parent: n, move: c.move, depth: n.depth + 1, broken: n.broken | c.broken}
 					for j, inv := range invs {
 						if c.broken&(1<<j) == 0 || n.broken&(1<<j) != 0 || found&(1<<j) != 0 {
@@ -521,7 +416,6 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 						found |= 1 << j
 						f, err := finding(ctx, impl, opts, inv, slices.Concat(opts.Prefix, cn.moves()))
 						if err != nil {
-							drop()
 							return res, err
 						}
 						res.Found = append(res.Found, f)
@@ -529,14 +423,9 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 					if !visited[c.hash] {
 						visited[c.hash] = true
 						level = append(level, cn)
-						if c.world != nil && kept < KeepWorlds {
-							cn.world, r.children[k].world = c.world, nil
-							kept++
-						}
 					}
 				}
 			}
-			drop()
 			if timedOut.Load() {
 				break
 			}

@@ -1,9 +1,7 @@
 package explore
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"slices"
 	"strings"
@@ -495,42 +493,5 @@ func TestFiveNodes(t *testing.T) {
 	}
 	if err := (Options{Nodes: 4}).Validate(); err == nil || !strings.Contains(err.Error(), "--nodes must be 3 or 5, not 4") {
 		t.Errorf("4 nodes: %v", err)
-	}
-}
-
-// A node expanded from the world its parent's expansion kept finds what a
-// replay of its schedule finds: the same states, depth and counterexamples,
-// trace for trace.
-func TestKeptWorldsFindTheSame(t *testing.T) {
-	for _, tc := range []struct {
-		impl string
-		opts Options
-	}{
-		{"set-nx-ex", Options{First: true}},
-		{"uuid-get-del", Options{Clients: 3, Depth: 11}},
-		{"redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 10}},
-		{"redsync-redlock", Options{Depth: 5}},
-		{"uuid-lua-watchdog", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultHang}, Depth: 9, MaxStates: 300}},
-	} {
-		t.Run(tc.impl, func(t *testing.T) {
-			kept := search(t, tc.impl, tc.opts)
-			o := tc.opts
-			o.replayAll = true
-			replayed := search(t, tc.impl, o)
-			if kept.States != replayed.States || kept.Depth != replayed.Depth || kept.Complete != replayed.Complete || kept.OverBudget != replayed.OverBudget {
-				t.Errorf("kept worlds: %d states, depth %d, complete %v, over budget %v; replayed: %d, %d, %v, %v",
-					kept.States, kept.Depth, kept.Complete, kept.OverBudget, replayed.States, replayed.Depth, replayed.Complete, replayed.OverBudget)
-			}
-			if len(kept.Found) != len(replayed.Found) {
-				t.Fatalf("kept worlds found %d invariants broken, replayed %d", len(kept.Found), len(replayed.Found))
-			}
-			for i, f := range kept.Found {
-				a, _ := json.Marshal(f.Trace)
-				b, _ := json.Marshal(replayed.Found[i].Trace)
-				if f.Invariant != replayed.Found[i].Invariant || !bytes.Equal(a, b) {
-					t.Errorf("%s: the counterexamples differ: %v and %v", f.Invariant, f.Trace.Schedule.Moves, replayed.Found[i].Trace.Schedule.Moves)
-				}
-			}
-		})
 	}
 }

@@ -435,9 +435,6 @@ func (w *World) handle(m msg) {
 			break
 		}
 		w.helpers[a.gid.Load()] = true
-		if !w.flights {
-			dumping.Add(1)
-		}
 		w.flights, w.loose = true, true
 	case msgCmdDone:
 		a.inCmd = false

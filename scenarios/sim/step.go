@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -170,23 +169,6 @@ func (s *Stepper) Trace() *Trace {
 	tr.Verdicts = slices.Clone(s.w.judge.verdicts)
 	return &tr
 }
-
-// Dumps reports whether the engine follows this run's lock code through the
-// runtime's goroutine dumps: a library that sends from goroutines of its own
-// (not through Env.Fan). A dump costs in proportion to every goroutine of
-// the process, so a caller that keeps many worlds alive at once (the
-// explorer) slows every such run down; it keeps these worlds no longer
-// than it must.
-func (s *Stepper) Dumps() bool { return s.w.flights }
-
-// dumping counts the runs of the process the engine follows through
-// goroutine dumps (Stepper.Dumps), until they close.
-var dumping atomic.Int64
-
-// Dumping reports how many runs of this process the engine follows through
-// goroutine dumps now: while there are any, a caller that would keep many
-// worlds alive does better not to.
-func Dumping() int64 { return dumping.Load() }
 
 // Moves lists the enabled moves: each actor that can run, in creation
 // order; then time; then faults.

@@ -640,9 +640,6 @@ func (w *World) close() {
 	w.closed = true
 	err := w.err
 	w.shutdown()
-	if w.flights {
-		dumping.Add(-1)
-	}
 	for _, c := range w.clients {
 		for _, rc := range c.rdb {
 			_ = rc.Close()
