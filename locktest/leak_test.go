@@ -4,7 +4,13 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"lockstep/internal/testgc"
 )
 
-// TestMain fails the package's tests if a goroutine outlives them.
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain fails the package's tests if a goroutine outlives them, and
+// runs them with the collector's target of the explore command (testgc).
+func TestMain(m *testing.M) {
+	testgc.Set()
+	goleak.VerifyTestMain(m)
+}

@@ -109,16 +109,17 @@ func TestRealPasswordDatabaseSocket(t *testing.T) {
 func TestRealStalledServer(t *testing.T) {
 	s, _ := scenarios.Lookup("setnx-no-ex")
 	impl, _ := lockimpl.Lookup("setnx")
-	// start runs the cell until the lock is on the server, then stalls it.
-	var prefix string
-	start := func(t *testing.T, ctx context.Context) (*redistest.Server, <-chan error) {
+	// start runs the cell until the lock is on the server, then stalls it;
+	// it returns the server, the run's end and its key prefix. The two
+	// cases run side by side, each on a server of its own: both wait.
+	start := func(t *testing.T, ctx context.Context) (*redistest.Server, <-chan error, string) {
 		srv := redistest.Start(t)
 		target, err := realredis.Connect(t.Context(), realredis.Config{Addrs: []string{srv.Addr()}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = target.Close() })
-		prefix = target.Prefix
+		prefix := target.Prefix
 		opts, _ := realredis.Parse(srv.Addr())
 		done := make(chan error, 1)
 		go func() {
@@ -131,10 +132,11 @@ func TestRealStalledServer(t *testing.T) {
 			}
 		}
 		srv.Stall(t)
-		return srv, done
+		return srv, done, prefix
 	}
 	t.Run("stalled", func(t *testing.T) {
-		srv, done := start(t, t.Context())
+		t.Parallel()
+		srv, done, _ := start(t, t.Context())
 		select {
 		case err := <-done:
 			if err == nil || !strings.Contains(err.Error(), srv.Addr()) {
@@ -146,9 +148,10 @@ func TestRealStalledServer(t *testing.T) {
 		srv.Resume(t)
 	})
 	t.Run("interrupted", func(t *testing.T) {
+		t.Parallel()
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
-		srv, done := start(t, ctx)
+		srv, done, prefix := start(t, ctx)
 		time.Sleep(100 * time.Millisecond)
 		cancel()
 		begin := time.Now()

@@ -4,7 +4,12 @@ import (
 	"testing"
 
 	"lockstep/internal/leaktest"
+	"lockstep/internal/testgc"
 )
 
-// TestMain fails the package's tests if a goroutine outlives them.
-func TestMain(m *testing.M) { leaktest.VerifyTestMain(m) }
+// TestMain fails the package's tests if a goroutine outlives them, and
+// runs them with the collector's target of the explore command (testgc).
+func TestMain(m *testing.M) {
+	testgc.Set()
+	leaktest.VerifyTestMain(m)
+}

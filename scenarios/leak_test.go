@@ -4,9 +4,13 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"lockstep/internal/testgc"
 )
 
-// TestMain fails the package's tests if a goroutine outlives them.
+// TestMain fails the package's tests if a goroutine outlives them, and
+// runs them with the collector's target of the explore command (testgc).
 func TestMain(m *testing.M) {
+	testgc.Set()
 	goleak.VerifyTestMain(m)
 }

@@ -80,14 +80,27 @@ func TestCheckResults(t *testing.T) {
 	}
 }
 
-// TestDeterministic runs every cell once more: the traces must be identical
-// byte for byte to the shared run's.
+// TestDeterministic runs the matrix a second time: the same traces byte for
+// byte, and afterwards the goroutine count is back where it started (no
+// goroutine outlives a run).
 func TestDeterministic(t *testing.T) {
+	before := runtime.NumGoroutine()
+	first := sharedCheck(t)
 	again, err := Check()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i, r := range sharedCheck(t) {
+	// Goroutines that have returned may take a moment to be counted out.
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		t.Fatalf("%d goroutines after the matrix, %d before:\n%s", n, before, buf)
+	}
+	for i, r := range first {
 		if first, second := traceJSON(t, r.Trace), traceJSON(t, again[i].Trace); !bytes.Equal(first, second) {
 			t.Errorf("%s × %s: two runs gave different traces", r.Scenario, r.Impl)
 		}
@@ -101,25 +114,6 @@ func traceJSON(t *testing.T, tr *sim.Trace) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// TestNoGoroutineOutlivesARun: after the whole matrix, the goroutine count
-// is back where it started.
-func TestNoGoroutineOutlivesARun(t *testing.T) {
-	before := runtime.NumGoroutine()
-	if _, err := Check(); err != nil {
-		t.Fatal(err)
-	}
-	// Goroutines that have returned may take a moment to be counted out.
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		buf := make([]byte, 1<<20)
-		buf = buf[:runtime.Stack(buf, true)]
-		t.Fatalf("%d goroutines after the matrix, %d before:\n%s", n, before, buf)
-	}
 }
 
 func ExampleExpected() {

@@ -4,10 +4,14 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"lockstep/internal/testgc"
 )
 
-// TestMain fails the package's tests if a goroutine outlives them.
+// TestMain fails the package's tests if a goroutine outlives them, and
+// runs them with the collector's target of the explore command (testgc).
 func TestMain(m *testing.M) {
+	testgc.Set()
 	goleak.VerifyTestMain(m,
 		// teatest.NewTestModel starts a goroutine that waits for SIGINT to
 		// kill the program and has no way to stop it: one per TestModel,

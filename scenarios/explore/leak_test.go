@@ -1,18 +1,23 @@
 package explore
 
 import (
-	"os"
-	"runtime/debug"
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"lockstep/internal/testgc"
 )
 
 // TestMain fails the package's tests if a goroutine outlives them, and runs
 // them with the collector the explore command uses (GCPercent).
 func TestMain(m *testing.M) {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(GCPercent)
-	}
+	testgc.Set()
 	goleak.VerifyTestMain(m)
+}
+
+// The tests collect as the explore command does.
+func TestCollectorAsTheCommand(t *testing.T) {
+	if testgc.Percent != GCPercent {
+		t.Errorf("testgc.Percent is %d, GCPercent %d", testgc.Percent, GCPercent)
+	}
 }
