@@ -15,6 +15,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"lockstep/internal/race"
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
 	"lockstep/scenarios/sim"
@@ -73,7 +74,7 @@ func mustRunShared(t *testing.T, args ...string) string {
 // it, and the plain run covers the command line.
 func wholeMatrix(t *testing.T) {
 	t.Helper()
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("the whole matrix through the command line; run without -race")
 	}
 }

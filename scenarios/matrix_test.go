@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"lockstep/internal/race"
 	"lockstep/lockimpl"
 	"lockstep/scenarios/sim"
 )
@@ -82,8 +83,12 @@ func TestCheckResults(t *testing.T) {
 
 // TestDeterministic runs the matrix a second time: the same traces byte for
 // byte, and afterwards the goroutine count is back where it started (no
-// goroutine outlives a run).
+// goroutine outlives a run). Not under the race detector: TestMatrix runs
+// the matrix there once, and this run would take a minute more.
 func TestDeterministic(t *testing.T) {
+	if race.Enabled {
+		t.Skip("the matrix a second time; run without -race")
+	}
 	before := runtime.NumGoroutine()
 	first := sharedCheck(t)
 	again, err := Check()

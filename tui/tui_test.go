@@ -14,6 +14,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
+	"lockstep/internal/race"
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
 	"lockstep/scenarios/sim"
@@ -218,8 +219,12 @@ func repeat(k string, n int) []string {
 // Every failure mode × implementation plays to the end and back, and every
 // step's view fits the terminal.
 func TestEveryCellPlaysToTheEndAndBack(t *testing.T) {
+	i := -1
 	for _, s := range scenarios.All() {
 		for _, impl := range lockimpl.Names() {
+			if i++; !race.Sampled(i) {
+				continue // under the race detector, a sample of the cells
+			}
 			t.Run(s.ID+"/"+impl, func(t *testing.T) {
 				m := newTest(t, Options{Scenario: s.ID, Impl: impl}, 80, 24)
 				n := len(m.player.tr.Events)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"lockstep/internal/race"
 	"lockstep/lockimpl"
 	"lockstep/scenarios/sim"
 )
@@ -18,7 +19,7 @@ var library = map[string]bool{"redislock": true, "redsync": true, "redsync-redlo
 // heavy skips a test that searches for seconds when the race detector (ten
 // times slower) is on; the plain run covers it.
 func heavy(t *testing.T) {
-	if raceEnabled {
+	if race.Enabled {
 		t.Skip("a search of many thousand states; run without -race")
 	}
 }
@@ -468,6 +469,7 @@ func TestPartitionFault(t *testing.T) {
 // counterexample's trace names five servers, and its schedule says so and
 // replays.
 func TestFiveNodes(t *testing.T) {
+	heavy(t)
 	prefix := []string{"A", "B", "A/redis-1", "A/redis-2", "A/redis-3", "B/redis-4", "B/redis-5"}
 	r := search(t, "redlock", Options{Nodes: 5, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultRestart}, Prefix: prefix, Depth: 6})
 	f, ok := r.Broken(sim.InvMutex)
