@@ -29,8 +29,8 @@ const realParallel = 8
 
 // check validates the flags without connecting to anything.
 func (r *realFlags) check() error {
-	if r.redis == "" && (r.replica != "" || r.disposable) {
-		return errUsage{errors.New("--replica and --disposable go with --redis")}
+	if r.redis == "" && (r.replica != "" || r.disposable || r.noACL) {
+		return errUsage{errors.New("--replica, --disposable and --no-acl go with --redis")}
 	}
 	if r.second < realredis.MinSecond || r.second > realredis.MaxSecond {
 		return errUsage{fmt.Errorf("--time-scale %s out of range; valid: %s to %s per scenario second", r.second, realredis.MinSecond, realredis.MaxSecond)}
@@ -44,7 +44,7 @@ func (r *realFlags) target(ctx context.Context) (*sim.Target, error) {
 		return nil, err
 	}
 	t, err := realredis.Connect(ctx, realredis.Config{Addrs: strings.Split(r.redis, ","),
-		Replica: r.replica, Disposable: r.disposable, Second: r.second})
+		Replica: r.replica, Disposable: r.disposable, NoACL: r.noACL, Second: r.second})
 	if err != nil {
 		return nil, errUsage{err}
 	}

@@ -37,6 +37,10 @@ type Config struct {
 	Disposable bool
 	// Second is how long one scenario second lasts; default 30ms.
 	Second time.Duration
+	// NoACL runs the locks as the user each address names instead of an
+	// ACL user made for each run (sim.Target.NoACL): for Redis before 6,
+	// or a user who may not run ACL SETUSER.
+	NoACL bool
 }
 
 // DefaultSecond is the default time scale: one scenario second in 30 ms, so
@@ -65,7 +69,7 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 	if len(cfg.Addrs) == 0 {
 		return nil, errors.New("no server given")
 	}
-	t := &sim.Target{Second: cfg.Second, NewBackend: realserver.New}
+	t := &sim.Target{Second: cfg.Second, NewBackend: realserver.New, NoACL: cfg.NoACL}
 	if t.Second == 0 {
 		t.Second = DefaultSecond
 	}
@@ -87,6 +91,11 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 		id, err := Check(ctx, opts)
 		if err != nil {
 			return nil, "", err
+		}
+		if !cfg.NoACL {
+			if err := CheckACL(ctx, opts); err != nil {
+				return nil, "", err
+			}
 		}
 		if other, dup := ids[id]; dup {
 			return nil, "", fmt.Errorf("%s %s is the same server as %s; lockstep needs independent ones", what, opts.Addr, other)
@@ -186,6 +195,31 @@ func Check(ctx context.Context, opts *redis.Options) (string, error) {
 		id = addr
 	}
 	return id, nil
+}
+
+// CheckACL makes sure lockstep can make the ACL user that keeps a run's
+// locks to the run's keys on the server opts reaches (realserver.ProbeACL):
+// Redis 6 or later, and a user who may run ACL SETUSER and ACL DELUSER.
+// The error says how to get there, or to go without (--no-acl).
+func CheckACL(ctx context.Context, opts *redis.Options) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	c := redis.NewClient(checkOptions(opts))
+	defer c.Close()
+	err := realserver.ProbeACL(ctx, c)
+	if err == nil {
+		return nil
+	}
+	const why = "lockstep runs each lock as an ACL user made for the run and allowed only the run's keys, so that Redis itself refuses a lock that touches anything else"
+	const without = "or pass --no-acl to run the locks as the user you gave (lockstep then checks each command's name and keys itself, but cannot see what a Lua script does)"
+	switch {
+	case redis.HasErrorPrefix(err, "unknown command"), redis.HasErrorPrefix(err, "unknown subcommand"):
+		return fmt.Errorf("%s has no ACLs (Redis before 6: %v); %s. Use Redis 6 or later, %s", opts.Addr, err, why, without)
+	case redis.IsPermissionError(err):
+		return fmt.Errorf("the user you connect to %s as may not make ACL users (%v); %s. Connect as a user who may (redis://USER:PASSWORD@%s, with +acl|setuser +acl|deluser +command|info), %s",
+			opts.Addr, err, why, opts.Addr, without)
+	}
+	return fmt.Errorf("make a probe ACL user on %s: %w; %s", opts.Addr, err, without)
 }
 
 // setupError says why the server opts reaches refused the first command of

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -72,6 +73,14 @@ type Backend interface {
 	// closed) and nil replies are the lesson's. On an embedded server the
 	// engine causes every error there is.
 	EnvironmentError(err error) (why string, ok bool)
+	// Guard lets the run's lock clients, from their next connection on,
+	// send only the commands locks use, on the lock's own keys (key, keys
+	// under "key:" and starting with "{key}"), inside scripts too: the
+	// server answers anything else as Redis's ACL does, with NOPERM. An
+	// embedded server does it itself; a real one through an ACL user made
+	// for the run, which Cleanup removes. The engine calls it before the
+	// first client connects.
+	Guard(key string) error
 	// Cleanup removes the run's keys from the server at the end of a run,
 	// within a bound of its own (shorter once the run's context is
 	// cancelled); last are the keys the run last saw there, for the error
@@ -103,6 +112,7 @@ type Follower interface {
 // own backend.
 type memBackend struct {
 	m      *miniredis.Miniredis
+	guard  string        // the lock's key, once guarded
 	now    time.Duration // the world's time at the last advance
 	skew   time.Duration // how far the server's clock runs ahead of the world's
 	killed bool
@@ -139,7 +149,46 @@ func newMemBackend() *memBackend {
 // not.
 var scriptFlush = []string{"SCRIPT", "FLUSH"}
 
-func (b *memBackend) Dial(context.Context) (net.Conn, error) { return b.m.Dial() }
+// Dial connects to the embedded server. The first connection starts it; a
+// guarded server gets its hook then (miniredis keeps hooks on the running
+// server).
+func (b *memBackend) Dial(context.Context) (net.Conn, error) {
+	c, err := b.m.Dial()
+	if err == nil && b.guard != "" {
+		b.m.Server().SetPreHook(b.refuse)
+	}
+	return c, err
+}
+
+// Guard has the server refuse what the run's ACL user would be refused on a
+// real one.
+func (b *memBackend) Guard(key string) error {
+	b.guard = key
+	return nil
+}
+
+// refuse is the guarded server's hook: it answers a command outside the
+// guard's rules with Redis's refusal, and lets the rest run. A script's
+// commands come through it too, each on a peer of its own.
+func (b *memBackend) refuse(p *mrserver.Peer, cmd string, args ...string) bool {
+	r := refusal(append([]string{cmd}, args...), b.guard, inScript(p))
+	if r != "" {
+		p.WriteError(r)
+	}
+	return r != ""
+}
+
+// inScript says whether a command comes from a script: miniredis runs a
+// script's redis.call on a peer whose context says it is nested (an
+// unexported field, read with reflect; a test keeps it honest).
+func inScript(p *mrserver.Peer) bool {
+	v := reflect.ValueOf(p.Ctx)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	f := v.Elem().FieldByName("nested")
+	return f.IsValid() && f.Kind() == reflect.Bool && f.Bool()
+}
 
 // Advance sets miniredis's TIME and expires keys together, so they agree.
 func (b *memBackend) Advance(t, delta time.Duration) {
@@ -179,6 +228,7 @@ func (b *memBackend) Close() {
 		return
 	}
 	b.m.FlushAll()
+	srv.SetPreHook(nil)
 	srv.Dispatch(mrserver.NewPeer(bufio.NewWriter(io.Discard)), scriptFlush)
 	memServers.Lock()
 	defer memServers.Unlock()

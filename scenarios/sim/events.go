@@ -22,15 +22,18 @@ func (w *World) commandDone(a *actor, m msg) {
 		w.catchUp()
 	}
 	srv := w.servers[m.server]
-	if why, bad := srv.b.EnvironmentError(m.err); bad {
-		w.fail(w.runErr(fmt.Errorf("%s: %s's %s failed: %s: %w", srv.b.Addr(), a.name, strings.ToUpper(m.cmd.Name()), why, m.err)))
-		return
+	var here refusedHere
+	if !errors.As(m.err, &here) {
+		if why, bad := srv.b.EnvironmentError(m.err); bad {
+			w.fail(w.runErr(fmt.Errorf("%s: %s's %s failed: %s: %w", srv.b.Addr(), a.name, strings.ToUpper(m.cmd.Name()), why, m.err)))
+			return
+		}
 	}
-	var foreign *ForeignKeyError
-	if errors.As(m.err, &foreign) {
-		foreign.Actor = a.name
-		w.fail(fmt.Errorf("the lock implementation %s: %w", w.impl.Name, foreign))
-		return
+	if IsRefusal(m.err) {
+		// The guard refused it: the lock overstepped. The trace shows the
+		// command and the server's refusal, and the run ends there.
+		defer w.fail(&RefusedError{Impl: w.impl.Name, Actor: a.name, Command: strings.ToUpper(m.cmd.Name()),
+			Server: srv.name, Key: w.setup.Key, Err: m.err})
 	}
 	w.commands++
 	if m.err != nil && !errors.Is(m.err, redis.Nil) {

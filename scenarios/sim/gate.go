@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -100,8 +99,11 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			srv = g.w.route[g.node]
 		}
 		_, embedded := g.w.servers[srv].b.(*memBackend)
-		if k, bad := foreignKey(cmd, g.w.setup.Key); bad {
-			err = &ForeignKeyError{Actor: a.name, Command: strings.ToUpper(cmd.Name()), Key: k, Own: g.w.setup.Key}
+		if r := g.w.real; r != nil && r.Target.NoACL {
+			err = clientRefusal(cmd, g.w.setup.Key)
+		}
+		if err != nil {
+			// Refused by the gate's own check: not sent.
 		} else if g.c.cut[g.node] {
 			err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name}
 		} else if !g.w.servers[srv].up {

@@ -2,24 +2,104 @@ package sim
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
 
-// ForeignKeyError is what a command gets when it names a key that is not
-// the lock's own: it is never sent, and the run fails with it. A lock's keys
-// are Env.Key, keys under "Env.Key:" and keys that start with the hash tag
-// "{Env.Key}" (a fencing counter, say); on a real server those are all under
-// the run's prefix, so a lock cannot touch anything else there.
-type ForeignKeyError struct {
-	Actor, Command, Key, Own string
+// This file is the guard: what a lock may do on a server. A lock may send
+// the commands locks use (LockCommands) and name only its own keys (the
+// lock's key K, keys under "K:", keys that start with the hash tag "{K}").
+// The server enforces it, inside scripts too: a real one through an ACL
+// user made for the run (package realserver builds it from LockCommands and
+// KeyPatterns), an embedded one through a hook that answers as Redis's ACL
+// does (memBackend.Guard). Either way the refused command is in the trace
+// with the server's NOPERM reply, and the run fails as the lock's own.
+
+// keySpec says where a command's keys are, as Redis's key specs do for the
+// commands locks use.
+type keySpec int
+
+const (
+	keysNone    keySpec = iota // no key
+	keysFirst                  // the first argument
+	keysTwo                    // the first two arguments (RENAME source and destination)
+	keysAll                    // every argument
+	keysPairs                  // every other argument, from the first (MSET)
+	keysNumkeys                // a count, then that many keys (EVAL)
+)
+
+// lockCommands are the commands a lock may send, by where their keys are:
+// strings, hashes, lists, sets and sorted sets on its own keys, expiry,
+// scripts (EVAL, EVALSHA, FCALL, SCRIPT LOAD and EXISTS), transactions, and
+// what a connection needs (HELLO, AUTH, PING, WAIT for replicas). Not among
+// them: anything that reaches beyond one's keys (FLUSHALL, FLUSHDB, KEYS,
+// SCAN, MOVE, COPY, SWAPDB, SELECT, CONFIG, FUNCTION, SCRIPT FLUSH, CLIENT,
+// DEBUG, SHUTDOWN, MONITOR, Pub/Sub …).
+var lockCommands = map[string]keySpec{
+	// connection, server, transactions
+	"hello": keysNone, "auth": keysNone, "ping": keysNone, "echo": keysNone,
+	"time": keysNone, "wait": keysNone,
+	"multi": keysNone, "exec": keysNone, "discard": keysNone, "unwatch": keysNone,
+	"watch": keysAll,
+	// scripts
+	"eval": keysNumkeys, "evalsha": keysNumkeys, "eval_ro": keysNumkeys, "evalsha_ro": keysNumkeys,
+	"fcall": keysNumkeys, "fcall_ro": keysNumkeys,
+	"script|load": keysNone, "script|exists": keysNone,
+	// keys
+	"del": keysAll, "unlink": keysAll, "exists": keysAll, "touch": keysAll,
+	"rename": keysTwo, "renamenx": keysTwo, "type": keysFirst,
+	"expire": keysFirst, "pexpire": keysFirst, "expireat": keysFirst, "pexpireat": keysFirst,
+	"ttl": keysFirst, "pttl": keysFirst, "expiretime": keysFirst, "pexpiretime": keysFirst,
+	"persist": keysFirst,
+	// strings
+	"get": keysFirst, "set": keysFirst, "setnx": keysFirst, "setex": keysFirst, "psetex": keysFirst,
+	"getset": keysFirst, "getdel": keysFirst, "getex": keysFirst, "append": keysFirst, "strlen": keysFirst,
+	"getrange": keysFirst, "setrange": keysFirst,
+	"incr": keysFirst, "incrby": keysFirst, "incrbyfloat": keysFirst, "decr": keysFirst, "decrby": keysFirst,
+	"mget": keysAll, "mset": keysPairs, "msetnx": keysPairs,
+	// hashes
+	"hset": keysFirst, "hsetnx": keysFirst, "hmset": keysFirst, "hget": keysFirst, "hmget": keysFirst,
+	"hgetall": keysFirst, "hdel": keysFirst, "hexists": keysFirst, "hincrby": keysFirst,
+	"hincrbyfloat": keysFirst, "hlen": keysFirst, "hkeys": keysFirst, "hvals": keysFirst,
+	// lists, sets, sorted sets (fair and counting locks keep queues)
+	"lpush": keysFirst, "rpush": keysFirst, "lpop": keysFirst, "rpop": keysFirst, "llen": keysFirst,
+	"lrange": keysFirst, "lrem": keysFirst, "lindex": keysFirst,
+	"sadd": keysFirst, "srem": keysFirst, "sismember": keysFirst, "smembers": keysFirst, "scard": keysFirst,
+	"zadd": keysFirst, "zrem": keysFirst, "zscore": keysFirst, "zrange": keysFirst, "zcard": keysFirst,
+	"zrangebyscore": keysFirst, "zremrangebyscore": keysFirst, "zincrby": keysFirst, "zrank": keysFirst,
 }
 
-func (e *ForeignKeyError) Error() string {
-	return fmt.Sprintf("%s's %s names the key %q, which is not the lock's own (its keys are %s, %s:… and {%s}…); it was not sent",
-		e.Actor, e.Command, e.Key, e.Own, e.Own, e.Own)
+// LockCommands are the commands a lock may send, sorted, in the form of
+// Redis's ACL rules: "get", "script|load".
+func LockCommands() []string {
+	names := make([]string, 0, len(lockCommands))
+	for n := range lockCommands {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// KeyPatterns are the ACL key patterns of a lock's keys (ACL SETUSER
+// ~pattern): key itself, keys under "key:", keys that start with "{key}".
+// Glob characters in key are escaped.
+func KeyPatterns(key string) []string {
+	k := globEscape(key)
+	return []string{k, k + ":*", globEscape("{"+key+"}") + "*"}
+}
+
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[]\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // ownKey says whether key k belongs to the lock whose key is own.
@@ -27,54 +107,122 @@ func ownKey(k, own string) bool {
 	return k == own || strings.HasPrefix(k, own+":") || strings.HasPrefix(k, "{"+own+"}")
 }
 
-// commandKeys lists the keys a command names, by the positions Redis gives
-// them for the commands locks send; a command it does not know is taken to
-// name its first argument.
-func commandKeys(cmd redis.Cmder) []string {
-	args := cmd.Args()
-	str := func(v any) string { return fmt.Sprint(v) }
-	switch strings.ToLower(cmd.Name()) {
-	case "ping", "wait", "waitaof", "script", "time", "info", "hello", "auth", "select",
-		"client", "command", "echo", "dbsize", "role", "readonly", "readwrite", "quit", "reset":
-		return nil
-	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
+// guardName is the name a command has in lockCommands: its own, or with its
+// subcommand for SCRIPT ("script|load").
+func guardName(args []string) string {
+	name := strings.ToLower(args[0])
+	if name == "script" && len(args) > 1 {
+		name += "|" + strings.ToLower(args[1])
+	}
+	return name
+}
+
+// commandKeys lists the keys of a command a lock may send, by its key spec.
+func commandKeys(spec keySpec, args []string) []string {
+	switch spec {
+	case keysFirst:
+		return args[1:min(2, len(args))]
+	case keysTwo:
+		return args[1:min(3, len(args))]
+	case keysAll:
+		return args[1:]
+	case keysPairs:
+		var keys []string
+		for i := 1; i < len(args); i += 2 {
+			keys = append(keys, args[i])
+		}
+		return keys
+	case keysNumkeys:
 		if len(args) < 3 {
 			return nil
 		}
-		n, err := strconv.Atoi(str(args[2]))
+		n, err := strconv.Atoi(args[2])
 		if err != nil || n < 0 || 3+n > len(args) {
-			return nil
+			return nil // the server refuses it for its count
 		}
-		keys := make([]string, n)
-		for i := range n {
-			keys[i] = str(args[3+i])
-		}
-		return keys
-	case "del", "unlink", "exists", "touch", "mget", "watch":
-		keys := make([]string, 0, len(args)-1)
-		for _, a := range args[1:] {
-			keys = append(keys, str(a))
-		}
-		return keys
-	case "mset", "msetnx":
-		var keys []string
-		for i := 1; i < len(args); i += 2 {
-			keys = append(keys, str(args[i]))
-		}
-		return keys
+		return args[3 : 3+n]
 	}
-	if len(args) < 2 {
-		return nil
-	}
-	return []string{str(args[1])}
+	return nil
 }
 
-// foreignKey returns the first key cmd names that is not the lock's own.
-func foreignKey(cmd redis.Cmder, own string) (string, bool) {
-	for _, k := range commandKeys(cmd) {
+// The words of Redis 7's refusals, as an ACL user meets them: a command
+// outside its rules, a key outside its patterns; inside a script, the
+// script's error says the same.
+const (
+	noPermCommand       = "NOPERM this user has no permissions to run the '%s' command"
+	noPermKey           = "NOPERM this user has no permissions to access one of the keys used as arguments"
+	scriptNoPermCommand = "ERR The user executing the script can't run this command or subcommand"
+	scriptNoPermKey     = "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments"
+)
+
+// refusal is what a guarded server answers to args from a client of the
+// lock whose key is own — inScript: from a script that client runs — or ""
+// when it lets the command run.
+func refusal(args []string, own string, inScript bool) string {
+	if len(args) == 0 {
+		return ""
+	}
+	name := guardName(args)
+	spec, ok := lockCommands[name]
+	if !ok {
+		if inScript {
+			return scriptNoPermCommand
+		}
+		return fmt.Sprintf(noPermCommand, name)
+	}
+	for _, k := range commandKeys(spec, args) {
 		if !ownKey(k, own) {
-			return k, true
+			if inScript {
+				return scriptNoPermKey
+			}
+			return noPermKey
 		}
 	}
-	return "", false
+	return ""
 }
+
+// IsRefusal says whether err is a guarded server's refusal of a command:
+// Redis's NOPERM, or a script's error for a command or key the run's user
+// may not use.
+func IsRefusal(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return redis.IsPermissionError(err) || strings.Contains(s, "The user executing the script can't")
+}
+
+// RefusedError is how a run ends when a lock sent what the guard refused:
+// the lock's own failure, with the server's words.
+type RefusedError struct {
+	Impl, Actor, Command, Server, Key string
+	Err                               error
+}
+
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("the lock implementation %s: %s's %s was refused by %s: %v (a lock may send only the commands locks use, on its own keys: %s, %s:… and {%s}…)",
+		e.Impl, e.Actor, e.Command, e.Server, e.Err, e.Key, e.Key, e.Key)
+}
+
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// clientRefusal is the gate's own check, for a real server the user runs
+// without an ACL user (Target.NoACL): the command is not sent. It cannot
+// see into a script's body; Redis can.
+func clientRefusal(cmd redis.Cmder, own string) error {
+	args := make([]string, len(cmd.Args()))
+	for i, a := range cmd.Args() {
+		args[i] = fmt.Sprint(a)
+	}
+	if r := refusal(args, own, false); r != "" {
+		return refusedHere(r + " (lockstep's own check: not sent)")
+	}
+	return nil
+}
+
+// refusedHere is a refusal the gate makes itself, shaped as a server's
+// error reply (redis.Error).
+type refusedHere string
+
+func (e refusedHere) Error() string { return string(e) }
+func (refusedHere) RedisError()     {}

@@ -34,6 +34,12 @@ type Target struct {
 	// servers itself: whoever builds the target gives it this (realredis.
 	// Connect gives realserver.New). A run on a target without it fails.
 	NewBackend func(run *RealRun, opts *redis.Options) Backend
+	// NoACL runs the lock clients as the user the options name instead of
+	// an ACL user made for each run (Backend.Guard): for a server without
+	// ACLs (Redis before 6) or a user who may not make one. The gate then
+	// checks what it can itself: a command's name and the keys it names,
+	// not what a script does.
+	NoACL bool
 
 	mu     sync.Mutex
 	closes []func() error
@@ -49,7 +55,7 @@ func (t *Target) Margin() time.Duration { return t.Second / 2 }
 // the target stays with its parent.
 func (t *Target) Sub(suffix string) *Target {
 	return &Target{Nodes: t.Nodes, Replica: t.Replica, Prefix: t.Prefix + suffix, Second: t.Second,
-		NewBackend: t.NewBackend}
+		NewBackend: t.NewBackend, NoACL: t.NoACL}
 }
 
 // OnClose registers f to run when the target is closed (realredis keeps its

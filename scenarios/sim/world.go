@@ -243,6 +243,12 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 			w.trace.Addrs = append(w.trace.Addrs, srv.b.Addr())
 		}
 	}
+	for _, srv := range w.servers {
+		if err := srv.b.Guard(s.Key); err != nil {
+			w.close()
+			return nil, w.runErr(fmt.Errorf("guard %s: %w", srv.name, err))
+		}
+	}
 	if w.real != nil {
 		if err := w.startReal(); err != nil {
 			w.close()

@@ -3,6 +3,8 @@ package realserver
 import (
 	"errors"
 	"testing"
+
+	"lockstep/scenarios/sim"
 )
 
 // redisErr is an error reply from a server, as go-redis gives one.
@@ -14,8 +16,15 @@ func (redisErr) RedisError()     {}
 // An error reply that is the environment's, and not the lesson's, is named
 // by its class or its prefix: "ERR DB index is out of range" is a missing
 // database (the prefix was once written with its "ERR ", which
-// redis.HasErrorPrefix reads past, and never matched).
+// redis.HasErrorPrefix reads past, and never matched). NOPERM is the
+// environment's only when the locks run as the user's own user (NoACL);
+// with the run's ACL user it is the guard refusing the lock.
 func TestEnvironmentError(t *testing.T) {
+	guarded := &backend{run: &sim.RealRun{Target: &sim.Target{}}}
+	why, bad := guarded.EnvironmentError(redisErr("NOPERM this user has no permissions to run the 'flushall' command"))
+	if bad {
+		t.Errorf("a guarded run's NOPERM is the environment's: %q", why)
+	}
 	for _, tc := range []struct {
 		err  error
 		want string
@@ -28,7 +37,7 @@ func TestEnvironmentError(t *testing.T) {
 		{redisErr("WRONGTYPE Operation against a key holding the wrong kind of value"), ""},
 		{errors.New("ERR DB index is out of range, said no server"), ""},
 	} {
-		why, bad := (&backend{}).EnvironmentError(tc.err)
+		why, bad := (&backend{run: &sim.RealRun{Target: &sim.Target{NoACL: true}}}).EnvironmentError(tc.err)
 		if why != tc.want || bad != (tc.want != "") {
 			t.Errorf("EnvironmentError(%q) = %q, %v; want %q", tc.err, why, bad, tc.want)
 		}

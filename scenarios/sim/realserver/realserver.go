@@ -67,6 +67,7 @@ type backend struct {
 	relay   *relay // a replica's, once it follows its primary
 
 	mu       sync.Mutex
+	user     *aclUser   // the run's, once Guard made it
 	conns    []net.Conn // the lock clients'
 	obsConns []net.Conn // the observer's
 	dead     bool
@@ -115,11 +116,18 @@ func (b *backend) ioContext() (context.Context, context.CancelFunc) {
 func (b *backend) Addr() string { return b.opts.Addr }
 
 // ClientOptions are the server's own options with every network call
-// bounded. A command parks in the gate before it reaches the connection, so
-// the bound counts only the server's time.
+// bounded, and the run's ACL user once Guard made it. A command parks in
+// the gate before it reaches the connection, so the bound counts only the
+// server's time.
 func (b *backend) ClientOptions() *redis.Options {
 	o := *b.opts
 	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = ioTimeout, ioTimeout, ioTimeout
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.user != nil {
+		o.Username, o.Password = b.user.name, b.user.pass
+		o.CredentialsProvider, o.CredentialsProviderContext, o.StreamingCredentialsProvider = nil, nil, nil
+	}
 	return &o
 }
 
@@ -389,7 +397,9 @@ func (b *backend) EnvironmentError(err error) (string, bool) {
 		return "", false
 	case redis.IsAuthError(err):
 		return "the server refused the credentials", true
-	case redis.IsPermissionError(err):
+	case redis.IsPermissionError(err) && b.run.Target.NoACL:
+		// With the run's ACL user a refusal is the lock's: it asked for
+		// what locks may not do (sim.IsRefusal).
 		return "the user lacks a permission the lock needs", true
 	case redis.HasErrorPrefix(err, "DB index"), redis.HasErrorPrefix(err, "invalid DB index"):
 		// (HasErrorPrefix reads past the "ERR " of "ERR DB index is out of
@@ -431,7 +441,7 @@ func (b *backend) Cleanup(last []sim.KeyState) error {
 	if t := b.run.Target; t.Replica != nil && b.opts == t.Replica {
 		err = errors.Join(err, b.replicateFrom(ctx, c, t.Nodes[0]))
 	}
-	return err
+	return errors.Join(err, b.dropRunUser(ctx, c))
 }
 
 // closingClient is a client of its own for the end of a run, every call

@@ -1,0 +1,70 @@
+// Package hostile holds locks that reach beyond their own keys, for the
+// tests that show the guard stops them (scenarios/sim/keys.go): on embedded
+// servers the server's hook refuses them, on a real server the run's ACL
+// user. Each takes the lock as a lock does (SET NX PX), then oversteps.
+package hostile
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/lockimpl"
+)
+
+// Foreign is a key that belongs to someone else on the server.
+const Foreign = "user:42"
+
+// oversteps are the five ways, by name: what each does after taking the
+// lock.
+var oversteps = []struct {
+	name string
+	do   func(ctx context.Context, c *redis.Client, key string) error
+}{
+	{"flushall", func(ctx context.Context, c *redis.Client, _ string) error { return c.FlushAll(ctx).Err() }},
+	{"flushdb", func(ctx context.Context, c *redis.Client, _ string) error { return c.FlushDB(ctx).Err() }},
+	// The script declares only the lock's key; its body writes another.
+	{"lua-body", func(ctx context.Context, c *redis.Client, key string) error {
+		return c.Eval(ctx, "redis.call('SET', '"+Foreign+"', 'x') return 1", []string{key}).Err()
+	}},
+	{"rename", func(ctx context.Context, c *redis.Client, key string) error {
+		return c.Rename(ctx, key, Foreign).Err()
+	}},
+	{"eval-keys", func(ctx context.Context, c *redis.Client, _ string) error {
+		return c.Eval(ctx, "return redis.call('SET', KEYS[1], ARGV[1])", []string{Foreign}, "x").Err()
+	}},
+}
+
+// Locks are the five hostile locks: FLUSHALL, FLUSHDB, a script whose body
+// writes a key it did not declare, RENAME of the lock onto a foreign key,
+// and EVAL with a foreign key in KEYS. Each is named "hostile-<what>".
+func Locks() []lockimpl.Info {
+	var infos []lockimpl.Info
+	for _, o := range oversteps {
+		infos = append(infos, lockimpl.Info{Name: "hostile-" + o.name, Nodes: 1,
+			New: func(env lockimpl.Env) lockimpl.Lock { return &lock{env: env, do: o.do} }})
+	}
+	return infos
+}
+
+type lock struct {
+	env lockimpl.Env
+	do  func(ctx context.Context, c *redis.Client, key string) error
+}
+
+func (l *lock) TryAcquire(ctx context.Context) (bool, error) {
+	c := l.env.Nodes[0]
+	ok, err := c.SetNX(ctx, l.env.Key, l.env.Token(), l.env.TTL).Result()
+	if err != nil || !ok {
+		return ok, err
+	}
+	if err := l.do(ctx, c, l.env.Key); err != nil {
+		return true, fmt.Errorf("overstep: %w", err)
+	}
+	return true, nil
+}
+
+func (l *lock) Release(ctx context.Context) error {
+	return l.env.Nodes[0].Del(ctx, l.env.Key).Err()
+}

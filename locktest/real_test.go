@@ -1,0 +1,122 @@
+package locktest
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/internal/hostile"
+	"lockstep/internal/redistest"
+	"lockstep/scenarios"
+)
+
+// seed writes n keys that are not lockstep's on the server c reaches —
+// hostile.Foreign and "important:data" among them, strings, hashes and
+// keys with a TTL — and returns each key's DUMP, to compare after.
+func seed(t *testing.T, c *redis.Client, n int) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	keys := []string{hostile.Foreign, "important:data"}
+	for i := len(keys); i < n; i++ {
+		keys = append(keys, fmt.Sprintf("app:%d", i))
+	}
+	for i, k := range keys {
+		var err error
+		switch i % 3 {
+		case 0:
+			err = c.Set(ctx, k, "value "+k, 0).Err()
+		case 1:
+			err = c.HSet(ctx, k, "owner", "someone", "n", i).Err()
+		default:
+			err = c.Set(ctx, k, "lease "+k, time.Hour).Err()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dumps(t, c, keys)
+}
+
+func dumps(t *testing.T, c *redis.Client, keys []string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, k := range keys {
+		d, err := c.Dump(context.Background(), k).Result()
+		if err != nil && err != redis.Nil {
+			t.Fatal(err)
+		}
+		out[k] = d
+	}
+	return out
+}
+
+// Issue #26: five locks that reach beyond their own keys — FLUSHALL,
+// FLUSHDB, a script whose body writes a key it did not declare, RENAME onto
+// a foreign key, EVAL with a foreign key in KEYS — run through the lessons
+// on a real server. Redis refuses each (the run's ACL user), each is
+// reported as that lock's failure, and the 52 keys that were there before
+// are there after, unchanged; no key and no ACL user of lockstep's is left.
+func TestRealHostileLocksAreRefused(t *testing.T) {
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer c.Close()
+	before := seed(t, c, 52)
+	lesson, err := scenarios.Lookup("get-then-del")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, info := range hostile.Locks() {
+		t.Run(info.Name, func(t *testing.T) {
+			_, err := Check(info, Redis(srv.Addr()), Lessons(lesson), NoSearch(), TraceDir(t.TempDir()))
+			if err == nil {
+				t.Fatal("no error: the lock's overstep went through")
+			}
+			msg := err.Error()
+			for _, want := range []string{"the lock implementation " + info.Name, "was refused by redis-1"} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("the error lacks %q: %s", want, msg)
+				}
+			}
+			if !strings.Contains(msg, "NOPERM") && !strings.Contains(msg, "The user executing the script can't") {
+				t.Errorf("the error does not give Redis's refusal: %s", msg)
+			}
+		})
+	}
+	after := dumps(t, c, slices.Collect(maps.Keys(before)))
+	for k, d := range before {
+		if after[k] != d {
+			t.Errorf("%s changed", k)
+		}
+	}
+	if n := c.DBSize(context.Background()).Val(); n != int64(len(before)) {
+		keys := c.Keys(context.Background(), "*").Val()
+		t.Errorf("%d keys on the server, %d seeded: %v", n, len(before), keys)
+	}
+	users, err := c.Do(context.Background(), "ACL", "USERS").StringSlice()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(users, []string{"default"}) {
+		t.Errorf("ACL users left: %v", users)
+	}
+}
+
+// An ordinary lock runs on a real server through locktest.Redis as it does
+// embedded: the plain-DEL release is caught deleting another's lock.
+func TestRealRedisFindsThePlainDEL(t *testing.T) {
+	srv := redistest.Start(t)
+	lesson, _ := scenarios.Lookup("del-other")
+	problems, err := Check(plainDELInfo, Redis(srv.Addr()), Lessons(lesson), NoSearch(), TraceDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !containsProblem(problems, "del-other", "ownership") {
+		t.Errorf("del-other's 误删 not found on the real server: %v", problems)
+	}
+}

@@ -1,0 +1,162 @@
+package realserver
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/scenarios/sim"
+)
+
+// This file is the run's ACL user: what keeps a lock on a real server to
+// its own keys. The lock clients connect as a user made for the run, allowed
+// the commands locks use (sim.LockCommands) on the lock's keys only
+// (sim.KeyPatterns), no Pub/Sub channels; Redis then refuses anything else
+// with NOPERM, inside a Lua script too, which no check on the client can
+// see. The user goes at the end of the run (Cleanup), on every path.
+
+// UserPrefix starts the name of every ACL user lockstep makes: a run's
+// ("lockstep-run-…") and the setup check's probe ("lockstep-probe-…"). A
+// user left by a process that was killed outright (SIGKILL) can be found
+// with ACL USERS and removed with ACL DELUSER.
+const UserPrefix = "lockstep-"
+
+// aclUser is an ACL user lockstep made: its name and password.
+type aclUser struct{ name, pass string }
+
+// newUser draws a name (kind: "run", "probe") and a password.
+func newUser(kind string) (aclUser, error) {
+	b := make([]byte, 24)
+	if _, err := rand.Read(b); err != nil {
+		return aclUser{}, err
+	}
+	return aclUser{name: UserPrefix + kind + "-" + hex.EncodeToString(b[:8]), pass: hex.EncodeToString(b[8:])}, nil
+}
+
+// ACLRules are the rules of a run's ACL user for a lock whose key is key
+// (ACL SETUSER name rules…): commands, the keys' patterns, no channels, the
+// password as its SHA-256 (so that it shows nowhere in clear). commands are
+// the ones to allow, sim.LockCommands or those of them the server knows;
+// selectDB allows SELECT, which the connection's handshake sends for a
+// database other than 0.
+func ACLRules(key, pass string, commands []string, selectDB bool) []string {
+	sum := sha256.Sum256([]byte(pass))
+	rules := []string{"reset", "on", "#" + hex.EncodeToString(sum[:]), "resetchannels", "-@all"}
+	for _, c := range commands {
+		rules = append(rules, "+"+c)
+	}
+	if selectDB {
+		rules = append(rules, "+select")
+	}
+	for _, p := range sim.KeyPatterns(key) {
+		rules = append(rules, "~"+p)
+	}
+	return rules
+}
+
+// knownCommands are those of sim.LockCommands the server knows (Redis 6.0
+// has no GETDEL, 7.0 brought EXPIRETIME): an ACL rule naming a command the
+// server lacks is refused whole.
+func knownCommands(ctx context.Context, c *redis.Client) ([]string, error) {
+	all := sim.LockCommands()
+	base := make([]string, len(all))
+	for i, name := range all {
+		base[i], _, _ = strings.Cut(name, "|")
+	}
+	args := []any{"COMMAND", "INFO"}
+	for _, name := range base {
+		args = append(args, name)
+	}
+	// One entry per name asked, nil for a command the server lacks.
+	info, err := c.Do(ctx, args...).Slice()
+	if err != nil {
+		return nil, fmt.Errorf("COMMAND INFO: %w", err)
+	}
+	if len(info) != len(all) {
+		return nil, fmt.Errorf("COMMAND INFO: %d entries for %d commands", len(info), len(all))
+	}
+	var known []string
+	for i, name := range all {
+		if info[i] != nil {
+			known = append(known, name)
+		}
+	}
+	return known, nil
+}
+
+// makeUser creates u on the server c reaches with rules for key.
+func makeUser(ctx context.Context, c *redis.Client, u aclUser, key string, selectDB bool) error {
+	commands, err := knownCommands(ctx, c)
+	if err != nil {
+		return err
+	}
+	args := []any{"ACL", "SETUSER", u.name}
+	for _, r := range ACLRules(key, u.pass, commands, selectDB) {
+		args = append(args, r)
+	}
+	return c.Do(ctx, args...).Err()
+}
+
+// dropUser removes u from the server c reaches; Redis closes its
+// connections.
+func dropUser(ctx context.Context, c *redis.Client, u aclUser) error {
+	return c.Do(ctx, "ACL", "DELUSER", u.name).Err()
+}
+
+// Guard makes the run's ACL user, which the lock clients connect as from
+// then on (ClientOptions). With Target.NoACL it does nothing: the gate
+// checks what it can.
+func (b *backend) Guard(key string) error {
+	if b.run.Target.NoACL {
+		return nil
+	}
+	u, err := newUser("run")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := b.ioContext()
+	defer cancel()
+	if err := makeUser(ctx, b.obs, u, key, b.opts.DB != 0); err != nil {
+		return fmt.Errorf("make the run's ACL user on %s (ACL SETUSER): %w", b.opts.Addr, err)
+	}
+	b.mu.Lock()
+	b.user = &u
+	b.mu.Unlock()
+	return nil
+}
+
+// dropRunUser removes the run's ACL user, if it made one, through c.
+func (b *backend) dropRunUser(ctx context.Context, c *redis.Client) error {
+	b.mu.Lock()
+	u := b.user
+	b.mu.Unlock()
+	if u == nil {
+		return nil
+	}
+	if err := dropUser(ctx, c, *u); err != nil {
+		return fmt.Errorf("remove the run's ACL user on %s: %w; left there: the user %s (ACL DELUSER %s)", b.opts.Addr, err, u.name, u.name)
+	}
+	b.mu.Lock()
+	b.user = nil
+	b.mu.Unlock()
+	return nil
+}
+
+// ProbeACL makes sure lockstep can guard a run on the server c reaches: it
+// makes a user with a run's rules and removes it again. The error says why
+// not (no ACLs before Redis 6; a user who may not run ACL SETUSER).
+func ProbeACL(ctx context.Context, c *redis.Client) error {
+	u, err := newUser("probe")
+	if err != nil {
+		return err
+	}
+	if err := makeUser(ctx, c, u, "lockstep:probe", false); err != nil {
+		return err
+	}
+	return dropUser(ctx, c, u)
+}
