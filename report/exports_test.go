@@ -83,9 +83,11 @@ func checkHandout(t *testing.T, name, md string, tr *sim.Trace) {
 // checkMermaid checks the shape of a diagram: every participant declared
 // before use, every command a request and a reply, every violation on a red
 // band, and no raw ";" or "#" in text (they end a statement or start an
-// entity in Mermaid). The CI check runs Mermaid's own parser over them.
+// entity in Mermaid; entity codes such as #59; are how text writes them).
+// The CI check runs Mermaid's own parser over them.
 func checkMermaid(t *testing.T, name, mm string, tr *sim.Trace) {
 	t.Helper()
+	entity := regexp.MustCompile(`#\d+;`)
 	lines := strings.Split(strings.TrimSuffix(mm, "\n"), "\n")
 	if lines[0] != "sequenceDiagram" {
 		t.Fatalf("%s: starts with %q", name, lines[0])
@@ -123,7 +125,7 @@ func checkMermaid(t *testing.T, name, mm string, tr *sim.Trace) {
 		default:
 			t.Fatalf("%s: unexpected line %q", name, l)
 		}
-		if strings.ContainsAny(strings.ReplaceAll(strings.ReplaceAll(text, "#35;", ""), "#59;", ""), "#;") {
+		if strings.ContainsAny(entity.ReplaceAllString(text, ""), "#;") {
 			t.Fatalf("%s: unescaped # or ; in %q", name, l)
 		}
 	}
@@ -233,20 +235,31 @@ func TestEveryTextInBothLanguages(t *testing.T) {
 
 // TestWriteMermaidForCI writes every cell's diagram, in both languages, to
 // $LOCKSTEP_MERMAID_DIR, for .ci/run to check with Mermaid's own parser
-// (.ci/mermaid-check). Without the variable it has nothing to do.
+// (.ci/mermaid-check), and beside them the diagrams of hostile names
+// (hostile_test.go): a lesson's clients named like Mermaid's keywords and
+// ids, a trace's names full of Mermaid's syntax, whole and as a slide.
+// Without the variable it has nothing to do.
 func TestWriteMermaidForCI(t *testing.T) {
 	dir := os.Getenv("LOCKSTEP_MERMAID_DIR")
 	if dir == "" {
 		t.Skip("skipped: set LOCKSTEP_MERMAID_DIR to write the diagrams for .ci/mermaid-check")
 	}
+	write := func(file string, f func(w *bytes.Buffer) error) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, file), []byte(render(t, f)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, r := range cells(t) {
 		for _, lang := range []string{"en", "zh"} {
-			mm := render(t, func(w *bytes.Buffer) error { return Mermaid(w, r.Trace, lang) })
-			name := filepath.Join(dir, r.Scenario+"_"+r.Impl+"_"+lang+".mmd")
-			if err := os.WriteFile(name, []byte(mm), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			write(r.Scenario+"_"+r.Impl+"_"+lang+".mmd", func(w *bytes.Buffer) error { return Mermaid(w, r.Trace, lang) })
 		}
+	}
+	lesson, hostile := hostileLessonTrace(t), hostileTrace()
+	for _, lang := range []string{"en", "zh"} {
+		write("hostile-lesson_"+lang+".mmd", func(w *bytes.Buffer) error { return Mermaid(w, lesson, lang) })
+		write("hostile-trace_"+lang+".mmd", func(w *bytes.Buffer) error { return Mermaid(w, hostile, lang) })
+		write("hostile-trace-steps_"+lang+".mmd", func(w *bytes.Buffer) error { return MermaidSteps(w, hostile, lang, 1, 8) })
 	}
 }
 

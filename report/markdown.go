@@ -16,7 +16,7 @@ import (
 // implementation, the outcome, every step as a table row, the invariants.
 func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 	p := &printer{w: w}
-	p.printf("# %s × %s\n\n", tr.Scenario, tr.Impl)
+	p.printf("# %s × %s\n\n", mdText(tr.Scenario), mdText(tr.Impl))
 	p.printf("**%s**\n\n", mdText(tr.Title.In(lang)))
 	if s, err := scenarios.Lookup(tr.Scenario); err == nil {
 		p.printf("%s\n\n", mdText(s.Summary.In(lang)))
@@ -26,10 +26,12 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 		p.printf("- **%s** %s\n", text.New("Fixes:", "解决：").In(lang), mdText(in.Fixes.In(lang)))
 		p.printf("- **%s** %s\n", text.New("Misses:", "遗留：").In(lang), mdText(in.Misses.In(lang)))
 	}
-	p.printf("- **%s** `%s`, TTL %s; %s %s; %s %s\n", text.New("Lock:", "锁：").In(lang), tr.Key, sim.Secs(tr.TTL),
-		text.New("servers", "服务器").In(lang), strings.Join(tr.Servers, ", "), text.New("clients", "客户端").In(lang), strings.Join(tr.Clients, ", "))
+	// The key, the servers and the clients are named by the lesson or the
+	// trace file: escaped like the prose.
+	p.printf("- **%s** `%s`, TTL %s; %s %s; %s %s\n", text.New("Lock:", "锁：").In(lang), mdCode(tr.Key), sim.Secs(tr.TTL),
+		text.New("servers", "服务器").In(lang), mdText(strings.Join(tr.Servers, ", ")), text.New("clients", "客户端").In(lang), mdText(strings.Join(tr.Clients, ", ")))
 	if len(tr.Addrs) > 0 {
-		p.printf("- **%s** %s\n", text.New("Recorded on real Redis:", "在真实 Redis 上录制：").In(lang), strings.Join(tr.Addrs, ", "))
+		p.printf("- **%s** %s\n", text.New("Recorded on real Redis:", "在真实 Redis 上录制：").In(lang), mdText(strings.Join(tr.Addrs, ", ")))
 	}
 	p.printf("\n## %s\n\n", text.New("Outcome", "结果").In(lang))
 	p.printf("| %s | %s | %s |\n|---|---|---|\n", text.New("invariant", "不变量").In(lang), text.New("verdict", "结论").In(lang), text.New("rule", "规则").In(lang))
@@ -43,7 +45,7 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 		if i := slices.IndexFunc(sim.Invariants, func(inv sim.Invariant) bool { return inv.ID == v.Invariant }); i >= 0 {
 			rule = sim.Invariants[i].Rule.In(lang)
 		}
-		p.printf("| `%s` | %s | %s |\n", v.Invariant, mdCell(verdict), mdCell(rule))
+		p.printf("| `%s` | %s | %s |\n", mdCode(v.Invariant), mdCell(mdText(verdict)), mdCell(mdText(rule)))
 	}
 	p.printf("\n## %s\n\n", text.New("Steps", "步骤").In(lang))
 	p.printf("| # | t | %s | %s | %s |\n|---:|---:|---|---|---|\n",
@@ -51,7 +53,7 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 	for _, e := range tr.Events {
 		cmd := ""
 		if e.Kind == sim.KindCommand {
-			cmd = "`" + strings.ReplaceAll(e.Server+"> "+e.Command+" → "+e.Reply, "`", "'") + "`"
+			cmd = "`" + mdCode(e.Server+"> "+e.Command+" → "+e.Reply) + "`"
 		}
 		what := e.Text.In(lang)
 		switch e.Kind {
@@ -66,18 +68,29 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 		if actor == "" {
 			actor = e.Server
 		}
-		p.printf("| %d | %s | %s | %s | %s |\n", e.Step, sim.Secs(e.T), actor, mdCell(cmd), mdCell(what))
+		p.printf("| %d | %s | %s | %s | %s |\n", e.Step, sim.Secs(e.T), mdCell(mdText(actor)), mdCell(cmd), mdCell(what))
 	}
 	return p.err
 }
 
-// mdText escapes what Markdown would read as emphasis or markup in prose.
+// mdText escapes what Markdown would read as emphasis, a link, a code span
+// or HTML in prose, and keeps it on one line (oneLine), so that nothing in
+// it starts a heading, a quote or a list item. A backslash is escaped
+// first, so that it cannot undo the escapes after it.
 func mdText(s string) string {
-	r := strings.NewReplacer("*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;", "`", "'")
-	return r.Replace(s)
+	return mdEscaper.Replace(oneLine(s))
+}
+
+var mdEscaper = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`,
+	"<", "&lt;", ">", "&gt;", "`", "'")
+
+// mdCode makes text safe between the backticks of a code span, where
+// Markdown reads no markup: on one line, its own backticks quotes.
+func mdCode(s string) string {
+	return strings.ReplaceAll(oneLine(s), "`", "'")
 }
 
 // mdCell keeps a table cell on one line and its pipes literal.
 func mdCell(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+	return strings.ReplaceAll(oneLine(s), "|", `\|`)
 }
