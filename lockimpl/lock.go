@@ -80,9 +80,12 @@ type Env struct {
 	Nodes []*redis.Client
 	// Key is the lock's key, for example "lock:product:1001". A lock may
 	// keep more keys under "Key:" or starting with the hash tag "{Key}" (a
-	// fencing counter); in the simulator a command that names any other key
-	// is not sent and fails the run. On a real server Key carries the run's
-	// prefix, so a lock touches nothing of the server's own.
+	// fencing counter). The server refuses any other key, and any command
+	// locks do not use (FLUSHALL, KEYS, SELECT, CONFIG …), with NOPERM, inside
+	// a Lua script too, and the run fails as the lock's: an embedded server
+	// by itself, a real one because the lock runs as an ACL user made for
+	// the run. On a real server Key carries the run's prefix, so a lock
+	// touches nothing of the server's own.
 	Key string
 	// TTL is the lease: how long the lock lives without renewal.
 	TTL time.Duration

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"lockstep/internal/hostile"
 	"lockstep/internal/redistest"
 	"lockstep/lockimpl"
 	"lockstep/realredis"
@@ -249,4 +250,44 @@ func TestRealReplicaLease(t *testing.T) {
 		t.Fatalf("after the first run ended: %v", err)
 	}
 	third.Close()
+}
+
+// Issue #26: lockstep runs each lock as an ACL user of the run's own. A
+// user who may not make one is told so before anything runs, with the way
+// on (a user who may, or --no-acl); with --no-acl the lessons run as that
+// user, and the gate's own check still keeps FLUSHALL off the server.
+func TestRealACLProbe(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer admin.Close()
+	ctx := context.Background()
+	if err := admin.Do(ctx, "ACL", "SETUSER", "limited", "on", ">pw", "~*", "+@all", "-@admin", "-@dangerous", "+info").Err(); err != nil {
+		t.Fatal(err)
+	}
+	addr := "redis://limited:pw@" + srv.Addr()
+	_, err := realredis.Connect(ctx, realredis.Config{Addrs: []string{addr}})
+	if err == nil || !strings.Contains(err.Error(), "may not make ACL users") || !strings.Contains(err.Error(), "--no-acl") {
+		t.Fatalf("Connect as a user without ACL SETUSER: %v", err)
+	}
+	target, err := realredis.Connect(ctx, realredis.Config{Addrs: []string{addr}, NoACL: true, Second: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	s, _ := scenarios.Lookup("get-then-del")
+	impl, _ := lockimpl.Lookup("uuid-get-del")
+	if _, err := s.RunOn(ctx, impl, target); err != nil {
+		t.Errorf("get-then-del with --no-acl: %v", err)
+	}
+	if err := admin.Set(ctx, "important:data", "x", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	bad := hostile.Locks()[0] // FLUSHALL
+	_, err = s.RunOn(ctx, bad, target)
+	if err == nil || !strings.Contains(err.Error(), "lockstep's own check: not sent") {
+		t.Errorf("FLUSHALL with --no-acl: %v", err)
+	}
+	if admin.Exists(ctx, "important:data").Val() != 1 {
+		t.Error("FLUSHALL reached the server")
+	}
 }
