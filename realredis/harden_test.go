@@ -3,8 +3,11 @@ package realredis_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -238,6 +241,23 @@ func TestRealReplicaLease(t *testing.T) {
 	if !strings.Contains(err.Error(), "is in use by another lockstep run ("+strings.TrimSuffix(first.Prefix, ":")) {
 		t.Errorf("error %q does not name the run that holds it", err)
 	}
+	// Issue #26 item 8: in the middle of the first run's failover the
+	// replica is a primary; a second run is told who holds it, not that it
+	// "is not a replica".
+	rc := redis.NewClient(&redis.Options{Addr: replica.Addr()})
+	defer rc.Close()
+	if err := rc.Do(t.Context(), "REPLICAOF", "NO", "ONE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if second, err := realredis.Connect(t.Context(), cfg); err == nil {
+		second.Close()
+		t.Error("a second run took the promoted replica while the first held it")
+	} else if !strings.Contains(err.Error(), "is in use by another lockstep run") {
+		t.Errorf("during the first run's failover: %q; want the run that holds the replica", err)
+	}
+	if err := rc.Do(t.Context(), "REPLICAOF", "127.0.0.1", primary.Addr()[len("127.0.0.1:"):]).Err(); err != nil {
+		t.Fatal(err)
+	}
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -289,5 +309,121 @@ func TestRealACLProbe(t *testing.T) {
 	}
 	if admin.Exists(ctx, "important:data").Val() != 1 {
 		t.Error("FLUSHALL reached the server")
+	}
+}
+
+// scans is how many SCANs the server c reaches has served.
+func scans(t *testing.T, c *redis.Client) int {
+	t.Helper()
+	stats, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(stats, "\r\n") {
+		if rest, ok := strings.CutPrefix(line, "cmdstat_scan:calls="); ok {
+			n, _ := strconv.Atoi(strings.Split(rest, ",")[0])
+			return n
+		}
+	}
+	return 0
+}
+
+// Issue #26 item 5: on a server that holds 200,000 keys of others, a run
+// reads only the keys its commands named — one round trip a snapshot — and
+// gives its verdict; it used to SCAN the whole keyspace for every
+// snapshot (57,797 SCANs for one get-then-del, and a drift that made every
+// verdict unreliable). Only the cleanup scans, once, a thousand keys a
+// call, for a key a script may have written without naming it.
+func TestRealManyForeignKeys(t *testing.T) {
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer c.Close()
+	ctx := context.Background()
+	const n = 200_000
+	for i := 0; i < n; i += 1000 {
+		args := make([]any, 0, 2000)
+		for j := i; j < i+1000; j++ {
+			args = append(args, fmt.Sprintf("app:%d", j), "v")
+		}
+		if err := c.MSet(ctx, args...).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target, err := realredis.Connect(ctx, realredis.Config{Addrs: []string{srv.Addr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	s, _ := scenarios.Lookup("get-then-del")
+	impl, _ := lockimpl.Lookup("uuid-get-del")
+	before := scans(t, c)
+	tr, err := s.RunOn(ctx, impl, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := scans(t, c) - before; got > n/1000+5 {
+		t.Errorf("%d SCANs for one run; want the cleanup's %d or so", got, n/1000)
+	}
+	if len(tr.Verdicts) == 0 {
+		t.Error("no verdicts")
+	}
+	t.Logf("drift %s (margin %s)", tr.Drift, target.Margin())
+	if got := c.DBSize(ctx).Val(); got != n {
+		t.Errorf("%d keys after the run, %d before", got, n)
+	}
+}
+
+// Issue #26 item 7: a server that dies in the middle of check stops the
+// check at the first cell that finds it gone: the cells after it do not
+// start (they used to, all 312, for 47.6 s), and none of them is reported
+// as an unmet expectation — the check has no table, only the error that
+// names the server.
+func TestRealCheckStopsAtAServerGone(t *testing.T) {
+	srv := redistest.Start(t)
+	target, err := realredis.Connect(t.Context(), realredis.Config{Addrs: []string{srv.Addr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	setnx, _ := lockimpl.Lookup("setnx")
+	var mu sync.Mutex
+	made, afterKill := 0, 0
+	killing := setnx
+	killing.New = func(env lockimpl.Env) lockimpl.Lock {
+		mu.Lock()
+		defer mu.Unlock()
+		made++
+		switch {
+		case made == 5:
+			srv.Kill(t)
+		case made > 5:
+			afterKill++
+		}
+		return setnx.New(env)
+	}
+	lessons := scenarios.All()
+	results, err := scenarios.CheckCellsOn(t.Context(), target, lessons, []lockimpl.Info{killing}, 2)
+	var gone *scenarios.UnreachableError
+	if !errors.As(err, &gone) || !strings.Contains(err.Error(), srv.Addr()) {
+		t.Fatalf("err = %v, want the check stopped at %s", err, srv.Addr())
+	}
+	if results != nil {
+		t.Errorf("%d results: a check stopped by a server gone has no table", len(results))
+	}
+	// The cells running when it died (two at a time, a few clients each)
+	// may still make locks; no cell after them starts.
+	if afterKill > 8 {
+		t.Errorf("%d locks made after the server was killed, for %d lessons: the later cells still started", afterKill, len(lessons))
+	}
+}
+
+// Issue #26 item 8: a replica given in --redis is refused before anything
+// runs: the locks' writes there would fail (READONLY).
+func TestRealReplicaAsAServerIsRefused(t *testing.T) {
+	primary := redistest.Start(t)
+	replica := redistest.Start(t, "--replicaof", "127.0.0.1", primary.Addr()[len("127.0.0.1:"):])
+	_, err := realredis.Connect(t.Context(), realredis.Config{Addrs: []string{replica.Addr()}})
+	if err == nil || !strings.Contains(err.Error(), replica.Addr()+" is a replica of 127.0.0.1:") || !strings.Contains(err.Error(), "--replica") {
+		t.Errorf("Connect to a replica as a server: %v", err)
 	}
 }

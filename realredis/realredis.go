@@ -108,6 +108,9 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkPrimary(ctx, opts); err != nil {
+			return nil, err
+		}
 		t.Nodes = append(t.Nodes, opts)
 	}
 	prefix, err := NewPrefix()
@@ -124,6 +127,9 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 		}
 		opts, id, err := open(cfg.Replica, "the replica")
 		if err != nil {
+			return nil, err
+		}
+		if err := checkLease(ctx, t.Nodes[0], opts.Addr, id); err != nil {
 			return nil, err
 		}
 		if err := checkReplica(ctx, opts, t.Nodes[0]); err != nil {

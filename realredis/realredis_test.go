@@ -117,16 +117,19 @@ func TestServerChecks(t *testing.T) {
 		{"no version", func() Config { return Config{Addrs: []string{fake(t, "", "a", true)}} }, "lockstep needs 5.0 or later"},
 		{"same server twice", func() Config {
 			a := fake(t, "7.2.4", "same", true)
-			return Config{Addrs: []string{a, a}}
+			return Config{Addrs: []string{a, a}, NoACL: true}
 		}, "is the same server as"},
 		{"replica not disposable", func() Config {
-			return Config{Addrs: []string{fake(t, "7.2.4", "a", true)}, Replica: fake(t, "7.2.4", "b", true)}
+			return Config{Addrs: []string{fake(t, "7.2.4", "a", true)}, Replica: fake(t, "7.2.4", "b", true), NoACL: true}
 		}, "pass --disposable"},
 		{"replica is the primary", func() Config {
-			return Config{Addrs: []string{fake(t, "7.2.4", "a", true)}, Replica: fake(t, "7.2.4", "a", true), Disposable: true}
+			return Config{Addrs: []string{fake(t, "7.2.4", "a", true)}, Replica: fake(t, "7.2.4", "a", true), Disposable: true, NoACL: true}
 		}, "is the same server as"},
 		{"too fast", func() Config { return Config{Addrs: []string{fake(t, "7.2.4", "a", true)}, Second: time.Millisecond} }, "too fast"},
 		{"nothing", func() Config { return Config{} }, "no server given"},
+		// Issue #26: without ACLs lockstep cannot make the run's user; it
+		// says so, and how to go on without.
+		{"no ACLs", func() Config { return Config{Addrs: []string{fake(t, "5.0.14", "a", true)}} }, "has no ACLs (Redis before 6"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if msg := connectErr(t, tc.cfg()); !strings.Contains(msg, tc.want) {
@@ -138,7 +141,7 @@ func TestServerChecks(t *testing.T) {
 
 func TestConnect(t *testing.T) {
 	a, b := fake(t, "7.2.4", "a", true), fake(t, "6.0.0", "b", true)
-	target, err := Connect(context.Background(), Config{Addrs: []string{a, b}})
+	target, err := Connect(context.Background(), Config{Addrs: []string{a, b}, NoACL: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +151,7 @@ func TestConnect(t *testing.T) {
 	if !strings.HasPrefix(target.Prefix, "lockstep:") || len(target.Prefix) != len("lockstep:12345678:") {
 		t.Errorf("prefix %q", target.Prefix)
 	}
-	other, _ := Connect(context.Background(), Config{Addrs: []string{a}})
+	other, _ := Connect(context.Background(), Config{Addrs: []string{a}, NoACL: true})
 	if other.Prefix == target.Prefix {
 		t.Error("two runs share a prefix")
 	}

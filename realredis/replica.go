@@ -116,6 +116,47 @@ var (
 // replica whose run id is replicaID.
 func LeaseKey(replicaID string) string { return "lockstep:replica-lease:" + replicaID }
 
+// inUse is the error for a replica another run holds the lease on.
+func inUse(replica, holder, key, primary string) error {
+	return fmt.Errorf("the replica %s is in use by another lockstep run (%s): two runs on one replica spoil each other's failover. Wait for it to finish; a run that was killed frees it within %s (key %s on %s)",
+		replica, sim.CleanText(holder), leaseTTL, key, primary)
+}
+
+// checkLease says which run holds the lease on the replica, if one does,
+// before anything else looks at the replica: in the middle of that run's
+// failover it is a primary, and only the lease tells why.
+func checkLease(ctx context.Context, primary *redis.Options, replica, replicaID string) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	c := redis.NewClient(checkOptions(primary))
+	defer c.Close()
+	key := LeaseKey(replicaID)
+	holder, err := c.Get(ctx, key).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil
+	case err != nil:
+		return fmt.Errorf("read the lease on the replica %s (GET %s on %s): %w", replica, key, primary.Addr, err)
+	}
+	return inUse(replica, holder, key, primary.Addr)
+}
+
+// checkPrimary refuses a server given in --redis that is a replica: the
+// locks' writes there fail (READONLY), and its data is its primary's.
+func checkPrimary(ctx context.Context, opts *redis.Options) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	r, err := info(ctx, opts, "replication")
+	if err != nil {
+		return fmt.Errorf("INFO replication on %s: %w", opts.Addr, err)
+	}
+	if r["role"] == "slave" {
+		return fmt.Errorf("%s is a replica of %s: the locks' writes there would fail (READONLY). Give primaries in --redis; a replica of the first server goes in --replica",
+			opts.Addr, net.JoinHostPort(r["master_host"], r["master_port"]))
+	}
+	return nil
+}
+
 // takeLease takes the replica for this run, or says which run has it. The
 // release it returns stops the renewal and deletes the lease if it is still
 // this run's.
@@ -134,8 +175,7 @@ func takeLease(ctx context.Context, primary *redis.Options, replica, replicaID, 
 	if !ok {
 		holder, _ := c.Get(cctx, key).Result()
 		c.Close()
-		return nil, fmt.Errorf("the replica %s is in use by another lockstep run (%s): two runs on one replica spoil each other's failover. Wait for it to finish; a run that was killed frees it within %s (key %s on %s)",
-			replica, sim.CleanText(holder), leaseTTL, key, primary.Addr)
+		return nil, inUse(replica, holder, key, primary.Addr)
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup

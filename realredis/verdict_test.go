@@ -13,7 +13,7 @@ import (
 )
 
 // refusing is a server that passes the setup checks (PING, INFO, EVAL, an
-// empty SCAN) and answers every lock command with reply: one that looks like
+// empty SCAN, keys that are not there) and answers every lock command with reply: one that looks like
 // Redis to lockstep but serves the run nothing.
 func refusing(t *testing.T, reply string) string {
 	t.Helper()
@@ -33,6 +33,10 @@ func refusing(t *testing.T, reply string) string {
 			c.WriteBulk("0")
 			c.WriteLen(0)
 		},
+		// The run reads the keys it named: none is there.
+		"TYPE":    func(c *server.Peer, _ string, _ []string) { c.WriteInline("none") },
+		"PTTL":    func(c *server.Peer, _ string, _ []string) { c.WriteInt(-2) },
+		"HGETALL": func(c *server.Peer, _ string, _ []string) { c.WriteLen(0) },
 	}
 	for name, h := range handlers {
 		if err := srv.Register(name, h); err != nil {
@@ -49,7 +53,7 @@ func refusing(t *testing.T, reply string) string {
 
 func runOn(t *testing.T, addr string) error {
 	t.Helper()
-	target, err := Connect(context.Background(), Config{Addrs: []string{addr}, Second: 5 * time.Millisecond})
+	target, err := Connect(context.Background(), Config{Addrs: []string{addr}, Second: 5 * time.Millisecond, NoACL: true})
 	if err != nil {
 		t.Fatal(err)
 	}

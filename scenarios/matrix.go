@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -130,7 +131,19 @@ func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lo
 	}
 	results := make([]Result, len(scs)*len(impls))
 	errs := make([]error, len(results))
+	// A server that cannot be reached stops the whole check: the cells
+	// after it would only fail the same way, each after its timeouts.
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	run := func(j job) {
+		if ctx.Err() != nil {
+			return // interrupted, or a server is gone: no new cell starts
+		}
+		defer func() {
+			if err := errs[j.i]; err != nil && sim.Unreachable(err) {
+				stop(&UnreachableError{Cell: j.s.ID + " × " + j.impl.Name, Err: err})
+			}
+		}()
 		t := target
 		if t != nil {
 			t = target.Sub(j.s.ID + ":" + j.impl.Name + ":")
@@ -178,9 +191,10 @@ func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lo
 	}
 	// A cell whose run failed (an implementation that panics, a server
 	// that refuses the run) is a result of its own: the other cells still
-	// stand. Only an interruption ends the whole check.
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	// stand. An interruption or a server gone ends the whole check; what
+	// the cells' cleanups could not remove is in the error.
+	if err := context.Cause(ctx); err != nil {
+		return nil, errors.Join(append([]error{err}, leftBehind(errs, err)...)...)
 	}
 	for i, err := range errs {
 		if err != nil {
@@ -191,6 +205,42 @@ func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lo
 		}
 	}
 	return results, nil
+}
+
+// UnreachableError ends a check on real servers: a cell found a server
+// it could not reach (refused, reset, timed out). The cells still to run
+// did not start, and the check has no table: a cell that could not run is
+// not an unmet expectation.
+type UnreachableError struct {
+	Cell string // the cell that found it
+	Err  error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("stopped at the first server that could not be reached, in %s (the cells after it did not start): %v", e.Cell, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// leftBehind are the cells' errors that say more than why the check
+// stopped (stopped): what a cleanup could not remove, and where.
+func leftBehind(errs []error, stopped error) []error {
+	var out []error
+	seen := map[string]bool{}
+	for _, err := range errs {
+		if err == nil || errors.Is(stopped, err) {
+			continue
+		}
+		for line := range strings.SplitSeq(err.Error(), "\n") {
+			if strings.Contains(line, "left there") || strings.Contains(line, "may be left there") {
+				if !seen[line] {
+					seen[line] = true
+					out = append(out, errors.New(line))
+				}
+			}
+		}
+	}
+	return out
 }
 
 func runCell(ctx context.Context, s Scenario, impl lockimpl.Info, target *sim.Target) (Result, error) {

@@ -114,3 +114,14 @@ func freePort(t testing.TB) int {
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
 }
+
+// Kill ends the server's process at once (SIGKILL), as a server that
+// crashes: its connections reset, new ones are refused.
+func (s *Server) Kill(t testing.TB) {
+	t.Helper()
+	_ = s.cmd.Process.Signal(syscall.SIGCONT)
+	if err := s.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.cmd.Wait()
+}

@@ -99,8 +99,17 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			srv = g.w.route[g.node]
 		}
 		_, embedded := g.w.servers[srv].b.(*memBackend)
-		if r := g.w.real; r != nil && r.Target.NoACL {
-			err = clientRefusal(cmd, g.w.setup.Key)
+		if r := g.w.real; r != nil {
+			if r.Target.NoACL {
+				err = clientRefusal(cmd, g.w.setup.Key)
+			}
+			for _, k := range namedKeys(cmd) {
+				// Only the lock's own: the snapshot reads them, the
+				// cleanup deletes them.
+				if ownKey(k, g.w.setup.Key) {
+					r.name(k)
+				}
+			}
 		}
 		if err != nil {
 			// Refused by the gate's own check: not sent.

@@ -145,6 +145,20 @@ func commandKeys(spec keySpec, args []string) []string {
 	return nil
 }
 
+// namedKeys lists the keys a command names, for the commands a lock may
+// send; none for the rest (the server refuses them).
+func namedKeys(cmd redis.Cmder) []string {
+	args := cmd.Args()
+	if len(args) == 0 {
+		return nil
+	}
+	strs := make([]string, len(args))
+	for i, a := range args {
+		strs[i] = fmt.Sprint(a)
+	}
+	return commandKeys(lockCommands[guardName(strs)], strs)
+}
+
 // The words of Redis 7's refusals, as an ACL user meets them: a command
 // outside its rules, a key outside its patterns; inside a script, the
 // script's error says the same.

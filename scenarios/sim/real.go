@@ -3,7 +3,11 @@ package sim
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
+	"slices"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -112,6 +116,9 @@ type RealRun struct {
 	f     float64   // real time per virtual time
 	start time.Time // virtual time zero on the wall clock
 
+	keysMu sync.Mutex
+	keys   []string // the keys the run's commands named, sorted
+
 	early, late time.Duration // the least and the most an event was late
 }
 
@@ -119,6 +126,29 @@ type RealRun struct {
 // the servers checked and the replica in sync, starts the run's clock. It
 // is zero before.
 func (r *RealRun) Start() time.Time { return r.start }
+
+// Keys are the keys the run's lock clients have named so far (their
+// commands' key arguments, the lock's key from the start), sorted: what a
+// backend reads for a snapshot, instead of scanning a keyspace that may
+// hold millions of keys that are not the run's. A key a script writes
+// without declaring it in KEYS is not among them (Redis Cluster refuses
+// such scripts too); the cleanup scans for it at the end.
+func (r *RealRun) Keys() []string {
+	r.keysMu.Lock()
+	defer r.keysMu.Unlock()
+	return slices.Clone(r.keys)
+}
+
+// name adds the keys of a command a lock client is about to send.
+func (r *RealRun) name(keys ...string) {
+	r.keysMu.Lock()
+	defer r.keysMu.Unlock()
+	for _, k := range keys {
+		if i, found := slices.BinarySearch(r.keys, k); !found {
+			r.keys = slices.Insert(r.keys, i, k)
+		}
+	}
+}
 
 // ToVirtual converts a duration of real time (the lock's, the servers')
 // into virtual time.
@@ -191,4 +221,19 @@ func (w *World) runErr(err error) error {
 		return w.real.Ctx.Err()
 	}
 	return err
+}
+
+// Unreachable says whether err, a run's error, is a server that could not
+// be reached or stopped answering: a connection refused, reset or closed
+// under a command, a call that timed out. The engine's own faults (a
+// server the timeline took down, a partition) and an interruption are not.
+func Unreachable(err error) bool {
+	var down *NodeDownError
+	var cut *PartitionError
+	if err == nil || errors.As(err, &down) || errors.As(err, &cut) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }

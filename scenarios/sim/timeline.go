@@ -46,7 +46,11 @@ func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl
 		if w.err != nil {
 			// What closing met (keys it could not remove) joins the run's
 			// own error.
-			tr, err = nil, w.err
+			if err != nil && !errors.Is(w.err, err) {
+				tr, err = nil, errors.Join(err, w.err)
+			} else {
+				tr, err = nil, w.err
+			}
 		}
 	}()
 	script(&Timeline{w: w})

@@ -204,6 +204,7 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 		}
 		w.real = &RealRun{Target: target, Ctx: ctx, f: float64(target.Second) / float64(time.Second)}
 		s.Key = target.Prefix + s.Key
+		w.real.name(s.Key)
 	}
 	newBackend := func(i int) Backend {
 		if w.real == nil {

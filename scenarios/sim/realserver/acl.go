@@ -151,6 +151,10 @@ func (b *backend) dropRunUser(ctx context.Context, c *redis.Client) error {
 // makes a user with a run's rules and removes it again. The error says why
 // not (no ACLs before Redis 6; a user who may not run ACL SETUSER).
 func ProbeACL(ctx context.Context, c *redis.Client) error {
+	// Redis before 6 has no ACL command at all.
+	if err := c.Do(ctx, "ACL", "WHOAMI").Err(); err != nil {
+		return err
+	}
 	u, err := newUser("probe")
 	if err != nil {
 		return err

@@ -217,7 +217,7 @@ func (b *backend) Start() error {
 	b.mu.Unlock()
 	ctx, cancel := b.ioContext()
 	defer cancel()
-	return b.cleanup(ctx, b.obs, nil)
+	return b.cleanup(ctx, b.obs, nil, false)
 }
 
 // Jump cannot move a real server's clock. What a forward jump does to the
@@ -226,10 +226,7 @@ func (b *backend) Start() error {
 func (b *backend) Jump(d time.Duration) error {
 	ctx, cancel := b.ioContext()
 	defer cancel()
-	keys, err := b.scan(ctx)
-	if err != nil {
-		return err
-	}
+	keys := b.run.Keys()
 	real := b.run.ToReal(d)
 	for _, k := range keys {
 		pttl, err := b.obs.PTTL(ctx, k).Result()
@@ -256,10 +253,7 @@ func (b *backend) Jump(d time.Duration) error {
 func (b *backend) Freeze() (thaw func() error, err error) {
 	ctx, cancel := b.ioContext()
 	defer cancel()
-	keys, err := b.scan(ctx)
-	if err != nil {
-		return nil, err
-	}
+	keys := b.run.Keys()
 	left := map[string]time.Duration{}
 	for _, k := range keys {
 		pttl, err := b.obs.PTTL(ctx, k).Result()
@@ -295,15 +289,14 @@ func (b *backend) Close() {
 
 func (b *backend) pattern() string { return "*" + b.run.Target.Prefix + "*" }
 
-// scan lists the run's keys. The fencing counter's key starts with a hash
-// tag ("{lockstep:…}:fence"), so the pattern matches the prefix anywhere.
-func (b *backend) scan(ctx context.Context) ([]string, error) {
-	return scanKeys(ctx, b.obs, b.pattern())
-}
-
+// scanKeys lists the keys that match pattern: at the end of a run, those
+// under the run's prefix that its commands did not name (a script may
+// write one it did not declare). The fencing counter's key starts with a
+// hash tag ("{lockstep:…}:fence"), so the pattern matches the prefix
+// anywhere. A thousand at a time: a server may hold millions of keys.
 func scanKeys(ctx context.Context, c *redis.Client, pattern string) ([]string, error) {
 	var keys []string
-	iter := c.Scan(ctx, 0, pattern, 100).Iterator()
+	iter := c.Scan(ctx, 0, pattern, 1000).Iterator()
 	for iter.Next(ctx) {
 		keys = append(keys, iter.Val())
 	}
@@ -311,20 +304,21 @@ func scanKeys(ctx context.Context, c *redis.Client, pattern string) ([]string, e
 	return slices.Compact(keys), iter.Err()
 }
 
-// Read reads the run's keys: values, and TTLs converted to virtual time left
-// after now.
+// Read reads the run's keys (those its commands named, RealRun.Keys) in
+// one round trip: values, and TTLs converted to virtual time left after
+// now. Nothing else on the server is read.
 func (b *backend) Read(now time.Duration) ([]sim.KeyState, error) {
 	ctx, cancel := b.ioContext()
 	defer cancel()
-	names, err := b.scan(ctx)
-	if err != nil || len(names) == 0 {
-		return nil, err
+	names := b.run.Keys()
+	if len(names) == 0 {
+		return nil, nil
 	}
 	types := make([]*redis.StatusCmd, len(names))
 	pttls := make([]*redis.DurationCmd, len(names))
 	strs := make([]*redis.StringCmd, len(names))
 	hashes := make([]*redis.MapStringStringCmd, len(names))
-	_, err = b.obs.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := b.obs.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, k := range names {
 			types[i] = p.Type(ctx, k)
 			pttls[i] = p.PTTL(ctx, k)
@@ -334,11 +328,16 @@ func (b *backend) Read(now time.Duration) ([]sim.KeyState, error) {
 		return nil
 	})
 	wall := time.Now()
-	if err != nil && !isWrongType(err) && !errors.Is(err, redis.Nil) {
-		return nil, err
+	if err != nil && !isRedisReply(err) {
+		return nil, err // the connection's, not a reply's
 	}
 	var keys []sim.KeyState
 	for i, k := range names {
+		// Each key's type and PTTL must have come back; its value only
+		// by the command its type takes (a GET of a hash says WRONGTYPE).
+		if err := errors.Join(types[i].Err(), pttls[i].Err()); err != nil {
+			return nil, err
+		}
 		// Anyone who can write to the server can write under our prefix:
 		// what comes from it is text for a terminal only once cleaned.
 		ks := sim.KeyState{Key: sim.CleanText(k), Type: types[i].Val(), TTL: -1}
@@ -350,9 +349,14 @@ func (b *backend) Read(now time.Duration) ([]sim.KeyState, error) {
 		case "string":
 			if errors.Is(strs[i].Err(), redis.Nil) {
 				continue
+			} else if err := strs[i].Err(); err != nil {
+				return nil, err
 			}
 			ks.Value = sim.CleanText(strs[i].Val())
 		case "hash":
+			if err := hashes[i].Err(); err != nil {
+				return nil, err
+			}
 			m := hashes[i].Val()
 			fields := make([]string, 0, len(m))
 			for f := range m {
@@ -379,7 +383,12 @@ func (b *backend) Read(now time.Duration) ([]sim.KeyState, error) {
 	return keys, nil
 }
 
-func isWrongType(err error) bool { return err != nil && strings.HasPrefix(err.Error(), "WRONGTYPE") }
+// isRedisReply says whether err is a server's error reply (or a nil
+// reply) rather than the connection's.
+func isRedisReply(err error) bool {
+	var re redis.Error
+	return errors.Is(err, redis.Nil) || errors.As(err, &re) && !isConnErr(err)
+}
 
 // EnvironmentError says why a command's error on the server is the
 // environment's and not part of the lesson: a server that refuses the run's
@@ -437,7 +446,7 @@ func (b *backend) Cleanup(last []sim.KeyState) error {
 	defer cancel()
 	c := b.closingClient(ctx)
 	defer c.Close()
-	err := b.cleanup(ctx, c, last)
+	err := b.cleanup(ctx, c, last, true)
 	if t := b.run.Target; t.Replica != nil && b.opts == t.Replica {
 		err = errors.Join(err, b.replicateFrom(ctx, c, t.Nodes[0]))
 	}
@@ -455,16 +464,24 @@ func (b *backend) closingClient(ctx context.Context) *redis.Client {
 	return redis.NewClient(observerOptions(b.opts, max(timeout, time.Millisecond)))
 }
 
-// cleanup deletes the run's keys through c within ctx. A replica
+// cleanup deletes the run's keys through c within ctx: those its commands
+// named, then, with scan, any other under its prefix. A replica
 // (read-only) is skipped: its primary's deletions reach it. When the server
 // does not answer, the error names it and the keys the run last saw there.
-func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []sim.KeyState) error {
+func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []sim.KeyState, scan bool) error {
 	if info := c.InfoMap(ctx, "replication"); info.Err() == nil && info.Item("Replication", "role") == "slave" {
 		return nil
 	}
-	keys, err := scanKeys(ctx, c, b.pattern())
-	if err == nil && len(keys) > 0 {
-		err = c.Del(ctx, keys...).Err()
+	keys := b.run.Keys()
+	err := c.Del(ctx, keys...).Err()
+	if err == nil && scan {
+		var more []string
+		if more, err = scanKeys(ctx, c, b.pattern()); err == nil && len(more) > 0 {
+			err = c.Del(ctx, more...).Err()
+		}
+		if err != nil {
+			return fmt.Errorf("clean up %s: %w; the run's named keys are removed, but others under %s may be left there", b.opts.Addr, err, b.run.Target.Prefix)
+		}
 	}
 	if err == nil {
 		return nil
