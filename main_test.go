@@ -444,7 +444,7 @@ func TestBadInput(t *testing.T) {
 		{"tui unknown scenario", []string{"--scenario", "no-such-bug"}, append([]string{`unknown scenario "no-such-bug"`}, ids...)},
 		{"tui unknown implementation", []string{"--impl", "no-such-lock"}, append([]string{`unknown implementation "no-such-lock"`}, names...)},
 		{"tui bad speed", []string{"--speed", "-1"}, []string{"speed -1 out of range"}},
-		{"replica without redis", []string{"check", "--replica", "127.0.0.1:6395"}, []string{"--replica and --disposable go with --redis"}},
+		{"replica without redis", []string{"check", "--replica", "127.0.0.1:6395"}, []string{"--replica, --disposable and --no-acl go with --redis"}},
 		{"unreachable server", []string{"play", "get-then-del", "--redis", "127.0.0.1:1"}, []string{"connect 127.0.0.1:1"}},
 		{"bad server address", []string{"check", "--redis", "nowhere"}, []string{`server address "nowhere"`}},
 		{"IPv6 server address", []string{"check", "--redis", "[::1]:1"}, []string{"connect [::1]:1"}},
