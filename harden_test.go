@@ -227,3 +227,39 @@ func TestRealCheckInterruptedOnAStalledServer(t *testing.T) {
 		t.Errorf("stderr does not name the ACL user left on the server:\n%s", out)
 	}
 }
+
+// Issue #26 item 8: Ctrl-C to bench on a server that stopped answering
+// ends it within 2 s, naming the server and the keys it had to leave there
+// (it took 9 s, said a bare "i/o timeout" and left its baseline key).
+func TestRealBenchInterruptedOnAStalledServer(t *testing.T) {
+	srv := redistest.Start(t)
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer c.Close()
+	cmd, stderr := lockstepProcess(t, "bench", "--impl", "setnx", "--duration", "20s", "--redis", srv.Addr())
+	var key string
+	for deadline := time.Now().Add(10 * time.Second); key == ""; time.Sleep(2 * time.Millisecond) {
+		if keys, _ := c.Keys(t.Context(), "*baseline*").Result(); len(keys) > 0 {
+			key = keys[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("bench never wrote its baseline key; stderr:\n%s", stderr)
+		}
+	}
+	srv.Stall(t)
+	defer srv.Resume(t)
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	_ = cmd.Wait()
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("exited %s after SIGINT; want within 2 s", took)
+	}
+	out := stderr.String()
+	for _, want := range []string{"lockstep: interrupted (", "clean up " + srv.Addr(), key} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, out)
+		}
+	}
+}

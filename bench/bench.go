@@ -16,8 +16,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -140,25 +142,85 @@ func (c counter) count(cmd redis.Cmder) {
 	}
 }
 
+// ioTimeout bounds every call to a server: one that does not answer
+// within it has stalled, and the run says so instead of waiting.
+const ioTimeout = 2 * time.Second
+
+// Cleanup bounds: after a normal end, and after an interruption (a signal
+// must end the run within two seconds).
+const (
+	cleanupTimeout          = 5 * time.Second
+	interruptCleanupTimeout = 1500 * time.Millisecond
+)
+
+// clientOptions are o with every call bounded and no hidden retries.
+func clientOptions(o *redis.Options) *redis.Options {
+	c := *o
+	c.DialTimeout, c.ReadTimeout, c.WriteTimeout = ioTimeout, ioTimeout, ioTimeout
+	c.MaxRetries = -1
+	c.ContextTimeoutEnabled = true
+	return &c
+}
+
+// run is one bench run's clients: each is closed when the run's context
+// ends (a signal), so that a call blocked on a stalled server returns at
+// once.
+type run struct {
+	mu      sync.Mutex
+	clients []*redis.Client
+	done    bool
+}
+
+func (r *run) client(o *redis.Options) *redis.Client {
+	c := redis.NewClient(clientOptions(o))
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		_ = c.Close()
+	}
+	r.clients = append(r.clients, c)
+	return c
+}
+
+func (r *run) closeAll() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done = true
+	for _, c := range r.clients {
+		_ = c.Close()
+	}
+}
+
+// serverError says which server a call failed on, and that a timeout is a
+// server that stopped answering.
+func serverError(addr, what string, err error) error {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return fmt.Errorf("%s did not answer %s within %s: %w", addr, what, ioTimeout, err)
+	}
+	return fmt.Errorf("%s: %s: %w", addr, what, err)
+}
+
 // Run times cfg's implementations one after another, each on keys of its
-// own under cfg.Prefix, and removes every key it wrote.
+// own under cfg.Prefix, and removes every key it wrote; what it could not
+// remove is in the error, by name.
 func Run(ctx context.Context, cfg Config) (res Result, err error) {
 	if len(cfg.Nodes) == 0 {
 		return res, errors.New("bench needs at least one server")
 	}
+	r := &run{}
+	stop := context.AfterFunc(ctx, r.closeAll)
+	written := []string{cfg.Prefix + "baseline"}
+	defer func() {
+		stop()
+		r.closeAll()
+		err = errors.Join(err, cleanup(ctx, cfg, written))
+	}()
 	clients := make([]*redis.Client, len(cfg.Nodes))
 	for i, o := range cfg.Nodes {
-		clients[i] = redis.NewClient(o)
-	}
-	defer func() {
-		err = errors.Join(err, cleanup(clients, cfg.Prefix))
-		for _, c := range clients {
-			_ = c.Close()
-		}
-	}()
-	for i, c := range clients {
-		if err := c.Ping(ctx).Err(); err != nil {
-			return res, fmt.Errorf("%s: %w", cfg.Nodes[i].Addr, err)
+		clients[i] = r.client(o)
+		if err := clients[i].Ping(ctx).Err(); err != nil {
+			return res, serverError(o.Addr, "PING", err)
 		}
 	}
 	for _, in := range cfg.Impls {
@@ -167,14 +229,15 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 		n, start := 0, time.Now()
 		for time.Since(start) < cfg.Duration/2 {
 			if err := clients[0].Set(ctx, key, n, time.Minute).Err(); err != nil {
-				return res, fmt.Errorf("%s: %w", cfg.Nodes[0].Addr, err)
+				return res, runErr(ctx, serverError(cfg.Nodes[0].Addr, "SET "+key, err))
 			}
 			n++
 		}
+		written = append(written, cfg.Prefix+in.Name)
 		sets := float64(n) / time.Since(start).Seconds()
-		row, err := pairs(ctx, cfg, in)
+		row, err := pairs(ctx, r, cfg, in)
 		if err != nil {
-			return res, fmt.Errorf("%s: %w", in.Name, err)
+			return res, runErr(ctx, fmt.Errorf("%s: %w", in.Name, err))
 		}
 		if row.Skipped == "" {
 			row.SetsPerSecond = sets
@@ -185,7 +248,16 @@ func Run(ctx context.Context, cfg Config) (res Result, err error) {
 }
 
 // pairs times one implementation.
-func pairs(ctx context.Context, cfg Config, in lockimpl.Info) (Row, error) {
+// runErr is err, unless the run was interrupted: then the interruption
+// is what the caller reports.
+func runErr(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return err
+}
+
+func pairs(ctx context.Context, r *run, cfg Config, in lockimpl.Info) (Row, error) {
 	row := Row{Impl: in.Name}
 	if in.Nodes > len(cfg.Nodes) {
 		row.Skipped = fmt.Sprintf("needs %d servers, %d given", in.Nodes, len(cfg.Nodes))
@@ -194,15 +266,9 @@ func pairs(ctx context.Context, cfg Config, in lockimpl.Info) (Row, error) {
 	nodes := make([]*redis.Client, in.Nodes)
 	var sent atomic.Int64
 	for i := range nodes {
-		o := *cfg.Nodes[i]
-		nodes[i] = redis.NewClient(&o)
+		nodes[i] = r.client(cfg.Nodes[i])
 		nodes[i].AddHook(counter{&sent})
 	}
-	defer func() {
-		for _, c := range nodes {
-			_ = c.Close()
-		}
-	}()
 	replicas := 0
 	if cfg.Replica && in.Nodes == 1 {
 		replicas = 1
@@ -253,28 +319,49 @@ func pairs(ctx context.Context, cfg Config, in lockimpl.Info) (Row, error) {
 	return row, nil
 }
 
-// cleanup deletes every key under prefix on every server.
-func cleanup(clients []*redis.Client, prefix string) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	var errs []error
-	for _, c := range clients {
-		iter := c.Scan(ctx, 0, "*"+prefix+"*", 100).Iterator()
-		var keys []string
-		for iter.Next(ctx) {
-			keys = append(keys, iter.Val())
-		}
-		if err := iter.Err(); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		for _, k := range slices.Compact(keys) {
-			if err := c.Del(ctx, k).Err(); err != nil {
-				errs = append(errs, err)
-			}
-		}
+// cleanup deletes every key under cfg.Prefix on every server, all at once,
+// with clients of its own, within cleanupTimeout (interruptCleanupTimeout
+// once ctx is done). What it cannot remove it names: the keys the run
+// wrote (written, and keys under them), on that server.
+func cleanup(ctx context.Context, cfg Config, written []string) error {
+	bound := cleanupTimeout
+	if ctx.Err() != nil {
+		bound = interruptCleanupTimeout
 	}
+	cctx, cancel := context.WithTimeout(context.Background(), bound)
+	defer cancel()
+	errs := make([]error, len(cfg.Nodes))
+	var wg sync.WaitGroup
+	for i, o := range cfg.Nodes {
+		wg.Go(func() {
+			opts := clientOptions(o)
+			opts.DialTimeout, opts.ReadTimeout, opts.WriteTimeout = bound, bound, bound
+			c := redis.NewClient(opts)
+			defer c.Close()
+			if err := cleanServer(cctx, c, cfg.Prefix); err != nil {
+				errs[i] = fmt.Errorf("clean up %s: %w; left there: %s (and keys under them)", o.Addr, err, strings.Join(written, ", "))
+			}
+		})
+	}
+	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// cleanServer deletes every key under prefix on the server c reaches.
+func cleanServer(ctx context.Context, c *redis.Client, prefix string) error {
+	iter := c.Scan(ctx, 0, "*"+prefix+"*", 1000).Iterator()
+	var keys []string
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+	}
+	if err := iter.Err(); err != nil {
+		return err
+	}
+	slices.Sort(keys)
+	if keys = slices.Compact(keys); len(keys) == 0 {
+		return nil
+	}
+	return c.Del(ctx, keys...).Err()
 }
 
 // Print writes the table: pairs per second, the ratio to the limit, and the
