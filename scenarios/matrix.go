@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -194,7 +193,7 @@ func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lo
 	// stand. An interruption or a server gone ends the whole check; what
 	// the cells' cleanups could not remove is in the error.
 	if err := context.Cause(ctx); err != nil {
-		return nil, errors.Join(append([]error{err}, leftBehind(errs, err)...)...)
+		return nil, errors.Join(append([]error{err}, leftBehind(errs)...)...)
 	}
 	for i, err := range errs {
 		if err != nil {
@@ -222,21 +221,15 @@ func (e *UnreachableError) Error() string {
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
 
-// leftBehind are the cells' errors that say more than why the check
-// stopped (stopped): what a cleanup could not remove, and where.
-func leftBehind(errs []error, stopped error) []error {
+// leftBehind are what the cells' cleanups could not remove, each once.
+func leftBehind(errs []error) []error {
 	var out []error
 	seen := map[string]bool{}
 	for _, err := range errs {
-		if err == nil || errors.Is(stopped, err) {
-			continue
-		}
-		for line := range strings.SplitSeq(err.Error(), "\n") {
-			if strings.Contains(line, "left there") || strings.Contains(line, "may be left there") {
-				if !seen[line] {
-					seen[line] = true
-					out = append(out, errors.New(line))
-				}
+		for _, lb := range sim.LeftBehinds(err) {
+			if !seen[lb.Error()] {
+				seen[lb.Error()] = true
+				out = append(out, lb)
 			}
 		}
 	}

@@ -2,6 +2,8 @@ package tui
 
 import (
 	"context"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -150,4 +152,39 @@ func TestLiveCourseStaysOnItsLesson(t *testing.T) {
 	if n != 1 {
 		t.Errorf("→ sent %d commands, want 1", n)
 	}
+}
+
+// Issue #26 item 6: what a live run could not remove from a real server
+// (a server that stopped answering) is reported when the TUI closes — the
+// screen that showed it is gone by then. Quitting used to exit 0 and print
+// nothing, the key left behind unnamed.
+func TestRunReportsWhatALiveRunLeft(t *testing.T) {
+	started := make(chan struct{})
+	left := sim.LeftBehind(errors.New("clean up 127.0.0.1:6390: i/o timeout; left there: lockstep:ab12cd34:lock:product:1001"))
+	opts := Options{Lang: "en", Scenario: "get-then-del", Impl: "setnx",
+		Live: func(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+			close(started)
+			<-ctx.Done()
+			return nil, errors.Join(ctx.Err(), left)
+		}}
+	in, keys := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- Run(context.Background(), opts, in, io.Discard) }()
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the live run never started")
+	}
+	if _, err := keys.Write([]byte("q")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "left there: lockstep:ab12cd34:lock:product:1001") {
+			t.Errorf("Run = %v; want what the live run left", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the TUI did not quit")
+	}
+	keys.Close()
 }

@@ -6,10 +6,12 @@ package tui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -106,15 +108,61 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 	if err := opts.Check(); err != nil {
 		return err
 	}
+	left := &leftovers{}
+	opts.Live, opts.Runner = left.live(opts.Live), left.runner(opts.Runner)
 	p := tea.NewProgram(New(opts), tea.WithAltScreen(), tea.WithInput(in), tea.WithOutput(out), tea.WithContext(ctx))
 	final, err := p.Run()
 	if m, ok := final.(Model); ok {
 		m.player.close() // a live run still under way removes its keys
 	}
 	if ctx.Err() != nil {
-		return ctx.Err()
+		err = ctx.Err()
 	}
-	return err
+	return errors.Join(err, left.err())
+}
+
+// leftovers collects what the session's runs on real servers could not
+// remove there (sim.LeftBehinds), for Run to report when the TUI closes:
+// the screen that showed it is gone by then.
+type leftovers struct {
+	mu   sync.Mutex
+	errs []error
+}
+
+func (l *leftovers) add(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.errs = append(l.errs, sim.LeftBehinds(err)...)
+}
+
+func (l *leftovers) err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return errors.Join(l.errs...)
+}
+
+// live is run, its leftovers collected.
+func (l *leftovers) live(run LiveRunner) LiveRunner {
+	if run == nil {
+		return nil
+	}
+	return func(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+		tr, err := run(ctx, s, impl)
+		l.add(err)
+		return tr, err
+	}
+}
+
+// runner is run, its leftovers collected.
+func (l *leftovers) runner(run func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)) func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error) {
+	if run == nil {
+		return nil
+	}
+	return func(s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+		tr, err := run(s, impl)
+		l.add(err)
+		return tr, err
+	}
 }
 
 // speeds are the autoplay rates, in steps per second.

@@ -237,3 +237,35 @@ func Unreachable(err error) bool {
 	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET)
 }
+
+// LeftBehindError is a cleanup that could not remove all a run put on a
+// server: its message says what is left there, and where.
+type LeftBehindError struct{ Err error }
+
+func (e *LeftBehindError) Error() string { return e.Err.Error() }
+func (e *LeftBehindError) Unwrap() error { return e.Err }
+
+// LeftBehind marks err, a cleanup's, as naming what a run left on a server.
+func LeftBehind(err error) error { return &LeftBehindError{Err: err} }
+
+// LeftBehinds are the LeftBehindErrors in err's tree (errors.Join, %w), in
+// order: what a run, or several, left on the servers.
+func LeftBehinds(err error) []error {
+	var out []error
+	var walk func(error)
+	walk = func(e error) {
+		switch x := e.(type) {
+		case nil:
+		case *LeftBehindError:
+			out = append(out, x)
+		case interface{ Unwrap() []error }:
+			for _, y := range x.Unwrap() {
+				walk(y)
+			}
+		case interface{ Unwrap() error }:
+			walk(x.Unwrap())
+		}
+	}
+	walk(err)
+	return out
+}

@@ -139,7 +139,7 @@ func (b *backend) dropRunUser(ctx context.Context, c *redis.Client) error {
 		return nil
 	}
 	if err := dropUser(ctx, c, *u); err != nil {
-		return fmt.Errorf("remove the run's ACL user on %s: %w; left there: the user %s (ACL DELUSER %s)", b.opts.Addr, err, u.name, u.name)
+		return sim.LeftBehind(fmt.Errorf("remove the run's ACL user on %s: %w; left there: the user %s (ACL DELUSER %s)", b.opts.Addr, err, u.name, u.name))
 	}
 	b.mu.Lock()
 	b.user = nil

@@ -480,7 +480,7 @@ func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []sim.KeySt
 			err = c.Del(ctx, more...).Err()
 		}
 		if err != nil {
-			return fmt.Errorf("clean up %s: %w; the run's named keys are removed, but others under %s may be left there", b.opts.Addr, err, b.run.Target.Prefix)
+			return sim.LeftBehind(fmt.Errorf("clean up %s: %w; the run's named keys are removed, but others under %s may be left there", b.opts.Addr, err, b.run.Target.Prefix))
 		}
 	}
 	if err == nil {
@@ -492,9 +492,9 @@ func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []sim.KeySt
 		}
 	}
 	if len(keys) == 0 {
-		return fmt.Errorf("clean up %s: %w; keys under %s may be left there", b.opts.Addr, err, b.run.Target.Prefix)
+		return sim.LeftBehind(fmt.Errorf("clean up %s: %w; keys under %s may be left there", b.opts.Addr, err, b.run.Target.Prefix))
 	}
-	return fmt.Errorf("clean up %s: %w; left there: %s", b.opts.Addr, err, strings.Join(keys, ", "))
+	return sim.LeftBehind(fmt.Errorf("clean up %s: %w; left there: %s", b.opts.Addr, err, strings.Join(keys, ", ")))
 }
 
 // Follow points the replica at a relay in front of primary that holds the
