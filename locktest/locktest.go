@@ -128,9 +128,27 @@ func (p Problem) String() string {
 // Run checks info against every lesson and the search, and fails t for each
 // problem the options do not allow. A run that cannot complete (the lock
 // panicked, stalled, or the search failed) fails t too.
+//
+// Run puts the lessons and the search in a child process of the test
+// binary, which runs this test again (only the call of Run that started
+// it does any work there): a panic in a goroutine the lock started itself
+// — which no Go program survives — then ends that child, and becomes the
+// error of the lesson it was in, as a panic in Env.Go's goroutines does;
+// the other lessons still run. Keep the test to its calls of Run. Check
+// runs in the calling process.
 func Run(t testing.TB, info lockimpl.Info, opts ...Option) {
 	t.Helper()
-	problems, err := Check(info, opts...)
+	if spec, ok := childSpec(); ok {
+		runChild(t, spec, info, opts)
+		return
+	}
+	var problems []Problem
+	var err error
+	if tt, ok := t.(*testing.T); ok && testing.Testing() {
+		problems, err = isolated(tt, info)
+	} else {
+		problems, err = Check(info, opts...)
+	}
 	var allowed []string
 	for _, p := range problems {
 		if p.Allowed {
@@ -147,9 +165,8 @@ func Run(t testing.TB, info lockimpl.Info, opts ...Option) {
 	}
 }
 
-// Check is Run without a testing.TB: the problems it finds, allowed ones
-// included, and the errors of runs that could not complete.
-func Check(info lockimpl.Info, opts ...Option) ([]Problem, error) {
+// newConfig is the configuration opts and the environment give.
+func newConfig(opts []Option) *config {
 	c := &config{allowed: map[string][]string{}, search: true, timeout: 20 * time.Second,
 		traceDir: filepath.Join(os.TempDir(), "lockstep-locktest")}
 	for _, o := range opts {
@@ -161,19 +178,56 @@ func Check(info lockimpl.Info, opts ...Option) ([]Problem, error) {
 	if c.redis == "" {
 		c.redis = os.Getenv("LOCKSTEP_REDIS")
 	}
+	return c
+}
+
+func checkInfo(info lockimpl.Info) error {
 	if info.Name == "" || info.New == nil || info.Nodes < 1 {
-		return nil, fmt.Errorf("locktest: lockimpl.Info needs a Name, Nodes ≥ 1 and New")
+		return fmt.Errorf("locktest: lockimpl.Info needs a Name, Nodes ≥ 1 and New")
 	}
-	lessons := c.lessons
-	if lessons == nil {
-		lessons = scenarios.All()
+	return nil
+}
+
+// Check is Run without a testing.TB: the problems it finds, allowed ones
+// included, and the errors of runs that could not complete. It runs in the
+// calling process: a panic in a goroutine the lock started itself ends it.
+func Check(info lockimpl.Info, opts ...Option) ([]Problem, error) {
+	c := newConfig(opts)
+	if err := checkInfo(info); err != nil {
+		return nil, err
 	}
-	results, err := c.runLessons(lessons, info)
+	problems, errs, err := c.checkLessons(info, c.lessonList())
 	if err != nil {
 		return nil, err
 	}
-	var problems []Problem
-	var errs []string
+	if c.search {
+		ps, e := c.checkSearch(info)
+		problems, errs = append(problems, ps...), append(errs, e...)
+	}
+	return problems, joinErrs(errs)
+}
+
+func joinErrs(errs []string) error {
+	if len(errs) > 0 {
+		return fmt.Errorf("locktest: %s", strings.Join(errs, "; "))
+	}
+	return nil
+}
+
+func (c *config) lessonList() []scenarios.Scenario {
+	if c.lessons != nil {
+		return c.lessons
+	}
+	return scenarios.All()
+}
+
+// checkLessons runs lessons against info: the problems they show, and the
+// errors of lessons that could not run. err: none of them could.
+func (c *config) checkLessons(info lockimpl.Info, lessons []scenarios.Scenario) (problems []Problem, errs []string, err error) {
+	results, err := c.runLessons(lessons, info)
+	if err != nil {
+		return nil, nil, err
+	}
 	for i, r := range results {
 		if r.Error != "" {
 			cell := r.Scenario + " × " + r.Impl
@@ -198,17 +252,16 @@ func Check(info lockimpl.Info, opts ...Option) ([]Problem, error) {
 			problems = append(problems, p)
 		}
 	}
-	if c.search {
-		ps, err := c.explore(info)
-		problems = append(problems, ps...)
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
+	return problems, errs, nil
+}
+
+// checkSearch runs the search against info.
+func (c *config) checkSearch(info lockimpl.Info) ([]Problem, []string) {
+	ps, err := c.explore(info)
+	if err != nil {
+		return ps, []string{err.Error()}
 	}
-	if len(errs) > 0 {
-		return problems, fmt.Errorf("locktest: %s", strings.Join(errs, "; "))
-	}
-	return problems, nil
+	return ps, nil
 }
 
 // realParallel is how many lessons run at once on real servers: they
