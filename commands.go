@@ -204,6 +204,6 @@ into DIR, from the engine's traces: docs/ is lockstep docs docs (go generate
 runs it). With --lang zh the same pages in Chinese.`,
 		"  lockstep docs docs\n  lockstep docs --lang zh /tmp/docs-zh")
 	lang := c.Flags().String("lang", "en", "the pages in `LANG`: en or zh")
-	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdDocs(*lang, pos, a.stdout)) }
+	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdDocs(c.Context(), *lang, pos, a.stdout)) }
 	return c
 }

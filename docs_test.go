@@ -287,7 +287,7 @@ func TestDocsChinese(t *testing.T) {
 // from the matrix the package's tests share (cache_test.go).
 func englishPages(t *testing.T) map[string][]byte {
 	t.Helper()
-	results, err := checkCells(scenarios.All(), lockimpl.All())
+	results, err := checkCells(t.Context(), scenarios.All(), lockimpl.All())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,10 +78,12 @@ func runCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// for "the matrix does not meet its expectation".
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			// A signal: say which, then what the cleanup could not do,
-			// if anything.
-			fmt.Fprintf(stderr, "lockstep: interrupted (%v)\n", context.Cause(ctx))
+			// if anything. The signal is said once, though the error
+			// may carry it too (a check stopped with its cause).
+			cause := context.Cause(ctx)
+			fmt.Fprintf(stderr, "lockstep: interrupted (%v)\n", cause)
 			for line := range strings.SplitSeq(err.Error(), "\n") {
-				if !strings.HasSuffix(line, context.Canceled.Error()) {
+				if line != cause.Error() && !strings.HasSuffix(line, context.Canceled.Error()) {
 					fmt.Fprintln(stderr, "lockstep:", sim.CleanText(line))
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -87,19 +88,23 @@ func unreliable(tr *sim.Trace, t *sim.Target, lang string) error {
 }
 
 // cmdDocs writes the generated pages of docs/ into a directory, in lang.
-// checkCells runs cells on embedded servers. The package's tests, which put
-// the same matrix through many commands, run each set of cells once
-// (cache_test.go); the engine's determinism is package scenarios' to test.
-var checkCells = scenarios.CheckCells
+// checkCells runs cells on embedded servers, as many at once as there are
+// processors; cancelling ctx (a signal) stops them. The package's tests,
+// which put the same matrix through many commands, run each set of cells
+// once (cache_test.go); the engine's determinism is package scenarios' to
+// test.
+var checkCells = func(ctx context.Context, scs []scenarios.Scenario, impls []lockimpl.Info) ([]scenarios.Result, error) {
+	return scenarios.CheckCellsOn(ctx, nil, scs, impls, runtime.GOMAXPROCS(0))
+}
 
-func cmdDocs(lang string, pos []string, stdout io.Writer) (int, error) {
+func cmdDocs(ctx context.Context, lang string, pos []string, stdout io.Writer) (int, error) {
 	if err := checkLang(lang); err != nil {
 		return 0, err
 	}
 	if len(pos) != 1 {
 		return 0, errUsage{errors.New("docs needs the directory to write the pages to, e.g. lockstep docs docs")}
 	}
-	results, err := checkCells(scenarios.All(), lockimpl.All())
+	results, err := checkCells(ctx, scenarios.All(), lockimpl.All())
 	if err != nil {
 		return 0, err
 	}
@@ -286,7 +291,7 @@ func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout, stderr i
 	if target != nil {
 		results, err = scenarios.CheckCellsOn(ctx, target, lessons, impls, realParallel)
 	} else {
-		results, err = checkCells(lessons, impls)
+		results, err = checkCells(ctx, lessons, impls)
 	}
 	if err != nil {
 		return 0, err

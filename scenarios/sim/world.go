@@ -420,9 +420,14 @@ func (w *World) fail(err error) {
 // --- time ---------------------------------------------------------------
 
 // runUntil moves time to target, letting every actor run whenever it can. With
-// untilQuiet it stops early once every client has finished or crashed.
+// untilQuiet it stops early once every client has finished or crashed. A
+// cancelled context stops it too, on embedded servers as on real ones.
 func (w *World) runUntil(target time.Duration, untilQuiet bool) {
 	for w.err == nil {
+		if err := w.ctx.Err(); err != nil {
+			w.fail(err)
+			break
+		}
 		w.wakeDue()
 		w.settle()
 		w.tick()

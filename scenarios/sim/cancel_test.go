@@ -1,0 +1,47 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// A run stops soon after its context is cancelled, on embedded servers as
+// on real ones: Ctrl-C and SIGTERM went unheeded while a long lesson ran
+// on embedded servers (#26). Here B retries every second for an hour
+// while A holds the lock: thousands of events, of which the run makes
+// only the few after the cancellation that the step in progress had
+// left. The pacer's Event is how the test sees the run's events as they
+// come.
+func TestRunStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const at = 100
+	events := 0
+	ctx = WithPacer(ctx, &Pacer{Event: func(_ Trace, e Event) {
+		events++
+		if events == at {
+			cancel()
+		}
+	}})
+	script := func(t *Timeline) {
+		t.Client("A", Program{Work: time.Hour})
+		t.Client("B", Program{Start: time.Second, Retry: time.Second})
+		t.RunToEnd()
+	}
+	tr, err := RunOn(ctx, nil, Setup{TTL: time.Hour, Horizon: time.Hour}, script, impl(t, "uuid-lua"))
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("RunOn: a trace of %d events, error %v; want context.Canceled", len(trEvents(tr)), err)
+	}
+	if events > at+10 {
+		t.Errorf("%d events, %d of them after the cancellation", events, events-at)
+	}
+}
+
+func trEvents(tr *Trace) []Event {
+	if tr == nil {
+		return nil
+	}
+	return tr.Events
+}
