@@ -1,9 +1,6 @@
 package scenarios
 
 import (
-	"bufio"
-	"bytes"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -55,16 +52,17 @@ type CourseEntry struct {
 func ParseCourse(name string, data []byte, load func(dir string) ([]Scenario, error)) (*Course, error) {
 	c := &Course{Spoilers: true}
 	known := All()
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	n := 0
+	raws, err := fileLines(name, "course", data)
+	if err != nil {
+		return nil, err
+	}
 	fail := func(l line, field int, format string, args ...any) error {
 		p := &lessonParser{file: name}
 		return p.errAt(l, field, format, args...)
 	}
 	seen := map[string]bool{}
-	for sc.Scan() {
-		n++
-		l := splitLine(n, sc.Text())
+	for i, raw := range raws {
+		l := splitLine(i+1, raw)
 		if len(l.fields) == 0 || strings.HasPrefix(l.fields[0], "#") {
 			continue
 		}
@@ -80,7 +78,7 @@ func ParseCourse(name string, data []byte, load func(dir string) ([]Scenario, er
 		}
 		switch verb {
 		case "course":
-			c.Title = l.rest(1)
+			c.Title = oneLine(l.rest(1))
 		case "lang":
 			if len(l.fields) != 2 || l.fields[1] != "en" && l.fields[1] != "zh" {
 				return nil, fail(l, 1, "want lang en or lang zh")
@@ -101,6 +99,9 @@ func ParseCourse(name string, data []byte, load func(dir string) ([]Scenario, er
 			if len(l.fields) != 2 {
 				return nil, fail(l, 1, "want lessons DIR: a directory of lesson files")
 			}
+			if len(c.Dirs) == MaxCourseDirs {
+				return nil, fail(l, 0, "the %s lessons line; a course names at most %d directories", ordinal(MaxCourseDirs+1), MaxCourseDirs)
+			}
 			more, err := load(l.fields[1])
 			if err != nil {
 				return nil, fail(l, 1, "%v", err)
@@ -113,6 +114,9 @@ func ParseCourse(name string, data []byte, load func(dir string) ([]Scenario, er
 			}
 			c.Dirs = append(c.Dirs, l.fields[1])
 		case "lesson":
+			if len(c.Entries) == MaxCourseLessons {
+				return nil, fail(l, 0, "the %s lesson; a course has at most %d", ordinal(MaxCourseLessons+1), MaxCourseLessons)
+			}
 			e, err := courseEntry(l, known, fail)
 			if err != nil {
 				return nil, err
@@ -122,11 +126,8 @@ func ParseCourse(name string, data []byte, load func(dir string) ([]Scenario, er
 			return nil, fail(l, 0, "unknown verb %q; valid: course, lang, speed, spoilers, lessons, lesson", verb)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
 	if len(c.Entries) == 0 {
-		return nil, &LessonError{File: name, Line: n + 1, Col: 1, Msg: "a course needs at least one \"lesson ID\" line"}
+		return nil, &LessonError{File: name, Line: len(raws) + 1, Col: 1, Msg: "a course needs at least one \"lesson ID\" line"}
 	}
 	return c, nil
 }
@@ -151,9 +152,12 @@ func courseEntry(l line, known []Scenario, fail func(line, int, string, ...any) 
 		switch k {
 		case "impls":
 			e.Impls = strings.Split(v, ",")
-			for _, name := range e.Impls {
+			for i, name := range e.Impls {
 				if _, err := lockimpl.Lookup(name); err != nil {
 					return e, fail(l, f, "%v", err)
+				}
+				if slices.Contains(e.Impls[:i], name) {
+					return e, fail(l, f, "%s named twice", name)
 				}
 			}
 		case "step":

@@ -1,8 +1,6 @@
 package scenarios
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"slices"
 	"strconv"
@@ -27,12 +25,9 @@ import (
 //
 // ParseLesson reads such a file and checks everything it can before
 // anything runs: unknown verbs, clients, servers, implementations and
-// invariants, times that go backwards, a timeline that does not end. Each
-// error names file:line:column and what was expected there.
-
-// MaxLessonHorizon bounds how long a lesson's world may run (its horizon):
-// a lesson is a timeline of minutes, not a soak test.
-const MaxLessonHorizon = time.Hour
+// invariants, times that go backwards, a timeline that does not end, the
+// bounds of limits.go, characters a terminal would act on. Each error
+// names file:line:column and what was expected there.
 
 // LessonError is a mistake in a lesson file, with its position.
 type LessonError struct {
@@ -54,23 +49,28 @@ type line struct {
 	raw    string
 }
 
+// splitLine splits a line at spaces and tabs, in one pass: a field is a
+// slice of the line, not built up a character at a time (which took 216 s
+// for a word of 900 KB).
 func splitLine(n int, raw string) line {
 	l := line{n: n, raw: raw}
 	l.indent = raw != "" && (raw[0] == ' ' || raw[0] == '\t')
 	col := 1
-	inField := false
+	start := -1 // the byte where the current field began; -1 between fields
 	for i, r := range raw {
 		if r == ' ' || r == '\t' {
-			inField = false
-		} else {
-			if !inField {
-				l.fields = append(l.fields, "")
-				l.cols = append(l.cols, col)
-				inField = true
+			if start >= 0 {
+				l.fields = append(l.fields, raw[start:i])
+				start = -1
 			}
-			l.fields[len(l.fields)-1] += raw[i : i+utf8.RuneLen(r)]
+		} else if start < 0 {
+			start = i
+			l.cols = append(l.cols, col)
 		}
 		col++
+	}
+	if start >= 0 {
+		l.fields = append(l.fields, raw[start:])
 	}
 	return l
 }
@@ -110,6 +110,12 @@ type lessonParser struct {
 	progs   []sim.Program
 	used    []string
 	explore *exploreArgs
+	// For the bounds (limits.go): the client lines, the setup line's ttl,
+	// and what reckon counted.
+	decls    []clientDecl
+	ttlAt    line
+	ttlField int
+	commands int64
 }
 
 func (p *lessonParser) errAt(l line, field int, format string, args ...any) error {
@@ -138,18 +144,15 @@ func ParseLesson(name string, data []byte) (Scenario, error) {
 // split reads the lines, keeping the story (everything after "story en" or
 // "story zh", as written) apart.
 func (p *lessonParser) split(data []byte) error {
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	n := 0
+	raws, err := fileLines(p.file, "lesson", data)
+	if err != nil {
+		return err
+	}
 	var story *strings.Builder
 	var stories []*strings.Builder
 	var langs []string
-	for sc.Scan() {
-		n++
-		raw := sc.Text()
-		if !utf8.ValidString(raw) {
-			return &LessonError{p.file, n, 1, "the line is not UTF-8"}
-		}
+	for i, raw := range raws {
+		n := i + 1
 		l := splitLine(n, raw)
 		if !l.indent && len(l.fields) == 2 && l.fields[0] == "story" && (l.fields[1] == "en" || l.fields[1] == "zh") {
 			if slices.Contains(langs, l.fields[1]) {
@@ -168,9 +171,6 @@ func (p *lessonParser) split(data []byte) error {
 			continue
 		}
 		p.lines = append(p.lines, l)
-	}
-	if err := sc.Err(); err != nil {
-		return &LessonError{p.file, n + 1, 1, err.Error()}
 	}
 	for i, lang := range langs {
 		text := strings.TrimSpace(stories[i].String()) + "\n"
@@ -192,37 +192,42 @@ func (p *lessonParser) next() (line, bool) {
 	return l, true
 }
 
-// text reads the indented en and zh lines after a directive.
+// text reads the indented en and zh lines after a directive. A text is
+// shown on one line: a tab in it is a space.
 func (p *lessonParser) text(at line) (sim.Text, error) {
-	var t sim.Text
+	var en, zh textJoiner
 	for p.i < len(p.lines) && p.lines[p.i].indent {
 		l, _ := p.next()
 		switch l.fields[0] {
 		case "en":
-			t.EN = joinText(t.EN, l.rest(1))
+			en.add(oneLine(l.rest(1)))
 		case "zh":
-			t.ZH = joinText(t.ZH, l.rest(1))
+			zh.add(oneLine(l.rest(1)))
 		default:
-			return t, p.errAt(l, 0, "want an \"en\" or \"zh\" line under %s, got %q", at.fields[0], l.fields[0])
+			return sim.Text{}, p.errAt(l, 0, "want an \"en\" or \"zh\" line under %s, got %q", at.fields[0], l.fields[0])
 		}
 	}
+	t := sim.Text{EN: en.b.String(), ZH: zh.b.String()}
 	if t.EN == "" || t.ZH == "" {
 		return t, p.errAt(at, 0, "%s needs an indented \"en\" line and a \"zh\" line below it", at.fields[0])
 	}
 	return t, nil
 }
 
-// joinText continues a text over several lines: English with a space,
-// Chinese without.
-func joinText(have, more string) string {
-	if have == "" {
-		return more
+// textJoiner continues a text over several lines: English with a space,
+// Chinese without. It writes into one builder: joining strings line by
+// line copied the text so far each time.
+type textJoiner struct{ b strings.Builder }
+
+func (j *textJoiner) add(more string) {
+	if j.b.Len() == 0 {
+		j.b.WriteString(more)
+		return
 	}
-	r, _ := utf8.DecodeLastRuneInString(have)
-	if r < 0x2E80 {
-		return have + " " + more
+	if r, _ := utf8.DecodeLastRuneInString(j.b.String()); r < 0x2E80 {
+		j.b.WriteByte(' ')
 	}
-	return have + more
+	j.b.WriteString(more)
 }
 
 // args reads key=value arguments from field from on; flags are keys
@@ -242,10 +247,16 @@ func (p *lessonParser) args(l line, from int, allowed ...string) (map[string]str
 	return vals, at, nil
 }
 
+// duration reads the duration v of field; none may be longer than a
+// lesson may run.
 func (p *lessonParser) duration(l line, field int, v string) (time.Duration, error) {
 	d, err := time.ParseDuration(v)
 	if err != nil || d < 0 {
 		return 0, p.errAt(l, field, "want a duration such as 30s, 1.5s or 2m, got %q", v)
+	}
+	if d > MaxLessonHorizon {
+		k, _, _ := strings.Cut(l.fields[field], "=")
+		return 0, p.errAt(l, field, "%s: %s is longer than a lesson may run (%s)", k, v, dur(MaxLessonHorizon))
 	}
 	return d, nil
 }
@@ -297,6 +308,9 @@ func (p *lessonParser) parse() error {
 		}
 	}
 	p.s.Expect = p.expect
+	if err := p.reckon(); err != nil {
+		return err
+	}
 	p.s.Search = p.deriveSearch()
 	if err := p.applyExplore(&p.s.Search); err != nil {
 		return err
@@ -333,7 +347,7 @@ func (p *lessonParser) headerVerb(l line) error {
 	switch verb {
 	case "lesson":
 		if len(l.fields) != 2 || !validID(l.fields[1]) {
-			return p.errAt(l, min(1, len(l.fields)-1), "want \"lesson ID\", the id in lower case letters, digits and dashes (e.g. get-then-del)")
+			return p.errAt(l, min(1, len(l.fields)-1), "want \"lesson ID\", the id in lower case letters, digits and dashes (e.g. get-then-del), at most %d characters", MaxLessonID)
 		}
 		p.s.ID = l.fields[1]
 	case "title", "summary":
@@ -379,7 +393,7 @@ func (p *lessonParser) headerVerb(l line) error {
 }
 
 func validID(id string) bool {
-	if id == "" || id[0] == '-' {
+	if id == "" || id[0] == '-' || len(id) > MaxLessonID {
 		return false
 	}
 	for _, r := range id {
@@ -420,15 +434,16 @@ func (p *lessonParser) setup(l line) error {
 			}
 			switch k {
 			case "ttl":
+				if d < MinLessonTTL {
+					return p.errAt(l, f, "ttl: %s is shorter than a lesson's shortest lease (%s)", v, dur(MinLessonTTL))
+				}
 				s.TTL = d
+				p.ttlAt, p.ttlField = l, f
 			case "lag":
 				s.Lag = d
 			case "liveness":
 				s.LivenessBound = d
 			case "horizon":
-				if d > MaxLessonHorizon {
-					return p.errAt(l, f, "horizon %s is longer than a lesson may run (%s)", v, MaxLessonHorizon)
-				}
 				s.Horizon = d
 			}
 		case "guard":
@@ -481,6 +496,9 @@ func (p *lessonParser) timelineVerb(l line) error {
 	verb := l.fields[0]
 	if p.ended && verb != "expect" {
 		return p.errAt(l, 0, "the timeline has ended with \"run end\"; only expect may follow")
+	}
+	if verb != "expect" && len(p.steps) == MaxLessonSteps {
+		return p.errAt(l, 0, "the %s step; a timeline has at most %d steps", ordinal(MaxLessonSteps+1), MaxLessonSteps)
 	}
 	if !slices.Contains(timelineVerbs, verb) {
 		if slices.Contains(headerVerbs, verb) {
@@ -648,6 +666,9 @@ func (p *lessonParser) client(l line) error {
 	if p.now > 0 {
 		return p.errAt(l, 0, "clients are declared before time passes (time is already %s)", sim.Secs(p.now))
 	}
+	if len(p.clients) == MaxLessonClients {
+		return p.errAt(l, 1, "client %s is the %s; a lesson has at most %d clients", name, ordinal(MaxLessonClients+1), MaxLessonClients)
+	}
 	vals, at, err := p.args(l, 2, "start", "retry", "backoff", "jitter", "work", "attempts", "reenter")
 	if err != nil {
 		return err
@@ -673,6 +694,9 @@ func (p *lessonParser) client(l line) error {
 			if err != nil {
 				return err
 			}
+			if (k == "retry" || k == "backoff") && d < MinLessonWait {
+				return p.errAt(l, f, "%s: %s is shorter than a lesson's shortest wait (%s)", k, v, dur(MinLessonWait))
+			}
 			switch k {
 			case "start":
 				prog.Start = d
@@ -694,6 +718,11 @@ func (p *lessonParser) client(l line) error {
 	}
 	p.clients[name] = true
 	p.progs = append(p.progs, prog)
+	decl := clientDecl{l: l, field: 1, prog: prog}
+	if f, ok := at["retry"]; ok {
+		decl.field = f
+	}
+	p.decls = append(p.decls, decl)
 	p.step(func(tl *sim.Timeline, cs map[string]*sim.Client) { cs[name] = tl.Client(name, prog) })
 	return nil
 }
@@ -717,9 +746,6 @@ func (p *lessonParser) run(l line) error {
 	}
 	if d < p.now {
 		return p.errAt(l, at["until"], "time goes backwards: %s is before %s, where the timeline already is", sim.Secs(d), sim.Secs(p.now))
-	}
-	if d > MaxLessonHorizon {
-		return p.errAt(l, at["until"], "%s is past the longest a lesson may run (%s)", sim.Secs(d), MaxLessonHorizon)
 	}
 	p.now = d
 	p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.RunUntil(d) })
