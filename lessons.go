@@ -13,24 +13,20 @@ import (
 	"lockstep/scenarios"
 )
 
-// maxLessonFile bounds a lesson file: a lesson is a page, not a data set.
-const maxLessonFile = 1 << 20
-
-// readLesson reads an instructor's lesson file.
+// readLesson reads the instructor's lesson file --lesson names.
 func readLesson(path string) (scenarios.Scenario, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return scenarios.Scenario{}, errUsage{err}
-	}
-	if st.IsDir() {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		return scenarios.Scenario{}, errUsage{fmt.Errorf("%s is a directory: --lesson takes one lesson file (check --lessons and lockstep --lessons take a directory)", path)}
 	}
-	if st.Size() > maxLessonFile {
-		return scenarios.Scenario{}, errUsage{fmt.Errorf("%s: %d bytes; a lesson file is at most %d", path, st.Size(), maxLessonFile)}
-	}
-	data, err := os.ReadFile(path)
+	return readLessonFile(path)
+}
+
+// readLessonFile reads an instructor's lesson file: a regular file of at
+// most scenarios.MaxLessonSize bytes (readFile), parsed whole.
+func readLessonFile(path string) (scenarios.Scenario, error) {
+	data, err := readFile(path, "lesson", scenarios.MaxLessonSize)
 	if err != nil {
-		return scenarios.Scenario{}, errUsage{err}
+		return scenarios.Scenario{}, err
 	}
 	s, err := scenarios.ParseLesson(path, data)
 	if err != nil {
@@ -39,6 +35,10 @@ func readLesson(path string) (scenarios.Scenario, error) {
 	s.Source, s.File = data, path
 	return s, nil
 }
+
+// maxDirLessons bounds the lessons of one directory, as a course's lesson
+// lines are bounded (scenarios.MaxCourseLessons).
+const maxDirLessons = scenarios.MaxCourseLessons
 
 // readLessonDir reads every *.lesson file in dir, in the order of their
 // names. A lesson may not take a built-in lesson's id: the two would be
@@ -58,9 +58,12 @@ func readLessonDir(dir string) ([]scenarios.Scenario, error) {
 	if len(names) == 0 {
 		return nil, errUsage{fmt.Errorf("%s has no *.lesson files; lockstep lessons show ID prints a built-in one to start from", dir)}
 	}
+	if len(names) > maxDirLessons {
+		return nil, errUsage{fmt.Errorf("%s has %d *.lesson files; a directory of lessons has at most %d", dir, len(names), maxDirLessons)}
+	}
 	var scs []scenarios.Scenario
 	for _, name := range names {
-		s, err := readLesson(name)
+		s, err := readLessonFile(name)
 		if err != nil {
 			return nil, err
 		}
@@ -102,16 +105,9 @@ func cmdLessons(pos []string, stdout io.Writer) (int, error) {
 // readCourse reads a course file; the lesson directories it names are
 // relative to it.
 func readCourse(path string) (*scenarios.Course, error) {
-	st, err := os.Stat(path)
+	data, err := readFile(path, "course", scenarios.MaxLessonSize)
 	if err != nil {
-		return nil, errUsage{err}
-	}
-	if st.Size() > maxLessonFile {
-		return nil, errUsage{fmt.Errorf("%s: %d bytes; a course file is at most %d", path, st.Size(), maxLessonFile)}
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, errUsage{err}
+		return nil, err
 	}
 	c, err := scenarios.ParseCourse(path, data, func(dir string) ([]scenarios.Scenario, error) {
 		if !filepath.IsAbs(dir) {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 
@@ -19,11 +18,13 @@ import (
 // about 300 KB; a file two hundred times that is not one of its traces.
 const maxTraceSize = 64 << 20
 
-// loadTrace reads a trace written by play --format json or explore --out.
+// loadTrace reads a trace written by play --format json or explore --out:
+// a regular file no larger than maxTraceSize, which is known before a byte
+// of it is read (openFile).
 func loadTrace(ctx context.Context, path string) (*sim.Trace, error) {
-	f, err := os.Open(path)
+	f, err := openFile(path, "trace", maxTraceSize)
 	if err != nil {
-		return nil, errUsage{err}
+		return nil, err
 	}
 	defer f.Close()
 	return readTrace(ctx, f, path)
@@ -40,7 +41,7 @@ func readTrace(ctx context.Context, r io.Reader, name string) (*sim.Trace, error
 		return nil, errUsage{fmt.Errorf("read %s: %w", name, err)}
 	}
 	if len(b) > maxTraceSize {
-		return nil, errUsage{fmt.Errorf("%s: larger than %d MiB, the most a trace file may be", name, maxTraceSize>>20)}
+		return nil, errUsage{fmt.Errorf("%s: larger than %s, the most a trace file may be", name, mib(maxTraceSize))}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
