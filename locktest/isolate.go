@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -36,6 +37,9 @@ type childRun struct {
 	Out  string   `json:"out"`
 	Call int      `json:"call"`
 	Skip []string `json:"skip,omitempty"`
+	// Serial runs one lesson at a time: after a child died with several
+	// lessons under way, so that the next death names its lesson.
+	Serial bool `json:"serial,omitempty"`
 }
 
 // unitReport is one line of a child's report: a unit started, or ended
@@ -84,12 +88,12 @@ func runPattern(name string) string {
 }
 
 // isolated runs the units in children until one gets to the end, and
-// gathers their reports.
+// gathers their reports, in the order the units come in the lessons.
 func isolated(t *testing.T, info lockimpl.Info) ([]Problem, error) {
 	spec := childRun{Call: nextCall(t.Name())}
 	dir := t.TempDir()
-	var problems []Problem
-	var errs []string
+	var units []string // in the order the children started them
+	done := map[string]unitReport{}
 	for n := 0; ; n++ {
 		spec.Out = filepath.Join(dir, fmt.Sprintf("child-%d.jsonl", n))
 		env, _ := json.Marshal(spec)
@@ -100,32 +104,56 @@ func isolated(t *testing.T, info lockimpl.Info) ([]Problem, error) {
 		runErr := cmd.Run()
 		reports, err := readReports(spec.Out)
 		if err != nil {
-			return problems, fmt.Errorf("locktest: the child process's report: %w", err)
+			return nil, fmt.Errorf("locktest: the child process's report: %w", err)
 		}
-		started := ""
+		var started []string // under way when the child ended
 		for _, r := range reports {
 			if !r.Done {
-				started = r.Unit
+				started = append(started, r.Unit)
+				if !slices.Contains(units, r.Unit) {
+					units = append(units, r.Unit)
+				}
 				continue
 			}
-			started = ""
+			started = slices.DeleteFunc(started, func(u string) bool { return u == r.Unit })
 			spec.Skip = append(spec.Skip, r.Unit)
-			problems, errs = append(problems, r.Problems...), append(errs, r.Errors...)
+			done[r.Unit] = r
 		}
 		switch {
 		case runErr == nil:
-			return problems, joinErrs(errs)
-		case started == "" || slices.Contains(spec.Skip, started):
-			return problems, fmt.Errorf("locktest: the child process running %s's lessons failed outside them: %v\n%s", info.Name, runErr, tail(out.String(), 20))
+			return gather(units, done)
+		case len(started) == 0:
+			return nil, fmt.Errorf("locktest: the child process running %s's lessons failed outside them: %v\n%s", info.Name, runErr, tail(out.String(), 20))
+		case len(started) > 1 && !spec.Serial:
+			// Several lessons were under way: one at a time from here,
+			// so that the next death names its lesson.
+			spec.Serial = true
+			continue
 		}
-		spec.Skip = append(spec.Skip, started)
-		what := started + " × " + info.Name
-		if started == Explored {
+		unit := started[0]
+		what := unit + " × " + info.Name
+		if unit == Explored {
 			what = "the search"
 		}
-		errs = append(errs, fmt.Sprintf("%s could not run: the process died in it (%v), as it does when a goroutine the lock started itself panics (one started with Env.Go is a lesson's error without that): %s",
-			what, runErr, crash(out.String())))
+		spec.Skip = append(spec.Skip, unit)
+		done[unit] = unitReport{Unit: unit, Done: true, Errors: []string{fmt.Sprintf(
+			"%s could not run: the process died in it (%v), as it does when a goroutine the lock started itself panics (one started with Env.Go is a lesson's error without that): %s",
+			what, runErr, crash(out.String()))}}
 	}
+}
+
+// gather puts the units' reports together in order.
+func gather(units []string, done map[string]unitReport) ([]Problem, error) {
+	var problems []Problem
+	var errs []string
+	for _, u := range units {
+		r := done[u]
+		problems, errs = append(problems, r.Problems...), append(errs, r.Errors...)
+	}
+	if r, ok := done["lockimpl.Info"]; ok {
+		errs = append(errs, r.Errors...)
+	}
+	return problems, joinErrs(errs)
 }
 
 func readReports(path string) ([]unitReport, error) {
@@ -179,10 +207,13 @@ func runChild(t testing.TB, spec childRun, info lockimpl.Info, opts []Option) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	var mu sync.Mutex
 	report := func(r unitReport) {
 		line, _ := json.Marshal(r)
+		mu.Lock()
+		defer mu.Unlock()
 		if _, err := f.Write(append(line, '\n')); err != nil {
-			t.Fatal(err)
+			t.Error(err)
 		}
 	}
 	c := newConfig(opts)
@@ -190,17 +221,33 @@ func runChild(t testing.TB, spec childRun, info lockimpl.Info, opts []Option) {
 		report(unitReport{Unit: "lockimpl.Info", Done: true, Errors: []string{err.Error()}})
 		return
 	}
+	// The lessons side by side, as Check runs them (real servers: mostly
+	// waiting for leases), each reported on its own.
+	parallel := runtime.GOMAXPROCS(0)
+	if c.redis != "" {
+		parallel = realParallel
+	}
+	if spec.Serial {
+		parallel = 1
+	}
+	slots := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
 	for _, s := range c.lessonList() {
 		if slices.Contains(spec.Skip, s.ID) {
 			continue
 		}
+		slots <- struct{}{}
 		report(unitReport{Unit: s.ID})
-		ps, errs, err := c.checkLessons(info, []scenarios.Scenario{s})
-		if err != nil {
-			errs = append(errs, err.Error())
-		}
-		report(unitReport{Unit: s.ID, Done: true, Problems: ps, Errors: errs})
+		wg.Go(func() {
+			defer func() { <-slots }()
+			ps, errs, err := c.checkLessons(info, []scenarios.Scenario{s})
+			if err != nil {
+				errs = append(errs, err.Error())
+			}
+			report(unitReport{Unit: s.ID, Done: true, Problems: ps, Errors: errs})
+		})
 	}
+	wg.Wait()
 	if c.search && !slices.Contains(spec.Skip, Explored) {
 		report(unitReport{Unit: Explored})
 		ps, errs := c.checkSearch(info)
