@@ -51,21 +51,22 @@ type unitReport struct {
 	Errors   []string  `json:"errors,omitempty"`
 }
 
-// calls counts the calls of Run in each test, so that a child does the
-// work of the one call that started it.
+// calls counts the calls of Run in each run of a test (-count runs it
+// again, with a new T), so that a child does the work of the one call that
+// started it.
 var calls struct {
 	sync.Mutex
-	n map[string]int
+	n map[testing.TB]int
 }
 
-func nextCall(test string) int {
+func nextCall(t testing.TB) int {
 	calls.Lock()
 	defer calls.Unlock()
 	if calls.n == nil {
-		calls.n = map[string]int{}
+		calls.n = map[testing.TB]int{}
 	}
-	calls.n[test]++
-	return calls.n[test]
+	calls.n[t]++
+	return calls.n[t]
 }
 
 func childSpec() (childRun, bool) {
@@ -90,7 +91,7 @@ func runPattern(name string) string {
 // isolated runs the units in children until one gets to the end, and
 // gathers their reports, in the order the units come in the lessons.
 func isolated(t *testing.T, info lockimpl.Info) ([]Problem, error) {
-	spec := childRun{Call: nextCall(t.Name())}
+	spec := childRun{Call: nextCall(t)}
 	dir := t.TempDir()
 	var units []string // in the order the children started them
 	done := map[string]unitReport{}
@@ -120,6 +121,8 @@ func isolated(t *testing.T, info lockimpl.Info) ([]Problem, error) {
 			done[r.Unit] = r
 		}
 		switch {
+		case runErr == nil && len(done) == 0:
+			return nil, fmt.Errorf("locktest: the child process ran none of %s's lessons: its test did not call Run as this one did (call %d); keep a test that calls locktest.Run to its calls of Run", info.Name, spec.Call)
 		case runErr == nil:
 			return gather(units, done)
 		case len(started) == 0:
@@ -199,7 +202,7 @@ func tail(s string, n int) string {
 // runChild is Run in a child: the one call of Run the parent asked for
 // runs its units, reporting each; the others do nothing.
 func runChild(t testing.TB, spec childRun, info lockimpl.Info, opts []Option) {
-	if nextCall(t.Name()) != spec.Call {
+	if nextCall(t) != spec.Call {
 		return
 	}
 	f, err := os.OpenFile(spec.Out, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
