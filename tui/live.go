@@ -23,6 +23,7 @@ type liveRun struct {
 	gen    int
 	msgs   chan tea.Msg
 	next   chan struct{}
+	ctx    context.Context // done once the run is stopped
 	cancel context.CancelFunc
 	done   sync.WaitGroup
 }
@@ -49,7 +50,7 @@ type (
 // startLive starts s × impl on run, paced: it returns at once.
 func startLive(gen int, run LiveRunner, s scenarios.Scenario, impl string) *liveRun {
 	ctx, cancel := context.WithCancel(context.Background())
-	l := &liveRun{gen: gen, msgs: make(chan tea.Msg), next: make(chan struct{}, 1), cancel: cancel}
+	l := &liveRun{gen: gen, msgs: make(chan tea.Msg), next: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
 	send := func(m tea.Msg) bool {
 		select {
 		case l.msgs <- m:
@@ -85,9 +86,17 @@ func startLive(gen int, run LiveRunner, s scenarios.Scenario, impl string) *live
 	return l
 }
 
-// listen waits for the run's next message.
+// listen waits for the run's next message; nothing, once the run is
+// stopped (the TUI may have quit: the wait must not outlive it).
 func (l *liveRun) listen() tea.Cmd {
-	return func() tea.Msg { return <-l.msgs }
+	return func() tea.Msg {
+		select {
+		case m := <-l.msgs:
+			return m
+		case <-l.ctx.Done():
+			return nil
+		}
+	}
 }
 
 // step lets the next command go.
