@@ -144,7 +144,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			err = next(ctx, run)
 			g.depth--
 			g.w.inflight.Add(-1)
-			srv = g.c.conn[g.node]
+			srv = int(g.c.conn[g.node].Load())
 			if err != nil && isConnErr(err) && !g.w.servers[srv].up {
 				err = &NodeDownError{Server: g.w.servers[srv].name, Lost: true}
 			} else if g.c.mute[g.node] {
@@ -203,7 +203,7 @@ func (w *World) newRedisClient(c *client, i int) *redis.Client {
 	}
 	o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		srv := w.route[i]
-		c.conn[i] = srv
+		c.conn[i].Store(int32(srv))
 		return w.servers[srv].b.Dial(ctx)
 	}
 	o.PoolSize = 1

@@ -141,10 +141,13 @@ type server struct {
 }
 
 type client struct {
-	name  string
-	prog  Program
-	rdb   []*redis.Client
-	conn  []int // server each go-redis client's connection goes to
+	name string
+	prog Program
+	rdb  []*redis.Client
+	// conn is the server each go-redis client's connection goes to. Its
+	// dialer sets it, and go-redis may dial from a goroutine of its own
+	// (a probe after a failed dial): atomic.
+	conn  []atomic.Int32
 	lock  lockimpl.Lock
 	biz   *actor
 	token string
@@ -294,9 +297,10 @@ func (w *World) addClient(name string, p Program) *client {
 	if p.Jitter {
 		c.jitter = jitterSource(name)
 	}
+	c.conn = make([]atomic.Int32, len(w.route))
 	for i := range w.route {
 		c.rdb = append(c.rdb, w.newRedisClient(c, i))
-		c.conn = append(c.conn, w.route[i])
+		c.conn[i].Store(int32(w.route[i]))
 	}
 	c.lock = w.newLock(lockimpl.Env{
 		Nodes: c.rdb,
