@@ -319,6 +319,26 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 	visited := map[uint64]bool{hash(st): true}
 	root.broken = bits(st)
 	st.Close()
+	// served: the lock ran in some state the search reached (a command
+	// went through, a call returned without error). A search where it
+	// never did has no verdict: what it "found" the lock broke by not
+	// running (liveness, a lock nobody ever gets).
+	var served atomic.Bool
+	var unserved struct {
+		sync.Mutex
+		err error
+	}
+	seen := func(st *sim.Stepper) {
+		if st.Served() {
+			served.Store(true)
+		} else if err := st.NoVerdict(); err != nil {
+			unserved.Lock()
+			if unserved.err == nil {
+				unserved.err = err
+			}
+			unserved.Unlock()
+		}
+	}
 	var timedOut atomic.Bool
 	stopped := func() bool {
 		if ctx.Err() != nil || opts.Timeout > 0 && time.Since(start) > opts.Timeout {
@@ -352,6 +372,7 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 				return nil, fmt.Errorf("%s after %v: %w", m.ID, moves, err)
 			}
 			out = append(out, child{m.ID, hash(st), bits(st)})
+			seen(st)
 			st.Close()
 		}
 		if len(enabled) == 0 {
@@ -447,6 +468,9 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 			res.OverBudget = true
 			break
 		}
+	}
+	if !served.Load() && unserved.err != nil {
+		return Result{Impl: impl.Name, Options: opts}, fmt.Errorf("no verdict: %s did not run in any of the %d states the search reached: %w", impl.Name, len(visited), unserved.err)
 	}
 	res.TimedOut = timedOut.Load()
 	res.States = len(visited)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"lockstep/internal/race"
 	"lockstep/lockimpl"
 	"lockstep/scenarios/sim"
@@ -495,5 +497,38 @@ func TestFiveNodes(t *testing.T) {
 	}
 	if err := (Options{Nodes: 4}).Validate(); err == nil || !strings.Contains(err.Error(), "--nodes must be 3 or 5, not 4") {
 		t.Errorf("4 nodes: %v", err)
+	}
+}
+
+// piped takes and releases its lock with a transaction (TxPipelined), which
+// the engine cannot simulate: every call of it fails.
+type piped struct{ env lockimpl.Env }
+
+func (l piped) TryAcquire(ctx context.Context) (bool, error) {
+	_, err := l.env.Nodes[0].TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.SetNX(ctx, l.env.Key, l.env.Token(), l.env.TTL)
+		return nil
+	})
+	return err == nil, err
+}
+
+func (l piped) Release(ctx context.Context) error {
+	_, err := l.env.Nodes[0].TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.Del(ctx, l.env.Key)
+		return nil
+	})
+	return err
+}
+
+// Issue #27: a lock whose every call fails is not "explored, nothing
+// breaks it", nor does it leave an "orphaned" lock behind a crash: the
+// search has no verdict, as a lesson's run of it has none.
+func TestSearchOfALockThatNeverRunsHasNoVerdict(t *testing.T) {
+	info := lockimpl.Info{Name: "piped", Nodes: 1, New: func(e lockimpl.Env) lockimpl.Lock { return piped{e} }}
+	for _, faults := range [][]sim.Fault{{sim.FaultExpiry}, {sim.FaultExpiry, sim.FaultCrash}} {
+		res, err := Search(context.Background(), info, Options{Depth: 8, Faults: faults})
+		if err == nil || !strings.Contains(err.Error(), "no verdict: piped did not run in any of the") {
+			t.Errorf("faults %v: %v, found %d; want no verdict", faults, err, len(res.Found))
+		}
 	}
 }

@@ -152,6 +152,18 @@ func (s *Stepper) Schedule() []string { return slices.Clone(s.schedule) }
 func (s *Stepper) Now() time.Duration { return s.w.now }
 
 // Broken lists the invariants broken so far, in invariant order.
+// Served says whether the lock has run in this world so far: a Redis
+// command of its went through, or a call of it returned without an error.
+// A search whose every world is unserved has no verdict (NoVerdict says
+// why): a lock that cannot run breaks liveness by not running.
+func (s *Stepper) Served() bool {
+	w := s.w
+	return w.commands > w.failed || w.commands == 0 && w.lockCalls > w.lockErrs
+}
+
+// NoVerdict is why this world has no verdict, if it has none (see Served).
+func (s *Stepper) NoVerdict() error { return s.w.noVerdict() }
+
 func (s *Stepper) Broken() []string {
 	var ids []string
 	for _, v := range s.w.judge.verdicts {

@@ -57,12 +57,8 @@ func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl
 	if w.err != nil {
 		return nil, w.err
 	}
-	if w.commands == 0 && w.lockCalls > 0 && w.lockErrs == w.lockCalls {
-		return nil, fmt.Errorf("the lock implementation %s sent no Redis command and returned an error from each of its %d calls, so the run has no verdict; the first: %v",
-			impl.Name, w.lockCalls, w.firstLockErr)
-	}
-	if w.commands > 0 && w.failed == w.commands {
-		return nil, fmt.Errorf("every one of the run's %d Redis commands failed, so it has no verdict; the first: %s", w.commands, w.firstFailed)
+	if err := w.noVerdict(); err != nil {
+		return nil, err
 	}
 	w.trace.Verdicts = w.judge.verdicts
 	return &w.trace, nil
@@ -195,4 +191,18 @@ func (c *Client) Unhang() {
 func (c *Client) Crash() {
 	c.c.crashed = true
 	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textCrash(c.c.name), Short: Text{EN: "CRASH", ZH: "崩溃"}})
+}
+
+// noVerdict says why the run so far has no verdict, if it has none: the
+// lock sent no Redis command and every call of it failed, or every command
+// it sent failed. Whatever it "broke" it broke by not running.
+func (w *World) noVerdict() error {
+	if w.commands == 0 && w.lockCalls > 0 && w.lockErrs == w.lockCalls {
+		return fmt.Errorf("the lock implementation %s sent no Redis command and returned an error from each of its %d calls, so the run has no verdict; the first: %v",
+			w.impl.Name, w.lockCalls, w.firstLockErr)
+	}
+	if w.commands > 0 && w.failed == w.commands {
+		return fmt.Errorf("every one of the run's %d Redis commands failed, so it has no verdict; the first: %s", w.commands, w.firstFailed)
+	}
+	return nil
 }
