@@ -180,25 +180,23 @@ func TestPlayReportsAnUnreliableVerdict(t *testing.T) {
 	_ = context.Background
 }
 
-// Issue #26 item 6: Ctrl-C to check on a server that stopped answering
-// ends it within 2 s (no new cell starts; each running one's cleanup is
-// bounded), and says what it had to leave there: every key by name, and
-// the run's ACL user. It used to take 3 s for 19 cells (60 s for the
-// matrix) and print only "interrupted".
-func TestRealCheckInterruptedOnAStalledServer(t *testing.T) {
+// interruptOnStall starts lockstep with args against a server of its own,
+// waits until a key matching pattern is on the server, stalls the server
+// (SIGSTOP) and sends SIGINT. It checks that the process exits within 2 s
+// with exit code 2, and returns what it wrote to stderr and the keys that
+// matched pattern when the server stalled.
+func interruptOnStall(t *testing.T, pattern string, args ...string) (stderr string, keys []string) {
+	t.Helper()
 	srv := redistest.Start(t)
 	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
 	defer c.Close()
-	cmd, stderr := lockstepProcess(t, "check", "--impl", "setnx", "--redis", srv.Addr())
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(2 * time.Millisecond) {
-		if keys, _ := c.Keys(t.Context(), "lockstep:*").Result(); len(keys) > 0 {
-			break
-		}
+	cmd, out := lockstepProcess(t, append(args, "--redis", srv.Addr())...)
+	for deadline := time.Now().Add(10 * time.Second); len(keys) == 0; time.Sleep(2 * time.Millisecond) {
+		keys, _ = c.Keys(t.Context(), pattern).Result()
 		if time.Now().After(deadline) {
-			t.Fatalf("the check never took a lock; stderr:\n%s", stderr)
+			t.Fatalf("no key %s on the server; stderr:\n%s", pattern, out)
 		}
 	}
-	keys, _ := c.Keys(t.Context(), "lockstep:*").Result()
 	srv.Stall(t)
 	defer srv.Resume(t)
 	time.Sleep(50 * time.Millisecond)
@@ -214,10 +212,19 @@ func TestRealCheckInterruptedOnAStalledServer(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != exitUsage {
 		t.Errorf("exit: %v, want code %d", err, exitUsage)
 	}
-	out := stderr.String()
-	if !strings.Contains(out, "lockstep: interrupted (") {
+	if !strings.Contains(out.String(), "lockstep: interrupted (") {
 		t.Errorf("stderr does not say it was interrupted:\n%s", out)
 	}
+	return out.String(), keys
+}
+
+// Issue #26 item 6: Ctrl-C to check on a server that stopped answering
+// ends it within 2 s (no new cell starts; each running one's cleanup is
+// bounded), and says what it had to leave there: every key by name, and
+// the run's ACL user. It used to take 3 s for 19 cells (60 s for the
+// matrix) and print only "interrupted".
+func TestRealCheckInterruptedOnAStalledServer(t *testing.T) {
+	out, keys := interruptOnStall(t, "lockstep:*", "check", "--impl", "setnx")
 	for _, k := range keys {
 		if !strings.Contains(out, k) {
 			t.Errorf("stderr does not name the key %s left on the server:\n%s", k, out)
@@ -232,32 +239,8 @@ func TestRealCheckInterruptedOnAStalledServer(t *testing.T) {
 // ends it within 2 s, naming the server and the keys it had to leave there
 // (it took 9 s, said a bare "i/o timeout" and left its baseline key).
 func TestRealBenchInterruptedOnAStalledServer(t *testing.T) {
-	srv := redistest.Start(t)
-	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
-	defer c.Close()
-	cmd, stderr := lockstepProcess(t, "bench", "--impl", "setnx", "--duration", "20s", "--redis", srv.Addr())
-	var key string
-	for deadline := time.Now().Add(10 * time.Second); key == ""; time.Sleep(2 * time.Millisecond) {
-		if keys, _ := c.Keys(t.Context(), "*baseline*").Result(); len(keys) > 0 {
-			key = keys[0]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("bench never wrote its baseline key; stderr:\n%s", stderr)
-		}
-	}
-	srv.Stall(t)
-	defer srv.Resume(t)
-	time.Sleep(50 * time.Millisecond)
-	start := time.Now()
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
-		t.Fatal(err)
-	}
-	_ = cmd.Wait()
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("exited %s after SIGINT; want within 2 s", took)
-	}
-	out := stderr.String()
-	for _, want := range []string{"lockstep: interrupted (", "clean up " + srv.Addr(), key} {
+	out, keys := interruptOnStall(t, "*baseline*", "bench", "--impl", "setnx", "--duration", "20s")
+	for _, want := range []string{"clean up 127.0.0.1:", keys[0]} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, out)
 		}
