@@ -75,8 +75,11 @@ type Env struct {
 	// Nodes are the Redis servers: one for single-instance locks, N
 	// independent ones for Redlock. Use them as any go-redis client, from
 	// any goroutine; in the simulator every command waits at a gate until
-	// the scheduler lets it go, so each is a step of the lesson. Pipelines
-	// and MULTI/EXEC transactions are not supported by the simulator.
+	// the scheduler lets it go, so each is a step of the lesson. A
+	// transaction (Watch, TxPipelined: MULTI … EXEC) is one step, at EXEC,
+	// where Redis applies it; a WATCH and the reads before it are steps of
+	// their own. A pipeline (Pipelined) is one step too: its commands run
+	// in order, one after another.
 	Nodes []*redis.Client
 	// Key is the lock's key, for example "lock:product:1001". A lock may
 	// keep more keys under "Key:" or starting with the hash tag "{Key}" (a

@@ -13,6 +13,7 @@ import (
 
 	"lockstep/internal/hostile"
 	"lockstep/internal/redistest"
+	"lockstep/internal/txlock"
 	"lockstep/scenarios"
 )
 
@@ -118,5 +119,26 @@ func TestRealRedisFindsThePlainDEL(t *testing.T) {
 	}
 	if !containsProblem(problems, "del-other", "ownership") {
 		t.Errorf("del-other's 误删 not found on the real server: %v", problems)
+	}
+}
+
+// Issue #27: a lock written with WATCH and MULTI/EXEC runs on a real
+// server as it does embedded (the run's ACL user may send them): its
+// compare-and-delete release keeps ownership in the GET-then-DEL race.
+func TestRealTransactionLock(t *testing.T) {
+	srv := redistest.Start(t)
+	var lessons []scenarios.Scenario
+	for _, id := range []string{"get-then-del", "del-other"} {
+		s, _ := scenarios.Lookup(id)
+		lessons = append(lessons, s)
+	}
+	problems, err := Check(txlock.Info, Redis(srv.Addr()), Lessons(lessons...), NoSearch(), TraceDir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range problems {
+		if p.Invariant == "ownership" {
+			t.Errorf("%s", p)
+		}
 	}
 }

@@ -2,15 +2,15 @@ package explore
 
 import (
 	"context"
+	"errors"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"lockstep/internal/race"
+	"lockstep/internal/txlock"
 	"lockstep/lockimpl"
 	"lockstep/scenarios/sim"
 )
@@ -500,35 +500,47 @@ func TestFiveNodes(t *testing.T) {
 	}
 }
 
-// piped takes and releases its lock with a transaction (TxPipelined), which
-// the engine cannot simulate: every call of it fails.
-type piped struct{ env lockimpl.Env }
+// unconfigured is a lock that cannot run: every call of it fails before it
+// sends anything, as a lock missing its configuration does.
+type unconfigured struct{}
 
-func (l piped) TryAcquire(ctx context.Context) (bool, error) {
-	_, err := l.env.Nodes[0].TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.SetNX(ctx, l.env.Key, l.env.Token(), l.env.TTL)
-		return nil
-	})
-	return err == nil, err
+func (unconfigured) TryAcquire(context.Context) (bool, error) {
+	return false, errors.New("no servers configured")
 }
-
-func (l piped) Release(ctx context.Context) error {
-	_, err := l.env.Nodes[0].TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Del(ctx, l.env.Key)
-		return nil
-	})
-	return err
-}
+func (unconfigured) Release(context.Context) error { return errors.New("no servers configured") }
 
 // Issue #27: a lock whose every call fails is not "explored, nothing
 // breaks it", nor does it leave an "orphaned" lock behind a crash: the
 // search has no verdict, as a lesson's run of it has none.
 func TestSearchOfALockThatNeverRunsHasNoVerdict(t *testing.T) {
-	info := lockimpl.Info{Name: "piped", Nodes: 1, New: func(e lockimpl.Env) lockimpl.Lock { return piped{e} }}
+	info := lockimpl.Info{Name: "unconfigured", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock { return unconfigured{} }}
 	for _, faults := range [][]sim.Fault{{sim.FaultExpiry}, {sim.FaultExpiry, sim.FaultCrash}} {
 		res, err := Search(context.Background(), info, Options{Depth: 8, Faults: faults})
-		if err == nil || !strings.Contains(err.Error(), "no verdict: piped did not run in any of the") {
+		if err == nil || !strings.Contains(err.Error(), "no verdict: unconfigured did not run in any of the") {
 			t.Errorf("faults %v: %v, found %d; want no verdict", faults, err, len(res.Found))
 		}
+	}
+}
+
+// Issue #27: the search runs a lock written with WATCH and MULTI/EXEC as it
+// is, and can put another client's command between a WATCH and its EXEC:
+// the optimistic lock breaks no invariant in the reachable states with
+// expiry, as uuid-lua's compare-and-delete script keeps them.
+func TestSearchOfATransactionLock(t *testing.T) {
+	r, err := Search(context.Background(), txlock.Info, Options{Depth: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Found) != 0 || r.Depth == 0 {
+		t.Errorf("found %v at depth %d; want nothing", brokenIDs(r), r.Depth)
+	}
+	// Without the WATCH, the search comes between the read and EXEC: both
+	// clients read the key absent, both write it.
+	r, err = Search(context.Background(), txlock.Unwatched, Options{Depth: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := brokenIDs(r); !slices.Contains(got, sim.InvMutex) {
+		t.Errorf("optimistic-unwatched: broken %v; want mutex", got)
 	}
 }

@@ -117,7 +117,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name}
 		} else if !g.w.servers[srv].up {
 			err = &NodeDownError{Server: g.w.servers[srv].name}
-		} else if wc, isWait := parseWait(cmd, srv); isWait && embedded {
+		} else if wc, isWait := parseWait(cmd, srv); isWait && embedded && !inBatch(cmd) {
 			// Embedded servers have no real replicas (miniredis answers
 			// WAIT with 0): the engine answers from its replication queue,
 			// in virtual time, while the rest of the world runs on.
@@ -160,21 +160,6 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		g.w.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: srv, err: err})
 		_ = a.wait()
 		return err
-	}
-}
-
-func (g *gate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if actorFrom(ctx) != nil && g.depth == 0 {
-			// The catalogue sends no pipelines; a transaction would have to
-			// be one step of its own, and that is not modelled.
-			err := errors.New("lockstep: pipelines are not supported by the simulator")
-			for _, c := range cmds {
-				c.SetErr(err)
-			}
-			return err
-		}
-		return next(ctx, cmds)
 	}
 }
 

@@ -148,6 +148,13 @@ func commandKeys(spec keySpec, args []string) []string {
 // namedKeys lists the keys a command names, for the commands a lock may
 // send; none for the rest (the server refuses them).
 func namedKeys(cmd redis.Cmder) []string {
+	if b, ok := batchOf(cmd); ok {
+		var keys []string
+		for _, c := range b.commands() {
+			keys = append(keys, namedKeys(plain(c))...)
+		}
+		return keys
+	}
 	args := cmd.Args()
 	if len(args) == 0 {
 		return nil
@@ -224,6 +231,14 @@ func (e *RefusedError) Unwrap() error { return e.Err }
 // without an ACL user (Target.NoACL): the command is not sent. It cannot
 // see into a script's body; Redis can.
 func clientRefusal(cmd redis.Cmder, own string) error {
+	if b, ok := batchOf(cmd); ok {
+		for _, c := range b.commands() {
+			if err := clientRefusal(plain(c), own); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	args := make([]string, len(cmd.Args()))
 	for i, a := range cmd.Args() {
 		args[i] = fmt.Sprint(a)

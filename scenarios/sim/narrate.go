@@ -678,6 +678,19 @@ func same(s string) Text { return Text{EN: s, ZH: s} }
 // shortCommand is a command and its reply in a few words: "SET NX → OK",
 // "EVAL release → 1", "GET → A#1".
 func shortCommand(cmd redis.Cmder, err error) string {
+	if b, ok := batchOf(cmd); ok {
+		name := "PIPELINE"
+		if b.tx {
+			name = "EXEC"
+		}
+		switch r := formatReply(cmd, err); {
+		case r == "(nil)":
+			return name + " → nil" // a watched key changed: nothing ran
+		case strings.HasPrefix(r, "(error) "):
+			return name + " → ERR"
+		}
+		return name + " → OK"
+	}
 	args := cmdArgs(cmd)
 	name := strings.ToUpper(args[0])
 	switch name {
@@ -757,6 +770,9 @@ func shortWrite(r writeResult) Text {
 // --- commands and replies, redis-cli style ------------------------------
 
 func cmdArgs(cmd redis.Cmder) []string {
+	if b, ok := batchOf(cmd); ok {
+		return b.args()
+	}
 	args := cmd.Args()
 	out := make([]string, len(args))
 	for i, a := range args {
@@ -770,6 +786,9 @@ func cmdArgs(cmd redis.Cmder) []string {
 // A#1), or, for a script without one (a library's), as "script" and the
 // first 8 hex digits of its SHA-1 — the name its EVALSHA shows too.
 func formatCommand(cmd redis.Cmder) string {
+	if b, ok := batchOf(cmd); ok {
+		return b.format()
+	}
 	args := cmdArgs(cmd)
 	parts := make([]string, len(args))
 	script := len(args) > 1 && (strings.EqualFold(args[0], "eval") || strings.EqualFold(args[0], "evalsha") ||
@@ -809,6 +828,14 @@ var keywords = map[string]bool{"nx": true, "xx": true, "ex": true, "px": true, "
 
 // formatReply renders a reply as redis-cli prints it.
 func formatReply(cmd redis.Cmder, err error) string {
+	if b, ok := batchOf(cmd); ok {
+		return b.reply(err)
+	}
+	return replyOf(cmd, err)
+}
+
+// replyOf is formatReply for one command, never a batch's.
+func replyOf(cmd redis.Cmder, err error) string {
 	if errors.Is(err, redis.Nil) {
 		return "(nil)"
 	}
