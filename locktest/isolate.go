@@ -225,8 +225,9 @@ func runChild(t testing.TB, spec childRun, info lockimpl.Info, opts []Option) {
 		return
 	}
 	// The lessons side by side, as Check runs them (real servers: mostly
-	// waiting for leases), each reported on its own.
-	parallel := runtime.GOMAXPROCS(0)
+	// waiting for leases; embedded ones: all at once, so that stalls
+	// overlap), each reported on its own.
+	parallel := max(runtime.GOMAXPROCS(0), len(c.lessonList()))
 	if c.redis != "" {
 		parallel = realParallel
 	}

@@ -349,10 +349,25 @@ func (w *World) runningNames() []string {
 	var names []string
 	for _, a := range w.actors {
 		if a.state == stateRunning {
-			names = append(names, a.name)
+			names = append(names, a.name+inCall(a))
 		}
 	}
 	return names
+}
+
+// inCall names the lock call a running actor is in, for a stall: "'s
+// Release", "'s TryAcquire"; nothing outside one.
+func inCall(a *actor) string {
+	if a.bg || a.flight {
+		return ""
+	}
+	switch a.op {
+	case OpAcquire, OpReenter:
+		return " (in its lock's TryAcquire)"
+	case OpRelease, OpLeave:
+		return " (in its lock's Release)"
+	}
+	return ""
 }
 
 // start lets a parked actor go on: it sends its command, passes its program

@@ -249,7 +249,7 @@ func TestStallIsAnError(t *testing.T) {
 		tl.Client("C", Program{})
 		tl.RunToEnd()
 	}, bad)
-	if err == nil || !strings.Contains(err.Error(), "stalled: A did not reach") {
+	if err == nil || !strings.Contains(err.Error(), "stalled: A (in its lock's TryAcquire) did not reach") {
 		t.Fatalf("err = %v, want a stall naming A", err)
 	}
 }
@@ -299,7 +299,7 @@ func TestStallOnTheWayOut(t *testing.T) {
 		tl.Client("B", Program{})
 		tl.RunToEnd()
 	}, info)
-	if err == nil || !strings.Contains(err.Error(), "stalled: A did not reach") {
+	if err == nil || !strings.Contains(err.Error(), "stalled: A (in its lock's TryAcquire) did not reach") {
 		t.Fatalf("err = %v, want a stall naming A", err)
 	}
 }
@@ -351,5 +351,36 @@ func TestDiffKeys(t *testing.T) {
 				t.Error("changes not in key order")
 			}
 		})
+	}
+}
+
+// stuckRelease takes its lock, then blocks in Release on a channel nobody
+// closes (until the test does).
+type stuckRelease struct {
+	env   lockimpl.Env
+	never chan struct{}
+}
+
+func (l stuckRelease) TryAcquire(ctx context.Context) (bool, error) {
+	return l.env.Nodes[0].SetNX(ctx, l.env.Key, l.env.Token(), l.env.TTL).Result()
+}
+func (l stuckRelease) Release(context.Context) error { <-l.never; return nil }
+
+// Issue #27: a stall says in which call of the lock it stopped — A's
+// Release here — not only whose it was.
+func TestStallNamesTheCall(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	old := stallTimeout
+	stallTimeout = 50 * time.Millisecond
+	defer func() { stallTimeout = old }()
+	never := make(chan struct{})
+	defer close(never)
+	info := lockimpl.Info{Name: "stuck-release", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock { return stuckRelease{env, never} }}
+	_, err := Run(Setup{}, func(tl *Timeline) {
+		tl.Client("A", Program{})
+		tl.RunToEnd()
+	}, info)
+	if err == nil || !strings.Contains(err.Error(), "stalled: A (in its lock's Release) did not reach") {
+		t.Fatalf("err = %v, want a stall naming A's Release", err)
 	}
 }
