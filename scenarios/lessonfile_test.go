@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"errors"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -30,14 +29,7 @@ func TestLessonControlCharacters(t *testing.T) {
 		{"a byte-order mark inside the file", "lesson get-then-del", "\ufefflesson get-then-del", "3:1", "invisible character U+FEFF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseLesson("mine.lesson", lessonWith(t, tc.old, tc.new))
-			var le *LessonError
-			if !errors.As(err, &le) {
-				t.Fatalf("ParseLesson: %v, want a LessonError", err)
-			}
-			if !strings.HasPrefix(err.Error(), "mine.lesson:"+tc.pos+":") || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q, want mine.lesson:%s: … %q", err, tc.pos, tc.want)
-			}
+			err := wantLessonError(t, lessonWith(t, tc.old, tc.new), tc.pos, tc.want)
 			if strings.ContainsFunc(err.Error(), func(r rune) bool { return r < 0x20 || r == 0x7f || r == 0x9b || r == 0x202e }) {
 				t.Errorf("the error quotes the character raw: %q", err)
 			}

@@ -47,14 +47,7 @@ func TestLessonLimits(t *testing.T) {
 			"by: 8760h is longer than a lesson may run (1h)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := ParseLesson("mine.lesson", lessonWith(t, tc.old, tc.new))
-			var le *LessonError
-			if !errors.As(err, &le) {
-				t.Fatalf("ParseLesson: %v, want a LessonError", err)
-			}
-			if !strings.HasPrefix(err.Error(), "mine.lesson:"+tc.pos+":") || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("error %q, want mine.lesson:%s: … %q", err, tc.pos, tc.want)
-			}
+			wantLessonError(t, lessonWith(t, tc.old, tc.new), tc.pos, tc.want)
 		})
 	}
 }
@@ -106,4 +99,19 @@ func TestCourseLimits(t *testing.T) {
 			}
 		})
 	}
+}
+
+// wantLessonError parses text as mine.lesson and wants the error at pos
+// ("line:col") that says want; it returns the error.
+func wantLessonError(t *testing.T, text []byte, pos, want string) error {
+	t.Helper()
+	_, err := ParseLesson("mine.lesson", text)
+	var le *LessonError
+	if !errors.As(err, &le) {
+		t.Fatalf("ParseLesson: %v, want a LessonError", err)
+	}
+	if !strings.HasPrefix(err.Error(), "mine.lesson:"+pos+":") || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q, want mine.lesson:%s: … %q", err, pos, want)
+	}
+	return err
 }

@@ -298,9 +298,7 @@ func TestHoldCountsFlights(t *testing.T) {
 
 // A Maker that does not return is the run's error, after the stall timeout.
 func TestMakerThatBlocksIsAnError(t *testing.T) {
-	old := stallTimeout
-	stallTimeout = 100 * time.Millisecond
-	defer func() { stallTimeout = old }()
+	shortStall(t, 100*time.Millisecond)
 	release := make(chan struct{})
 	defer close(release)
 	info := lockimpl.Info{Name: "blocks-in-new", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock {

@@ -235,9 +235,7 @@ func (b blocker) Release(ctx context.Context) error            { return nil }
 func TestStallIsAnError(t *testing.T) {
 	// Deferred first, so it runs last: after never is closed.
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	old := stallTimeout
-	stallTimeout = 50 * time.Millisecond
-	defer func() { stallTimeout = old }()
+	shortStall(t, 50*time.Millisecond)
 	never := make(chan struct{})
 	defer close(never)
 	bad := lockimpl.Info{Name: "blocker", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock { return blocker{never} }}
@@ -281,9 +279,7 @@ func (s stuck) Release(ctx context.Context) error { return nil }
 // starts (issue item 13).
 func TestStallOnTheWayOut(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	old := stallTimeout
-	stallTimeout = 50 * time.Millisecond
-	defer func() { stallTimeout = old }()
+	shortStall(t, 50*time.Millisecond)
 	never, freeA := make(chan struct{}), make(chan struct{})
 	defer close(never)
 	n := 0
@@ -370,9 +366,7 @@ func (l stuckRelease) Release(context.Context) error { <-l.never; return nil }
 // Release here — not only whose it was.
 func TestStallNamesTheCall(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	old := stallTimeout
-	stallTimeout = 50 * time.Millisecond
-	defer func() { stallTimeout = old }()
+	shortStall(t, 50*time.Millisecond)
 	never := make(chan struct{})
 	defer close(never)
 	info := lockimpl.Info{Name: "stuck-release", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock { return stuckRelease{env, never} }}
@@ -383,4 +377,12 @@ func TestStallNamesTheCall(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "stalled: A (in its lock's Release) did not reach") {
 		t.Fatalf("err = %v, want a stall naming A's Release", err)
 	}
+}
+
+// shortStall makes the stall timeout d for the test: a stall is then seen
+// in milliseconds.
+func shortStall(t *testing.T, d time.Duration) {
+	old := stallTimeout
+	stallTimeout = d
+	t.Cleanup(func() { stallTimeout = old })
 }
