@@ -3,8 +3,7 @@ package report
 import (
 	"testing"
 
-	"go.uber.org/goleak"
-
+	"lockstep/internal/leaktest"
 	"lockstep/internal/testgc"
 )
 
@@ -12,5 +11,5 @@ import (
 // runs them with the collector's target of the explore command (testgc).
 func TestMain(m *testing.M) {
 	testgc.Set()
-	goleak.VerifyTestMain(m)
+	leaktest.VerifyTestMain(m)
 }

@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"lockstep/internal/leaktest"
 	"lockstep/internal/testgc"
 )
 
@@ -12,7 +13,7 @@ import (
 // runs them with the collector's target of the explore command (testgc).
 func TestMain(m *testing.M) {
 	testgc.Set()
-	goleak.VerifyTestMain(m,
+	leaktest.VerifyTestMain(m,
 		// teatest.NewTestModel starts a goroutine that waits for SIGINT to
 		// kill the program and has no way to stop it: one per TestModel,
 		// teatest's own, alive until the test binary exits.

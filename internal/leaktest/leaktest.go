@@ -13,9 +13,14 @@ import (
 )
 
 // VerifyTestMain runs the tests and fails them if a goroutine outlives them.
+// The bubble host (internal/bubble) lives as long as the process: it does
+// not count.
 func VerifyTestMain(m *testing.M, opts ...goleak.Option) {
-	goleak.VerifyTestMain(dialProbesEnd{m}, opts...)
+	goleak.VerifyTestMain(dialProbesEnd{m}, append(opts, BubbleHost)...)
 }
+
+// BubbleHost has goleak ignore the bubble host's goroutine.
+var BubbleHost = goleak.IgnoreTopFunction("lockstep/internal/bubble.serve")
 
 // dialProbesEnd runs the tests, then waits up to two seconds for go-redis's
 // dial probes to end. After a failed dial a pool probes the server every

@@ -3,8 +3,7 @@ package explore
 import (
 	"testing"
 
-	"go.uber.org/goleak"
-
+	"lockstep/internal/leaktest"
 	"lockstep/internal/testgc"
 )
 
@@ -12,7 +11,7 @@ import (
 // them with the collector the explore command uses (GCPercent).
 func TestMain(m *testing.M) {
 	testgc.Set()
-	goleak.VerifyTestMain(m)
+	leaktest.VerifyTestMain(m)
 }
 
 // The tests collect as the explore command does.

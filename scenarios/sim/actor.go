@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"errors"
-	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -18,7 +17,6 @@ type actor struct {
 	name   string
 	client *client
 	bg     bool // a background goroutine (watchdog), not the business one
-	gid    atomic.Uint64
 
 	// A flight is one command sent from a goroutine the lock code started
 	// itself, not through Env.Go (a library that asks its nodes at once).

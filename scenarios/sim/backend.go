@@ -139,6 +139,10 @@ func newMemBackend() *memBackend {
 	memServers.Unlock()
 	if m == nil {
 		m = miniredis.NewMiniRedis()
+	} else {
+		// Its last world's context, whose channel belonged to that world's
+		// bubble.
+		m.Ctx, m.CtxCancel = context.WithCancel(context.Background())
 	}
 	m.SetTime(epoch)
 	return &memBackend{m: m}
@@ -230,6 +234,10 @@ func (b *memBackend) Close() {
 	b.m.FlushAll()
 	srv.SetPreHook(nil)
 	srv.Dispatch(mrserver.NewPeer(bufio.NewWriter(io.Discard)), scriptFlush)
+	// Its network server goes: it counts its connections in a WaitGroup,
+	// which belongs to the bubble of the world that first used it. The
+	// next world's first connection starts a new one.
+	b.m.Close()
 	memServers.Lock()
 	defer memServers.Unlock()
 	if len(memServers.free) < memServersMax {

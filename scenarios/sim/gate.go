@@ -39,11 +39,17 @@ func (g *gate) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		a := actorFrom(ctx)
-		if a == nil || g.depth > 0 {
+		if g.depth > 0 {
 			// The connection handshake (HELLO) runs nested inside the first
 			// command: it is plumbing, not a step.
 			return next(ctx, cmd)
+		}
+		a := actorFrom(ctx)
+		if a == nil {
+			// Lock code that sends with a context of its own making
+			// (context.Background in a watchdog's goroutine): the command is
+			// still its client's, a flight of its business goroutine's.
+			a = g.c.biz
 		}
 		if g.w.closing.Load() {
 			cmd.SetErr(redis.ErrClosed)
@@ -55,11 +61,8 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			// flight, a move of its own.
 			x = &actor{client: a.client, parent: a, flight: true, bg: a.bg,
 				resume: make(chan error, 1), state: stateParked}
-			// A call of Env.Fan: the engine knows its goroutine. Of any
-			// other, it will look for the id in the runtime's dump.
-			if x.fan = root == rootFan; !x.fan {
-				x.gid.Store(goid())
-			}
+			// A call of Env.Fan: the engine knows its goroutine.
+			x.fan = root == rootFan
 			kind = msgFlight
 		}
 		a = x

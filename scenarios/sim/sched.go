@@ -1,8 +1,8 @@
 package sim
 
 import (
+	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -11,8 +11,9 @@ import (
 )
 
 // stallTimeout turns a hang into an error that names the actor: lock code
-// that blocks outside the gate and the clock would otherwise stop the run
-// forever. It is a debugging aid on the wall clock and never shows in a trace.
+// that spins, or blocks on something outside the run, would otherwise stop
+// it forever. It is a debugging aid on the wall clock and never shows in a
+// trace; a world takes it when it is built (World.stall).
 var stallTimeout = 10 * time.Second
 
 // settle runs actors, one at a time, until none can move without time
@@ -36,103 +37,119 @@ func (w *World) settle() {
 	}
 }
 
-// drain handles messages until no actor is running. Once lock code has sent
-// from goroutines of its own, that is not enough: an actor may be blocked in
-// lock code, waiting for them, and they may still be on their way to the
-// gate. Then drain also asks the runtime whether every goroutine of the run
-// has stopped (quiesce), and until then it polls.
-//
-// The poll yields the processor a few times before it asks: the run's other
-// goroutines go on meanwhile, and a quiet run is seen in microseconds. A
-// timer would not do for this: one under a millisecond, in a process where
-// nothing else runs, lasts a whole millisecond (the runtime's poller sleeps
-// in milliseconds), and a run on five nodes waits for quiet thousands of
-// times. Only once the runtime has said the run is busy does the poll back
-// off on a timer.
+// drain handles messages until no actor is running: each running actor, and
+// every goroutine lock code started, is parked at the gate, sleeping, or
+// blocked in lock code, and no message is on its way. In a bubble the Go
+// runtime says when that is (receive); on real servers a run that sends
+// from goroutines of its own is taken as quiet after quietWindow without a
+// message (drainReal).
 func (w *World) drain() {
-	timer := time.NewTimer(stallTimeout)
-	defer timer.Stop()
-	var poll *time.Timer
-	wait := time.Duration(0) // the next poll's timer; 0: yield instead
-	yields := 0
-	defer func() {
-		if w.err == nil && !w.loose {
-			// Every call of an Env.Fan has stopped: the flights they
-			// parked take their place in line.
-			w.place()
+	if w.bub == nil {
+		w.drainReal()
+		return
+	}
+	for w.err == nil && w.busy() {
+		if w.aborted.Load() {
+			// The caller gave the run up (in): it ends here.
+			w.fail(errStalled)
+			w.abandon()
+			return
 		}
-	}()
+		m, ok := w.receive()
+		if !ok {
+			w.quiesced()
+			break
+		}
+		w.handle(m)
+		w.progress.Add(1)
+	}
+	if w.err == nil && !w.loose {
+		// Every call of an Env.Fan has stopped: the flights they
+		// parked take their place in line.
+		w.place()
+	}
+}
+
+// busy says whether some goroutine of the run may still send a message
+// without time passing.
+func (w *World) busy() bool {
+	return w.running > 0 || w.loose || w.fanRunning > 0 || len(w.inbox) > 0
+}
+
+// quiesced is what the run's going quiet means: running actors are blocked
+// in lock code (stateLib), flights whose goroutine went back into lock code
+// are done, and flights that reached the gate meanwhile take their place in
+// line, in a fixed order. An actor whose command is under way cannot be
+// blocked: its reply never came.
+func (w *World) quiesced() {
+	for _, a := range w.actors {
+		if a.state == stateRunning && a.inCmd {
+			w.fail(fmt.Errorf("stalled: %s's command %s got no reply", a.name, formatCommand(a.cmd)))
+			w.abandon()
+			return
+		}
+	}
+	for _, a := range w.actors {
+		switch {
+		case a.flight && a.state == stateLoose:
+			a.state = stateDone
+		case a.state == stateRunning:
+			w.running--
+			a.state = stateLib
+		}
+	}
+	w.loose = false
+	w.place()
+}
+
+// drainReal is drain on real servers, whose network the runtime cannot see
+// into: it waits for messages on the wall clock. Lock code that sends from
+// goroutines of its own may go quiet without a message; after quietWindow
+// without one, and no reply on its way, the run is taken as quiet.
+func (w *World) drainReal() {
+	timer := time.NewTimer(w.stall)
+	defer timer.Stop()
+	quiet := time.NewTimer(quietWindow)
+	defer quiet.Stop()
 	for (w.running > 0 || w.loose || w.fanRunning > 0) && w.err == nil {
 		var tick <-chan time.Time
 		if w.flights && (w.running > 0 || w.loose) && !w.replyDue() {
-			// A message may never come: look again shortly, then ask the
-			// runtime.
-			if wait == 0 {
-				select {
-				case m := <-w.ch:
-					w.handle(m)
-					yields = 0
-					w.resetStall(timer)
-					continue
-				default:
-				}
-				if yields < quietYields {
-					yields++
-					runtime.Gosched()
-					continue
-				}
-				yields = 0
-				if !w.quiesce() {
-					wait = 50 * time.Microsecond // busy: back off
-				}
-				continue
-			}
-			if poll == nil {
-				poll = time.NewTimer(wait)
-				defer poll.Stop()
-			} else {
-				poll.Reset(wait)
-			}
-			tick = poll.C
+			resetTimer(quiet, quietWindow)
+			tick = quiet.C
 		}
 		select {
 		case m := <-w.ch:
 			w.handle(m)
-			wait, yields = 0, 0
 		case <-tick:
-			if w.quiesce() {
-				wait = 0
-				continue
-			}
-			wait = min(2*wait, 2*time.Millisecond)
+			w.quiesced()
 			continue
 		case <-timer.C:
 			w.stalled()
 			return
 		}
-		if poll != nil && !poll.Stop() {
-			select {
-			case <-poll.C:
-			default:
-			}
-		}
-		w.resetStall(timer)
+		resetTimer(timer, w.stall)
+	}
+	if w.err == nil && !w.loose {
+		w.place()
 	}
 }
 
-// quietYields is how often drain yields the processor before it asks the
-// runtime whether the run is quiet.
-const quietYields = 8
+// errStalled ends a run its caller gave up; the caller reports the stall.
+var errStalled = errors.New("stalled")
 
-// resetStall restarts the stall timer after a message.
-func (w *World) resetStall(timer *time.Timer) {
+// quietWindow is how long a real run that sends from goroutines of lock
+// code's own waits for a message before it takes the run as quiet.
+const quietWindow = 5 * time.Millisecond
+
+// resetTimer restarts timer with d.
+func resetTimer(timer *time.Timer, d time.Duration) {
 	if !timer.Stop() {
 		select {
 		case <-timer.C:
 		default:
 		}
 	}
-	timer.Reset(stallTimeout)
+	timer.Reset(d)
 }
 
 // replyDue says whether a running actor's command is under way: its reply
@@ -152,106 +169,9 @@ func (w *World) stalled() {
 		names = append(names, fmt.Sprintf("%d call(s) of Env.Fan", w.fanRunning))
 	}
 	w.fail(fmt.Errorf("stalled: %s did not reach a Redis command, a clock sleep or a program point within %s",
-		strings.Join(names, ", "), stallTimeout))
+		strings.Join(names, ", "), w.stall))
 	w.abandon()
 }
-
-// quiesce says whether every goroutine of the run has stopped: each running
-// actor, and every goroutine the lock code started, is blocked in lock code
-// or parked at the gate, and no message is on its way. Then running actors
-// are blocked in lock code (stateLib), flights whose goroutine went back
-// into lock code are done, and flights that reached the gate meanwhile take
-// their place in line, in a fixed order.
-func (w *World) quiesce() bool {
-	gs := goroutines()
-	self := goid()
-	// The roots are the actors' own goroutines; every goroutine they
-	// started, transitively, is a helper: the flights' goroutines, and any
-	// other the lock code runs. A helper whose parent has exited is known
-	// from an earlier look.
-	roots := map[uint64]bool{}
-	for _, a := range w.actors {
-		if !a.flight && a.state != stateAbandoned {
-			roots[a.gid.Load()] = true
-		}
-	}
-	delete(roots, 0) // an actor whose goroutine has not run yet
-	for id := range w.helpers {
-		if _, alive := gs[id]; !alive {
-			delete(w.helpers, id)
-		}
-	}
-	for grew := true; grew; {
-		grew = false
-		for id, g := range gs {
-			if id != self && !roots[id] && !w.helpers[id] && (roots[g.parent] || w.helpers[g.parent]) {
-				w.helpers[id] = true
-				grew = true
-			}
-		}
-	}
-	for id := range w.helpers {
-		if !gs[id].blocked() {
-			return false
-		}
-	}
-	stuck := false
-	for _, a := range w.actors {
-		if a.state != stateRunning {
-			continue
-		}
-		if a.inCmd {
-			return false // its reply is on its way
-		}
-		if a.flight {
-			continue // its goroutine is a helper
-		}
-		if g, alive := gs[a.gid.Load()]; !alive || !g.blocked() {
-			return false // it runs, or has sent its exit
-		}
-		if !w.waitsForFlights(a.client) {
-			stuck = true
-		}
-	}
-	if stuck {
-		// Blocked with nothing of its own parked: lock code that waits for
-		// something outside the run, or for nothing. A lock held by a
-		// goroutine of another run looks the same for a moment: only what
-		// lasts is an error.
-		if w.stuckAt.IsZero() {
-			w.stuckAt = time.Now()
-		}
-		if time.Since(w.stuckAt) < stuckTimeout {
-			return false
-		}
-	}
-	w.stuckAt = time.Time{}
-	for _, a := range w.actors {
-		switch {
-		case a.flight && a.state == stateLoose:
-			a.state = stateDone
-		case a.state == stateRunning:
-			w.running--
-			a.state = stateLib
-		}
-	}
-	w.loose = false
-	w.place()
-	if stuck {
-		for _, a := range w.actors {
-			if a.state == stateLib && !w.waitsForFlights(a.client) {
-				w.fail(fmt.Errorf("%s is blocked inside the lock implementation %s, and none of its commands is waiting to be sent: "+
-					"lock code must wait only for Redis commands, Env.Clock and goroutines it started (never the wall clock)", a.name, w.impl.Name))
-				break
-			}
-		}
-	}
-	return true
-}
-
-// stuckTimeout is how long lock code may look blocked on nothing before
-// that is an error.
-const stuckTimeout = 250 * time.Millisecond
 
 // waitsForFlights says whether client c has commands from goroutines of its
 // lock code parked at the gate.
@@ -384,6 +304,7 @@ func (w *World) start(a *actor) {
 	a.park = parkNone
 	a.state = stateRunning
 	w.running++
+	w.mark(a)
 	a.resume <- nil
 }
 
@@ -449,7 +370,6 @@ func (w *World) handle(m msg) {
 			w.fanRunning--
 			break
 		}
-		w.helpers[a.gid.Load()] = true
 		w.flights, w.loose = true, true
 	case msgCmdDone:
 		a.inCmd = false
@@ -510,6 +430,7 @@ func (w *World) handle(m msg) {
 		// Otherwise it had been let go: the go-ahead is its answer.
 	case msgNote:
 		w.noted(a, m.note)
+		w.mark(a)
 	case msgSpawn:
 		m.child.id = len(w.actors)
 		w.actors = append(w.actors, m.child)

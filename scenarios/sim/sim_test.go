@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"lockstep/internal/leaktest"
 	"lockstep/lockimpl"
 )
 
@@ -234,7 +235,7 @@ func (b blocker) Release(ctx context.Context) error            { return nil }
 // to block forever, sending to a scheduler that had gone).
 func TestStallIsAnError(t *testing.T) {
 	// Deferred first, so it runs last: after never is closed.
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), leaktest.BubbleHost)
 	shortStall(t, 50*time.Millisecond)
 	never := make(chan struct{})
 	defer close(never)
@@ -273,12 +274,13 @@ func (s stuck) TryAcquire(ctx context.Context) (bool, error) {
 }
 func (s stuck) Release(ctx context.Context) error { return nil }
 
-// After a stall the shutdown still stops everyone, even a client that stalls
-// on its way out (B, woken from its nap by the shutdown), and a stalled
-// client that comes back meanwhile (A, freed by B) ends with the goroutine it
-// starts (issue item 13).
+// A run given up for a stall ends once the stalled lock code comes back:
+// the scheduler then fails the run and shuts it down, and every goroutine
+// ends with it — B, still waiting to start, and the goroutine A starts on
+// its way out (issue item 13: a stalled run used to leave goroutines
+// blocked forever).
 func TestStallOnTheWayOut(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), leaktest.BubbleHost)
 	shortStall(t, 50*time.Millisecond)
 	never, freeA := make(chan struct{}), make(chan struct{})
 	defer close(never)
@@ -288,7 +290,7 @@ func TestStallOnTheWayOut(t *testing.T) {
 		if n == 1 {
 			return stuck{env: env, block: freeA}
 		}
-		return stuck{env: env, nap: 10 * time.Second, block: never, free: freeA}
+		return stuck{env: env, nap: 10 * time.Second, block: never}
 	}}
 	_, err := Run(Setup{}, func(tl *Timeline) {
 		tl.Client("A", Program{})
@@ -298,6 +300,7 @@ func TestStallOnTheWayOut(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "stalled: A (in its lock's TryAcquire) did not reach") {
 		t.Fatalf("err = %v, want a stall naming A", err)
 	}
+	close(freeA)
 }
 
 // A malformed script is an error, not a trace.
@@ -365,7 +368,7 @@ func (l stuckRelease) Release(context.Context) error { <-l.never; return nil }
 // Issue #27: a stall says in which call of the lock it stopped — A's
 // Release here — not only whose it was.
 func TestStallNamesTheCall(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), leaktest.BubbleHost)
 	shortStall(t, 50*time.Millisecond)
 	never := make(chan struct{})
 	defer close(never)

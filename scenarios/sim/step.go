@@ -126,9 +126,11 @@ func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []Fault
 	for _, f := range faults {
 		s.faults[f] = true
 	}
-	for i, p := range progs {
-		w.addClient(string(rune('A'+i)), p)
-	}
+	w.in(func() {
+		for i, p := range progs {
+			w.addClient(string(rune('A'+i)), p)
+		}
+	})
 	w.trace.Scenario = "explore"
 	w.trace.Title = Text{EN: "Explored schedule", ZH: "搜索到的调度"}
 	names := strings.Join(w.trace.Clients, ", ")
@@ -143,7 +145,7 @@ func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []Fault
 func (s *Stepper) Close() { s.w.close() }
 
 // Err is what stopped the world, if anything did (a stalled implementation).
-func (s *Stepper) Err() error { return s.w.err }
+func (s *Stepper) Err() error { return s.w.runError() }
 
 // Schedule is the moves done so far, by ID.
 func (s *Stepper) Schedule() []string { return slices.Clone(s.schedule) }
@@ -333,6 +335,12 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 		return 0, false
 	}
 	next, ok := w.nextDeadline()
+	if !ok && w.bub != nil && w.libBlocked() != nil {
+		// Nothing of the engine's is due, and lock code waits: for a timer
+		// of its own, maybe. Time may pass to the horizon, and stops where
+		// that lock code wakes.
+		next, ok = w.setup.Horizon, true
+	}
 	if due, down := s.restartDue(); down && (!ok || due < next) {
 		next, ok = due, true
 	}
@@ -406,6 +414,15 @@ func (s *Stepper) renews(c *client) bool {
 
 // Do makes move id. It returns ErrNoSuchMove when the move is not enabled.
 func (s *Stepper) Do(id string) error {
+	var err error
+	s.w.in(func() { err = s.do(id) })
+	if s.w.wedged != nil {
+		return s.w.wedged
+	}
+	return err
+}
+
+func (s *Stepper) do(id string) error {
 	var m Move
 	found := false
 	moves := s.moves(false)
@@ -435,7 +452,10 @@ func (s *Stepper) Do(id string) error {
 	case MoveTime:
 		next, _ := s.nextTime(len(s.runnable()) > 0)
 		before := len(w.trace.Events)
-		w.advance(next)
+		// Lock code that a timer of its own wakes on the way stops time
+		// there, and runs until it blocks again.
+		w.passTo(next)
+		w.drain()
 		for _, i := range slices.Sorted(maps.Keys(s.restartAt)) {
 			if s.restartAt[i] <= w.now {
 				delete(s.restartAt, i)
@@ -456,8 +476,8 @@ func (s *Stepper) Do(id string) error {
 			// the world as it is now (TTLs run down), so that its last
 			// event is never behind the clock.
 			w.record(Event{Kind: KindNarration, Text: Text{
-				EN: "Time passes to t=" + Secs(next) + ".",
-				ZH: "时间流逝到第 " + secsZH(next) + "。",
+				EN: "Time passes to t=" + Secs(w.now) + ".",
+				ZH: "时间流逝到第 " + secsZH(w.now) + "。",
 			}})
 		}
 		s.schedule = append(s.schedule, id)

@@ -53,9 +53,9 @@ func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl
 			}
 		}
 	}()
-	script(&Timeline{w: w})
-	if w.err != nil {
-		return nil, w.err
+	w.in(func() { script(&Timeline{w: w}) })
+	if err := w.runError(); err != nil {
+		return nil, err
 	}
 	if err := w.noVerdict(); err != nil {
 		return nil, err

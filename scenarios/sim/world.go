@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"lockstep/internal/bubble"
 	"lockstep/lockimpl"
 )
 
@@ -83,17 +84,27 @@ type World struct {
 	closing  atomic.Bool
 	inflight atomic.Int32 // gated commands inside go-redis: never more than one
 	// Flights (see actor): pending ones reached the gate and wait for their
-	// place in line; helpers are the goroutines the lock code started;
-	// flights says some lock code of this run sends from goroutines of its
-	// own; loose, that such a goroutine may be running now.
+	// place in line; flights says some lock code of this run sends from
+	// goroutines of its own; loose, that such a goroutine may be running now.
 	pending        []*actor
-	helpers        map[uint64]bool
 	flights, loose bool
 	// fanRunning counts the calls of Env.Fan that run lock code now: not
 	// parked at the gate, not returned.
 	fanRunning int
-	stuckAt    time.Time // since when lock code looks blocked on nothing
 	err        error
+
+	// bub is the synctest bubble an embedded world runs in (nil on real
+	// servers); see bubbled.go. inbox holds messages received while time
+	// passed, in the order they are handled.
+	bub      *bubble.Bubble
+	inbox    []msg
+	progress atomic.Uint64          // messages handled: a run that makes none stalls
+	last     atomic.Pointer[string] // who the scheduler last let go, for a stall
+	wedged   error                  // set by the caller when the run stalled (see in)
+	// wedgedDone: the stalled call's end; aborted tells the scheduler.
+	wedgedDone <-chan any
+	aborted    atomic.Bool
+	stall      time.Duration // stallTimeout when the world was built
 	// commands reached a server; failed of them got an error other than a
 	// nil reply. A run in which every command failed has no verdict.
 	commands, failed int
@@ -185,10 +196,33 @@ type client struct {
 	attemptFrom      int // the first trace event of its current acquire attempt (quorum.go)
 }
 
+// newWorld builds a world: on real servers on the caller's goroutine, on
+// embedded ones in a bubble of its own, whose clock is the run's virtual
+// time (bubbled.go).
 func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target) (*World, error) {
+	if target != nil {
+		return buildWorld(ctx, setup, impl, target, nil)
+	}
+	b := bubble.New()
+	var w *World
+	var err error
+	b.Do(func() {
+		// A bubble's clock starts at 2000-01-01: lock code that reads
+		// time.Now sees what Env.Clock.Now says.
+		time.Sleep(epoch.Sub(time.Now()))
+		w, err = buildWorld(ctx, setup, impl, nil, b)
+	})
+	if err != nil {
+		_ = b.Close(closeLimit)
+		return nil, err
+	}
+	return w, nil
+}
+
+func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target, b *bubble.Bubble) (*World, error) {
 	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg), done: make(chan struct{}),
-		pausedAt: map[*client]time.Duration{}, helpers: map[uint64]bool{},
-		pacer: pacerFrom(ctx), ctx: ctx}
+		pausedAt: map[*client]time.Duration{},
+		pacer:    pacerFrom(ctx), ctx: ctx, bub: b, stall: stallTimeout}
 	s := &w.setup
 	w.res = resource{name: "stock:product:1001", value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
@@ -249,13 +283,13 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 	}
 	for _, srv := range w.servers {
 		if err := srv.b.Guard(s.Key); err != nil {
-			w.close()
+			w.stop()
 			return nil, w.runErr(fmt.Errorf("guard %s: %w", srv.name, err))
 		}
 	}
 	if w.real != nil {
 		if err := w.startReal(); err != nil {
-			w.close()
+			w.stop()
 			return nil, w.runErr(err)
 		}
 	}
@@ -351,7 +385,6 @@ func (w *World) replicas() int {
 //
 //go:noinline
 func (w *World) runActor(a *actor, fn func()) {
-	a.gid.Store(goid())
 	var crash error
 	func() {
 		defer func() {
@@ -376,6 +409,10 @@ func (w *World) newLock(env lockimpl.Env) lockimpl.Lock {
 		err error
 	}
 	ch := make(chan made, 1)
+	if w.bub != nil {
+		name := "the lock implementation " + w.impl.Name + "'s New"
+		w.last.Store(&name)
+	}
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -389,13 +426,13 @@ func (w *World) newLock(env lockimpl.Env) lockimpl.Lock {
 		}
 		ch <- made{l: l}
 	}()
-	timer := time.NewTimer(stallTimeout)
+	timer := time.NewTimer(w.stall)
 	defer timer.Stop()
 	var m made
 	select {
 	case m = <-ch:
 	case <-timer.C:
-		m.err = fmt.Errorf("the lock implementation %s: New did not return within %s", w.impl.Name, stallTimeout)
+		m.err = fmt.Errorf("the lock implementation %s: New did not return within %s", w.impl.Name, w.stall)
 	}
 	if m.err != nil {
 		w.fail(m.err)
@@ -426,6 +463,12 @@ func (w *World) fail(err error) {
 // runUntil moves time to target, letting every actor run whenever it can. With
 // untilQuiet it stops early once every client has finished or crashed. A
 // cancelled context stops it too, on embedded servers as on real ones.
+//
+// Time moves to the next moment something of the engine's is due (a sleep,
+// an expiry, a replica catching up) or to target, and stops earlier where
+// lock code that a timer of its own woke sends something (passTo). With
+// untilQuiet and nothing due, it moves only for such lock code: when none
+// wakes by the horizon, a client blocked in lock code is stuck for good.
 func (w *World) runUntil(target time.Duration, untilQuiet bool) {
 	for w.err == nil {
 		if err := w.ctx.Err(); err != nil {
@@ -442,15 +485,41 @@ func (w *World) runUntil(target time.Duration, untilQuiet bool) {
 			return
 		}
 		next, ok := w.nextDeadline()
-		if !ok || next > target {
+		if ok && next <= target {
+			w.passTo(next)
+			continue
+		}
+		if untilQuiet {
+			w.awaitLib(target)
+			if len(w.inbox) > 0 {
+				continue
+			}
 			break
 		}
-		w.advance(next)
+		if target <= w.now {
+			break
+		}
+		if w.passTo(target) {
+			w.tick()
+			break
+		}
 	}
-	if w.err == nil && target > w.now && !untilQuiet {
-		w.advance(target)
-		w.tick()
+}
+
+// awaitLib lets the bubble's clock run until horizon for an actor blocked in
+// lock code with nothing else due: a timer of the lock's own may wake it
+// (then its message is in the inbox, and the run's time moves there). If
+// none does, the actor is stuck.
+func (w *World) awaitLib(horizon time.Duration) {
+	a := w.libBlocked()
+	if a == nil || w.bub == nil {
+		return
 	}
+	if reached := w.passTime(horizon); len(w.inbox) > 0 {
+		w.advance(reached)
+		return
+	}
+	w.stuck(a)
 }
 
 // runnableNow says whether some actor in line may move now.
@@ -647,13 +716,36 @@ func (w *World) snapshot() Snapshot {
 
 func (w *World) indexOf(srv *server) int { return slices.Index(w.servers, srv) }
 
-// close stops every goroutine and server of the run. On real servers it
-// deletes the run's keys and points the replica back at its primary.
+// close stops every goroutine and server of the run, and ends its bubble.
+// On real servers it deletes the run's keys and points the replica back at
+// its primary.
 func (w *World) close() {
 	if w.closed {
 		return
 	}
 	w.closed = true
+	if w.wedged != nil {
+		// The stalled call may still come back: the run is closed then.
+		go func() {
+			<-w.wedgedDone
+			w.bub.Do(w.stop)
+			_ = w.bub.Close(closeLimit)
+		}()
+		return
+	}
+	w.in(w.stop)
+	if w.bub != nil {
+		// Goroutines left blocked for good (lock code that never returned)
+		// are the lock's to answer for, and the run has said so.
+		_ = w.bub.Close(closeLimit)
+	}
+}
+
+// closeLimit bounds how long closing a world waits for its goroutines.
+const closeLimit = 2 * time.Second
+
+// stop is close on the scheduler's goroutine.
+func (w *World) stop() {
 	err := w.err
 	w.shutdown()
 	for _, c := range w.clients {
@@ -668,6 +760,7 @@ func (w *World) close() {
 		srv.b.Close()
 	}
 	w.err = err
+	w.settleTimers()
 }
 
 // closeReal has every server remove the run's keys, all at once; each

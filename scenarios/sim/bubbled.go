@@ -1,0 +1,238 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"lockstep/internal/bubble"
+)
+
+// An embedded world runs in a testing/synctest bubble (internal/bubble):
+// its actors, the goroutines lock code starts, the go-redis clients and the
+// embedded servers' connections are all the bubble's. That gives the engine
+// two things the Go runtime knows and a program otherwise cannot learn:
+//
+//   - whether the run has gone quiet: bubble.Wait returns once every other
+//     goroutine of the run is durably blocked (at the gate, in a sleep, on a
+//     channel of lock code's own), so a library's goroutines need no
+//     watching;
+//   - a clock for lock code: time.Now, time.Sleep, tickers and context
+//     deadlines in lock code are on the bubble's clock, which is the run's
+//     virtual time. The scheduler moves it (passTime) exactly as far as it
+//     moves the run's time, and lock code that a timer of its own wakes
+//     meanwhile stops it where that happens.
+//
+// The scheduler runs on the bubble's root goroutine: every entry point that
+// lets the world run goes through in.
+
+// in runs f on the world's scheduler goroutine: the bubble's root on
+// embedded servers, the caller's own on real ones. A run that handles no
+// message for stallTimeout of wall time — lock code that spins, or waits
+// for something outside the run (a mutex held for good, a channel made
+// outside it) — is given up: in returns, the world is wedged (Err says
+// why), and the scheduler stops the run once that lock code comes back.
+func (w *World) in(f func()) {
+	if w.bub == nil {
+		f()
+		return
+	}
+	if w.wedged != nil {
+		return
+	}
+	done := w.bub.Start(f)
+	timer := time.NewTimer(w.stall)
+	defer timer.Stop()
+	seen := w.progress.Load()
+	for {
+		select {
+		case p := <-done:
+			if p != nil {
+				panic(p)
+			}
+			return
+		case <-timer.C:
+			if n := w.progress.Load(); n != seen {
+				seen = n
+				timer.Reset(w.stall)
+				continue
+			}
+			w.wedge(done)
+			return
+		}
+	}
+}
+
+// wedge gives the run up: the call on the scheduler's goroutine has not
+// come back (done). The scheduler fails the run as soon as it can; the
+// world is closed once the call has returned.
+func (w *World) wedge(done <-chan any) {
+	who := "lock code"
+	if p := w.last.Load(); p != nil {
+		who = *p
+	}
+	w.wedged = fmt.Errorf("stalled: %s did not reach a Redis command, a sleep or a program point, nor block, within %s of wall time: "+
+		"it runs without end, or waits for something outside the run (a mutex held for good, a channel made outside it, the network)", who, w.stall)
+	w.aborted.Store(true)
+	w.wedgedDone = done
+}
+
+// mark notes who runs now, for a stall.
+func (w *World) mark(a *actor) {
+	if w.bub != nil {
+		name := a.name + inCall(a)
+		w.last.Store(&name)
+	}
+}
+
+// runErr is the run's error, a stall first.
+func (w *World) runError() error {
+	if w.wedged != nil {
+		return w.wedged
+	}
+	return w.err
+}
+
+// receive takes the next message. Messages that arrived while time passed
+// come first; then a message some goroutine has on its way; and when none
+// is, once every goroutine of the run is blocked, every message then on
+// its way, in a fixed order. It reports false when none is: the run is
+// quiet.
+func (w *World) receive() (msg, bool) {
+	if len(w.inbox) == 0 {
+		select {
+		case m := <-w.ch:
+			return m, true
+		default:
+		}
+		w.collect()
+	}
+	if len(w.inbox) == 0 {
+		return msg{}, false
+	}
+	m := w.inbox[0]
+	w.inbox = w.inbox[1:]
+	return m, true
+}
+
+// collect waits until every goroutine of the run is blocked and adds each
+// message on its way to the inbox. Goroutines that a timer woke at the same
+// moment send in the order the Go scheduler ran them; the inbox puts them in
+// the order of their actors, so that a run is the same every time.
+func (w *World) collect() {
+	bubble.Wait()
+	for {
+		select {
+		case m := <-w.ch:
+			w.inbox = append(w.inbox, m)
+			continue
+		default:
+		}
+		break
+	}
+	slices.SortStableFunc(w.inbox, func(x, y msg) int {
+		return cmp.Or(cmp.Compare(rootID(x.a), rootID(y.a)),
+			cmp.Compare(x.kind, y.kind), cmp.Compare(x.node, y.node),
+			strings.Compare(cmdText(x), cmdText(y)))
+	})
+}
+
+// rootID is the id of the actor a message speaks for: a flight's is its
+// parent's.
+func rootID(a *actor) int {
+	if a.flight && a.parent != nil {
+		return a.parent.id
+	}
+	return a.id
+}
+
+func cmdText(m msg) string {
+	if m.cmd == nil {
+		return ""
+	}
+	return formatCommand(m.cmd)
+}
+
+// passTime lets the bubble's clock run to t and reports the virtual time it
+// reached: t, or earlier if lock code that a timer of its own woke sent the
+// scheduler a message meanwhile (a watchdog's ticker, a retry's sleep, a
+// context's deadline). Every message sent at that moment is then in the
+// inbox. On real servers time is the wall clock's, and passTime reports t.
+func (w *World) passTime(t time.Duration) time.Duration {
+	if w.bub == nil || len(w.inbox) > 0 {
+		return max(t, w.now)
+	}
+	d := t - w.clock()
+	if d <= 0 {
+		return max(t, w.now)
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	// Lock code's timers due at t fire with the scheduler's: whichever the
+	// select sees first, collect gathers what all of them sent.
+	select {
+	case m := <-w.ch:
+		w.inbox = append(w.inbox, m)
+	case <-timer.C:
+	}
+	w.collect()
+	return w.clock()
+}
+
+// clock is the bubble's time as virtual time.
+func (w *World) clock() time.Duration { return time.Since(epoch) }
+
+// passTo moves the run's time to t, or to where lock code woke before it.
+// It reports whether it got to t.
+func (w *World) passTo(t time.Duration) bool {
+	reached := w.passTime(t)
+	w.advance(reached)
+	return reached >= t
+}
+
+// libBlocked is the first actor blocked in lock code with none of its
+// client's commands parked: it waits for a timer of the lock's own, or for
+// nothing that will come.
+func (w *World) libBlocked() *actor {
+	for _, a := range w.actors {
+		c := a.client
+		if a.state == stateLib && !c.crashed && !c.paused && !w.waitsForFlights(c) {
+			return a
+		}
+	}
+	return nil
+}
+
+// stuck fails the run for actor a, blocked in lock code when nothing in the
+// run can wake it.
+func (w *World) stuck(a *actor) {
+	w.fail(fmt.Errorf("%s is blocked in the lock implementation %s, and nothing in the run can wake it: "+
+		"every goroutine of the run waits, no timer of the lock's is set, and none of its commands is at the gate",
+		callName(a), w.impl.Name))
+}
+
+// callName names what actor a is in: "A's Release", "A.watchdog".
+func callName(a *actor) string {
+	if a.bg || a.flight {
+		return a.name
+	}
+	switch a.op {
+	case OpAcquire, OpReenter:
+		return a.name + "'s TryAcquire"
+	case OpRelease, OpLeave:
+		return a.name + "'s Release"
+	}
+	return a.name
+}
+
+// settleTimers lets the timers lock code left behind fire once the run is
+// shut down, so that goroutines waiting for them (a ticker's loop that a
+// Release never stopped) meet the closed run and end: up to the run's
+// horizon of virtual time, which costs nothing when no timer is set.
+func (w *World) settleTimers() {
+	if w.bub != nil {
+		time.Sleep(w.setup.Horizon)
+	}
+}
