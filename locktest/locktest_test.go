@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"lockstep/lockimpl"
 	"lockstep/scenarios"
@@ -127,3 +128,34 @@ type panics struct{}
 
 func (panics) TryAcquire(context.Context) (bool, error) { panic("boom") }
 func (panics) Release(context.Context) error            { return nil }
+
+// stuckRelease takes its lock, then waits in Release on a channel it made
+// and nobody closes.
+type stuckRelease struct {
+	env   lockimpl.Env
+	never chan struct{}
+}
+
+func (l stuckRelease) TryAcquire(ctx context.Context) (bool, error) {
+	return l.env.Nodes[0].SetNX(ctx, l.env.Key, l.env.Token(), l.env.TTL).Result()
+}
+func (l stuckRelease) Release(context.Context) error { <-l.never; return nil }
+
+// Issue #27: a Release that never returns is reported in every lesson at
+// once, naming the call, not after a wall-clock timeout per lesson (120 s
+// for the lessons, before).
+func TestReleaseThatNeverReturns(t *testing.T) {
+	info := lockimpl.Info{Name: "stuck-release", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock {
+		return stuckRelease{env, make(chan struct{})}
+	}}
+	start := time.Now()
+	_, err := Check(info, NoSearch(), TraceDir(t.TempDir()))
+	took := time.Since(start)
+	if err == nil || !strings.Contains(err.Error(), "oversell × stuck-release could not run") ||
+		!strings.Contains(err.Error(), "A's Release is blocked in the lock implementation stuck-release, and nothing in the run can wake it") {
+		t.Errorf("Check: %v", err)
+	}
+	if took > 5*time.Second {
+		t.Errorf("Check took %s", took)
+	}
+}

@@ -1,0 +1,103 @@
+// Package plainwatchdog is a lock whose watchdog is written the way teams
+// write one, with nothing of lockstep's in it: a go statement, a
+// time.Ticker at a third of the lease, and a context.WithTimeout around
+// each renewal. It is for the tests that show the engine runs such code as
+// written, on virtual time.
+package plainwatchdog
+
+import (
+	"context"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/lockimpl"
+)
+
+// renew extends the lease only while the key still holds the token.
+var renew = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("PEXPIRE", KEYS[1], ARGV[2])
+end
+return 0`)
+
+// release deletes the key only while it still holds the token.
+var release = redis.NewScript(`
+if redis.call("GET", KEYS[1]) == ARGV[1] then
+	return redis.call("DEL", KEYS[1])
+end
+return 0`)
+
+type lock struct {
+	env   lockimpl.Env
+	token string
+	// stop ends the watchdog; done is closed when it has ended.
+	stop, done chan struct{}
+	// unwatched takes the lock without starting the watchdog.
+	unwatched bool
+}
+
+// TryAcquire makes one attempt, SET NX PX with a token, and starts the
+// watchdog when it wins.
+func (l *lock) TryAcquire(ctx context.Context) (bool, error) {
+	token := l.env.Token()
+	ok, err := l.env.Nodes[0].SetNX(ctx, l.env.Key, token, l.env.TTL).Result()
+	if !ok || err != nil {
+		return false, err
+	}
+	l.token = token
+	if !l.unwatched {
+		l.stop, l.done = make(chan struct{}), make(chan struct{})
+		go l.watch(token, l.stop, l.done)
+	}
+	return true, nil
+}
+
+// watch renews the lease every third of it until stopped, or until a
+// renewal finds the lock gone or fails.
+func (l *lock) watch(token string, stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	ticker := time.NewTicker(l.env.TTL / 3)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ticker.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), l.env.TTL/3)
+		n, err := renew.Run(ctx, l.env.Nodes[0], []string{l.env.Key}, token, l.env.TTL.Milliseconds()).Int()
+		cancel()
+		if err != nil || n == 0 {
+			return
+		}
+	}
+}
+
+// Release stops the watchdog, waits for it, and deletes the key if it is
+// still ours.
+func (l *lock) Release(ctx context.Context) error {
+	if l.stop != nil {
+		close(l.stop)
+		<-l.done
+		l.stop = nil
+	}
+	n, err := release.Run(ctx, l.env.Nodes[0], []string{l.env.Key}, l.token).Int()
+	l.token = ""
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return lockimpl.ErrNotHeld
+	}
+	return nil
+}
+
+// Info is the lock, named "plain-watchdog".
+var Info = lockimpl.Info{Name: "plain-watchdog", Nodes: 1,
+	New: func(env lockimpl.Env) lockimpl.Lock { return &lock{env: env} }}
+
+// Unwatched is the same lock without its watchdog, named
+// "plain-unwatched": a lease that work longer than it outlives.
+var Unwatched = lockimpl.Info{Name: "plain-unwatched", Nodes: 1,
+	New: func(env lockimpl.Env) lockimpl.Lock { return &lock{env: env, unwatched: true} }}
