@@ -57,9 +57,11 @@ type ValidityReporter interface {
 	Validity() time.Duration
 }
 
-// Clock is where a lock's notion of time comes from: virtual in the
-// simulator, the wall clock against a real server. Lock code never calls
-// time.Now or time.Sleep directly.
+// Clock is a lock's clock, for a lock that wants to say so: the simulator
+// gives it the run's virtual time, and against a real server it is the wall
+// clock. In the simulator time.Now, time.Sleep, timers, tickers and context
+// deadlines are on the same virtual time (each embedded run is a
+// testing/synctest bubble), so lock code may use either.
 type Clock interface {
 	Now() time.Time
 	// Sleep waits for d, or until ctx is done, whichever comes first; it
@@ -92,13 +94,13 @@ type Env struct {
 	Key string
 	// TTL is the lease: how long the lock lives without renewal.
 	TTL time.Duration
-	// Clock drives the implementation's timers (watchdogs, Redlock validity).
-	// In the simulator it is virtual time; time.Now, time.Sleep and timers
-	// are the wall clock, which the simulator does not move: lock code must
-	// not wait on them (a goroutine blocked on nothing the run will do is an
-	// error). Library code that reads time.Now itself sees an acquire that
-	// took microseconds however long the lesson made it; an adapter can
-	// apply the library's rule once more on Clock (lockimpl/redsync.go).
+	// Clock is the run's time: Now and a Sleep that ends early when ctx is
+	// done. Lock code may use it, or time.Now, time.Sleep, time.Ticker and
+	// context.WithTimeout directly: in the simulator, on embedded servers,
+	// all of them are the run's virtual time, which moves only as the
+	// lesson moves it; against a real server they are the wall clock.
+	// There, Clock runs at the run's pace (a virtual second lasts
+	// Target.Second), and the time package at the wall clock's own.
 	Clock Clock
 	// Token returns a new owner token, unique among all clients. A real
 	// deployment uses a UUID; the simulator hands out readable ones (A#1).
@@ -109,9 +111,10 @@ type Env struct {
 	// goroutine is for. When nil, a plain go statement is used. In the
 	// simulator such a goroutine is an actor of its own ("A.watchdog"),
 	// started and paused with its client. Goroutines the lock starts with a
-	// plain go statement work too (a library asking its nodes at once): each
-	// command they send is scheduled as a move of its own, named after the
-	// client and the node ("A/redis-3").
+	// plain go statement work as well (a watchdog on a time.Ticker, a
+	// library asking its nodes at once): each command they send is
+	// scheduled as a move of its own, named after the client and the node
+	// ("A/redis-3"), whatever context it carries.
 	Go func(ctx context.Context, name string, fn func(ctx context.Context))
 	// Fan runs f(ctx, i) for every i in [0, n), each in a goroutine of its
 	// own, all at once, and returns when every call has returned: a lock
@@ -121,9 +124,8 @@ type Env struct {
 	// ("A/redis-3"), and the scheduler decides in which order the nodes
 	// answer. A call may send Redis commands; it must not use Clock or Go,
 	// nor start goroutines of its own.
-	// A plain go statement and a WaitGroup work in the simulator too, but
-	// the engine must then ask the Go runtime whether the goroutines are
-	// done, which costs a stop of the world each time; Fan tells it.
+	// A plain go statement and a WaitGroup work the same way in the
+	// simulator; Fan only says so in one word.
 	Fan func(ctx context.Context, n int, f func(ctx context.Context, i int))
 	// Replicas is how many replicas the deployment gives Nodes[0]: what a
 	// lock that waits for replica acknowledgement (WAIT) waits for. It is

@@ -3,7 +3,6 @@ package lockimpl
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/go-redsync/redsync/v4"
 	redsyncredis "github.com/go-redsync/redsync/v4/redis"
@@ -22,27 +21,21 @@ import (
 //
 // The adapter passes Env.Token as the library's value generator (it would
 // draw 16 random bytes: traces would differ from run to run) and one try
-// per call (the program around the lock retries, on the simulator's clock;
-// redsync's own retry waits on timers of the wall clock).
+// per call (the program around the lock retries).
 //
-// redsync bounds each attempt with a context timeout of 5 % of the expiry,
-// on the wall clock: in the simulator a busy machine, not the lesson, would
-// decide when it strikes (a search with many runs in parallel cancelled
-// commands parked at the gate; on real servers, where the lesson's time is
-// the wall clock scaled, a slow node's command would be cut before it
-// reaches the node, which on embedded servers it does). The adapter sets it
-// to twice the expiry, longer than any lesson keeps an attempt waiting
-// (redlock-slow-node's node answers after 1.1 TTLs): an attempt that takes
-// longer than the expiry could not succeed anyway, its validity gone, and
-// its commands still go, as they would to a node that is merely slow.
+// redsync bounds each attempt with a context timeout of 5 % of the expiry.
+// The adapter sets it to twice the expiry, longer than any lesson keeps an
+// attempt waiting (redlock-slow-node's node answers after 1.1 TTLs), so
+// that its commands reach a slow node as the built-in redlock's do and the
+// lessons compare the two algorithms, not their timeouts: an attempt that
+// takes longer than the expiry could not succeed anyway, its validity gone.
 //
-// redsync measures the time an acquire took with time.Now, which in the
-// simulator is not the lesson's clock: an acquire that the simulator
-// stretches over many virtual seconds (a paused client, a slow node) takes
-// microseconds of wall time. The adapter therefore applies redsync's own
-// rule once more on Env.Clock, which is the wall clock in production (where
-// the two agree): when no validity is left, it does what redsync does when
-// its check fails — the release script on every node — and reports no lock.
+// Everything else is redsync's own, as written: it measures the time an
+// acquire took with time.Now and, when no validity is left, runs the
+// release script on every node and reports no lock. In the simulator
+// time.Now is the lesson's virtual time, so an acquire the lesson stretches
+// (a paused client, a slow node) takes as long for redsync as it does in
+// the lesson.
 //
 // Fixes (five nodes): losing one server does not lose the lock.
 //
@@ -77,19 +70,12 @@ func NewRedsync(env Env) Lock {
 
 // TryAcquire calls TryLockContext.
 func (l *Redsync) TryAcquire(ctx context.Context) (bool, error) {
-	start := l.env.Clock.Now()
 	err := l.mutex.TryLockContext(ctx)
 	if err != nil {
 		if allNodesFailed(err, len(l.env.Nodes)) {
 			// Not "someone else holds it": no server answered at all.
 			return false, err
 		}
-		return false, nil
-	}
-	elapsed := l.env.Clock.Now().Sub(start)
-	drift := time.Duration(float64(l.env.TTL) * redsyncDrift)
-	if l.env.TTL-elapsed-drift <= 0 {
-		_, _ = l.mutex.UnlockContext(ctx)
 		return false, nil
 	}
 	l.held = true

@@ -13,13 +13,15 @@
 //
 // Your lock is ordinary go-redis code behind lockimpl.Lock, built by New
 // from lockimpl.Env: it must use Env.Nodes for Redis, Env.Key and keys
-// under it, and Env.Clock for waiting (never time.Sleep or timers of the
-// wall clock). It may start goroutines of its own (with Env.Go; Env.Fan to
-// ask its nodes at once; or a go statement, as a library that asks its
-// nodes at once does). Use Env.Token
-// for its owner token: a lock that draws random tokens runs, but its traces
-// differ from run to run. examples/mylock is a complete module that does
-// this; lockimpl/redislock.go and lockimpl/redsync.go wrap two libraries.
+// under it, and Env.Token for its owner token (a lock that draws random
+// tokens runs, but its traces differ from run to run). It keeps time as Go
+// code does — time.Now, time.Sleep, time.Ticker, context.WithTimeout — or
+// through Env.Clock: on embedded servers all of them are the lesson's
+// virtual time. It may start goroutines of its own with a go statement (a
+// watchdog, a library asking its nodes at once), Env.Go or Env.Fan.
+// examples/mylock is a complete module that does this, with a watchdog
+// written as plain Go; lockimpl/redislock.go and lockimpl/redsync.go wrap
+// two libraries.
 package locktest
 
 import (

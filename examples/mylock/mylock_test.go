@@ -9,13 +9,20 @@ import (
 	"lockstep/locktest"
 )
 
-// weaknesses are what a lease lock with a checked release still cannot do,
-// lesson by lesson: accepted, so that the test fails only on anything else.
-var weaknesses = []locktest.Option{
-	// No renewal: work longer than the lease lets a second client in, and
-	// the first one's late write loses the second one's update.
+// unrenewed are what a lease that nobody renews cannot do: work longer
+// than the lease lets a second client in, and the first one's late write
+// loses the second one's update. The watched lock does them.
+var unrenewed = []locktest.Option{
 	locktest.Allow("del-other", "mutex", "resource"),
 	locktest.Allow("lease-too-short", "mutex", "resource"),
+}
+
+// weaknesses are what a lease lock with a checked release still cannot do,
+// renewed or not, lesson by lesson: accepted, so that the tests fail only
+// on anything else.
+var weaknesses = []locktest.Option{
+	// A holder whose call hangs keeps its lease (renewed) or loses it
+	// (not): either way a second client gets in while it still works.
 	locktest.Allow("hung-holder", "mutex", "resource"),
 	// A pause longer than the lease, or a holder cut off from Redis: nothing
 	// but a fencing token at the resource would catch it.
@@ -41,7 +48,14 @@ var weaknesses = []locktest.Option{
 // search of the clients' schedules. The lock has a lease and checks its
 // token on release, so it never deletes another holder's lock.
 func TestMyLock(t *testing.T) {
-	locktest.Run(t, lockimpl.Info{Name: "mylock", Nodes: 1, New: mylock.New}, weaknesses...)
+	locktest.Run(t, lockimpl.Info{Name: "mylock", Nodes: 1, New: mylock.New}, append(unrenewed, weaknesses...)...)
+}
+
+// TestMyWatchedLock runs the lock with its watchdog, a goroutine on a
+// time.Ticker: the lease no longer runs out under work longer than it, so
+// del-other and lease-too-short are no longer its weaknesses.
+func TestMyWatchedLock(t *testing.T) {
+	locktest.Run(t, lockimpl.Info{Name: "mylock-watched", Nodes: 1, New: mylock.NewWatched}, weaknesses...)
 }
 
 // TestPlainDEL is the same lock with the classic bug, a release that
@@ -52,5 +66,5 @@ func TestPlainDEL(t *testing.T) {
 	if os.Getenv("MYLOCK_PLAIN_DEL") != "1" {
 		t.Skip("set MYLOCK_PLAIN_DEL=1 to see locktest catch a release with a plain DEL")
 	}
-	locktest.Run(t, lockimpl.Info{Name: "mylock-plain-del", Nodes: 1, New: mylock.NewPlainDEL}, weaknesses...)
+	locktest.Run(t, lockimpl.Info{Name: "mylock-plain-del", Nodes: 1, New: mylock.NewPlainDEL}, append(unrenewed, weaknesses...)...)
 }
