@@ -80,8 +80,10 @@ type Env struct {
 	// the scheduler lets it go, so each is a step of the lesson. A
 	// transaction (Watch, TxPipelined: MULTI … EXEC) is one step, at EXEC,
 	// where Redis applies it; a WATCH and the reads before it are steps of
-	// their own. A pipeline (Pipelined) is one step too: its commands run
-	// in order, one after another.
+	// their own. A pipeline (Pipelined) is a step per command: the server
+	// runs them one after another, and another client's command may come
+	// between; a pause or crash of the client after the first does not
+	// stop the rest, which are on the wire.
 	Nodes []*redis.Client
 	// Key is the lock's key, for example "lock:product:1001". A lock may
 	// keep more keys under "Key:" or starting with the hash tag "{Key}" (a

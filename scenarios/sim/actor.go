@@ -27,6 +27,10 @@ type actor struct {
 	fan    bool // a flight of a call of Env.Fan: the engine knows its goroutine
 	parent *actor
 	inCmd  bool // let go from the gate: its reply is on its way
+	// sent: the command parked at the gate is a pipeline's, after its
+	// first: on the wire already, so its client's pause, crash, hang or
+	// hold does not keep it back.
+	sent bool
 
 	resume chan error // scheduler → actor: go on (nil) or stop (error)
 
@@ -112,6 +116,7 @@ type msg struct {
 	wait     *waitCmd
 	n        int  // msgFan: how many calls
 	last     bool // msgFanExit: the fan's last call returned
+	sent     bool // msgGate, msgFlight: a pipeline's command on the wire
 }
 
 type msgKind int

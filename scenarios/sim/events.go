@@ -300,7 +300,7 @@ func (w *World) checkHold(a *actor) {
 	at := a
 	a = holderOf(a)
 	h := a.hold
-	if h == nil || a.held || a.bg {
+	if h == nil || a.held || a.bg || at.sent {
 		return
 	}
 	var hit bool

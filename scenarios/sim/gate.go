@@ -66,7 +66,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			kind = msgFlight
 		}
 		a = x
-		g.w.send(msg{a: a, kind: kind, cmd: cmd, node: g.node})
+		g.w.send(msg{a: a, kind: kind, cmd: cmd, node: g.node, sent: ctx.Value(sentKey{}) != nil})
 		var err error
 		select {
 		case err = <-a.resume:

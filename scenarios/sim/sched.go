@@ -301,7 +301,7 @@ func (w *World) start(a *actor) {
 	case parkGate:
 		a.inCmd = true
 	}
-	a.park = parkNone
+	a.park, a.sent = parkNone, false
 	a.state = stateRunning
 	w.running++
 	w.mark(a)
@@ -310,6 +310,11 @@ func (w *World) start(a *actor) {
 
 // runnable says whether a parked actor may move now.
 func (w *World) runnable(a *actor) bool {
+	if a.sent {
+		// A pipeline's command already on the wire: nothing of its
+		// client's keeps it back.
+		return a.state == stateParked
+	}
 	c := a.client
 	held := a.held || a.flight && a.parent.held
 	return a.state == stateParked && !held && !c.paused && !c.crashed && !(c.hung && !a.bg)
@@ -355,7 +360,7 @@ func (w *World) handle(m msg) {
 		w.running--
 		a.state = stateParked
 		if m.kind == msgGate {
-			a.park, a.cmd, a.node = parkGate, m.cmd, m.node
+			a.park, a.cmd, a.node, a.sent = parkGate, m.cmd, m.node, m.sent
 		} else {
 			a.park, a.point = parkPoint, m.point
 		}
@@ -363,7 +368,7 @@ func (w *World) handle(m msg) {
 		// The actor that just ran goes on first: it runs until it blocks.
 		w.queue = slices.Insert(w.queue, 0, a)
 	case msgFlight:
-		a.park, a.cmd, a.node = parkGate, m.cmd, m.node
+		a.park, a.cmd, a.node, a.sent = parkGate, m.cmd, m.node, m.sent
 		a.id = a.parent.id
 		w.pending = append(w.pending, a)
 		if a.fan {

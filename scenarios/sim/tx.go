@@ -20,14 +20,14 @@ import (
 //     moves of their own, and another client's command may land between
 //     them.
 //   - A pipeline (Pipelined) sends its commands together, on one
-//     connection: once the first is on the wire, so are the others, and
-//     the client's pause or crash cannot come between them. The simulator
-//     makes it one move too: the server runs its commands in order, one
-//     after another. (Redis may run another client's command between two
-//     of them; the simulator does not, yet.)
+//     connection, and the server runs them one after another: another
+//     client's command may land between two of them. Each is a move of its
+//     own (gate.pipeline); once the first has gone, the others are on the
+//     wire, and the client's pause, crash, hang or hold cannot keep them
+//     back (actor.sent).
 //
-// The trace shows either as one event: "MULTI; DEL lock; EXEC" with EXEC's
-// reply, "SET lock A#1 NX; PEXPIRE lock 30000" with each command's.
+// The trace shows a transaction as one event, "MULTI; DEL lock; EXEC" with
+// EXEC's reply, and a pipeline's commands as the commands they are.
 
 // batch is a transaction's or a pipeline's commands (a transaction's with
 // its MULTI and EXEC).
@@ -57,13 +57,16 @@ func isTx(cmds []redis.Cmder) bool {
 	return len(cmds) >= 2 && strings.EqualFold(cmds[0].Name(), "multi") && strings.EqualFold(cmds[len(cmds)-1].Name(), "exec")
 }
 
-// ProcessPipelineHook lets a lock client's transaction or pipeline through
-// the gate as one command, its last (see above); the handshake's own
-// pipelines go straight through.
+// ProcessPipelineHook lets a lock client's transaction through the gate as
+// one command, its last, and a pipeline as its commands (see above); the
+// handshake's own pipelines go straight through.
 func (g *gate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if actorFrom(ctx) == nil || g.depth > 0 || len(cmds) == 0 {
+		if g.depth > 0 || len(cmds) == 0 {
 			return next(ctx, cmds)
+		}
+		if !isTx(cmds) {
+			return g.pipeline(ctx, next, cmds)
 		}
 		last := cmds[len(cmds)-1]
 		batches.Store(last, batch{cmds: cmds, tx: isTx(cmds)})
@@ -79,6 +82,25 @@ func (g *gate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Process
 		}
 		return firstErr(cmds, err)
 	}
+}
+
+// sentKey marks the context of a pipeline's command after its first.
+type sentKey struct{}
+
+// pipeline sends a pipeline's commands through the gate one at a time, each
+// a move of its own, as the server runs them. A command the gate answers
+// itself (a partition, a server down) fails alone, as when the server is
+// gone for it.
+func (g *gate) pipeline(ctx context.Context, next redis.ProcessPipelineHook, cmds []redis.Cmder) error {
+	one := func(ctx context.Context, cmd redis.Cmder) error { return next(ctx, []redis.Cmder{cmd}) }
+	for i, cmd := range cmds {
+		cctx := ctx
+		if i > 0 {
+			cctx = context.WithValue(ctx, sentKey{}, true)
+		}
+		_ = g.ProcessHook(one)(cctx, cmd)
+	}
+	return firstErr(cmds, nil)
 }
 
 // firstErr is what a batch returns, as go-redis gives it: the first error
