@@ -141,6 +141,23 @@ var catalogue = []Info{
 		New:   NewUUIDLua,
 	},
 	{
+		Name: "watch-multi",
+		Summary: text.Text{
+			EN: "unique token; WATCH, read, then MULTI/EXEC to take and to release (optimistic)",
+			ZH: "唯一标识作值；WATCH、读，再用 MULTI/EXEC 加锁和释放（乐观锁）",
+		},
+		Fixes: text.Text{
+			EN: "what uuid-lua fixes, without Lua: a changed key voids the EXEC",
+			ZH: "与 uuid-lua 相同，但不用 Lua：键被改过，EXEC 就作废",
+		},
+		Misses: text.Text{
+			EN: "no renewal; one server (failover loses the lock); pauses",
+			ZH: "不续期；单实例（主从切换丢锁）；进程暂停",
+		},
+		Nodes: 1,
+		New:   NewWatchMulti,
+	},
+	{
 		Name: "uuid-lua-watchdog",
 		Summary: text.Text{
 			EN: "uuid-lua plus a watchdog renewing every TTL/3, with a cap",

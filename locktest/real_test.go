@@ -13,7 +13,7 @@ import (
 
 	"lockstep/internal/hostile"
 	"lockstep/internal/redistest"
-	"lockstep/internal/txlock"
+	"lockstep/lockimpl"
 	"lockstep/scenarios"
 )
 
@@ -132,7 +132,11 @@ func TestRealTransactionLock(t *testing.T) {
 		s, _ := scenarios.Lookup(id)
 		lessons = append(lessons, s)
 	}
-	problems, err := Check(txlock.Info, Redis(srv.Addr()), Lessons(lessons...), NoSearch(), TraceDir(t.TempDir()))
+	info, err := lockimpl.Lookup("watch-multi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := Check(info, Redis(srv.Addr()), Lessons(lessons...), NoSearch(), TraceDir(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}

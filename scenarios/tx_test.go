@@ -5,17 +5,16 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/internal/txlock"
 	"lockstep/lockimpl"
 )
 
-// Issue #27: a lock that takes and releases with WATCH and MULTI/EXEC runs
-// as written, and breaks nothing in any lesson that uuid-lua (a token and a
-// compare-and-delete script) does not break: its EXEC is the one step at
+// Issue #27: a lock that takes and releases with WATCH and MULTI/EXEC
+// (watch-multi) runs as written, and breaks nothing in any lesson that
+// uuid-lua (a token and a compare-and-delete script) does not break: its EXEC is the one step at
 // which its transaction happens, and the trace shows it as Redis does.
 func TestTransactionLockBreaksWhatUUIDLuaBreaks(t *testing.T) {
 	uuidLua := mustImpl(t, "uuid-lua")
-	results, err := CheckCells(All(), []lockimpl.Info{txlock.Info, uuidLua})
+	results, err := CheckCells(All(), []lockimpl.Info{mustImpl(t, "watch-multi"), uuidLua})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,12 +22,12 @@ func TestTransactionLockBreaksWhatUUIDLuaBreaks(t *testing.T) {
 	for i := 0; i < len(results); i += 2 {
 		opt, ref := results[i], results[i+1]
 		if opt.Error != "" {
-			t.Errorf("%s × optimistic could not run: %s", opt.Scenario, opt.Error)
+			t.Errorf("%s × watch-multi could not run: %s", opt.Scenario, opt.Error)
 			continue
 		}
 		for _, inv := range opt.Broken {
 			if !slices.Contains(ref.Broken, inv) {
-				t.Errorf("%s: optimistic breaks %s, which uuid-lua keeps", opt.Scenario, inv)
+				t.Errorf("%s: watch-multi breaks %s, which uuid-lua keeps", opt.Scenario, inv)
 			}
 		}
 		for _, e := range opt.Trace.Events {

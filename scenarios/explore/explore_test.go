@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"lockstep/internal/race"
-	"lockstep/internal/txlock"
 	"lockstep/lockimpl"
 	"lockstep/scenarios/sim"
 )
@@ -527,7 +526,11 @@ func TestSearchOfALockThatNeverRunsHasNoVerdict(t *testing.T) {
 // the optimistic lock breaks no invariant in the reachable states with
 // expiry, as uuid-lua's compare-and-delete script keeps them.
 func TestSearchOfATransactionLock(t *testing.T) {
-	r, err := Search(context.Background(), txlock.Info, Options{Depth: 12})
+	watchMulti, err := lockimpl.Lookup("watch-multi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Search(context.Background(), watchMulti, Options{Depth: 12})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -536,11 +539,12 @@ func TestSearchOfATransactionLock(t *testing.T) {
 	}
 	// Without the WATCH, the search comes between the read and EXEC: both
 	// clients read the key absent, both write it.
-	r, err = Search(context.Background(), txlock.Unwatched, Options{Depth: 12})
+	unwatched := lockimpl.Info{Name: "watch-multi-unwatched", Nodes: 1, New: lockimpl.NewWatchMultiUnwatched}
+	r, err = Search(context.Background(), unwatched, Options{Depth: 12})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := brokenIDs(r); !slices.Contains(got, sim.InvMutex) {
-		t.Errorf("optimistic-unwatched: broken %v; want mutex", got)
+		t.Errorf("watch-multi-unwatched: broken %v; want mutex", got)
 	}
 }
