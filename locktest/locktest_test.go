@@ -152,7 +152,7 @@ func TestReleaseThatNeverReturns(t *testing.T) {
 	_, err := Check(info, NoSearch(), TraceDir(t.TempDir()))
 	took := time.Since(start)
 	if err == nil || !strings.Contains(err.Error(), "oversell × stuck-release could not run") ||
-		!strings.Contains(err.Error(), "A's Release is blocked in the lock implementation stuck-release, and nothing in the run can wake it") {
+		!strings.Contains(err.Error(), "A's Release is blocked in the lock implementation stuck-release, at lockstep/locktest.stuckRelease.Release (locktest_test.go:") {
 		t.Errorf("Check: %v", err)
 	}
 	if took > 5*time.Second {

@@ -208,9 +208,16 @@ func (w *World) libBlocked() *actor {
 // stuck fails the run for actor a, blocked in lock code when nothing in the
 // run can wake it.
 func (w *World) stuck(a *actor) {
-	w.fail(fmt.Errorf("%s is blocked in the lock implementation %s, and nothing in the run can wake it: "+
+	where := w.whereBlocked(a)
+	if where != "" {
+		where = ", " + where + ","
+	}
+	if where == "" {
+		where = ","
+	}
+	w.fail(fmt.Errorf("%s is blocked in the lock implementation %s%s and nothing in the run can wake it: "+
 		"every goroutine of the run waits, no timer of the lock's is set, and none of its commands is at the gate",
-		callName(a), w.impl.Name))
+		callName(a), w.impl.Name, where))
 }
 
 // callName names what actor a is in: "A's Release", "A.watchdog".

@@ -3,6 +3,9 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -252,13 +255,25 @@ type waiting struct {
 
 func (l *waiting) TryAcquire(ctx context.Context) (bool, error) {
 	go func() { _ = l.env.Nodes[0].SetNX(ctx, l.env.Key, "x", l.env.TTL).Err() }()
-	<-l.release
+	<-l.release // waitingLine
 	return false, errors.New("released")
 }
 func (l *waiting) Release(context.Context) error { return nil }
 
+// waitingLine is the line of waiting's wait.
+var waitingLine = func() int {
+	_, file, _, _ := runtime.Caller(0)
+	src, _ := os.ReadFile(file)
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.HasSuffix(l, "<-l.release // waitingLine") {
+			return i + 1
+		}
+	}
+	return 0
+}()
+
 // Lock code that waits for nothing the run will do is an error that says
-// so, at once, not a stall after ten seconds: every goroutine of the run is
+// so, at once, and where, not a stall after ten seconds: every goroutine of the run is
 // blocked, no timer is set, and none of its commands is at the gate.
 func TestLockCodeThatWaitsForNothingIsAnError(t *testing.T) {
 	info := lockimpl.Info{Name: "waiting", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock {
@@ -266,7 +281,7 @@ func TestLockCodeThatWaitsForNothingIsAnError(t *testing.T) {
 	}}
 	start := time.Now()
 	_, err := runA(info)
-	if err == nil || !strings.Contains(err.Error(), "A's TryAcquire is blocked in the lock implementation waiting, and nothing in the run can wake it") {
+	if err == nil || !strings.Contains(err.Error(), "A's TryAcquire is blocked in the lock implementation waiting, at lockstep/scenarios/sim.(*waiting).TryAcquire (flight_test.go:"+fmt.Sprint(waitingLine)+"), and nothing in the run can wake it") {
 		t.Fatalf("err = %v", err)
 	}
 	if d := time.Since(start); d > time.Second {

@@ -105,6 +105,7 @@ type World struct {
 	wedgedDone <-chan any
 	aborted    atomic.Bool
 	stall      time.Duration // stallTimeout when the world was built
+	id         uint64        // unique in the process (stuck.go)
 	// commands reached a server; failed of them got an error other than a
 	// nil reply. A run in which every command failed has no verdict.
 	commands, failed int
@@ -222,7 +223,7 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target, b *bubble.Bubble) (*World, error) {
 	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg), done: make(chan struct{}),
 		pausedAt: map[*client]time.Duration{},
-		pacer:    pacerFrom(ctx), ctx: ctx, bub: b, stall: stallTimeout}
+		pacer:    pacerFrom(ctx), ctx: ctx, bub: b, stall: stallTimeout, id: worldIDs.Add(1)}
 	s := &w.setup
 	w.res = resource{name: "stock:product:1001", value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
@@ -385,6 +386,9 @@ func (w *World) replicas() int {
 //
 //go:noinline
 func (w *World) runActor(a *actor, fn func()) {
+	if w.bub != nil {
+		w.labelActor(a)
+	}
 	var crash error
 	func() {
 		defer func() {
