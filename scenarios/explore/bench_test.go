@@ -49,3 +49,9 @@ func BenchmarkSearchThreePause(b *testing.B) {
 func BenchmarkSearchRedsyncRedlock(b *testing.B) {
 	bench(b, "redsync-redlock", Options{Depth: 6})
 }
+
+// redsync on one server, to depth 8: the library sends from a goroutine of
+// its own, as on five.
+func BenchmarkSearchRedsync(b *testing.B) {
+	bench(b, "redsync", Options{Depth: 8})
+}

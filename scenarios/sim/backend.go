@@ -116,6 +116,7 @@ type memBackend struct {
 	now    time.Duration // the world's time at the last advance
 	skew   time.Duration // how far the server's clock runs ahead of the world's
 	killed bool
+	conns  []net.Conn // the server's ends of the connections serve made
 }
 
 // memServers are embedded servers that ran a world before and were emptied
@@ -140,8 +141,8 @@ func newMemBackend() *memBackend {
 	if m == nil {
 		m = miniredis.NewMiniRedis()
 	} else {
-		// Its last world's context, whose channel belonged to that world's
-		// bubble.
+		// Not its last world's context, whose channel may belong to that
+		// world's bubble.
 		m.Ctx, m.CtxCancel = context.WithCancel(context.Background())
 	}
 	m.SetTime(epoch)
@@ -153,11 +154,19 @@ func newMemBackend() *memBackend {
 // not.
 var scriptFlush = []string{"SCRIPT", "FLUSH"}
 
-// Dial connects to the embedded server. The first connection starts it; a
-// guarded server gets its hook then (miniredis keeps hooks on the running
-// server).
+// Dial connects to the embedded server. The first connection of a new
+// server starts it (miniredis's own Dial); a server that served a world
+// before serves the next one's connections with the engine's loop
+// (memserve.go). A guarded server gets its hook then (miniredis keeps hooks
+// on the running server).
 func (b *memBackend) Dial(context.Context) (net.Conn, error) {
-	c, err := b.m.Dial()
+	var c net.Conn
+	var err error
+	if srv := b.m.Server(); srv == nil || b.killed {
+		c, err = b.m.Dial()
+	} else {
+		c = b.serve(srv)
+	}
 	if err == nil && b.guard != "" {
 		b.m.Server().SetPreHook(b.refuse)
 	}
@@ -204,6 +213,9 @@ func (b *memBackend) Advance(t, delta time.Duration) {
 func (b *memBackend) Kill() {
 	b.killed = true
 	b.m.Close()
+	for _, c := range b.conns {
+		c.Close()
+	}
 }
 
 // Stop: the gate refuses commands to a server that is down; the embedded
@@ -234,10 +246,6 @@ func (b *memBackend) Close() {
 	b.m.FlushAll()
 	srv.SetPreHook(nil)
 	srv.Dispatch(mrserver.NewPeer(bufio.NewWriter(io.Discard)), scriptFlush)
-	// Its network server goes: it counts its connections in a WaitGroup,
-	// which belongs to the bubble of the world that first used it. The
-	// next world's first connection starts a new one.
-	b.m.Close()
 	memServers.Lock()
 	defer memServers.Unlock()
 	if len(memServers.free) < memServersMax {
