@@ -289,11 +289,9 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 		if err != nil {
 			return nil, err
 		}
-		for _, m := range slices.Concat(opts.Prefix, moves) {
-			if err := st.Do(m); err != nil {
-				st.Close()
-				return nil, fmt.Errorf("replaying %v: %w", moves, err)
-			}
+		if err := st.DoAll(slices.Concat(opts.Prefix, moves)); err != nil {
+			st.Close()
+			return nil, fmt.Errorf("replaying %v: %w", moves, err)
 		}
 		return st, nil
 	}

@@ -422,6 +422,25 @@ func (s *Stepper) Do(id string) error {
 	return err
 }
 
+// DoAll makes the moves ids in order, as Do would one at a time, and stops
+// at the first error. It hands them to the world's scheduler goroutine all
+// at once: a search's replay of a schedule does not pay a round trip for
+// every move.
+func (s *Stepper) DoAll(ids []string) error {
+	var err error
+	s.w.in(func() {
+		for _, id := range ids {
+			if err = s.do(id); err != nil {
+				return
+			}
+		}
+	})
+	if s.w.wedged != nil {
+		return s.w.wedged
+	}
+	return err
+}
+
 func (s *Stepper) do(id string) error {
 	var m Move
 	found := false
