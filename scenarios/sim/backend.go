@@ -235,12 +235,14 @@ func (b *memBackend) Jump(d time.Duration) error {
 }
 
 // Close empties the server for another world: no keys, no scripts. Its
-// clients have closed their connections; no command is on its way. A
-// killed server, or one that never served, is done with.
+// world has ended, every goroutine of it with it (World.closeServers). A
+// killed server, one that never served, and one the pool has no room for
+// are dropped, not closed: no goroutine serves them any more, and
+// miniredis's Close would wait on a WaitGroup of a bubble that has ended
+// (memserve.go), which Go does not allow outside it.
 func (b *memBackend) Close() {
 	srv := b.m.Server()
 	if b.killed || srv == nil {
-		b.m.Close()
 		return
 	}
 	b.m.FlushAll()
@@ -250,9 +252,7 @@ func (b *memBackend) Close() {
 	defer memServers.Unlock()
 	if len(memServers.free) < memServersMax {
 		memServers.free = append(memServers.free, b.m)
-		return
 	}
-	b.m.Close()
 }
 
 // An embedded server has no address of its own, leaves the lock clients'

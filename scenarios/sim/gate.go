@@ -32,14 +32,18 @@ type gate struct {
 	w     *World
 	c     *client
 	node  int
-	depth int // >0 while a command is inside next: nested ones are handshake
 }
 
 func (g *gate) DialHook(next redis.DialHook) redis.DialHook { return next }
 
+// nestedKey marks the context of a command on its way to the server: go-redis
+// runs the connection's handshake with it, nested inside the command. A
+// command of another goroutine of the same client never carries it.
+type nestedKey struct{}
+
 func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if g.depth > 0 {
+		if ctx.Value(nestedKey{}) != nil {
 			// The connection handshake (HELLO) runs nested inside the first
 			// command: it is plumbing, not a step.
 			return next(ctx, cmd)
@@ -143,9 +147,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 				// timeout strikes before the reply is read.
 				run = redis.NewCmd(ctx, cmd.Args()...)
 			}
-			g.depth++
-			err = next(ctx, run)
-			g.depth--
+			err = next(context.WithValue(ctx, nestedKey{}, true), run)
 			g.w.inflight.Add(-1)
 			srv = int(g.c.conn[g.node].Load())
 			if err != nil && isConnErr(err) && !g.w.servers[srv].up {

@@ -62,7 +62,7 @@ func isTx(cmds []redis.Cmder) bool {
 // handshake's own pipelines go straight through.
 func (g *gate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if g.depth > 0 || len(cmds) == 0 {
+		if ctx.Value(nestedKey{}) != nil || len(cmds) == 0 {
 			return next(ctx, cmds)
 		}
 		if !isTx(cmds) {

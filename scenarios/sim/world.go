@@ -285,12 +285,14 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 	for _, srv := range w.servers {
 		if err := srv.b.Guard(s.Key); err != nil {
 			w.stop()
+			w.closeServers(true) // no client has connected yet
 			return nil, w.runErr(fmt.Errorf("guard %s: %w", srv.name, err))
 		}
 	}
 	if w.real != nil {
 		if err := w.startReal(); err != nil {
 			w.stop()
+			w.closeServers(true) // no client has connected yet
 			return nil, w.runErr(err)
 		}
 	}
@@ -733,15 +735,31 @@ func (w *World) close() {
 		go func() {
 			<-w.wedgedDone
 			w.bub.Do(w.stop)
-			_ = w.bub.Close(closeLimit)
+			w.closeServers(w.bub.Close(closeLimit) == nil)
 		}()
 		return
 	}
 	w.in(w.stop)
+	clean := true
 	if w.bub != nil {
 		// Goroutines left blocked for good (lock code that never returned)
 		// are the lock's to answer for, and the run has said so.
-		_ = w.bub.Close(closeLimit)
+		clean = w.bub.Close(closeLimit) == nil
+	}
+	w.closeServers(clean)
+}
+
+// closeServers closes the run's servers once every goroutine of the run
+// has ended: an embedded server goes back to the pool for another world
+// (another bubble) only then. After a run that left goroutines behind, an
+// embedded server is dropped untouched: its connections may still be
+// theirs.
+func (w *World) closeServers(clean bool) {
+	for _, srv := range w.servers {
+		if _, embedded := srv.b.(*memBackend); embedded && !clean {
+			continue
+		}
+		srv.b.Close()
 	}
 }
 
@@ -759,9 +777,6 @@ func (w *World) stop() {
 	}
 	if w.real != nil {
 		err = errors.Join(err, w.closeReal())
-	}
-	for _, srv := range w.servers {
-		srv.b.Close()
 	}
 	w.err = err
 	w.settleTimers()
