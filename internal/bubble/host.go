@@ -77,6 +77,16 @@ func quiet(t *testing.T) {
 
 func matchAll(pat, str string) (bool, error) { return true, nil }
 
+// corpusEntry is testing's own (an alias of this struct type there).
+type corpusEntry = struct {
+	Parent     string
+	Path       string
+	Data       []byte
+	Values     []any
+	Generation int
+	IsSeed     bool
+}
+
 // deps is what testing.MainStart needs from a binary that is not a test.
 type deps struct{}
 
@@ -91,36 +101,15 @@ func (deps) StopCPUProfile()                             {}
 func (deps) StartTestLog(io.Writer)                      {}
 func (deps) StopTestLog() error                          { return nil }
 func (deps) WriteProfileTo(string, io.Writer, int) error { return errNotTest }
-func (deps) CoordinateFuzzing(time.Duration, int64, time.Duration, int64, int, []struct {
-	Parent     string
-	Path       string
-	Data       []byte
-	Values     []any
-	Generation int
-	IsSeed     bool
-}, []reflect.Type, string, string) error {
+func (deps) CoordinateFuzzing(time.Duration, int64, time.Duration, int64, int, []corpusEntry, []reflect.Type, string, string) error {
 	return errNotTest
 }
 
-func (deps) RunFuzzWorker(func(struct {
-	Parent     string
-	Path       string
-	Data       []byte
-	Values     []any
-	Generation int
-	IsSeed     bool
-}) error) error {
+func (deps) RunFuzzWorker(func(corpusEntry) error) error {
 	return errNotTest
 }
 
-func (deps) ReadCorpus(string, []reflect.Type) ([]struct {
-	Parent     string
-	Path       string
-	Data       []byte
-	Values     []any
-	Generation int
-	IsSeed     bool
-}, error) {
+func (deps) ReadCorpus(string, []reflect.Type) ([]corpusEntry, error) {
 	return nil, errNotTest
 }
 
