@@ -29,9 +29,9 @@ func (e *NodeDownError) Error() string {
 // scheduler grants it. One gate per go-redis client; a client serves one
 // logical node for one simulated process.
 type gate struct {
-	w     *World
-	c     *client
-	node  int
+	w    *World
+	c    *client
+	node int
 }
 
 func (g *gate) DialHook(next redis.DialHook) redis.DialHook { return next }
