@@ -5,7 +5,7 @@ package leaktest
 
 import (
 	"bytes"
-	"runtime"
+	"runtime/pprof"
 	"testing"
 	"time"
 
@@ -32,9 +32,10 @@ type dialProbesEnd struct{ m *testing.M }
 
 func (p dialProbesEnd) Run() int {
 	code := p.m.Run()
-	buf := make([]byte, 1<<20)
 	for end := time.Now().Add(2 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if !bytes.Contains(buf[:runtime.Stack(buf, true)], []byte("(*ConnPool).tryDial")) {
+		var buf bytes.Buffer
+		_ = pprof.Lookup("goroutine").WriteTo(&buf, 1)
+		if !bytes.Contains(buf.Bytes(), []byte("(*ConnPool).tryDial")) {
 			break
 		}
 	}

@@ -28,9 +28,8 @@ var (
 )
 
 // goroutineRoot says which goroutine calls it, from the program counters of
-// its stack: runtime.Callers without symbols costs a tenth of the
-// runtime.Stack that goid reads (which formats every frame, with its file
-// and line), and the gate asks for every command.
+// its stack (runtime.Callers, without symbols: the gate asks for every
+// command).
 func goroutineRoot() rootKind {
 	var buf [128]uintptr
 	pcs := buf[:]
