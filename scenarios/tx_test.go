@@ -18,7 +18,7 @@ func TestTransactionLockBreaksWhatUUIDLuaBreaks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sawExec := false
+	sawExec, sawVoid := false, false
 	for i := 0; i < len(results); i += 2 {
 		opt, ref := results[i], results[i+1]
 		if opt.Error != "" {
@@ -34,7 +34,14 @@ func TestTransactionLockBreaksWhatUUIDLuaBreaks(t *testing.T) {
 			if strings.HasPrefix(e.Command, "MULTI; SET lock:product:1001 ") && strings.HasSuffix(e.Command, "; EXEC") && e.Reply == "1) OK" {
 				sawExec = true
 			}
+			if strings.HasSuffix(e.Command, "; EXEC") && e.Reply == "(nil)" &&
+				strings.HasSuffix(e.Text.EN, "the transaction does nothing: a key it watches changed after its WATCH, so EXEC answers nil") {
+				sawVoid = true
+			}
 		}
+	}
+	if !sawVoid {
+		t.Error("no trace shows an EXEC that a WATCH voided (redlock-acquire-pause's A), said so")
 	}
 	if !sawExec {
 		t.Error("no trace shows a transaction as MULTI; SET …; EXEC → 1) OK")
