@@ -51,6 +51,9 @@ usage:
                                       commands, time and faults for the
                                       shortest counterexample of each
                                       invariant; exit 1 if one is found
+  lockstep bench --redis ADDR[,ADDR…] [--impl LIST] [--duration D]
+                                      time acquire+release pairs of every
+                                      implementation on real servers
   lockstep lessons list | show ID     the built-in lesson files; show prints
                                       one, a start for your own
   lockstep docs [--lang zh] DIR       regenerate the failure-mode pages (docs/)
@@ -70,7 +73,7 @@ the TUI.
 const exitCodes = "exit codes: 0 ok, 1 unmet expectations (explore: a counterexample found),\n2 bad input or a run that could not complete\n"
 
 // commands are the subcommands, as an unknown command lists them.
-var commands = []string{"list", "play", "check", "explore", "lessons", "docs", "completion", "help"}
+var commands = []string{"list", "play", "check", "explore", "bench", "lessons", "docs", "completion", "help"}
 
 // cli is one run of the command line: where it writes and the exit code its
 // command chose.

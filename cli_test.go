@@ -30,7 +30,7 @@ func TestCommandHelp(t *testing.T) {
 		notWanted []string
 	}{
 		{"lockstep --help", []string{"--help"},
-			[]string{"lockstep play", "lockstep check", "--scenario", "--autoplay", "--speed", "--course",
+			[]string{"lockstep play", "lockstep check", "lockstep bench --redis", "--scenario", "--autoplay", "--speed", "--course",
 				"--step N", "--stop-at-violation", "--no-spoilers", "--version"}, true, true, nil},
 		{"play --help", []string{"play", "--help"},
 			[]string{"lockstep play SCENARIO", "--impl NAME", "--format FORMAT", "--lesson FILE", "--trace FILE", "--lang",
@@ -134,6 +134,8 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"list", "--lang", "ZH"}, `unknown language "ZH"; did you mean zh? valid: en, zh`},
 		{[]string{"pley", "get-then-del"}, `unknown command "pley"; did you mean play? valid: list, play,`},
 		{[]string{"help", "chek"}, `unknown command "chek"; did you mean check? valid:`},
+		// Issue #28 item 13: bench is a command like the others.
+		{[]string{"benc"}, `unknown command "benc"; did you mean bench? valid: list, play, check, explore, bench, lessons,`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, _, stderr := runCLI(t, tc.args...)
