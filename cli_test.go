@@ -101,6 +101,11 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"play", "get-then-del", "--impl"}, "lockstep: flag needs an argument: --impl (lockstep play --help lists its flags)\n"},
 		{[]string{"explore", "--impl", "redlock", "--nodes", "4"}, "lockstep: --nodes must be 3 or 5, not 4\n"},
 		{[]string{"explore", "--impl", "uuid-lua", "--nodes", "5"}, "lockstep: --nodes is for a lock on several servers (redlock, redlock-no-validity, redsync-redlock); uuid-lua runs on one\n"},
+		// Issue #28 item 16: a step the lesson does not have is an error, as
+		// play's --from is, and so is a step with nothing to open.
+		{[]string{"--scenario", "gc-pause", "--step", "999"}, "lockstep: --step 999 out of range: gc-pause × uuid-lua-watchdog has steps 0 to 33\n"},
+		{[]string{"--scenario", "get-then-del", "--impl", "uuid-lua", "--step", "999"}, "lockstep: --step 999 out of range: get-then-del × uuid-lua has steps 0 to 45\n"},
+		{[]string{"--step", "3"}, "lockstep: --step N opens a lesson at step N: it goes with --scenario ID or --trace FILE\n"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, tc.args...)

@@ -151,7 +151,52 @@ func (f *tuiFlags) options(ctx context.Context, fs *pflag.FlagSet) (opts tui.Opt
 			return tui.Options{}, err
 		}
 	}
+	if isSet("step") {
+		if err := f.checkStep(opts); err != nil {
+			return tui.Options{}, err
+		}
+	}
 	return opts, nil
+}
+
+// checkStep checks --step against what it opens: a lesson (--scenario, run
+// here on embedded servers to count its steps) or a trace; anything else
+// opens no step. A run on real servers counts its steps only as it goes.
+func (f *tuiFlags) checkStep(opts tui.Options) error {
+	tr := opts.Trace
+	if tr == nil && opts.Scenario == "" {
+		if opts.Course != nil {
+			return nil // the course's first lesson opens there
+		}
+		return errUsage{errors.New("--step N opens a lesson at step N: it goes with --scenario ID or --trace FILE")}
+	}
+	if tr == nil {
+		if f.real.redis != "" {
+			return nil
+		}
+		s, lerr := scenarios.Lookup(opts.Scenario)
+		ok := lerr == nil
+		for _, l := range opts.Lessons {
+			if l.ID == opts.Scenario {
+				s, ok = l, true
+			}
+		}
+		impl := opts.Impl
+		if impl == "" {
+			impl = s.Naive
+		}
+		info, err := lockimpl.Lookup(impl)
+		if !ok || err != nil {
+			return nil // named by the checks before; nothing to count
+		}
+		if tr, err = s.Run(info); err != nil {
+			return err
+		}
+	}
+	if last := len(tr.Events) - 1; opts.Step > last {
+		return errUsage{fmt.Errorf("--step %d out of range: %s × %s has steps 0 to %d", opts.Step, tr.Scenario, tr.Impl, last)}
+	}
+	return nil
 }
 
 // speeds are the player's autoplay speeds in steps per second: + and −
