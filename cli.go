@@ -78,9 +78,10 @@ var commands = []string{"list", "play", "check", "explore", "bench", "lessons", 
 // cli is one run of the command line: where it writes and the exit code its
 // command chose.
 type cli struct {
-	stdout io.Writer
-	code   int
-	tui    *tuiFlags // the terminal UI's flags, once parsed
+	stdout  io.Writer
+	code    int
+	tui     *tuiFlags // the terminal UI's flags, once parsed
+	helpErr error     // help asked of a command that does not exist
 }
 
 // done records a command's exit code and returns its error to cobra.
@@ -110,7 +111,15 @@ func (a *cli) newRoot() *cobra.Command {
 	root.AddCommand(a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.benchCmd(), a.lessonsCmd(), a.docsCmd())
 	root.SetHelpCommand(helpCmd(root))
 	withCompletion(root)
-	root.SetHelpFunc(func(c *cobra.Command, _ []string) { writeHelp(c.OutOrStdout(), c) })
+	root.SetHelpFunc(func(c *cobra.Command, _ []string) {
+		if pos := c.Flags().Args(); len(pos) > 0 && c.HasSubCommands() {
+			// "lockstep nosuch --help", "completion tcsh": a command that
+			// does not exist has no help to print.
+			a.helpErr = unknownSubcommand(c, pos[0])
+			return
+		}
+		writeHelp(c.OutOrStdout(), c)
+	})
 	root.SetUsageFunc(func(c *cobra.Command) error { writeHelp(c.OutOrStdout(), c); return nil })
 	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("lockstep version {{.Version}}\n")
@@ -160,6 +169,28 @@ func unknownCommand(name string) error {
 		return errUsage{fmt.Errorf("unknown command %q; did you mean %s? valid: %s", name, strings.Join(s, " or "), strings.Join(commands, ", "))}
 	}
 	return errUsage{fmt.Errorf("unknown command %q; valid: %s", name, strings.Join(commands, ", "))}
+}
+
+// unknownSubcommand is the error for a subcommand c does not have: an
+// unknown command of lockstep's, an unknown shell of completion's.
+func unknownSubcommand(c *cobra.Command, name string) error {
+	if !c.HasParent() {
+		return unknownCommand(name)
+	}
+	var names []string
+	for _, s := range c.Commands() {
+		if s.IsAvailableCommand() {
+			names = append(names, s.Name())
+		}
+	}
+	what := "command of " + c.Name()
+	if c.Name() == "completion" {
+		what = "shell"
+	}
+	if s := suggest(name, names); len(s) > 0 {
+		return errUsage{fmt.Errorf("unknown %s %q; did you mean %s? valid: %s", what, name, strings.Join(s, " or "), strings.Join(names, ", "))}
+	}
+	return errUsage{fmt.Errorf("unknown %s %q; valid: %s", what, name, strings.Join(names, ", "))}
 }
 
 // writeHelp writes a command's help: for lockstep itself the overview and
@@ -315,5 +346,8 @@ func (a *cli) execute(ctx context.Context, args []string, stderr io.Writer) (int
 	root.SetArgs(append([]string{}, args...))
 	a.code = exitOK
 	err := root.ExecuteContext(ctx)
+	if err == nil && a.helpErr != nil {
+		return exitUsage, a.helpErr
+	}
 	return a.code, err
 }

@@ -139,6 +139,11 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"list", "--lang", "ZH"}, `unknown language "ZH"; did you mean zh? valid: en, zh`},
 		{[]string{"pley", "get-then-del"}, `unknown command "pley"; did you mean play? valid: list, play,`},
 		{[]string{"help", "chek"}, `unknown command "chek"; did you mean check? valid:`},
+		// Issue #28 item 15: help of a command that does not exist is an
+		// error, not lockstep's help with exit 0.
+		{[]string{"nosuch", "--help"}, `unknown command "nosuch"; valid: list, play,`},
+		{[]string{"completion", "tcsh"}, `unknown shell "tcsh"; valid: bash, fish, powershell, zsh`},
+		{[]string{"completion", "bsh"}, `unknown shell "bsh"; did you mean bash or zsh?`},
 		// Issue #28 item 13: bench is a command like the others.
 		{[]string{"benc"}, `unknown command "benc"; did you mean bench? valid: list, play, check, explore, bench, lessons,`},
 	} {
