@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -82,24 +83,32 @@ func readLessonDir(dir string) ([]scenarios.Scenario, error) {
 
 // cmdLessons prints a built-in lesson's file: a starting point to copy.
 func cmdLessons(pos []string, stdout io.Writer) (int, error) {
-	const how = "lockstep lessons show ID prints a built-in lesson file (lockstep lessons list: the ids)"
+	subs := []string{"list", "show"}
 	switch {
-	case len(pos) == 1 && pos[0] == "list":
+	case len(pos) == 0:
+		return 0, errUsage{errors.New("lessons needs a subcommand: list (the built-in lessons, with their files) or show ID (one lesson's file)")}
+	case !slices.Contains(subs, pos[0]):
+		if s := suggest(pos[0], subs); len(s) > 0 {
+			return 0, errUsage{fmt.Errorf("unknown command of lessons %q; did you mean %s? valid: list, show", pos[0], strings.Join(s, " or "))}
+		}
+		return 0, errUsage{fmt.Errorf("unknown command of lessons %q; valid: list, show", pos[0])}
+	case pos[0] == "list" && len(pos) > 1:
+		return 0, errUsage{fmt.Errorf("lessons list takes no arguments, not %q", strings.Join(pos[1:], " "))}
+	case pos[0] == "list":
 		for _, s := range scenarios.All() {
-			fmt.Fprintf(stdout, "%-24s %s\n", s.ID, s.File)
+			// Where the file is in this repository.
+			fmt.Fprintf(stdout, "%-24s %s\n", s.ID, path.Join("scenarios", s.File))
 		}
 		return exitOK, nil
-	case len(pos) == 2 && pos[0] == "show":
-		s, err := scenarios.Lookup(pos[1])
-		if err != nil {
-			return 0, unknownName("en", kindScenario, pos[1], scenarios.IDs())
-		}
-		_, err = stdout.Write(s.Source)
-		return exitOK, err
-	case len(pos) == 0:
-		return 0, errUsage{errors.New(how)}
+	case len(pos) != 2:
+		return 0, errUsage{errors.New("lessons show takes one lesson id (lockstep lessons list names them)")}
 	}
-	return 0, errUsage{fmt.Errorf("lessons %s: %s", strings.Join(pos, " "), how)}
+	s, err := scenarios.Lookup(pos[1])
+	if err != nil {
+		return 0, unknownName("en", kindScenario, pos[1], scenarios.IDs())
+	}
+	_, err = stdout.Write(s.Source)
+	return exitOK, err
 }
 
 // readCourse reads a course file; the lesson directories it names are

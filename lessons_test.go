@@ -68,6 +68,13 @@ func TestInstructorsLessonFromTheCommandLine(t *testing.T) {
 
 // Bad lesson input: exit 2, the position, nothing run.
 func TestBadLessons(t *testing.T) {
+	// lessons list names each file where it is in the repository.
+	if out := mustRun(t, "lessons", "list"); !strings.Contains(out, "get-then-del             scenarios/lessons/030-get-then-del.lesson\n") {
+		t.Errorf("lessons list:\n%s", out)
+	}
+	if _, err := os.Stat("scenarios/lessons/030-get-then-del.lesson"); err != nil {
+		t.Error(err)
+	}
 	_, bad := myLesson(t, func(s string) string { return strings.Replace(s, "unhold A", "unhold Z", 1) })
 	dup, _ := myLesson(t, func(s string) string { return strings.Replace(s, "lesson my-get-then-del", "lesson get-then-del", 1) })
 	for _, tc := range []struct {
@@ -80,7 +87,11 @@ func TestBadLessons(t *testing.T) {
 		{[]string{"play", "--lesson", filepath.Dir(bad)}, "is a directory: --lesson takes one lesson file"},
 		{[]string{"check", "--lessons", t.TempDir()}, "has no *.lesson files"},
 		{[]string{"play", "get-then-del", "--lesson", bad}, "play --lesson FILE takes no scenario"},
-		{[]string{"lessons"}, "lockstep lessons show ID"},
+		// Issue #28 item 14: each says what is wrong.
+		{[]string{"lessons"}, "lessons needs a subcommand: list (the built-in lessons, with their files) or show ID"},
+		{[]string{"lessons", "lst"}, `unknown command of lessons "lst"; did you mean list? valid: list, show`},
+		{[]string{"lessons", "list", "x"}, `lessons list takes no arguments, not "x"`},
+		{[]string{"lessons", "show"}, "lessons show takes one lesson id (lockstep lessons list names them)"},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)
 		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) {
