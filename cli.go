@@ -41,9 +41,9 @@ usage:
   lockstep play --trace FILE [--format …]
                                       play a saved trace (a schedule found by
                                       explore is made again and checked)
-  lockstep check [--lessons DIR] [--json] [--junit FILE]
+  lockstep check [--lessons DIR | --course FILE] [--json] [--junit FILE]
                                       run every failure mode (or every lesson
-                                      file in DIR) against every
+                                      file in DIR, or a course's) against every
                                       implementation; exit 1 if any result
                                       differs from its lesson's expectation
   lockstep explore --impl NAME [--clients 2|3] [--faults LIST] [--depth N]

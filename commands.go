@@ -115,18 +115,21 @@ implementation is the naive one the failure mode is about.`,
 type checkFlags struct {
 	real                                   *realFlags
 	lang, junit, lessons, impls, scenarios string
+	course                                 string
 	json, explore                          bool
 }
 
 func (a *cli) checkCmd() *cobra.Command {
-	c := command("check [--lessons DIR] [--json] [--junit FILE]",
+	c := command("check [--lessons DIR | --course FILE] [--json] [--junit FILE]",
 		"run the matrix: every failure mode against every implementation",
-		`check runs every failure mode (or every lesson file in DIR) against every
-implementation and compares what broke with each lesson's expect block. It
-exits 1 if any cell differs from its expectation, 2 if a cell could not run.`,
+		`check runs every failure mode (or every lesson file in DIR, or every lesson
+of a course) against every implementation and compares what broke with each
+lesson's expect block. It exits 1 if any cell differs from its expectation,
+2 if a cell could not run.`,
 		`  lockstep check
   lockstep check --impl uuid-lua,fenced --scenario get-then-del,gc-pause
   lockstep check --lessons mine --junit results.xml
+  lockstep check --course week3.course
   lockstep check --explore --scenario gc-pause
   R=127.0.0.1:6390,127.0.0.1:6391,127.0.0.1:6392,127.0.0.1:6393,127.0.0.1:6394
   lockstep check --redis $R --replica 127.0.0.1:6395 --disposable`)
@@ -135,6 +138,7 @@ exits 1 if any cell differs from its expectation, 2 if a cell could not run.`,
 	fs.StringVar(&f.scenarios, "scenario", "", "only these failure modes: `ID[,ID...]`")
 	fs.StringVar(&f.impls, "impl", "", "only these implementations: `NAME[,NAME...]`")
 	fs.StringVar(&f.lessons, "lessons", "", "check the lesson files in `DIR` instead of the built-in lessons")
+	fs.StringVar(&f.course, "course", "", "check the lessons of the course in `FILE`, in its order, without opening the TUI")
 	fs.BoolVar(&f.json, "json", false, "print the results as JSON, one object per cell")
 	fs.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to `FILE`")
 	fs.BoolVar(&f.explore, "explore", false, "search each lesson's faults with the explorer and compare, cell by cell, with what the lesson breaks (docs/explore.md)")

@@ -75,6 +75,12 @@ func TestDocsExamplesRun(t *testing.T) {
 			}
 			if _, err := readCourse(f); err != nil {
 				t.Errorf("%s:%d: the course example does not read: %v", page, lines[i], err)
+				continue
+			}
+			// Its lessons, checked as a class would before the lesson.
+			code, out, stderr := runCLI(t, "check", "--course", f)
+			if code != exitOK || !strings.Contains(out, "cells meet their expectation") {
+				t.Errorf("%s:%d: check --course: exit %d\n%s%s", page, lines[i], code, out, stderr)
 			}
 		}
 	}

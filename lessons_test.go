@@ -88,6 +88,7 @@ func TestBadLessons(t *testing.T) {
 		{[]string{"check", "--lessons", t.TempDir()}, "has no *.lesson files"},
 		{[]string{"play", "get-then-del", "--lesson", bad}, "play --lesson FILE takes no scenario"},
 		// Issue #28 item 14: each says what is wrong.
+		{[]string{"check", "--course", "x.course", "--lessons", "mine"}, "--course FILE takes no --lessons: the course names its lessons"},
 		{[]string{"lessons"}, "lessons needs a subcommand: list (the built-in lessons, with their files) or show ID"},
 		{[]string{"lessons", "lst"}, `unknown command of lessons "lst"; did you mean list? valid: list, show`},
 		{[]string{"lessons", "list", "x"}, `lessons list takes no arguments, not "x"`},

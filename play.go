@@ -267,6 +267,14 @@ func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout, stderr i
 		return 0, err
 	}
 	lessons := scenarios.All()
+	if f.course != "" {
+		if f.lessons != "" {
+			return 0, errUsage{errors.New("--course FILE takes no --lessons: the course names its lessons")}
+		}
+		if lessons, err = courseLessons(f.course); err != nil {
+			return 0, err
+		}
+	}
 	if f.lessons != "" {
 		if lessons, err = readLessonDir(f.lessons); err != nil {
 			return 0, err
@@ -324,4 +332,20 @@ func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout, stderr i
 		return 0, fmt.Errorf("%d of %d cells could not run (ERROR above)", errored, len(results))
 	}
 	return code, nil
+}
+
+// courseLessons are the lessons of the course in FILE, in its order, each
+// once.
+func courseLessons(path string) ([]scenarios.Scenario, error) {
+	c, err := readCourse(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []scenarios.Scenario
+	for _, e := range c.Entries {
+		if !slices.ContainsFunc(out, func(s scenarios.Scenario) bool { return s.ID == e.Lesson.ID }) {
+			out = append(out, e.Lesson)
+		}
+	}
+	return out, nil
 }
