@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -83,5 +84,40 @@ func TestDocsExamplesRun(t *testing.T) {
 				t.Errorf("%s:%d: check --course: exit %d\n%s%s", page, lines[i], code, out, stderr)
 			}
 		}
+	}
+}
+
+// Issue #28 item 4: docs/lessons.md's annotated example is
+// 030-get-then-del.lesson as it is, up to its story: with the page's
+// annotations taken away (the comments at the ends of lines, and lines that
+// are only an indented comment), the two are the same.
+func TestLessonsPageExampleIsTheFile(t *testing.T) {
+	blocks, _ := fencedBlocks(t, "docs/lessons.md")
+	var example string
+	for _, b := range blocks {
+		if strings.Contains(b, "\nlesson get-then-del ") {
+			example = b
+			break
+		}
+	}
+	if example == "" {
+		t.Fatal("docs/lessons.md shows no lesson get-then-del")
+	}
+	annotation := regexp.MustCompile(`\s{2,}# .*$`)
+	var lines []string
+	for _, l := range strings.Split(example, "\n") {
+		if strings.TrimSpace(l) != l && strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		lines = append(lines, annotation.ReplaceAllString(l, ""))
+	}
+	shown := strings.Join(lines, "\n")
+	file, err := os.ReadFile("scenarios/lessons/030-get-then-del.lesson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(string(file), "story en")
+	if got, _, _ := strings.Cut(shown, "story en"); got != head {
+		t.Errorf("docs/lessons.md's example is not 030-get-then-del.lesson; the page shows:\n%s\nthe file has:\n%s", got, head)
 	}
 }
