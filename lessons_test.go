@@ -77,6 +77,9 @@ func TestBadLessons(t *testing.T) {
 	}
 	_, bad := myLesson(t, func(s string) string { return strings.Replace(s, "unhold A", "unhold Z", 1) })
 	dup, _ := myLesson(t, func(s string) string { return strings.Replace(s, "lesson my-get-then-del", "lesson get-then-del", 1) })
+	misspeltDir, misspelt := myLesson(t, func(s string) string {
+		return strings.Replace(s, "    uuid-lua                    -", "    uuid-lau                    -", 1)
+	})
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -87,6 +90,9 @@ func TestBadLessons(t *testing.T) {
 		{[]string{"play", "--lesson", filepath.Dir(bad)}, "is a directory: --lesson takes one lesson file"},
 		{[]string{"check", "--lessons", t.TempDir()}, "has no *.lesson files"},
 		{[]string{"play", "get-then-del", "--lesson", bad}, "play --lesson FILE takes no scenario"},
+		// Issue #28 item 17: a misspelled implementation in an expect
+		// block gets a guess, as on the command line.
+		{[]string{"check", "--lessons", misspeltDir}, misspelt + `:43:5: unknown implementation "uuid-lau"; did you mean uuid-lua? valid: no-lock,`},
 		// Issue #28 item 14: each says what is wrong.
 		{[]string{"check", "--course", "x.course", "--lessons", "mine"}, "--course FILE takes no --lessons: the course names its lessons"},
 		{[]string{"lessons"}, "lessons needs a subcommand: list (the built-in lessons, with their files) or show ID"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	suggestpkg "lockstep/internal/suggest"
 	"lockstep/text"
 )
 
@@ -34,74 +35,6 @@ var (
 	kindCommand  = text.New("command", "命令")
 )
 
-// suggest is the names in valid that name is most likely a mistyping of:
-// those at the smallest edit distance (a swap of two neighbours counts as
-// one edit), if it is small for the name's length, or else the one name
-// that starts with it. Case is ignored.
-func suggest(name string, valid []string) []string {
-	if name == "" {
-		return nil
-	}
-	lower := strings.ToLower(name)
-	limit := 1
-	switch n := len([]rune(name)); {
-	case n >= 10:
-		limit = 3
-	case n >= 5:
-		limit = 2
-	}
-	best := limit + 1
-	var out []string
-	for _, v := range valid {
-		switch d := editDistance(lower, strings.ToLower(v)); {
-		case d > limit:
-		case d < best:
-			best, out = d, []string{v}
-		case d == best:
-			out = append(out, v)
-		}
-	}
-	if len(out) > 3 {
-		out = nil // a guess among many is no help
-	}
-	if len(out) == 0 && len(name) >= 3 {
-		for _, v := range valid {
-			if strings.HasPrefix(strings.ToLower(v), lower) {
-				out = append(out, v)
-			}
-		}
-		if len(out) != 1 {
-			out = nil
-		}
-	}
-	return out
-}
-
-// editDistance is the optimal string alignment distance between a and b:
-// insertions, deletions, substitutions and swaps of two neighbouring
-// characters, each one edit.
-func editDistance(a, b string) int {
-	s, t := []rune(a), []rune(b)
-	// d[i][j] is the distance between s[:i] and t[:j].
-	d := make([][]int, len(s)+1)
-	for i := range d {
-		d[i] = make([]int, len(t)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(s); i++ {
-		for j := 1; j <= len(t); j++ {
-			cost := 1
-			if s[i-1] == t[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && s[i-1] == t[j-2] && s[i-2] == t[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(s)][len(t)]
-}
+// suggest is the names in valid that name is most likely a mistyping of
+// (internal/suggest).
+func suggest(name string, valid []string) []string { return suggestpkg.Names(name, valid) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"lockstep/internal/suggest"
 	"lockstep/text"
 )
 
@@ -389,6 +390,9 @@ func Lookup(name string) (Info, error) {
 		if in.Name == name {
 			return in, nil
 		}
+	}
+	if s := suggest.Names(name, Names()); len(s) > 0 {
+		return Info{}, fmt.Errorf("unknown implementation %q; did you mean %s? valid: %s", name, strings.Join(s, " or "), strings.Join(Names(), ", "))
 	}
 	return Info{}, fmt.Errorf("unknown implementation %q; valid: %s", name, strings.Join(Names(), ", "))
 }
