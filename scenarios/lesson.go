@@ -105,6 +105,9 @@ type lessonParser struct {
 	nodes   int // servers the lesson may name: 5 (Redlock's), or Setup.Nodes
 	expect  map[string][]string
 	seen    map[string]bool
+	// held are the clients a hold stops and no unhold or crash has let go
+	// yet, with the hold's line.
+	held map[string]line
 	// For the search (search.go): the clients' programs, the timeline's
 	// verbs in order of first use, and the explore line.
 	progs   []sim.Program
@@ -293,6 +296,9 @@ func (p *lessonParser) parse() error {
 	}
 	if !p.ended {
 		return &LessonError{p.file, p.lastLine() + 1, 1, "the timeline never ends: want \"run end\" after the last step"}
+	}
+	if err := p.unlifted(); err != nil {
+		return err
 	}
 	if len(p.expect) == 0 {
 		return &LessonError{p.file, p.lastLine() + 1, 1, "no expect block: want \"expect\" with one indented line per implementation"}
@@ -539,6 +545,9 @@ func (p *lessonParser) timelineVerb(l line) error {
 			"heal": (*sim.Client).Heal,
 		}[verb]
 		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { act(cs[name]) })
+		if verb == "unhold" || verb == "crash" {
+			delete(p.held, name)
+		}
 	case "partition", "drop-replies":
 		name, err := p.clientArg(l, 1)
 		if err != nil {
@@ -785,7 +794,29 @@ func (p *lessonParser) hold(l line) error {
 		}
 		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].HoldAfter(op, n) })
 	}
+	if p.held == nil {
+		p.held = map[string]line{}
+	}
+	if _, already := p.held[name]; !already {
+		p.held[name] = l
+	}
 	return nil
+}
+
+// unlifted is the error for a hold that nothing lets go before the run
+// ends: the client would stay stopped to the end, silently.
+func (p *lessonParser) unlifted() error {
+	var first *line
+	name := ""
+	for n, l := range p.held {
+		if first == nil || l.n < first.n {
+			first, name = &l, n
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	return p.errAt(*first, 0, "hold %s is never lifted: want \"unhold %s\" (or \"crash %s\") before \"run end\"; a held client stays stopped to the end", name, name, name)
 }
 
 func opNames(ops []sim.Op) string {

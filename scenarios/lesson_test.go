@@ -201,3 +201,13 @@ func TestLessonSearch(t *testing.T) {
 		t.Errorf("command %q with --nodes", got)
 	}
 }
+
+// Issue #28 item 17: a hold that nothing lifts is an error at the hold, not
+// a client silently stopped to the end; a crash lifts it (setnx-no-ex's A
+// is held, then crashes).
+func TestHoldNeverLifted(t *testing.T) {
+	wantLessonError(t, lessonWith(t, "unhold A\n", ""), "25:1", `hold A is never lifted: want "unhold A" (or "crash A") before "run end"`)
+	if _, err := ParseLesson("mine.lesson", lessonWith(t, "unhold A\n", "crash A\n")); err != nil {
+		t.Errorf("a crash after the hold: %v", err)
+	}
+}
