@@ -204,6 +204,11 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 	if target != nil {
 		return buildWorld(ctx, setup, impl, target, nil)
 	}
+	// The context's Done channel is made on its first use: let that be
+	// here, outside the bubble. A channel a bubble makes may be used only
+	// in it, and the caller's goroutines wait on this one too (a live run
+	// in the TUI selects on it).
+	ctx.Done()
 	b := bubble.New()
 	var w *World
 	var err error

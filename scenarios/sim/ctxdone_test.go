@@ -1,0 +1,36 @@
+package sim
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// A run's context is the caller's: its Done channel, first used by the
+// run's scheduler inside the world's bubble, is still one the caller can
+// wait on (the TUI's live run selects on it). Made inside the bubble, a
+// select on it from outside was fatal.
+func TestRunContextIsTheCallers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := &Pacer{Next: func(ctx context.Context, _, _ string) error {
+		// As the TUI's pacer waits: on the run's context, among others.
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+			return nil
+		}
+	}}
+	if _, err := RunOn(WithPacer(ctx, p), nil, Setup{}, func(tl *Timeline) {
+		tl.Client("A", Program{})
+		tl.RunToEnd()
+	}, impl(t, "uuid-lua")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+		t.Fatal("done before cancel")
+	case <-time.After(time.Millisecond):
+	}
+}
