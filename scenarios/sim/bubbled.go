@@ -54,7 +54,8 @@ func (w *World) in(f func()) {
 			}
 			return
 		case <-timer.C:
-			if n := w.progress.Load(); n != seen {
+			if n := w.progress.Load(); n != seen || w.pacing.Load() > 0 {
+				// It went on, or it waits for a live run's presenter.
 				seen = n
 				timer.Reset(w.stall)
 				continue

@@ -34,3 +34,29 @@ func TestRunContextIsTheCallers(t *testing.T) {
 	case <-time.After(time.Millisecond):
 	}
 }
+
+// A live run waits for its presenter as long as the presenter likes: time
+// spent in the pacer is not a stall (it was, once the stall timer came to
+// count a whole call on the world's goroutine).
+func TestPacerWaitIsNoStall(t *testing.T) {
+	shortStall(t, 50*time.Millisecond)
+	release := make(chan struct{})
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		close(release)
+	}()
+	waited := false
+	p := &Pacer{Next: func(context.Context, string, string) error {
+		if !waited {
+			waited = true
+			<-release // the presenter takes a while before the first step
+		}
+		return nil
+	}}
+	if _, err := RunOn(WithPacer(context.Background(), p), nil, Setup{}, func(tl *Timeline) {
+		tl.Client("A", Program{})
+		tl.RunToEnd()
+	}, impl(t, "uuid-lua")); err != nil {
+		t.Fatal(err)
+	}
+}

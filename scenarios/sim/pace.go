@@ -84,7 +84,10 @@ func (w *World) pace(a *actor) {
 			thaws = append(thaws, thaw)
 		}
 	}
-	if err := p.Next(ctx, a.name, formatCommand(a.cmd)); err != nil {
+	w.pacing.Add(1)
+	err := p.Next(ctx, a.name, formatCommand(a.cmd))
+	w.pacing.Add(-1)
+	if err != nil {
 		w.fail(err)
 	}
 }

@@ -104,8 +104,11 @@ type World struct {
 	// wedgedDone: the stalled call's end; aborted tells the scheduler.
 	wedgedDone <-chan any
 	aborted    atomic.Bool
-	stall      time.Duration // stallTimeout when the world was built
-	id         uint64        // unique in the process (stuck.go)
+	// pacing counts the calls into the pacer under way: a live run waiting
+	// for its presenter is not stalled (in).
+	pacing atomic.Int32
+	stall  time.Duration // stallTimeout when the world was built
+	id     uint64        // unique in the process (stuck.go)
 	// commands reached a server; failed of them got an error other than a
 	// nil reply. A run in which every command failed has no verdict.
 	commands, failed int
@@ -691,7 +694,9 @@ func (w *World) record(e Event) int {
 	if w.pacer != nil && w.pacer.Event != nil {
 		header := w.trace
 		header.Events = nil
+		w.pacing.Add(1)
 		w.pacer.Event(header, e)
+		w.pacing.Add(-1)
 	}
 	return e.Step
 }
