@@ -681,11 +681,8 @@ func same(s string) Text { return Text{EN: s, ZH: s} }
 // shortCommand is a command and its reply in a few words: "SET NX → OK",
 // "EVAL release → 1", "GET → A#1".
 func shortCommand(cmd redis.Cmder, err error) string {
-	if b, ok := batchOf(cmd); ok {
-		name := "PIPELINE"
-		if b.tx {
-			name = "EXEC"
-		}
+	if inBatch(cmd) {
+		name := "EXEC"
 		switch r := formatReply(cmd, err); {
 		case r == "(nil)":
 			return name + " → nil" // a watched key changed: nothing ran

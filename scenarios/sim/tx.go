@@ -29,15 +29,12 @@ import (
 // The trace shows a transaction as one event, "MULTI; DEL lock; EXEC" with
 // EXEC's reply, and a pipeline's commands as the commands they are.
 
-// batch is a transaction's or a pipeline's commands (a transaction's with
-// its MULTI and EXEC).
+// batch is a transaction's commands, with its MULTI and EXEC.
 type batch struct {
 	cmds []redis.Cmder
-	tx   bool
 }
 
-// batches holds each transaction or pipeline under way, by its last
-// command (a transaction's EXEC): the gate and the engine pass that command
+// batches holds each transaction under way, by its last command, its EXEC: the gate and the engine pass that command
 // around as the batch's, and the functions that show a command look its
 // batch up.
 var batches sync.Map // redis.Cmder → batch
@@ -69,7 +66,7 @@ func (g *gate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Process
 			return g.pipeline(ctx, next, cmds)
 		}
 		last := cmds[len(cmds)-1]
-		batches.Store(last, batch{cmds: cmds, tx: isTx(cmds)})
+		batches.Store(last, batch{cmds: cmds})
 		defer batches.Delete(last)
 		err := g.ProcessHook(func(ctx context.Context, _ redis.Cmder) error { return next(ctx, cmds) })(ctx, last)
 		if err != nil && last.Err() == nil {
@@ -117,10 +114,7 @@ func firstErr(cmds []redis.Cmder, err error) error {
 // commands are the batch's commands to show: a transaction's between its
 // MULTI and EXEC.
 func (b batch) commands() []redis.Cmder {
-	if b.tx {
-		return b.cmds[1 : len(b.cmds)-1]
-	}
-	return b.cmds
+	return b.cmds[1 : len(b.cmds)-1]
 }
 
 // args are the batch's commands' arguments, one after another.
@@ -134,24 +128,21 @@ func (b batch) args() []string {
 	return out
 }
 
-// format shows a batch as its commands in order: "MULTI; DEL lock; EXEC",
-// "SET lock A#1 NX; PEXPIRE lock 30000".
+// format shows a transaction as its commands in order: "MULTI; DEL lock;
+// EXEC".
 func (b batch) format() string {
 	var parts []string
 	for _, c := range b.commands() {
 		parts = append(parts, formatCommand(plain(c)))
 	}
-	if b.tx {
-		parts = append(append([]string{"MULTI"}, parts...), "EXEC")
-	}
+	parts = append(append([]string{"MULTI"}, parts...), "EXEC")
 	return strings.Join(parts, "; ")
 }
 
-// reply shows a batch's replies as redis-cli prints them: a transaction's
-// EXEC reply, numbered ((nil) when a watched key changed and nothing ran);
-// a pipeline's, one after another.
+// reply shows a transaction's EXEC reply as redis-cli prints it, numbered
+// ((nil) when a watched key changed and nothing ran).
 func (b batch) reply(err error) string {
-	if b.tx && (errors.Is(err, redis.TxFailedErr) || errors.Is(err, redis.Nil)) {
+	if errors.Is(err, redis.TxFailedErr) || errors.Is(err, redis.Nil) {
 		return "(nil)"
 	}
 	if err != nil && !b.commandErr(err) {
@@ -159,16 +150,9 @@ func (b batch) reply(err error) string {
 	}
 	var parts []string
 	for i, c := range b.commands() {
-		r := replyOf(c, c.Err())
-		if b.tx {
-			r = fmt.Sprintf("%d) %s", i+1, r)
-		}
-		parts = append(parts, r)
+		parts = append(parts, fmt.Sprintf("%d) %s", i+1, replyOf(c, c.Err())))
 	}
-	if b.tx {
-		return strings.Join(parts, " ")
-	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, " ")
 }
 
 // commandErr says whether err is one of the batch's commands' own replies
