@@ -39,10 +39,13 @@ func TestRunContextIsTheCallers(t *testing.T) {
 // spent in the pacer is not a stall (it was, once the stall timer came to
 // count a whole call on the world's goroutine).
 func TestPacerWaitIsNoStall(t *testing.T) {
-	shortStall(t, 50*time.Millisecond)
+	// The presenter waits three stall timeouts; outside the pacer, the run
+	// has a stall timeout to make progress, with room for a loaded machine
+	// (CI's race step met a false stall at 50ms).
+	shortStall(t, 300*time.Millisecond)
 	release := make(chan struct{})
 	go func() {
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(900 * time.Millisecond)
 		close(release)
 	}()
 	waited := false

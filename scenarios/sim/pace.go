@@ -84,10 +84,21 @@ func (w *World) pace(a *actor) {
 			thaws = append(thaws, thaw)
 		}
 	}
-	w.pacing.Add(1)
-	err := p.Next(ctx, a.name, formatCommand(a.cmd))
-	w.pacing.Add(-1)
+	var err error
+	w.paced(func() { err = p.Next(ctx, a.name, formatCommand(a.cmd)) })
 	if err != nil {
 		w.fail(err)
 	}
+}
+
+// paced calls into the pacer. Time there is the presenter's, not a stall
+// (World.in); coming back counts as progress, so the run has a whole stall
+// timeout after a long wait to reach its next message.
+func (w *World) paced(call func()) {
+	w.pacing.Add(1)
+	defer func() {
+		w.pacing.Add(-1)
+		w.progress.Add(1)
+	}()
+	call()
 }

@@ -53,6 +53,7 @@ func (w *World) drain() {
 			// The caller gave the run up (in): it ends here.
 			w.fail(errStalled)
 			w.abandon()
+			w.refuseInbox()
 			return
 		}
 		m, ok := w.receive()
@@ -560,6 +561,18 @@ func (w *World) shutdown() {
 	default:
 		close(w.done)
 	}
+}
+
+// refuseInbox answers every message already taken and not yet handled
+// with redis.ErrClosed, and abandons its sender: the run was given up
+// between the two (a stalled call that came back and sent once more).
+// Left in the inbox, its sender would wait for an answer forever.
+func (w *World) refuseInbox() {
+	for _, m := range w.inbox {
+		m.a.state = stateAbandoned
+		w.handle(m)
+	}
+	w.inbox = nil
 }
 
 // abandon stops waiting for the actors still running: they stalled. The run

@@ -2,7 +2,9 @@ package sim
 
 import (
 	"context"
+	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -388,4 +390,55 @@ func shortStall(t *testing.T, d time.Duration) {
 	old := stallTimeout
 	stallTimeout = d
 	t.Cleanup(func() { stallTimeout = old })
+}
+
+// spinner is lock code that, on its first call, computes until freed
+// without a Redis command, a sleep or a block: a stall while it spins, and
+// then it comes back.
+type spinner struct {
+	free  *atomic.Bool
+	spins *int
+}
+
+func (s spinner) TryAcquire(context.Context) (bool, error) {
+	for *s.spins == 0 && !s.free.Load() {
+	}
+	*s.spins++
+	return false, nil
+}
+func (spinner) Release(context.Context) error { return nil }
+
+// A run given up for a stall while its lock code still computes is the
+// caller's no more: the scheduler, going on once that code returns, fails
+// the run and records it on its own goroutine, and RunOn has already read
+// what it will ever read (CI's race detector once saw RunOn read the
+// world's error while the wedged scheduler wrote it).
+func TestStallThenComeBackIsNoRace(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent(), leaktest.BubbleHost)
+	shortStall(t, 20*time.Millisecond)
+	// Freed by a goroutine of its own, started before the run: a free that
+	// followed Run's return (or a time.AfterFunc, whose goroutine may be
+	// started by this one's) would order RunOn's reads before the
+	// scheduler's writes, and hide the race.
+	quick := func(tl *Timeline) { tl.Client("A", Program{}); tl.RunToEnd() }
+	if _, err := Run(Setup{}, quick, impl(t, "uuid-lua")); err != nil {
+		t.Fatal(err) // the bubble host now runs: it is not the run's
+	}
+	before := runtime.NumGoroutine()
+	free := new(atomic.Bool)
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		free.Store(true)
+	}()
+	info := lockimpl.Info{Name: "spinner", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock { return spinner{free, new(int)} }}
+	_, err := Run(Setup{}, quick, info)
+	if err == nil || !strings.Contains(err.Error(), "stalled: A (in its lock's TryAcquire)") {
+		t.Fatalf("err = %v, want a stall naming A", err)
+	}
+	// Wait for the run's end without synchronising with it (goleak's
+	// wait does), so that the race detector can see a write of the
+	// scheduler's after RunOn's read.
+	for end := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(end); {
+		time.Sleep(10 * time.Millisecond)
+	}
 }

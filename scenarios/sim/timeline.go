@@ -43,6 +43,11 @@ func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl
 	}
 	defer func() {
 		w.close()
+		if w.wedged != nil {
+			// The stalled call still runs, and the world is its: err
+			// is the stall (runError).
+			return
+		}
 		if w.err != nil {
 			// What closing met (keys it could not remove) joins the run's
 			// own error.

@@ -694,9 +694,7 @@ func (w *World) record(e Event) int {
 	if w.pacer != nil && w.pacer.Event != nil {
 		header := w.trace
 		header.Events = nil
-		w.pacing.Add(1)
-		w.pacer.Event(header, e)
-		w.pacing.Add(-1)
+		w.paced(func() { w.pacer.Event(header, e) })
 	}
 	return e.Step
 }
