@@ -88,6 +88,9 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 	if lang == "" {
 		lang = "en"
 	}
+	// A course's "spoilers off" is --no-spoilers: no expected verdict on
+	// the start screen, no rows below the cursor in the player.
+	noSpoilers := opts.NoSpoilers || opts.Course != nil && !opts.Course.Spoilers
 	st := NewStyles()
 	h := help.New()
 	h.Styles.ShortKey = st.Header
@@ -100,7 +103,7 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 		height: 24,
 		lang:   lang,
 		traces: traces,
-		start:  newStartView(opts.catalogue(), opts.NoSpoilers || opts.Course != nil && !opts.Course.Spoilers),
+		start:  newStartView(opts.catalogue(), noSpoilers),
 		course: opts.Course,
 
 		run:       opts.Runner,
@@ -108,7 +111,7 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 	}
 	m.player.speed = speedIndex(opts.Speed)
 	m.player.run, m.player.recording = m.run, m.recording
-	m.player.stopAt, m.player.noSpoilers = opts.StopAtViolation, opts.NoSpoilers
+	m.player.stopAt, m.player.noSpoilers = opts.StopAtViolation, noSpoilers
 	m.player.startStep = opts.Step
 	m.player.liveRunner = opts.Live
 	if opts.Trace != nil {
