@@ -87,7 +87,9 @@ func (a *cli) playCmd() *cobra.Command {
 		`play runs one failure mode (or a lesson file of your own, or a saved trace)
 against a lock implementation and prints the trace: every command and reply,
 what each one means, and the step where an invariant breaks. The default
-implementation is the naive one the failure mode is about.`,
+implementation is the naive one the failure mode is about. When the run does
+not break what the lesson's expect block says for the implementation, play
+says so and exits 1, as check does.`,
 		`  lockstep play get-then-del
   lockstep play get-then-del --impl uuid-lua
   lockstep play gc-pause --impl fenced --lang zh --format md
@@ -106,7 +108,7 @@ implementation is the naive one the failure mode is about.`,
 	fs.StringVar(&f.trace, "trace", "", "play a saved trace `FILE` (play --format json, explore --out) instead of a failure mode")
 	f.real = addRealFlags(fs)
 	c.RunE = func(c *cobra.Command, pos []string) error {
-		return a.done(cmdPlay(c.Context(), c.Flags(), f, pos, a.stdout))
+		return a.done(cmdPlay(c.Context(), c.Flags(), f, pos, a.stdout, c.ErrOrStderr()))
 	}
 	return c
 }

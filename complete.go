@@ -19,18 +19,16 @@ import (
 type completeFunc = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective)
 
 // scenarioNames are the lessons a command can name: the built-in ones, and
-// those in the directory its --lessons flag names, if any.
+// those in the directory its --lessons flag names, if any (one of which
+// may take a built-in's place).
 func scenarioNames(c *cobra.Command) []cobra.Completion {
-	var out []cobra.Completion
-	for _, s := range scenarios.All() {
-		out = append(out, cobra.CompletionWithDesc(s.ID, s.Title.EN))
-	}
+	var mine []scenarios.Scenario
 	if f := c.Flags().Lookup("lessons"); f != nil && f.Value.String() != "" {
-		if mine, err := readLessonDir(f.Value.String()); err == nil {
-			for _, s := range mine {
-				out = append(out, cobra.CompletionWithDesc(s.ID, s.Title.EN))
-			}
-		}
+		mine, _ = readLessonDir(f.Value.String())
+	}
+	var out []cobra.Completion
+	for _, s := range scenarios.Over(mine) {
+		out = append(out, cobra.CompletionWithDesc(s.ID, s.Title.EN))
 	}
 	return out
 }

@@ -42,8 +42,10 @@ func readLessonFile(path string) (scenarios.Scenario, error) {
 const maxDirLessons = scenarios.MaxCourseLessons
 
 // readLessonDir reads every *.lesson file in dir, in the order of their
-// names. A lesson may not take a built-in lesson's id: the two would be
-// confused on the start screen and in check's table.
+// names. A lesson with a built-in lesson's id takes its place for the run
+// (scenarios.Over; the commands say so, noteReplaced). A mistake in one
+// file does not hide those in the next: the error names every file's
+// first one.
 func readLessonDir(dir string) ([]scenarios.Scenario, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
@@ -63,22 +65,42 @@ func readLessonDir(dir string) ([]scenarios.Scenario, error) {
 		return nil, errUsage{fmt.Errorf("%s has %d *.lesson files; a directory of lessons has at most %d", dir, len(names), maxDirLessons)}
 	}
 	var scs []scenarios.Scenario
+	var errs []error
 	for _, name := range names {
 		s, err := readLessonFile(name)
 		if err != nil {
-			return nil, err
+			errs = append(errs, unwrapUsage(err))
+			continue
 		}
-		if b, err := scenarios.Lookup(s.ID); err == nil {
-			return nil, errUsage{fmt.Errorf("%s: lesson %s has the id of a built-in lesson (%s); give your copy an id of its own", name, s.ID, b.File)}
-		}
-		for _, o := range scs {
-			if o.ID == s.ID {
-				return nil, errUsage{fmt.Errorf("%s: lesson %s is also %s", name, s.ID, o.File)}
-			}
+		if i := slices.IndexFunc(scs, func(o scenarios.Scenario) bool { return o.ID == s.ID }); i >= 0 {
+			errs = append(errs, fmt.Errorf("%s: lesson %s is also %s", name, s.ID, scs[i].File))
+			continue
 		}
 		scs = append(scs, s)
 	}
+	if len(errs) > 0 {
+		return nil, errUsage{errors.Join(errs...)}
+	}
 	return scs, nil
+}
+
+// unwrapUsage is the mistake an errUsage reports, so that several join
+// into one.
+func unwrapUsage(err error) error {
+	if u, ok := err.(errUsage); ok {
+		return u.error
+	}
+	return err
+}
+
+// noteReplaced says on w, for each lesson that takes a built-in lesson's
+// place for this run, which file replaces which lesson.
+func noteReplaced(w io.Writer, lessons []scenarios.Scenario) {
+	for _, s := range lessons {
+		if note := s.ReplaceNote(); note != "" {
+			fmt.Fprintf(w, "lockstep: %s\n", note)
+		}
+	}
 }
 
 // cmdLessons prints a built-in lesson's file: a starting point to copy.

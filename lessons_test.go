@@ -76,7 +76,6 @@ func TestBadLessons(t *testing.T) {
 		t.Error(err)
 	}
 	_, bad := myLesson(t, func(s string) string { return strings.Replace(s, "unhold A", "unhold Z", 1) })
-	dup, _ := myLesson(t, func(s string) string { return strings.Replace(s, "lesson my-get-then-del", "lesson get-then-del", 1) })
 	misspeltDir, misspelt := myLesson(t, func(s string) string {
 		return strings.Replace(s, "    uuid-lua                    -", "    uuid-lau                    -", 1)
 	})
@@ -86,7 +85,6 @@ func TestBadLessons(t *testing.T) {
 	}{
 		{[]string{"play", "--lesson", bad}, bad + `:31:8: unknown client "Z"; declared: A, B, C, D`},
 		{[]string{"check", "--lessons", filepath.Dir(bad)}, bad + `:31:8: unknown client "Z"`},
-		{[]string{"check", "--lessons", dup}, "has the id of a built-in lesson"},
 		{[]string{"play", "--lesson", filepath.Dir(bad)}, "is a directory: --lesson takes one lesson file"},
 		{[]string{"check", "--lessons", t.TempDir()}, "has no *.lesson files"},
 		{[]string{"play", "get-then-del", "--lesson", bad}, "play --lesson FILE takes no scenario"},
@@ -104,6 +102,84 @@ func TestBadLessons(t *testing.T) {
 		if code != exitUsage || stdout != "" || !strings.Contains(stderr, tc.want) {
 			t.Errorf("lockstep %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, stdout, stderr, tc.want)
 		}
+	}
+}
+
+// Issue #28 items 17 and 20: a lesson file that carries a built-in's id
+// takes the built-in's place for the run, and each command says so: check
+// --lessons, check --course, play --lesson and the TUI, one rule (check
+// refused such a file; play took it silently). The file's own expect block
+// is what is checked: here uuid-lua is expected to break mutex, which it
+// does not, so the cell is unmet.
+func TestLessonReplacesBuiltin(t *testing.T) {
+	dir, file := myLesson(t, func(s string) string {
+		s = strings.Replace(s, "lesson my-get-then-del", "lesson get-then-del", 1)
+		return strings.Replace(s, "    uuid-lua                    -", "    uuid-lua                    mutex", 1)
+	})
+	note := "lockstep: " + file + " replaces the built-in lesson get-then-del (scenarios/lessons/030-get-then-del.lesson) for this run\n"
+	course := filepath.Join(dir, "week3.course")
+	if err := os.WriteFile(course, []byte("course Week 3\nlessons .\nlesson get-then-del impls=uuid-lua\nlesson gc-pause\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"check", "--lessons", dir, "--impl", "uuid-lua"},
+		{"check", "--course", course, "--impl", "uuid-lua"},
+	} {
+		code, out, stderr := runCLI(t, args...)
+		if code != exitUnmet || !strings.Contains(out, "UNMET get-then-del × uuid-lua") || stderr != note {
+			t.Errorf("lockstep %s: exit %d, stderr %q\n%s", strings.Join(args, " "), code, stderr, out)
+		}
+	}
+	// play takes the file's D, whom the built-in lesson does not have, and
+	// says that the file's expect block is unmet (item 17: it did not).
+	code, out, stderr := runCLI(t, "play", "--lesson", file, "--impl", "uuid-lua")
+	unmet := "lockstep: UNMET get-then-del × uuid-lua: the lesson's expect block says {mutex}, the run broke {}\n"
+	if code != exitUnmet || stderr != note+unmet || !strings.Contains(out, "D ") {
+		t.Errorf("play --lesson: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "play", "--lesson", file, "--impl", "uuid-get-del"); code != exitOK || stderr != note {
+		t.Errorf("play --lesson, a cell that meets its expectation: exit %d, stderr %q", code, stderr)
+	}
+	// The TUI, without a terminal, prints its usage after the note.
+	for _, args := range [][]string{{"--lessons", dir, "--scenario", "get-then-del"}, {"--course", course}} {
+		if code, _, stderr := runCLI(t, args...); code != exitOK || stderr != note {
+			t.Errorf("lockstep %s: exit %d, stderr %q", strings.Join(args, " "), code, stderr)
+		}
+	}
+	// The built-in lesson itself, with no file, gets no note.
+	if code, _, stderr := runCLI(t, "check", "--scenario", "get-then-del", "--impl", "uuid-lua"); code != exitOK || stderr != "" {
+		t.Errorf("check: exit %d, stderr %q", code, stderr)
+	}
+	// Two directories of one course may not both hold a lesson's id.
+	other := filepath.Join(dir, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src, _ := os.ReadFile(file)
+	if err := os.WriteFile(filepath.Join(other, "x.lesson"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	twice := filepath.Join(dir, "twice.course")
+	if err := os.WriteFile(twice, []byte("course Twice\nlessons .\nlessons other\nlesson get-then-del\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCLI(t, "check", "--course", twice); code != exitUsage || !strings.Contains(stderr, "has the id of another lesson ("+file+")") {
+		t.Errorf("two directories with one id: exit %d, %q", code, stderr)
+	}
+}
+
+// Issue #28 item 17: check --lessons reports the first mistake of every
+// bad file in the directory, not only of the first.
+func TestCheckLessonsReportsEveryFile(t *testing.T) {
+	dir, bad := myLesson(t, func(s string) string { return strings.Replace(s, "unhold A", "unhold Z", 1) })
+	src := strings.Replace(mustRun(t, "lessons", "show", "gc-pause"), "lesson gc-pause", "lesson my-gc-pause\nbogus", 1)
+	second := filepath.Join(dir, "020-second.lesson")
+	if err := os.WriteFile(second, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCLI(t, "check", "--lessons", dir)
+	if code != exitUsage || out != "" || !strings.Contains(stderr, "lockstep: "+bad+`:31:8: unknown client "Z"`) || !strings.Contains(stderr, "lockstep: "+second+":") {
+		t.Errorf("check --lessons: exit %d, stderr %q", code, stderr)
 	}
 }
 

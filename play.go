@@ -136,7 +136,7 @@ func cmdList(lang string, pos []string, stdout io.Writer) (int, error) {
 	return exitOK, report.List(stdout, lang)
 }
 
-func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string, stdout io.Writer) (code int, err error) {
+func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string, stdout, stderr io.Writer) (code int, err error) {
 	if err := checkLang(f.lang); err != nil {
 		return 0, err
 	}
@@ -165,6 +165,7 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 		if s, err = readLesson(f.lesson); err != nil {
 			return 0, err
 		}
+		noteReplaced(stderr, []scenarios.Scenario{s})
 	case len(pos) != 1:
 		return 0, errUsage{errors.New(text.Newf("play needs one scenario; valid: %s", "play 需要一个场景；可选：%s",
 			strings.Join(scenarios.IDs(), ", ")).In(f.lang))}
@@ -201,7 +202,26 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 	if err := f.render(fs, stdout, tr); err != nil {
 		return 0, err
 	}
-	return exitOK, unreliable(tr, target, f.lang)
+	if err := unreliable(tr, target, f.lang); err != nil {
+		return 0, err
+	}
+	return unmet(stderr, s, tr, f.lang), nil
+}
+
+// unmet says on w when a run did not break what its lesson's expect block
+// says for the implementation, as check would, and is play's exit code:
+// exitUnmet then, exitOK otherwise (and for an implementation the block
+// does not name).
+func unmet(w io.Writer, s scenarios.Scenario, tr *sim.Trace, lang string) int {
+	want, judged := s.Expected(tr.Impl)
+	got := tr.Broken()
+	if !judged || slices.Equal(got, want) {
+		return exitOK
+	}
+	set := func(ids []string) string { return "{" + strings.Join(ids, ",") + "}" }
+	fmt.Fprintln(w, "lockstep:", text.Newf("UNMET %s × %s: the lesson's expect block says %s, the run broke %s",
+		"不符合预期 %s × %s：课程文件的 expect 预期 %s，实际 %s", s.ID, tr.Impl, set(want), set(got)).In(lang))
+	return exitUnmet
 }
 
 // render writes a trace in one of the formats.
@@ -280,6 +300,7 @@ func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout, stderr i
 			return 0, err
 		}
 	}
+	noteReplaced(stderr, lessons)
 	if lessons, err = pickLessons(lessons, f.scenarios, f.lang); err != nil {
 		return 0, err
 	}
@@ -341,11 +362,5 @@ func courseLessons(path string) ([]scenarios.Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []scenarios.Scenario
-	for _, e := range c.Entries {
-		if !slices.ContainsFunc(out, func(s scenarios.Scenario) bool { return s.ID == e.Lesson.ID }) {
-			out = append(out, e.Lesson)
-		}
-	}
-	return out, nil
+	return c.Lessons(), nil
 }

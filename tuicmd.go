@@ -31,6 +31,10 @@ func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, st
 	if err != nil {
 		return 0, err
 	}
+	noteReplaced(c.ErrOrStderr(), opts.Lessons)
+	if opts.Course != nil {
+		noteReplaced(c.ErrOrStderr(), opts.Course.Lessons())
+	}
 	target, err := f.real.target(ctx)
 	if err != nil {
 		return 0, err

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +35,8 @@ type Course struct {
 	// built-in ones, as written (relative to the course file).
 	Dirs    []string
 	Entries []CourseEntry
+	// mine are the lessons of Dirs, read so far.
+	mine []Scenario
 }
 
 // CourseEntry is one lesson of a course.
@@ -62,8 +65,8 @@ func ParseCourse(name string, data []byte, load func(dir string) ([]Scenario, er
 	}
 	seen := map[string]bool{}
 	for i, raw := range raws {
-		l := splitLine(i+1, raw)
-		if len(l.fields) == 0 || strings.HasPrefix(l.fields[0], "#") {
+		l := splitLine(i+1, raw).uncomment()
+		if len(l.fields) == 0 {
 			continue
 		}
 		verb := l.fields[0]
@@ -106,11 +109,8 @@ func ParseCourse(name string, data []byte, load func(dir string) ([]Scenario, er
 			if err != nil {
 				return nil, fail(l, 1, "%v", err)
 			}
-			for _, s := range more {
-				if slices.ContainsFunc(known, func(o Scenario) bool { return o.ID == s.ID }) {
-					return nil, fail(l, 1, "lesson %s (%s) has the id of another lesson", s.ID, s.File)
-				}
-				known = append(known, s)
+			if known, err = c.over(known, more); err != nil {
+				return nil, fail(l, 1, "%v", err)
 			}
 			c.Dirs = append(c.Dirs, l.fields[1])
 		case "lesson":
@@ -130,6 +130,37 @@ func ParseCourse(name string, data []byte, load func(dir string) ([]Scenario, er
 		return nil, &LessonError{File: name, Line: len(raws) + 1, Col: 1, Msg: "a course needs at least one \"lesson ID\" line"}
 	}
 	return c, nil
+}
+
+// Lessons are the course's lessons, each once, in the order of their
+// first lesson line.
+func (c *Course) Lessons() []Scenario {
+	var out []Scenario
+	for _, e := range c.Entries {
+		if !slices.ContainsFunc(out, func(s Scenario) bool { return s.ID == e.Lesson.ID }) {
+			out = append(out, e.Lesson)
+		}
+	}
+	return out
+}
+
+// over adds a directory's lessons to those a course may name: a lesson
+// with a built-in's id takes its place (Over); two of the course's
+// directories may not hold one id.
+func (c *Course) over(known, more []Scenario) ([]Scenario, error) {
+	for _, s := range more {
+		i := slices.IndexFunc(known, func(o Scenario) bool { return o.ID == s.ID })
+		switch {
+		case i < 0:
+			known = append(known, s)
+		case slices.ContainsFunc(c.mine, func(o Scenario) bool { return o.ID == s.ID }):
+			return nil, fmt.Errorf("lesson %s (%s) has the id of another lesson (%s)", s.ID, s.File, known[i].File)
+		default:
+			known[i] = s
+		}
+		c.mine = append(c.mine, s)
+	}
+	return known, nil
 }
 
 func courseEntry(l line, known []Scenario, fail func(line, int, string, ...any) error) (CourseEntry, error) {

@@ -22,6 +22,10 @@ import (
 //	verb arg key=value ...      a directive, at the start of a line
 //	  en English text           indented lines belong to the directive
 //	  zh 中文
+//	verb arg   # a comment      to the end of the line
+//
+// A comment starts at a word that begins with #, on every line but the
+// indented en and zh texts and the story, where # is text.
 //
 // ParseLesson reads such a file and checks everything it can before
 // anything runs: unknown verbs, clients, servers, implementations and
@@ -75,20 +79,48 @@ func splitLine(n int, raw string) line {
 	return l
 }
 
+// uncomment drops an end-of-line comment: the first field that begins
+// with # and everything after it. A line that is only a comment keeps no
+// fields.
+func (l line) uncomment() line {
+	for i, f := range l.fields {
+		if !strings.HasPrefix(f, "#") {
+			continue
+		}
+		if i > 0 {
+			l.raw = strings.TrimRight(l.raw[:byteAt(l.raw, l.cols[i])], " \t")
+		}
+		l.fields, l.cols = l.fields[:i], l.cols[:i]
+		break
+	}
+	return l
+}
+
+// isText says whether l is an indented text line ("en …", "zh …"): its #
+// is text, never a comment.
+func (l line) isText() bool {
+	return l.indent && len(l.fields) > 0 && (l.fields[0] == "en" || l.fields[0] == "zh")
+}
+
+// byteAt is the byte offset of the 1-based character column col in raw.
+func byteAt(raw string, col int) int {
+	c := 1
+	for off := range raw {
+		if c == col {
+			return off
+		}
+		c++
+	}
+	return len(raw)
+}
+
 // rest is the line's text from field i on, as written.
 func (l line) rest(i int) string {
 	if i >= len(l.fields) {
 		return ""
 	}
 	// Columns count characters; find the byte offset of field i.
-	col := 1
-	for off := range l.raw {
-		if col == l.cols[i] {
-			return strings.TrimRight(l.raw[off:], " \t")
-		}
-		col++
-	}
-	return ""
+	return strings.TrimRight(l.raw[byteAt(l.raw, l.cols[i]):], " \t")
 }
 
 // lessonParser holds the state of one parse.
@@ -157,6 +189,9 @@ func (p *lessonParser) split(data []byte) error {
 	for i, raw := range raws {
 		n := i + 1
 		l := splitLine(n, raw)
+		if !l.isText() {
+			l = l.uncomment()
+		}
 		if !l.indent && len(l.fields) == 2 && l.fields[0] == "story" && (l.fields[1] == "en" || l.fields[1] == "zh") {
 			if slices.Contains(langs, l.fields[1]) {
 				return p.errAt(l, 1, "a second story %s", l.fields[1])

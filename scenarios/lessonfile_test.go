@@ -1,9 +1,12 @@
 package scenarios
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"lockstep/lockimpl"
 )
 
 // A lesson's text reaches terminals as it is written, in the TUI, in play
@@ -163,3 +166,64 @@ func BenchmarkParseLesson(b *testing.B) {
 		}
 	}
 }
+
+// Issue #28 item 3: a comment may end any line but a text (an indented en
+// or zh line) and the story, where # is text. get-then-del with a comment
+// at the end of each directive and expect line is the same lesson: the
+// same texts, and the same trace against an implementation; a # inside a
+// text stays. Course files take the same comments.
+func TestEndOfLineComments(t *testing.T) {
+	b := getThenDel(t)
+	var out []string
+	story := false
+	for _, raw := range strings.Split(strings.TrimSuffix(string(b.Source), "\n"), "\n") {
+		l := splitLine(0, raw)
+		story = story || len(l.fields) == 2 && l.fields[0] == "story"
+		switch {
+		case story && len(l.fields) == 2 && l.fields[0] == "story":
+			out = append(out, raw+"   # the story: the rest of the file")
+		case story, len(l.fields) == 0, strings.HasPrefix(l.fields[0], "#"):
+			out = append(out, raw)
+		case l.isText():
+			out = append(out, raw+" #1")
+		default:
+			out = append(out, raw+"\t# a note, with # and key=value in it")
+		}
+	}
+	s, err := ParseLesson("commented.lesson", []byte(strings.Join(out, "\n")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Title.EN != b.Title.EN+" #1" || s.Summary.ZH != b.Summary.ZH+" #1" || s.Story != b.Story {
+		t.Errorf("texts: title %q, summary %q", s.Title.EN, s.Summary.ZH)
+	}
+	impl, err := lockimpl.Lookup("uuid-get-del")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := b.Run(impl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Run(impl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Events) != len(want.Events) || fmt.Sprint(got.Verdicts) != fmt.Sprint(want.Verdicts) {
+		t.Errorf("commented: %d steps, verdicts %v; want %d, %v", len(got.Events), got.Verdicts, len(want.Events), want.Verdicts)
+	}
+	for _, ex := range []string{"uuid-get-del", "uuid-lua"} {
+		if g, _ := s.Expected(ex); fmt.Sprint(g) != fmt.Sprint(must(b.Expected(ex))) {
+			t.Errorf("expect %s: %v", ex, g)
+		}
+	}
+	c, err := ParseCourse("week3.course", []byte("course Redis locks, week 3   # its title\nspoilers off # hidden\nlesson gc-pause impls=fenced step=3 # the pause\n"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Title != "Redis locks, week 3" || c.Spoilers || c.Entries[0].Step != 3 || fmt.Sprint(c.Entries[0].Impls) != "[fenced]" {
+		t.Errorf("course %+v", c)
+	}
+}
+
+func must[T any](v T, _ bool) T { return v }

@@ -80,6 +80,39 @@ func (s Scenario) Expected(impl string) ([]string, bool) {
 	return slices.Clone(exp), ok
 }
 
+// Over lays lessons of an author's over the built-in ones, for one run: a
+// lesson that carries a built-in's id takes its place, so an edited copy
+// of a built-in lesson is checked and played as it is; the others follow,
+// in their order.
+func Over(mine []Scenario) []Scenario {
+	all := All()
+	for _, s := range mine {
+		if i := slices.IndexFunc(all, func(b Scenario) bool { return b.ID == s.ID }); i >= 0 {
+			all[i] = s
+		} else {
+			all = append(all, s)
+		}
+	}
+	return all
+}
+
+// Replaces says which built-in lesson s takes the place of for a run (see
+// Over): the one with its id, unless s is that lesson itself.
+func (s Scenario) Replaces() (Scenario, bool) {
+	b, err := Lookup(s.ID)
+	return b, err == nil && s.File != b.File
+}
+
+// ReplaceNote is the line that says s takes a built-in lesson's place,
+// or "" when it does not.
+func (s Scenario) ReplaceNote() string {
+	b, ok := s.Replaces()
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%s replaces the built-in lesson %s (%s) for this run", s.File, s.ID, path.Join("scenarios", b.File))
+}
+
 //go:embed lessons/*.lesson
 var builtin embed.FS
 

@@ -71,15 +71,9 @@ type Options struct {
 // ones and the user's own.
 func (o Options) catalogue() []scenarios.Scenario {
 	if o.Course != nil {
-		var scs []scenarios.Scenario
-		for _, e := range o.Course.Entries {
-			if !slices.ContainsFunc(scs, func(s scenarios.Scenario) bool { return s.ID == e.Lesson.ID }) {
-				scs = append(scs, e.Lesson)
-			}
-		}
-		return scs
+		return o.Course.Lessons()
 	}
-	return append(scenarios.All(), o.Lessons...)
+	return scenarios.Over(o.Lessons)
 }
 
 // Check validates the options' names; the errors list the valid ones.
