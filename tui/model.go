@@ -109,6 +109,13 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 		run:       opts.Runner,
 		recording: opts.Recording,
 	}
+	if c := opts.Course; c != nil {
+		m.start.own = map[string]string{}
+		for i := len(c.Entries) - 1; i >= 0; i-- { // the first entry of a lesson wins
+			m.start.own[c.Entries[i].Lesson.ID] = c.Entries[i].Impls[0]
+		}
+	}
+	m.start.keep = opts.Impl != "" && opts.Scenario == "" && opts.Course == nil && opts.Trace == nil
 	m.player.speed = speedIndex(opts.Speed)
 	m.player.run, m.player.recording = m.run, m.recording
 	m.player.stopAt, m.player.noSpoilers = opts.StopAtViolation, noSpoilers
@@ -259,6 +266,9 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 		return m, nil
 	case screenPlayer:
 		if key.Matches(msg, k.Back) {
+			// The start screen shows where the player was: the
+			// implementation switched to, the course's lesson.
+			m.start.pick(m.player.scenario.ID, m.player.impl)
 			m.screen = screenStart
 			m.player.close()
 			return m, nil
@@ -302,6 +312,7 @@ func (m *Model) openEntry(i int) {
 	m.screen = screenPlayer
 	m.player = m.player.fresh()
 	m.player.impls, m.player.startStep = e.Impls, e.Step
+	m.player.lesson, m.player.lessons = i+1, len(m.course.Entries)
 	m.player.open(e.Lesson, e.Impls[0])
 }
 

@@ -44,6 +44,8 @@ type playerView struct {
 	// choose among; startStep is where the first trace opens.
 	impls     []string
 	startStep int
+	// lesson is the course's lesson playing, of lessons (0: no course).
+	lesson, lessons int
 
 	// run produces traces (nil: the embedded engine); recording names the
 	// real servers they were recorded on.

@@ -51,8 +51,8 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 	}
 	e := p.tr.Events[p.step]
 	// Steps are numbered from 0, as play and check --json number them.
-	head := fmt.Sprintf("lockstep ─ %s × %s ─ t=%s ─ %s %d/%d%s ─ %s",
-		p.scenario.ID, p.impl, secs(e.T), text.New("step", "步骤").In(lang), p.step, len(p.tr.Events)-1, p.playMark(lang), p.tr.Title.In(lang))
+	head := fmt.Sprintf("lockstep ─ %s%s × %s ─ t=%s ─ %s %d/%d%s ─ %s",
+		p.lessonMark(lang), p.scenario.ID, p.impl, secs(e.T), text.New("step", "步骤").In(lang), p.step, len(p.tr.Events)-1, p.playMark(lang), p.tr.Title.In(lang))
 	band := p.band(st, lang, w, p.tr, p.step)
 	// The whole narration, wrapped: it may take rows from the timeline,
 	// which keeps at least five. What still does not fit is cut with a mark
@@ -90,6 +90,14 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 	}
 	top = append(top, p.timeline(st, lang, w, max(rows, 1))...)
 	return strings.Join(append(top, bottom...), "\n")
+}
+
+// lessonMark says which lesson of a course plays: "lesson 2/5 ─ ".
+func (p playerView) lessonMark(lang string) string {
+	if p.lessons == 0 {
+		return ""
+	}
+	return text.Newf("lesson %d/%d ─ ", "第 %d/%d 课 ─ ", p.lesson, p.lessons).In(lang)
 }
 
 func (p playerView) playMark(lang string) string {
@@ -542,8 +550,8 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 	if p.diverge >= 0 {
 		div = text.Newf("≠ from row %d", "≠ 始于第 %d 行", p.diverge+1).In(lang)
 	}
-	head := fmt.Sprintf("%s ─ %s vs %s ─ %s %d/%d ─ t=%s ─ %s%s",
-		p.scenario.ID, p.impl, p.other, text.New("row", "行").In(lang), p.row+1, len(p.rows), secs(at), div, p.playMark(lang))
+	head := fmt.Sprintf("%s%s ─ %s vs %s ─ %s %d/%d ─ t=%s ─ %s%s",
+		p.lessonMark(lang), p.scenario.ID, p.impl, p.other, text.New("row", "行").In(lang), p.row+1, len(p.rows), secs(at), div, p.playMark(lang))
 
 	const gutter, timeW, mid = 2, 7, 3
 	sideW := (w - gutter - timeW - mid) / 2

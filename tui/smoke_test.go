@@ -20,11 +20,10 @@ func TestSmoke(t *testing.T) {
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte(text)) },
 			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 	}
-	// Down twice: the third failure mode, with the implementation the
-	// start screen begins on (the first failure mode's naive one); i
-	// switches to the next implementation in the catalogue.
+	// Down twice: the third failure mode, with its own (naive)
+	// implementation; i switches to the next one in the catalogue.
 	scenario := scenarios.IDs()[2]
-	impl := after(scenarios.All()[0].Naive, "")
+	impl := after(scenarios.All()[2].Naive, "")
 	waitFor("Failure mode")
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown})
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown})

@@ -39,6 +39,11 @@ type startView struct {
 	impls  []lockimpl.Info
 	// hide: spoiler-free (a course for class): no expected verdict.
 	hide bool
+	// own maps a lesson to the implementation a course opens it with;
+	// without an entry, a lesson's own is its naive one. keep: the
+	// implementation stays where the scenario cursor goes (--impl alone).
+	own  map[string]string
+	keep bool
 }
 
 func newStartView(scs []scenarios.Scenario, hide bool) startView {
@@ -61,6 +66,15 @@ func (v *startView) pick(scenario, impl string) {
 	}
 }
 
+// ownImpl is the implementation s opens with: the course's, else the
+// lesson's naive one (as list and --scenario open it).
+func (v startView) ownImpl(s scenarios.Scenario) string {
+	if impl, ok := v.own[s.ID]; ok {
+		return impl
+	}
+	return s.Naive
+}
+
 func (v startView) selected() (scenarios.Scenario, string) {
 	return v.scs[v.sc], v.impls[v.im].Name
 }
@@ -78,6 +92,14 @@ func (v *startView) key(msg tea.KeyMsg, k KeyMap) {
 		*cur = (*cur + 1) % n
 	case key.Matches(msg, k.Focus):
 		v.focus = 1 - v.focus
+		return
+	default:
+		return
+	}
+	if cur == &v.sc && !v.keep {
+		// A failure mode comes with its own implementation.
+		s := v.scs[v.sc]
+		v.pick(s.ID, v.ownImpl(s))
 	}
 }
 

@@ -225,22 +225,23 @@ func TestSpeedKeys(t *testing.T) {
 	}
 }
 
-// On startSubset: down twice is the third failure mode; up twice from the
-// first implementation wraps to the one before the last.
+// On startSubset: down twice is the third failure mode, get-then-del, with
+// its own implementation, uuid-get-del; up twice from there is
+// setnx-expire.
 func TestStartScreenKeys(t *testing.T) {
 	m := withStartSubset(t, newTest(t, Options{}, 80, 24))
 	m, _ = press(m, "down", "down", "tab", "up", "k", "enter")
 	if m.screen != screenPlayer {
 		t.Fatalf("enter: screen %s", m.screen)
 	}
-	if got := m.player.scenario.ID + "/" + m.player.impl; got != "get-then-del/fenced" {
-		t.Errorf("opened %s, want get-then-del/fenced", got)
+	if got := m.player.scenario.ID + "/" + m.player.impl; got != "get-then-del/setnx-expire" {
+		t.Errorf("opened %s, want get-then-del/setnx-expire", got)
 	}
 	m, _ = press(m, "esc")
 	if m.screen != screenStart {
 		t.Errorf("esc: screen %s, want start", m.screen)
 	}
-	if s, impl := m.start.selected(); s.ID != "get-then-del" || impl != "fenced" {
+	if s, impl := m.start.selected(); s.ID != "get-then-del" || impl != "setnx-expire" {
 		t.Errorf("start screen forgot the selection: %s/%s", s.ID, impl)
 	}
 	// Wrapping.
