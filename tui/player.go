@@ -321,11 +321,16 @@ func (p *playerView) key(msg tea.KeyMsg, k KeyMap, traces map[cell]*sim.Trace) t
 		p.setPos(p.length() - 1)
 	case key.Matches(msg, k.Violation):
 		i := p.nextViolation()
-		if i < 0 {
+		switch {
+		case i < 0 && p.live != nil && !p.liveDone:
+			// A live run's timeline is not over: what has not happened
+			// may still happen.
+			p.flash = text.New("no violation has happened yet: the live run goes on", "还没有发生违规：现场运行还在继续")
+		case i < 0:
 			p.flash = text.New("no violation in this timeline: every invariant holds", "这条时间线里没有违规：所有不变量都成立")
-			break
+		default:
+			p.setPos(i)
 		}
-		p.setPos(i)
 	case key.Matches(msg, k.Divergence):
 		switch {
 		case !p.compare:
