@@ -546,12 +546,16 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 	} else if r >= 0 {
 		at = p.otr.Events[r].T
 	}
+	// Steps as the player and play number them, each side its own: the
+	// rows before the first divergence are the same steps on both sides,
+	// so it is at the same step of both.
 	div := text.New("no divergence", "完全一致").In(lang)
 	if p.diverge >= 0 {
-		div = text.Newf("≠ from row %d", "≠ 始于第 %d 行", p.diverge+1).In(lang)
+		d := p.rows[p.diverge]
+		div = text.Newf("≠ from step %d", "≠ 始于第 %d 步", max(d.l, d.r)).In(lang)
 	}
-	head := fmt.Sprintf("%s%s ─ %s vs %s ─ %s %d/%d ─ t=%s ─ %s%s",
-		p.lessonMark(lang), p.scenario.ID, p.impl, p.other, text.New("row", "行").In(lang), p.row+1, len(p.rows), secs(at), div, p.playMark(lang))
+	head := fmt.Sprintf("%s%s ─ %s vs %s ─ %s ─ t=%s ─ %s%s",
+		p.lessonMark(lang), p.scenario.ID, p.impl, p.other, sideSteps(l, r, lang), secs(at), div, p.playMark(lang))
 
 	const gutter, timeW, mid = 2, 7, 3
 	sideW := (w - gutter - timeW - mid) / 2
@@ -631,6 +635,22 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 		out = append(out, "")
 	}
 	return strings.Join(append(out, bottom...), "\n")
+}
+
+// sideSteps are the steps the two sides of compare mode are at: "step 23"
+// where they are at the same one, else "steps 25 vs 24" (– before a
+// side's first step).
+func sideSteps(l, r int, lang string) string {
+	if l == r {
+		return text.Newf("step %d", "第 %d 步", l).In(lang)
+	}
+	n := func(i int) string {
+		if i < 0 {
+			return "–"
+		}
+		return fmt.Sprint(i)
+	}
+	return text.Newf("steps %s vs %s", "步骤 %s vs %s", n(l), n(r)).In(lang)
 }
 
 // sideText is one trace's event in a few words for compare mode.
