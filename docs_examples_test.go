@@ -1,12 +1,19 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
 )
 
 // fencedBlocks are the fenced code blocks of a Markdown file, each with the
@@ -140,4 +147,113 @@ func TestLessonsPageExampleIsTheFile(t *testing.T) {
 	if got, _, _ := strings.Cut(shown, "story en"); got != head {
 		t.Errorf("docs/lessons.md's example is not 030-get-then-del.lesson; the page shows:\n%s\nthe file has:\n%s", got, head)
 	}
+}
+
+// Issue #28: every lockstep command line the docs show (in README.md and
+// docs/*.md, as "go run . …" or "lockstep …") names a command that exists,
+// with flags it has and values they take, and a scenario or
+// implementation that exists. A command is not run — some open the TUI or
+// search for minutes — but parsed as the command line would parse it.
+func TestDocsCommandLinesParse(t *testing.T) {
+	pages, err := filepath.Glob("docs/*.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, page := range append([]string{"README.md"}, pages...) {
+		blocks, lines := fencedBlocks(t, page)
+		for i, b := range blocks {
+			ls := strings.Split(b, "\n")
+			for j, l := range ls {
+				args, ok := docCommand(l)
+				if !ok {
+					continue
+				}
+				seen++
+				if j+1 < len(ls) && strings.HasPrefix(ls[j+1], "lockstep: ") {
+					// An example of a mistake, with what lockstep says:
+					// it says that, up to the page's "…".
+					shown, _, _ := strings.Cut(ls[j+1], "…")
+					if code, _, stderr := runCLI(t, args...); code != exitUsage || !strings.HasPrefix(stderr, shown) {
+						t.Errorf("%s:%d: %s: exit %d, %q; the page shows %q", page, lines[i]+j, l, code, stderr, ls[j+1])
+					}
+					continue
+				}
+				if err := parseOnly(args); err != nil {
+					t.Errorf("%s:%d: %s: %v", page, lines[i]+j, strings.TrimSpace(l), err)
+				}
+			}
+		}
+	}
+	if seen < 40 {
+		t.Errorf("only %d command lines found in the docs", seen)
+	}
+}
+
+// docCommand is the arguments of a lockstep command on a line of a shell
+// example: after "go run ." or "lockstep", up to a comment, a pipe or a
+// redirection. Usage brackets ("[--impl NAME]") are unwrapped; lines with
+// placeholders a reader fills in ("<TAB>", "$EDITOR", "…") are skipped.
+func docCommand(l string) ([]string, bool) {
+	l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "$ "))
+	var rest string
+	switch {
+	case strings.HasPrefix(l, "go run . "), l == "go run .":
+		rest = strings.TrimPrefix(l, "go run .")
+	case strings.HasPrefix(l, "lockstep "), l == "lockstep":
+		rest = strings.TrimPrefix(l, "lockstep")
+	default:
+		return nil, false
+	}
+	if strings.ContainsAny(rest, "<$…") || strings.Contains(rest, "...") {
+		return nil, false
+	}
+	if i := strings.IndexAny(rest, "#|>;&"); i >= 0 {
+		rest = rest[:i]
+	}
+	rest = strings.NewReplacer("[", "", "]", "").Replace(rest)
+	return strings.Fields(rest), true
+}
+
+// parseOnly parses args as lockstep would, without running the command:
+// the command, its flags and their values, and the names of scenarios and
+// implementations.
+func parseOnly(args []string) error {
+	a := &cli{stdout: io.Discard}
+	root := a.newRoot()
+	root.InitDefaultCompletionCmd()
+	c, rest, err := root.Find(args)
+	if err != nil {
+		return err
+	}
+	if err := c.ParseFlags(rest); err != nil && !errors.Is(err, pflag.ErrHelp) {
+		return err
+	}
+	pos := c.Flags().Args()
+	if c == root && len(pos) > 0 {
+		return fmt.Errorf("unknown command %q", pos[0])
+	}
+	if c.Name() == "play" && len(pos) == 1 {
+		if _, err := scenarios.Lookup(pos[0]); err != nil {
+			return err
+		}
+	}
+	for _, name := range []string{"impl", "scenario"} {
+		f := c.Flags().Lookup(name)
+		if f == nil || !f.Changed {
+			continue
+		}
+		for _, v := range strings.Split(f.Value.String(), ",") {
+			var err error
+			if name == "impl" {
+				_, err = lockimpl.Lookup(v)
+			} else {
+				_, err = scenarios.Lookup(v)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

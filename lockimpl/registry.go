@@ -33,7 +33,7 @@ var catalogue = []Info{
 			ZH: "什么都不解决：这是基线",
 		},
 		Misses: text.Text{
-			EN: "mutual exclusion: concurrent buyers oversell (超卖)",
+			EN: "mutual exclusion: concurrent buyers oversell",
 			ZH: "互斥：并发购买导致超卖",
 		},
 		Nodes: 1,
@@ -42,7 +42,7 @@ var catalogue = []Info{
 	{
 		Name: "local-mutex",
 		Summary: text.Text{
-			EN: "a sync.Mutex in each process (本地锁)",
+			EN: "a sync.Mutex in each process",
 			ZH: "每个进程里的一把 sync.Mutex（本地锁）",
 		},
 		Fixes: text.Text{
@@ -101,7 +101,7 @@ var catalogue = []Info{
 			ZH: "NX 与 EX 在一条命令里：持有者崩溃，锁总会过期",
 		},
 		Misses: text.Text{
-			EN: "constant value: DEL can delete another client's lock (误删)",
+			EN: "constant value: DEL can delete another client's lock",
 			ZH: "值是常量：DEL 可能误删别人的锁",
 		},
 		Nodes: 1,
@@ -188,7 +188,7 @@ var catalogue = []Info{
 			ZH: "比 uuid-lua-watchdog 没有任何改进：这是个陷阱",
 		},
 		Misses: text.Text{
-			EN: "after its lease ran out, its watchdog extends another client's lock (续期了别人的锁)",
+			EN: "after its lease ran out, its watchdog extends another client's lock",
 			ZH: "租约过期后，它的看门狗会给别人的锁续期",
 		},
 		Nodes: 1,

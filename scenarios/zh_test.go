@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +17,12 @@ import (
 // zhTexts collects every Chinese text of v's JSON form (a text.Text is an
 // object with "en" and "zh"), each with where it was found.
 func zhTexts(t *testing.T, where string, v any, out map[string]string) {
+	t.Helper()
+	langTexts(t, where, v, "zh", out)
+}
+
+// langTexts collects every text of v's JSON form in lang ("en" or "zh").
+func langTexts(t *testing.T, where string, v any, lang string, out map[string]string) {
 	t.Helper()
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -29,8 +36,8 @@ func zhTexts(t *testing.T, where string, v any, out map[string]string) {
 	walk = func(path string, x any) {
 		switch x := x.(type) {
 		case map[string]any:
-			if zh, ok := x["zh"].(string); ok && zh != "" {
-				out[zh] = path
+			if s, ok := x[lang].(string); ok && s != "" {
+				out[s] = path
 			}
 			for k, v := range x {
 				walk(path+"."+k, v)
@@ -134,6 +141,45 @@ func TestFencingTokenGlossedOnce(t *testing.T) {
 			}
 			if n := strings.Count(s, gloss); n > 1 {
 				t.Errorf("%s %s: %s glossed %d times, want once", f, name, term, n)
+			}
+		}
+	}
+}
+
+// Issue #28 item 18: English carries a Chinese term in parentheses only
+// where the course term is the point — the lesson that teaches it, once,
+// in its title or summary (超卖 in oversell, 乐观锁 in guard-version), a
+// message quoted from the course (retries), and the stories, which discuss
+// the course texts' terms. Narration, verdicts and the implementations'
+// entries are English only: "(误删)" after every deletion of another's lock
+// read as noise.
+func TestEnglishGlossesOnlyWhereTheTermIsThePoint(t *testing.T) {
+	allowed := map[string][]string{ // by lesson: its texts and its traces
+		"oversell":      {"超卖"},
+		"guard-version": {"乐观锁"},
+		"retries":       {"操作频繁，请稍后再试"},
+	}
+	texts := map[string]string{}
+	for _, in := range lockimpl.All() {
+		langTexts(t, "lockimpl "+in.Name, []any{in.Summary, in.Fixes, in.Misses}, "en", texts)
+	}
+	for _, s := range All() {
+		langTexts(t, "scenario "+s.ID, []any{s.Title, s.Summary}, "en", texts)
+	}
+	for _, inv := range sim.Invariants {
+		langTexts(t, "invariant "+inv.ID, []any{inv.Rule, sim.InvariantName(inv.ID)}, "en", texts)
+	}
+	for i, r := range sharedCheck(t) {
+		if race.Sampled(i) {
+			langTexts(t, r.Scenario+" × "+r.Impl, r.Trace, "en", texts)
+		}
+	}
+	han := regexp.MustCompile(`\p{Han}[\p{Han}，]*`)
+	for en, where := range texts {
+		for _, term := range han.FindAllString(en, -1) {
+			lesson, _, _ := strings.Cut(strings.TrimPrefix(where, "scenario "), " ")
+			if !slices.Contains(allowed[strings.TrimSuffix(lesson, ".")], term) {
+				t.Errorf("%s: %q glosses %q", where, en, term)
 			}
 		}
 	}

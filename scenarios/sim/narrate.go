@@ -592,7 +592,7 @@ func textOwnership(c string, ch change) Text {
 			ZH: fmt.Sprintf("%s 覆盖了 %s 写入的锁（%s → %s）", c, ch.before.Writer, ch.before.Value, ch.after.Value)}
 	}
 	if ch.kind == changeDeleted {
-		return Text{EN: fmt.Sprintf("%s deleted the lock that %s wrote (误删)", c, ch.before.Writer),
+		return Text{EN: fmt.Sprintf("%s deleted the lock that %s wrote", c, ch.before.Writer),
 			ZH: fmt.Sprintf("%s 删除了 %s 写入的锁（误删）", c, ch.before.Writer)}
 	}
 	return Text{EN: fmt.Sprintf("%s extended the lock that %s wrote", c, ch.before.Writer),
