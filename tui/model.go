@@ -298,7 +298,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			m.screen = screenStart
 			return m, nil
 		}
-		return m, m.sandbox.key(msg, k, m.width, m.height)
+		return m, m.sandbox.key(msg, k, m.lang, m.width, m.height)
 	}
 	return m, nil
 }
@@ -348,44 +348,4 @@ func (m Model) tooSmall() string {
 		lines[i] = ansi.Truncate(l, m.width, "")
 	}
 	return strings.Join(lines, "\n")
-}
-
-func (m Model) helpView() string {
-	var keys help.KeyMap = startHelp{m.keys.In(m.lang)}
-	switch m.screen {
-	case screenPlayer:
-		keys = playerHelp{m.keys.In(m.lang), m.player.fixed}
-	case screenSandbox:
-		keys = sandboxHelp{m.keys.In(m.lang)}
-	}
-	h := m.help
-	h.ShowAll = true
-	leg := legend.In(m.lang)
-	if m.screen == screenPlayer && m.player.fixed {
-		// No compare mode for a trace from a file: its line goes.
-		leg = leg[:strings.LastIndex(leg, "\n")]
-	}
-	body := m.styles.Title.Render(text.New("Keys", "按键").In(m.lang)) + "\n\n" + h.View(keys) + "\n\n" +
-		leg + "\n\n" +
-		m.styles.Dim.Render(text.New("? or esc closes this help", "按 ? 或 esc 关闭帮助").In(m.lang))
-	box := m.styles.Box.Width(min(m.width-4, 76)).Render(body)
-	return lipgloss.Place(m.width, m.height, lipgloss.Center, lipgloss.Center, box)
-}
-
-// legend explains the timeline's marks, in the help.
-var legend = text.Text{
-	EN: `In the timeline: ▶ the current step · » narration · ✗ a broken invariant
-⟳ a watchdog's command · ⏸ a client held by the scheduler · ⚑ fencing token
-Servers in one column (Redlock): + written · − deleted · = overwritten
-⟳ renewed · ○ expired · ✗ the command failed · ! a fault
-Clients: ⏸ held by the scheduler · PAUSED its whole process stopped (GC)
-⧗ hung: its business thread is stuck · crashed: the process is dead
-In compare mode: ≠ where the two implementations differ`,
-	ZH: `时间线：▶ 当前步骤 · » 旁白 · ✗ 被破坏的不变量
-⟳ 看门狗的命令 · ⏸ 被调度器挂起的客户端 · ⚑ 栅栏令牌（fencing token）
-服务器合为一列（Redlock）：+ 写入 · − 删除 · = 覆盖 · ⟳ 续期 · ○ 过期
-✗ 命令失败 · ! 故障
-客户端：⏸ 被调度器挂起 · 进程停顿：整个进程停住了（GC）
-⧗ 卡死：业务线程卡住了 · 已崩溃：进程已经死了
-对比模式：≠ 两种实现出现差异的地方`,
 }

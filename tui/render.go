@@ -67,11 +67,12 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 		band,
 		st.Rule.Render(strings.Repeat("─", w)),
 	}
-	tail := []string{p.commandLine(st, lang, w), helpLine(hm, playerHelp{k, p.fixed}.ShortHelp(), w)}
+	// The keys take a second line where one would leave some out.
+	tail := []string{p.commandLine(st, lang, w), helpLines(hm, playerHelp{k, p.fixed}.ShortHelp(), w, 2)}
 	if p.live != nil {
 		tail[0] = p.liveLine(st, lang, w)
 	}
-	room := h - 2 - lipgloss.Height(strings.Join(fixed, "\n")) - len(tail) - 5
+	room := h - 2 - lipgloss.Height(strings.Join(fixed, "\n")) - lipgloss.Height(strings.Join(tail, "\n")) - 5
 	if p.recording != "" {
 		room--
 	}
@@ -589,8 +590,8 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 		bottom[4], bottom[5] = fit(p.flash.In(lang), w), ""
 	}
 	bottom = append(bottom,
-		helpLine(hm, playerHelp{k, p.fixed}.ShortHelp(), w))
-	rows := h - 2 - len(bottom)
+		helpLines(hm, playerHelp{k, p.fixed}.ShortHelp(), w, 2))
+	rows := h - 2 - lipgloss.Height(strings.Join(bottom, "\n"))
 	if p.recording != "" {
 		head += text.New(" ─ ⏺ recorded on ", " ─ ⏺ 录制于 ").In(lang) + p.recording
 	}
@@ -673,23 +674,4 @@ func sideText(t *sim.Trace, i int, lang string) string {
 		return who + " " + e.Server + " " + e.Short.In(lang)
 	}
 	return who + " " + e.Short.In(lang)
-}
-
-// helpLine is the one-line key help in w columns, measured in terminal
-// cells (a Chinese description takes two per character). When not every
-// key fits, the ones before the last two go first, so "? help" and
-// "q quit" always show.
-func helpLine(hm help.Model, keys []key.Binding, w int) string {
-	var items []string
-	for _, b := range keys {
-		if !b.Enabled() {
-			continue
-		}
-		items = append(items, hm.Styles.ShortKey.Render(b.Help().Key)+" "+hm.Styles.ShortDesc.Render(b.Help().Desc))
-	}
-	sep := hm.Styles.ShortSeparator.Render(" • ")
-	for len(items) > 2 && ansi.StringWidth(strings.Join(items, sep)) > w {
-		items = slices.Delete(items, len(items)-3, len(items)-2)
-	}
-	return ansi.Truncate(strings.Join(items, sep), w, "…")
 }

@@ -208,9 +208,9 @@ func moveKey(i int) string {
 	return ""
 }
 
-// key handles a key at screen size w×h (a move's key works only while the
-// move is on screen); it may start a hint search.
-func (v *sandboxView) key(msg tea.KeyMsg, k KeyMap, w, h int) tea.Cmd {
+// key handles a key at screen size w×h in lang (a move's key works only
+// while the move is on screen); it may start a hint search.
+func (v *sandboxView) key(msg tea.KeyMsg, k KeyMap, lang string, w, h int) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Undo):
 		v.undo()
@@ -238,7 +238,7 @@ func (v *sandboxView) key(msg tea.KeyMsg, k KeyMap, w, h int) tea.Cmd {
 	case key.Matches(msg, k.Make) && len(v.moves) > 0:
 		v.do(v.cursor)
 	case key.Matches(msg, k.Choose):
-		rows := v.listRows(w, h)
+		rows := v.listRows(lang, w, h)
 		for i := range v.moves {
 			if moveKey(i) == msg.String() && v.visible(i, rows) {
 				v.do(i)
@@ -335,8 +335,9 @@ type sandboxHelp struct{ k KeyMap }
 
 func (h sandboxHelp) ShortHelp() []key.Binding {
 	k := h.k
-	// ↑/↓ and enter are told on the line above the moves.
-	return []key.Binding{k.Choose, k.Undo, k.Hint, k.Save, k.Help, k.Faults, k.Back, k.Quit}
+	// ↑/↓ and enter are told on the line above the moves. Where the line
+	// is short, the keys before "? help" go first, from the right.
+	return []key.Binding{k.Choose, k.Undo, k.Hint, k.Faults, k.Save, k.Back, k.Help, k.Quit}
 }
 
 func (h sandboxHelp) FullHelp() [][]key.Binding {

@@ -42,9 +42,11 @@ func (v *sandboxView) update(msg sandboxMsg) {
 			v.note = text.Newf("could not save the trace: %v", "无法保存记录：%v", msg.err)
 			return
 		}
+		// The command first: on a small screen the status is cut at its
+		// end.
 		name, dir := filepath.Base(msg.path), filepath.Dir(msg.path)
-		v.note = text.Newf("wrote %s in %s — lockstep --trace %[1]s replays it",
-			"已写入 %[2]s 下的 %[1]s——lockstep --trace %[1]s 可以重放", name, dir)
+		v.note = text.Newf("saved: lockstep --trace %s replays it (the file is in %s)",
+			"已保存：lockstep --trace %s 可以重放（文件在 %s）", name, dir)
 	}
 }
 

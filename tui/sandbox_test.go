@@ -25,7 +25,7 @@ func choose(t *testing.T, m Model, ids ...string) Model {
 	t.Helper()
 	for _, id := range ids {
 		i := slices.IndexFunc(m.sandbox.moves, func(mv sim.Move) bool { return mv.ID == id })
-		if i < 0 || !m.sandbox.visible(i, m.sandbox.listRows(m.width, m.height)) {
+		if i < 0 || !m.sandbox.visible(i, m.sandbox.listRows(m.lang, m.width, m.height)) {
 			t.Fatalf("move %q not offered on screen (%d): %+v\n%s", id, i, m.sandbox.moves, m.View())
 		}
 		m, _ = press(m, moveKey(i))
@@ -384,8 +384,8 @@ func TestSandboxSavesATrace(t *testing.T) {
 	}
 	m = send(m, cmd())
 	path := filepath.Join(dir, "sandbox-uuid-get-del-10-moves.json")
-	if v, want := m.View(), "wrote sandbox-uuid-get-del-10-moves.json in "; !strings.Contains(v, want) ||
-		m.sandbox.note.EN != want+dir+" — lockstep --trace sandbox-uuid-get-del-10-moves.json replays it" {
+	if v, want := m.View(), "saved: lockstep --trace sandbox-uuid-get-del-10-moves.json replays it"; !strings.Contains(v, want) ||
+		m.sandbox.note.EN != want+" (the file is in "+dir+")" {
 		t.Errorf("w does not say where it wrote: %q\n%s", m.sandbox.note.EN, v)
 	}
 	b, err := os.ReadFile(path)
@@ -425,8 +425,8 @@ func TestSandboxSavesATrace(t *testing.T) {
 	}
 	// In Chinese.
 	m, _ = press(m, "L")
-	if got, want := m.sandbox.note.In("zh"), "已写入 "+dir+" 下的 sandbox-uuid-get-del-10-moves-2.json"; !strings.HasPrefix(got, want) ||
-		!strings.Contains(m.View(), "已写入 ") {
+	if got, want := m.sandbox.note.In("zh"), "已保存：lockstep --trace sandbox-uuid-get-del-10-moves-2.json 可以重放（文件在 "+dir+"）"; got != want ||
+		!strings.Contains(m.View(), "已保存：") {
 		t.Errorf("no Chinese: %q\n%s", got, m.View())
 	}
 	// A working directory it cannot write to (gone, which stops root
@@ -464,7 +464,7 @@ func TestSandboxFitsEverySize(t *testing.T) {
 					t.Errorf("%s at %dx%d after %v: %d lines", impl, size[0], size[1], m.sandbox.schedule(), n)
 				}
 				c := m.sandbox.cursor
-				if !m.sandbox.visible(c, m.sandbox.listRows(size[0], size[1])) ||
+				if !m.sandbox.visible(c, m.sandbox.listRows(m.lang, size[0], size[1])) ||
 					!strings.Contains(v, "▶ "+moveKey(c)+"  ") {
 					t.Errorf("%s at %dx%d after %v: the cursor's move %d is not on screen:\n%s",
 						impl, size[0], size[1], m.sandbox.schedule(), c, v)

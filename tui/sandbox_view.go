@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
 
 	"lockstep/scenarios/sim"
 	"lockstep/text"
@@ -20,17 +21,74 @@ import (
 // and two events.
 const minTimeline = 3
 
-// listRows is how many lines the list of moves may take at size w×h: what is
-// left after the title, the smallest timeline, the panel between its two
-// rules, the "Your move" line, the status and the help. A cut list needs at
-// least three: its two "more" lines and the cursor between them.
-func (v sandboxView) listRows(w, h int) int {
-	if v.tr == nil || len(v.tr.Events) == 0 {
-		return 3
+// layout shares the lines of the sandbox at w×h in lang: it returns the
+// title's lines, the status's (as many as leave the list three) and the
+// most the list of moves may take: what is left after the title, the
+// smallest timeline, the panel between its two rules, the "Your move" line,
+// the status and the keys. A cut list needs at least three: its two "more"
+// lines and the cursor between them.
+func (v sandboxView) layout(lang string, w, h int) (head, status []string, list int) {
+	if v.st == nil || v.tr == nil || len(v.tr.Events) == 0 {
+		return nil, nil, 3
 	}
+	head = v.headLines(lang, w)
 	// The panel has as many lines in any language and style.
 	band := lipgloss.Height(v.player().band(Styles{}, "en", w, v.tr, len(v.tr.Events)-1))
-	return max(h-1-minTimeline-2-band-1-1-1, 3)
+	fixed := len(head) + minTimeline + 2 + band + 1 + 1
+	status = v.statusLines(lang, w, max(h-fixed-3, 1))
+	return head, status, max(h-fixed-len(status), 3)
+}
+
+// listRows is how many lines the list of moves may take at w×h in lang.
+func (v sandboxView) listRows(lang string, w, h int) int {
+	_, _, n := v.layout(lang, w, h)
+	return n
+}
+
+// headLines is the title: the sandbox, its implementation, the time, the
+// moves made and the fault set. Where one line would cut it, the faults go
+// on lines of their own, each name whole.
+func (v sandboxView) headLines(lang string, w int) []string {
+	base := fmt.Sprintf("lockstep ─ %s ─ %s ─ t=%s ─ %s %d",
+		text.New("sandbox", "沙盒").In(lang), v.impl.Name, secs(v.st.Now()), text.New("move", "步数").In(lang), len(v.schedule()))
+	faults := text.New("faults", "故障").In(lang) + ": "
+	if one := base + " ─ " + faults + faultNames(v.faults); ansi.StringWidth(one) <= w {
+		return []string{one}
+	}
+	var items []string
+	for i, f := range faultSets[v.faults] {
+		item := string(f)
+		if i == 0 {
+			item = faults + item
+		}
+		if i < len(faultSets[v.faults])-1 {
+			item += ","
+		}
+		items = append(items, item)
+	}
+	return append([]string{fit(base, w)}, wrapItems(items, "", w)...)
+}
+
+// statusLines are the status — the hint, what the last change did, the
+// search under way — wrapped at its spaces to w columns, at most n lines
+// (the last cut with … where it does not fit).
+func (v sandboxView) statusLines(lang string, w, n int) []string {
+	status := v.hint.In(lang)
+	if status == "" {
+		status = v.note.In(lang)
+	}
+	if v.hinting {
+		status = text.New("searching for a counterexample from here…", "正在从这里搜索反例…").In(lang)
+	}
+	lines := wrapWords(status, w)
+	if len(lines) > n {
+		lines = lines[:n]
+		lines[n-1] = ansi.Truncate(lines[n-1]+" …", w, "…")
+	}
+	if len(lines) == 0 {
+		lines = []string{""}
+	}
+	return lines
 }
 
 // visible reports whether move i is on screen with rows lines for the list:
@@ -44,27 +102,23 @@ func (v sandboxView) view(st Styles, lang string, w, h int, hm help.Model, k Key
 	if v.err != nil {
 		return st.Bad.Render("lockstep: "+v.err.Error()) + "\n\n" + helpLine(hm, sandboxHelp{k}.ShortHelp(), w)
 	}
-	// The time and the moves before the fault set, which may be cut.
-	head := fmt.Sprintf("lockstep ─ %s ─ %s ─ t=%s ─ %s %d ─ %s: %s",
-		text.New("sandbox", "沙盒").In(lang), v.impl.Name, secs(v.st.Now()), text.New("move", "步数").In(lang),
-		len(v.schedule()), text.New("faults", "故障").In(lang), faultNames(v.faults))
-	status := v.hint.In(lang)
-	if status == "" {
-		status = v.note.In(lang)
+	head, status, list := v.layout(lang, w, h)
+	for i := range head {
+		head[i] = st.Title.Render(fit(head[i], w))
 	}
-	if v.hinting {
-		status = text.New("searching for a counterexample from here…", "正在从这里搜索反例…").In(lang)
+	for i := range status {
+		status[i] = st.Warn.Render(fit(status[i], w))
 	}
 	bottom := []string{
 		st.Rule.Render(strings.Repeat("─", w)),
 		v.player().band(st, lang, w, v.tr, len(v.tr.Events)-1),
 		st.Rule.Render(strings.Repeat("─", w)),
 	}
-	bottom = append(bottom, v.moveLines(st, lang, w, v.listRows(w, h))...)
-	bottom = append(bottom, st.Warn.Render(fit(status, w)), helpLine(hm, sandboxHelp{k}.ShortHelp(), w))
-	rows := h - 1 - len(strings.Split(strings.Join(bottom, "\n"), "\n"))
-	top := []string{st.Title.Render(fit(head, w))}
-	top = append(top, v.player().timeline(st, lang, w, max(rows, 2))...)
+	bottom = append(bottom, v.moveLines(st, lang, w, list)...)
+	bottom = append(bottom, status...)
+	bottom = append(bottom, helpLine(hm, sandboxHelp{k}.ShortHelp(), w))
+	rows := h - len(head) - len(strings.Split(strings.Join(bottom, "\n"), "\n"))
+	top := append(head, v.player().timeline(st, lang, w, max(rows, 2))...)
 	return strings.Join(append(top, bottom...), "\n")
 }
 
