@@ -217,7 +217,7 @@ func TestClientPanelWords(t *testing.T) {
 		{Name: "C", Belief: sim.BeliefWaiting, Held: true},
 	}}}}}
 	got := strings.Join(clientLines(st, "en", tr, 0), "\n")
-	for _, want := range []string{"A crashed", "B holds B#1 PAUSED", "C waiting ⏸ held"} {
+	for _, want := range []string{"A crashed", "B holds B#1 PAUSED", "C waiting ⏸ parked"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("client panel lacks %q:\n%s", want, got)
 		}
@@ -227,7 +227,7 @@ func TestClientPanelWords(t *testing.T) {
 	}
 	m := player(t, Options{Scenario: "get-then-del"})
 	m, _ = press(m, "?")
-	for _, want := range []string{"PAUSED its whole process stopped", "⏸ held by the scheduler", "○ expired"} {
+	for _, want := range []string{"PAUSED its whole process stopped", "⏸ parked by the scheduler", "○ expired"} {
 		if !strings.Contains(m.View(), want) {
 			t.Errorf("the legend lacks %q", want)
 		}

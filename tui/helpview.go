@@ -27,7 +27,7 @@ func (m Model) helpView() string {
 	var keys help.KeyMap = startHelp{m.keys.In(m.lang)}
 	switch m.screen {
 	case screenPlayer:
-		keys = playerHelp{k: m.keys.In(m.lang), fixed: m.player.fixed}
+		keys = playerHelp{k: m.keys.In(m.lang), fixed: m.player.fixed, lang: m.lang}
 	case screenSandbox:
 		keys = sandboxHelp{m.keys.In(m.lang)}
 	}
@@ -69,7 +69,7 @@ func (m Model) helpBox(keys help.KeyMap, leg []string, l helpLayout) string {
 	}
 	var legLines []string
 	for _, line := range leg {
-		legLines = append(legLines, wrapItems(strings.Split(line, " · "), " · ", inner)...)
+		legLines = append(legLines, wrapHanging(strings.Split(line, " · "), " · ", inner, "  ")...)
 	}
 	title := m.styles.Title.Render(text.New("Keys", "按键").In(m.lang))
 	closing := m.styles.Dim.Render(text.New("? or esc closes this help", "按 ? 或 esc 关闭帮助").In(m.lang))
@@ -84,7 +84,12 @@ func (m Model) helpBox(keys help.KeyMap, leg []string, l helpLayout) string {
 		return body + strings.Repeat("\n", m.height)
 	}
 	if !l.border {
-		return body
+		// Lines of one width: Place centres the block, not each line.
+		lines := strings.Split(body, "\n")
+		for i := range lines {
+			lines[i] = fitStyled(lines[i], inner)
+		}
+		return strings.Join(lines, "\n")
 	}
 	return m.styles.Box.Width(boxW).Render(body)
 }
@@ -96,14 +101,15 @@ var legend = text.Text{
 	EN: `In the timeline: ▶ the current step · » narration · ✗ a broken invariant
 ⟳ a watchdog's command · ⏸ a client held by the scheduler · ⚑ fencing token
 Servers in one column (Redlock): + written · − deleted · = overwritten
-⟳ renewed · ○ expired · ✗ the command failed · ! a fault
-Clients: ⏸ held by the scheduler · PAUSED its whole process stopped (GC)
+⟳ renewed · ∅ refused: nothing changed · ○ expired · ✗ the command failed
+! a fault · ~ on its way to a slow server
+Clients: ⏸ parked by the scheduler · PAUSED its whole process stopped (GC)
 ⧗ hung: its business thread is stuck · crashed: the process is dead
 In compare mode: ≠ where the two implementations differ`,
 	ZH: `时间线：▶ 当前步骤 · » 旁白 · ✗ 被破坏的不变量
 ⟳ 看门狗的命令 · ⏸ 被调度器挂起的客户端 · ⚑ 栅栏令牌（fencing token）
-服务器合为一列（Redlock）：+ 写入 · − 删除 · = 覆盖 · ⟳ 续期 · ○ 过期
-✗ 命令失败 · ! 故障
+服务器合为一列（Redlock）：+ 写入 · − 删除 · = 覆盖 · ⟳ 续期
+∅ 被拒绝：没有改变 · ○ 过期 · ✗ 命令失败 · ! 故障 · ~ 正在发往慢服务器
 客户端：⏸ 被调度器挂起 · 进程停顿：整个进程停住了（GC）
 ⧗ 卡死：业务线程卡住了 · 已崩溃：进程已经死了
 对比模式：≠ 两种实现出现差异的地方`,

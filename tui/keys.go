@@ -93,13 +93,22 @@ func (k KeyMap) In(lang string) KeyMap {
 
 // playerHelp is the key map as the player shows it. fixed: a trace from a
 // file, with no other implementation to switch to or compare with.
+// playing: autoplay runs, and the footer offers space to pause it (in lang).
 type playerHelp struct {
-	k     KeyMap
-	fixed bool
+	k       KeyMap
+	fixed   bool
+	playing bool
+	lang    string
 }
 
 func (h playerHelp) ShortHelp() []key.Binding {
 	k := h.k
+	// The footer says what space does now.
+	say := text.New("play", "播放")
+	if h.playing {
+		say = text.New("pause", "暂停")
+	}
+	k.Play.SetHelp(k.Play.Help().Key, say.In(h.lang))
 	if h.fixed {
 		return []key.Binding{k.Next, k.Play, k.Violation, k.Help, k.Quit}
 	}

@@ -68,7 +68,7 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 		st.Rule.Render(strings.Repeat("─", w)),
 	}
 	// The keys take a second line where one would leave some out.
-	tail := []string{p.commandLine(st, lang, w), helpLines(hm, playerHelp{k, p.fixed}.ShortHelp(), w, 2)}
+	tail := []string{p.commandLine(st, lang, w), helpLines(hm, playerHelp{k, p.fixed, p.playing, lang}.ShortHelp(), w, 2)}
 	if p.live != nil {
 		tail[0] = p.liveLine(st, lang, w)
 	}
@@ -235,7 +235,7 @@ func serverMarks(t *sim.Trace, i int, cells map[string]string) string {
 		if e.Server != srv {
 			continue
 		}
-		mark := '·'
+		mark := '∅' // a command that changed nothing: refused
 		switch c := []rune(cells[srv]); {
 		case e.Kind == sim.KindExpire:
 			mark = '○'
@@ -473,7 +473,8 @@ func clientLines(st Styles, lang string, t *sim.Trace, i int) []string {
 			flags = append(flags, st.Warn.Render(text.New("PAUSED", "进程停顿").In(lang)))
 		}
 		if c.Held {
-			flags = append(flags, st.Warn.Render(text.New("⏸ held", "⏸ 被挂起").In(lang)))
+			// Not "held": "A holds A#1 ⏸ held" reads as nonsense.
+			flags = append(flags, st.Warn.Render(text.New("⏸ parked", "⏸ 被挂起").In(lang)))
 		}
 		if c.Hung {
 			flags = append(flags, st.Warn.Render(text.New("⧗ hung", "⧗ 卡死").In(lang)))
@@ -590,7 +591,7 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 		bottom[4], bottom[5] = fit(p.flash.In(lang), w), ""
 	}
 	bottom = append(bottom,
-		helpLines(hm, playerHelp{k, p.fixed}.ShortHelp(), w, 2))
+		helpLines(hm, playerHelp{k, p.fixed, p.playing, lang}.ShortHelp(), w, 2))
 	rows := h - 2 - lipgloss.Height(strings.Join(bottom, "\n"))
 	if p.recording != "" {
 		head += text.New(" ─ ⏺ recorded on ", " ─ ⏺ 录制于 ").In(lang) + p.recording

@@ -37,6 +37,27 @@ func wrapItems(items []string, sep string, w int) []string {
 	return lines
 }
 
+// wrapHanging is wrapItems with the lines after the first indented by
+// indent, so that a wrapped line reads as one.
+func wrapHanging(items []string, sep string, w int, indent string) []string {
+	n, line := 0, ""
+	for ; n < len(items); n++ {
+		next := items[n]
+		if line != "" {
+			next = line + sep + items[n]
+		}
+		if line != "" && ansi.StringWidth(next) > w {
+			break
+		}
+		line = next
+	}
+	lines := wrapItems([]string{line}, "", w)
+	for _, l := range wrapItems(items[n:], sep, w-ansi.StringWidth(indent)) {
+		lines = append(lines, indent+l)
+	}
+	return lines
+}
+
 // wrapWords wraps s at its spaces only (lipgloss would break a file name at
 // its hyphens).
 func wrapWords(s string, w int) []string {
