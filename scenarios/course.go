@@ -29,7 +29,8 @@ type Course struct {
 	Lang string
 	// Speed is autoplay's steps per second; 0: the command line's.
 	Speed float64
-	// Spoilers: the start screen may show each lesson's expected verdict.
+	// Spoilers: the start screen may show each lesson's expected verdict,
+	// and the player the rows below its cursor; off is --no-spoilers.
 	Spoilers bool
 	// Dirs are the directories of lessons the course names beside the
 	// built-in ones, as written (relative to the course file).

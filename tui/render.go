@@ -179,6 +179,9 @@ func (p playerView) timeline(st Styles, lang string, w, rows int) []string {
 				name += fmt.Sprintf(" %d", j+1)
 			}
 		}
+		if l == "stock" {
+			name = text.New("stock", "库存").In(lang)
+		}
 		hdr += "│" + fit(name, width(l))
 	}
 	out := []string{st.Header.Render(fit(hdr, w))}
@@ -373,7 +376,7 @@ func (p playerView) serverLines(st Styles, lang string, t *sim.Trace, i, w int) 
 		name := srv.Name
 		lag := ""
 		if !compact {
-			role := srv.Role
+			role := roleText(srv.Role, lang)
 			if srv.ReplicaOf != "" {
 				role = text.New("replica", "从库").In(lang)
 				lag = st.Dim.Render(text.Newf(" lag %s, %d pending", " 延迟 %s，%d 条待复制", secs(srv.Lag), srv.Pending).In(lang))
@@ -416,17 +419,33 @@ func (p playerView) serverLines(st Styles, lang string, t *sim.Trace, i, w int) 
 			if compact && label == "lock" {
 				kv = k.Value // the panel's heading names the lock's key
 			}
-			lines = append(lines, fmt.Sprintf("%s%s %s", prefix, kv, ttlBar(st, k, t.TTL)))
+			lines = append(lines, fmt.Sprintf("%s%s %s", prefix, kv, ttlBar(st, lang, k, t.TTL)))
 		}
 	}
 	return lines
 }
 
+// roles are the servers' roles as the panel says them.
+var roles = map[string]text.Text{
+	"primary":        {EN: "primary", ZH: "主库"},
+	"replica":        {EN: "replica", ZH: "从库"},
+	"primary (down)": {EN: "primary (down)", ZH: "主库（宕机）"},
+}
+
+// roleText is a server's role in lang; one the panel does not know, as
+// the trace has it.
+func roleText(role, lang string) string {
+	if r, ok := roles[role]; ok {
+		return r.In(lang)
+	}
+	return role
+}
+
 // ttlBar is a countdown: the lease left as a bar and in seconds.
-func ttlBar(st Styles, k sim.KeyState, full time.Duration) string {
+func ttlBar(st Styles, lang string, k sim.KeyState, full time.Duration) string {
 	const n = 6
 	if k.TTL < 0 {
-		return st.Warn.Render("no TTL")
+		return st.Warn.Render(text.New("no TTL", "没有过期时间").In(lang))
 	}
 	filled := int(float64(n)*float64(k.TTL)/float64(full) + 0.5)
 	filled = max(0, min(filled, n))
