@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"lockstep/scenarios/sim"
+	"lockstep/scenarios/sim/realserver"
 )
 
 // checkReplica makes sure the server given as --replica is a replica of the
@@ -88,12 +89,14 @@ func replicaOf(addr string) string {
 	return "REPLICAOF " + host + " " + port
 }
 
-// checkOptions are opts for a setup check: every call bounded, no retries.
+// checkOptions are opts for a setup check: every call bounded, no retries,
+// the connection named as lockstep's own (realserver.Named).
 func checkOptions(opts *redis.Options) *redis.Options {
 	o := *opts
 	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = checkTimeout, checkTimeout, checkTimeout
 	o.MaxRetries, o.DialerRetries, o.PoolSize, o.DisableIdentity = -1, 1, 1, true
 	o.ContextTimeoutEnabled = true // go-redis ignores a context's deadline without it
+	realserver.Named(&o)
 	return &o
 }
 

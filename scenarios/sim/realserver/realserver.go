@@ -53,6 +53,27 @@ const (
 	interruptCleanupTimeout = 1500 * time.Millisecond
 )
 
+// ObserverName is the name (CLIENT SETNAME) of every connection lockstep
+// makes for itself rather than for a lock: the backends' observers and
+// cleanups, and realredis's checks.
+const ObserverName = "lockstep-observer"
+
+// Named has every connection of a client with options o name itself
+// ObserverName as it opens (CLIENT SETNAME), so that whoever watches
+// MONITOR can leave lockstep's own lines out. Unlike go-redis's
+// ClientName, a server that refuses the name (a user without
+// +client|setname, a proxy without CLIENT) still serves the connection.
+func Named(o *redis.Options) {
+	then := o.OnConnect
+	o.OnConnect = func(ctx context.Context, cn *redis.Conn) error {
+		_ = cn.ClientSetName(ctx, ObserverName).Err()
+		if then != nil {
+			return then(ctx, cn)
+		}
+		return nil
+	}
+}
+
 // backend is a redis-server. Clients connect to it directly; the backend
 // keeps their connections so that it can cut them when the server "dies".
 // An observer client, outside the gate, reads the run's keys for snapshots.
@@ -65,6 +86,8 @@ type backend struct {
 	// returns then.
 	stopCut func() bool
 	relay   *relay // a replica's, once it follows its primary
+	// types are the types of the run's keys at the last reading (read.go).
+	types map[string]string
 
 	mu       sync.Mutex
 	user     *aclUser   // the run's, once Guard made it
@@ -95,10 +118,11 @@ func New(run *sim.RealRun, opts *redis.Options) sim.Backend {
 
 // observerOptions are the options of a client outside the gate (the
 // backend's readings, the cleanup): the server's own, every call bounded by
-// timeout and by the context's deadline. go-redis ignores a context's
-// deadline unless ContextTimeoutEnabled is set.
+// timeout and by the context's deadline, named (Named). go-redis
+// ignores a context's deadline unless ContextTimeoutEnabled is set.
 func observerOptions(opts *redis.Options, timeout time.Duration) *redis.Options {
 	o := *opts
+	Named(&o)
 	o.PoolSize, o.MaxRetries, o.DisableIdentity = 2, -1, true
 	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = timeout, timeout, timeout
 	o.ContextTimeoutEnabled = true
@@ -302,85 +326,6 @@ func scanKeys(ctx context.Context, c *redis.Client, pattern string) ([]string, e
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys), iter.Err()
-}
-
-// Read reads the run's keys (those its commands named, RealRun.Keys) in
-// one round trip: values, and TTLs converted to virtual time left after
-// now. Nothing else on the server is read.
-func (b *backend) Read(now time.Duration) ([]sim.KeyState, error) {
-	ctx, cancel := b.ioContext()
-	defer cancel()
-	names := b.run.Keys()
-	if len(names) == 0 {
-		return nil, nil
-	}
-	types := make([]*redis.StatusCmd, len(names))
-	pttls := make([]*redis.DurationCmd, len(names))
-	strs := make([]*redis.StringCmd, len(names))
-	hashes := make([]*redis.MapStringStringCmd, len(names))
-	_, err := b.obs.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, k := range names {
-			types[i] = p.Type(ctx, k)
-			pttls[i] = p.PTTL(ctx, k)
-			strs[i] = p.Get(ctx, k)
-			hashes[i] = p.HGetAll(ctx, k)
-		}
-		return nil
-	})
-	wall := time.Now()
-	if err != nil && !isRedisReply(err) {
-		return nil, err // the connection's, not a reply's
-	}
-	var keys []sim.KeyState
-	for i, k := range names {
-		// Each key's type and PTTL must have come back; its value only
-		// by the command its type takes (a GET of a hash says WRONGTYPE).
-		if err := errors.Join(types[i].Err(), pttls[i].Err()); err != nil {
-			return nil, err
-		}
-		// Anyone who can write to the server can write under our prefix:
-		// what comes from it is text for a terminal only once cleaned.
-		ks := sim.KeyState{Key: sim.CleanText(k), Type: types[i].Val(), TTL: -1}
-		// PTTL -2: the key expired (or went) while it was being read.
-		if ks.Type == "none" || pttls[i].Val() == -2 {
-			continue
-		}
-		switch ks.Type {
-		case "string":
-			if errors.Is(strs[i].Err(), redis.Nil) {
-				continue
-			} else if err := strs[i].Err(); err != nil {
-				return nil, err
-			}
-			ks.Value = sim.CleanText(strs[i].Val())
-		case "hash":
-			if err := hashes[i].Err(); err != nil {
-				return nil, err
-			}
-			m := hashes[i].Val()
-			fields := make([]string, 0, len(m))
-			for f := range m {
-				fields = append(fields, f)
-			}
-			slices.Sort(fields)
-			for j, f := range fields {
-				fields[j] = sim.CleanText(f + "=" + m[f])
-			}
-			ks.Value = strings.Join(fields, " ")
-		default:
-			ks.Value = "(" + sim.CleanText(ks.Type) + ")"
-		}
-		// PTTL -1: no expiry. 0: less than a millisecond left.
-		if pttl := pttls[i].Val(); pttl >= 0 {
-			due := wall.Add(pttl).Sub(b.run.Start())
-			// A millisecond of real time is worth more than that in
-			// virtual time; round to what was measured.
-			ttl := (b.run.ToVirtual(due) - now).Round(10 * time.Millisecond)
-			ks.TTL = max(ttl, time.Millisecond)
-		}
-		keys = append(keys, ks)
-	}
-	return keys, nil
 }
 
 // isRedisReply says whether err is a server's error reply (or a nil
