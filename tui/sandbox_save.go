@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -43,10 +44,9 @@ func (v *sandboxView) update(msg sandboxMsg) {
 			return
 		}
 		// The command first: on a small screen the status is cut at its
-		// end.
-		name, dir := filepath.Base(msg.path), filepath.Dir(msg.path)
-		v.note = text.Newf("saved: lockstep --trace %s replays it (the file is in %s)",
-			"已保存：lockstep --trace %s 可以重放（文件在 %s）", name, dir)
+		// end. The whole path: the file is not in the working directory.
+		v.note = text.Newf("saved: lockstep --trace %s replays it",
+			"已保存：lockstep --trace %s 可以重放", tilde(msg.path))
 	}
 }
 
@@ -61,9 +61,39 @@ func (v *sandboxView) saveTrace() *sim.Trace {
 	return tr
 }
 
-// save writes tr in the working directory as sandbox-IMPL-N-moves.json, or
-// with -2, -3, … before .json when that name is taken: it never overwrites
-// a file.
+// saveDir is where w saves: LOCKSTEP_SANDBOX_DIR when it is set, else
+// lockstep in the user's state directory ($XDG_STATE_HOME, or
+// ~/.local/state), else lockstep-sandbox in the system's temporary
+// directory. Not the working directory: it is often a checkout, which the
+// files would litter.
+func saveDir() (string, error) {
+	if d := os.Getenv("LOCKSTEP_SANDBOX_DIR"); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "lockstep"), nil
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".local", "state", "lockstep"), nil
+	}
+	return filepath.Join(os.TempDir(), "lockstep-sandbox"), nil
+}
+
+// tilde is path with the home directory as ~, which a shell expands: a
+// path short enough for a status line, that still pastes into a command.
+func tilde(path string) string {
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" || filepath.Separator != '/' {
+		return path
+	}
+	if rest, ok := strings.CutPrefix(path, strings.TrimSuffix(home, "/")+"/"); ok {
+		return "~/" + rest
+	}
+	return path
+}
+
+// save writes tr in saveDir as sandbox-IMPL-N-moves.json, or with -2, -3, …
+// before .json when that name is taken: it never overwrites a file.
 func save(tr *sim.Trace) tea.Cmd {
 	return func() tea.Msg {
 		b, err := json.MarshalIndent(tr, "", "  ") // as explore --out writes it
@@ -71,7 +101,14 @@ func save(tr *sim.Trace) tea.Cmd {
 			return savedMsg{err: err}
 		}
 		b = append(b, '\n')
-		base := fmt.Sprintf("sandbox-%s-%d-moves", tr.Impl, len(tr.Schedule.Moves))
+		dir, err := saveDir()
+		if err == nil {
+			err = os.MkdirAll(dir, 0o755)
+		}
+		if err != nil {
+			return savedMsg{err: err}
+		}
+		base := filepath.Join(dir, fmt.Sprintf("sandbox-%s-%d-moves", tr.Impl, len(tr.Schedule.Moves)))
 		for i := 1; i <= 1000; i++ {
 			name := base + ".json"
 			if i > 1 {
@@ -92,11 +129,7 @@ func save(tr *sim.Trace) tea.Cmd {
 				os.Remove(name)
 				return savedMsg{err: fmt.Errorf("write %s: %w", name, err)}
 			}
-			path, err := filepath.Abs(name)
-			if err != nil {
-				path = name
-			}
-			return savedMsg{path: path}
+			return savedMsg{path: name}
 		}
 		return savedMsg{err: fmt.Errorf("%s.json and a thousand more names are taken", base)}
 	}

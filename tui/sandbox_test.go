@@ -369,13 +369,18 @@ func TestSandboxFaultsKeepMoves(t *testing.T) {
 	}
 }
 
-// w saves the schedule as a trace file in the working directory, says
+// w saves the schedule as a trace file in the user's state directory, not
+// the working directory (a checkout it would litter: #28 item 19), says
 // where, and never overwrites one; the file passes the checks lockstep
 // --trace makes (it validates, and its schedule makes the same run again).
 // Issue #15, sandbox item 5.
 func TestSandboxSavesATrace(t *testing.T) {
-	dir := t.TempDir()
-	t.Chdir(dir)
+	home, work := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_STATE_HOME", "")
+	t.Setenv("LOCKSTEP_SANDBOX_DIR", "")
+	t.Chdir(work)
+	dir := filepath.Join(home, ".local", "state", "lockstep")
 	m := sandbox(t, "uuid-get-del", 80, 24)
 	m = choose(t, m, getThenDelMoves...)
 	m, cmd := press(m, "w")
@@ -384,9 +389,12 @@ func TestSandboxSavesATrace(t *testing.T) {
 	}
 	m = send(m, cmd())
 	path := filepath.Join(dir, "sandbox-uuid-get-del-10-moves.json")
-	if v, want := m.View(), "saved: lockstep --trace sandbox-uuid-get-del-10-moves.json replays it"; !strings.Contains(v, want) ||
-		m.sandbox.note.EN != want+" (the file is in "+dir+")" {
-		t.Errorf("w does not say where it wrote: %q\n%s", m.sandbox.note.EN, v)
+	if shown := "~/.local/state/lockstep/sandbox-uuid-get-del-10-moves.json"; !strings.Contains(m.View(), shown) ||
+		m.sandbox.note.EN != "saved: lockstep --trace "+shown+" replays it" {
+		t.Errorf("w does not say where it wrote: %q\n%s", m.sandbox.note.EN, m.View())
+	}
+	if left, _ := os.ReadDir(work); len(left) > 0 {
+		t.Errorf("w wrote in the working directory: %v", left)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -425,24 +433,36 @@ func TestSandboxSavesATrace(t *testing.T) {
 	}
 	// In Chinese.
 	m, _ = press(m, "L")
-	if got, want := m.sandbox.note.In("zh"), "已保存：lockstep --trace sandbox-uuid-get-del-10-moves-2.json 可以重放（文件在 "+dir+"）"; got != want ||
+	if got, want := m.sandbox.note.In("zh"), "已保存：lockstep --trace ~/.local/state/lockstep/sandbox-uuid-get-del-10-moves-2.json 可以重放"; got != want ||
 		!strings.Contains(m.View(), "已保存：") {
 		t.Errorf("no Chinese: %q\n%s", got, m.View())
 	}
-	// A working directory it cannot write to (gone, which stops root
-	// too): the error is on screen.
-	gone := filepath.Join(dir, "gone")
-	if err := os.Mkdir(gone, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(gone)
-	if err := os.Remove(gone); err != nil {
-		t.Fatal(err)
-	}
-	m, cmd = press(m, "L", "w")
+	m, _ = press(m, "L")
+	// $XDG_STATE_HOME is the state directory when it is set, and
+	// LOCKSTEP_SANDBOX_DIR (relative to the working directory) says where
+	// instead.
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	saved(t, m, filepath.Join(state, "lockstep", "sandbox-uuid-get-del-10-moves.json"))
+	t.Setenv("LOCKSTEP_SANDBOX_DIR", "traces")
+	saved(t, m, filepath.Join(work, "traces", "sandbox-uuid-get-del-10-moves.json"))
+	// A directory it cannot make (under a file, which stops root too): the
+	// error is on screen.
+	t.Setenv("LOCKSTEP_SANDBOX_DIR", filepath.Join(path, "x"))
+	m, cmd = press(m, "w")
 	m = send(m, cmd())
 	if v := m.View(); !strings.Contains(v, "could not save the trace") {
 		t.Errorf("a failed save says nothing:\n%s", v)
+	}
+}
+
+// saved presses w on m and checks that the trace went to path.
+func saved(t *testing.T, m Model, path string) {
+	t.Helper()
+	m, cmd := press(m, "w")
+	m = send(m, cmd())
+	if _, err := os.Stat(path); err != nil || m.sandbox.note.EN != "saved: lockstep --trace "+path+" replays it" {
+		t.Errorf("w: %v, %q; want it in %s", err, m.sandbox.note.EN, path)
 	}
 }
 
