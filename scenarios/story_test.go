@@ -114,3 +114,65 @@ func anyEventAt(t *testing.T, lesson string, impls []string, at, within time.Dur
 	}
 	return false
 }
+
+// pauses are how long each pause of a process lasted in tr (a pause
+// freezes a whole process: a GC, a VM migration), from the clients'
+// snapshots.
+func pauses(tr *sim.Trace) []time.Duration {
+	since := map[string]time.Duration{}
+	var out []time.Duration
+	for _, e := range tr.Events {
+		for _, c := range e.Snap.Clients {
+			start, paused := since[c.Name]
+			switch {
+			case c.Paused && !paused:
+				since[c.Name] = e.T
+			case !c.Paused && paused:
+				out = append(out, e.T-start)
+				delete(since, c.Name)
+			}
+		}
+	}
+	return out
+}
+
+// A pause a lesson's texts tell ("pauses for 38s", "stops for 38 seconds",
+// 停顿了 38 秒) lasts that long in the lesson's trace: a title, a summary,
+// a say, a story (issue #29 item 4: redlock-acquire-pause's A "pauses for
+// 33s"; it pauses at t=1s and wakes at t=33s).
+func TestStoryPausesLastAsInTheTrace(t *testing.T) {
+	lengths := map[string]*regexp.Regexp{
+		"en": regexp.MustCompile(`\b(?:pauses|stops|paused|stopped) for (\d+(?:\.\d+)?)(?:s\b| seconds)`),
+		"zh": regexp.MustCompile(`(?:停顿了|停住了) ?(\d+(?:\.\d+)?) 秒`),
+	}
+	for _, s := range All() {
+		tr := traceOf(t, s.ID, s.Naive)
+		got := pauses(tr)
+		for lang, length := range lengths {
+			texts := []string{s.Title.In(lang), s.Summary.In(lang), s.Story.In(lang)}
+			for _, e := range tr.Events {
+				if e.Kind == sim.KindNarration {
+					texts = append(texts, e.Text.In(lang))
+				}
+			}
+			for _, text := range texts {
+				for _, sentence := range sentences(text) {
+					if hypothetical.MatchString(sentence) {
+						continue
+					}
+					for _, m := range length.FindAllStringSubmatch(sentence, -1) {
+						d, within := seconds(t, m[1])
+						ok := false
+						for _, p := range got {
+							ok = ok || (p-d).Abs() < within
+						}
+						if !ok {
+							t.Errorf("%s (%s) tells of a pause of %ss; the pauses of %s × %s last %v: %q",
+								s.ID, lang, m[1], s.ID, s.Naive, got, sentence)
+						}
+					}
+				}
+			}
+		}
+	}
+}
