@@ -176,3 +176,138 @@ func TestStoryPausesLastAsInTheTrace(t *testing.T) {
 		}
 	}
 }
+
+// writes are the events of tr where a write reached the resource: it was
+// accepted (the resource's version moved) or refused by the resource's
+// guard (its count of refusals moved).
+func writes(tr *sim.Trace) []sim.Event {
+	var out []sim.Event
+	var last sim.ResourceState
+	for i, e := range tr.Events {
+		r := e.Snap.Resource
+		if i > 0 && e.Kind == sim.KindResource && (r.Version != last.Version || r.Rejected != last.Rejected) {
+			out = append(out, e)
+		}
+		last = r
+	}
+	return out
+}
+
+// writeOf is the first write of client c in tr.
+func writeOf(t *testing.T, tr *sim.Trace, c string) sim.Event {
+	t.Helper()
+	for _, e := range writes(tr) {
+		if e.Actor == c {
+			return e
+		}
+	}
+	t.Fatalf("%s × %s: %s never writes", tr.Scenario, tr.Impl, c)
+	return sim.Event{}
+}
+
+// numberWords are the numbers a text may spell out.
+var numberWords = map[string]int{"one": 1, "two": 2, "three": 3, "four": 4, "five": 5,
+	"一": 1, "两": 2, "二": 2, "三": 3, "四": 4, "五": 5}
+
+func number(t *testing.T, s string) int {
+	t.Helper()
+	if n, ok := numberWords[strings.ToLower(s)]; ok {
+		return n
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatalf("%q is not a number", s)
+	}
+	return n
+}
+
+// A claim is a number one of a lesson's texts tells, and what the trace of
+// the lesson against impl says it is.
+type claim struct {
+	lesson, impl string
+	text         func(Scenario) string
+	says         *regexp.Regexp // the number is its first group
+	is           func(t *testing.T, tr *sim.Trace) int
+}
+
+func title(lang string) func(Scenario) string {
+	return func(s Scenario) string { return s.Title.In(lang) }
+}
+
+func summary(lang string) func(Scenario) string {
+	return func(s Scenario) string { return s.Summary.In(lang) }
+}
+
+func story(lang string) func(Scenario) string {
+	return func(s Scenario) string { return s.Story.In(lang) }
+}
+
+// The numbers lessons tell that no general test reads (issue #29 items 2
+// and 3), each against the trace it is about.
+func TestStoryNumbersAreTheTraces(t *testing.T) {
+	initialStock := func(t *testing.T, tr *sim.Trace) int { return tr.Events[0].Snap.Resource.Value }
+	sales := func(t *testing.T, tr *sim.Trace) int { return len(writes(tr)) }
+	final := func(t *testing.T, tr *sim.Trace) int { return tr.Events[len(tr.Events)-1].Snap.Resource.Value }
+	drop := func(t *testing.T, tr *sim.Trace) int {
+		return initialStock(t, tr) - final(t, tr)
+	}
+	lost := func(t *testing.T, tr *sim.Trace) int { return sales(t, tr) - drop(t, tr) }
+	// guard-unique: B's order comes first; A's, this many seconds later.
+	orderGap := func(t *testing.T, tr *sim.Trace) int {
+		return int((writeOf(t, tr, "A").T - writeOf(t, tr, "B").T) / time.Second)
+	}
+	claims := []claim{
+		// oversell: the stock is 100, not one item; three sales, the stock
+		// goes down by one, two decrements are lost.
+		{"oversell", "no-lock", title("en"), regexp.MustCompile(`a stock of (\d+)`), initialStock},
+		{"oversell", "no-lock", title("zh"), regexp.MustCompile(`(\d+) 件库存`), initialStock},
+		{"oversell", "no-lock", summary("en"), regexp.MustCompile(`all three read (\d+)`), initialStock},
+		{"oversell", "no-lock", summary("en"), regexp.MustCompile(`(\w+) sales`), sales},
+		{"oversell", "no-lock", summary("en"), regexp.MustCompile(`the stock drops by (\w+)`), drop},
+		{"oversell", "no-lock", summary("en"), regexp.MustCompile(`(\w+) decrements are lost`), lost},
+		{"oversell", "no-lock", summary("zh"), regexp.MustCompile(`三人都读到 (\d+)`), initialStock},
+		{"oversell", "no-lock", summary("zh"), regexp.MustCompile(`卖出(.)件`), sales},
+		{"oversell", "no-lock", summary("zh"), regexp.MustCompile(`库存只少了(.)件`), drop},
+		{"oversell", "no-lock", summary("zh"), regexp.MustCompile(`(.)次扣减丢失`), lost},
+		{"oversell", "no-lock", story("en"), regexp.MustCompile(`a stock of (\d+)`), initialStock},
+		{"oversell", "no-lock", story("en"), regexp.MustCompile(`(\w+) updates are lost`), lost},
+		{"oversell", "uuid-lua", story("en"), regexp.MustCompile(`the stock\s+ends at (\d+)`), final},
+		{"oversell", "uuid-lua", story("zh"), regexp.MustCompile(`库存最后是 (\d+)`), final},
+		// guard-unique: A's insert comes 13 seconds after B's.
+		{"guard-unique", "uuid-lua", story("en"), regexp.MustCompile(`A's, (\d+) seconds later`), orderGap},
+		{"guard-unique", "uuid-lua", story("zh"), regexp.MustCompile(`A 的插入晚了 (\d+) 秒`), orderGap},
+	}
+	for _, c := range claims {
+		s, err := Lookup(c.lesson)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := c.text(s)
+		m := c.says.FindStringSubmatch(text)
+		if m == nil {
+			t.Errorf("%s: %q does not say %s", c.lesson, text, c.says)
+			continue
+		}
+		if got, want := number(t, m[1]), c.is(t, traceOf(t, c.lesson, c.impl)); got != want {
+			t.Errorf("%s: %q says %d; the trace of %s × %s, %d", c.lesson, m[0], got, c.lesson, c.impl, want)
+		}
+	}
+}
+
+// A title or summary that counts one item says what the trace has: the
+// stock of oversell is 100 (issue #29 item 3: "Three buyers, one item").
+func TestOversellCountsTheStock(t *testing.T) {
+	s, err := Lookup("oversell")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stock := traceOf(t, "oversell", "no-lock").Events[0].Snap.Resource.Value; stock > 1 {
+		for _, text := range []string{s.Title.EN, s.Title.ZH, s.Summary.EN, s.Summary.ZH} {
+			for _, one := range []string{"one item", "一件库存", "sales vanish", "销售凭空消失"} {
+				if strings.Contains(text, one) {
+					t.Errorf("oversell's stock is %d, yet %q says %q", stock, text, one)
+				}
+			}
+		}
+	}
+}
