@@ -311,3 +311,48 @@ func TestOversellCountsTheStock(t *testing.T) {
 		}
 	}
 }
+
+// A watchdog renews while its process lives, whether or not the work moves
+// on: in hung-holder A's business goroutine hangs and its watchdog renews
+// on. So no text of a lesson says a watchdog renews while the holder works
+// (issue #29 item 5: lease-too-short's watchdog renewed "while the holder
+// is alive and working").
+func TestWatchdogRenewsWhileTheProcessLives(t *testing.T) {
+	renewedHung := false
+	for _, e := range traceOf(t, "hung-holder", "uuid-lua-watchdog-uncapped").Events {
+		for _, c := range e.Snap.Clients {
+			if c.Name == "A" && c.Hung && e.Kind == sim.KindCommand && e.Actor == "A.watchdog" && e.Reply == "(integer) 1" {
+				renewedHung = true
+			}
+		}
+	}
+	if !renewedHung {
+		t.Fatal("hung-holder × uuid-lua-watchdog-uncapped: A's watchdog never renews while A hangs")
+	}
+	renews := map[string]*regexp.Regexp{
+		"en": regexp.MustCompile(`\b(?:renews?|extends?)\b[^.;:—]*\bwhile\b[^,;:—]*\b(?:working|works)\b`),
+		"zh": regexp.MustCompile(`看门狗|续期|延长`),
+	}
+	whileWorking := map[string]*regexp.Regexp{
+		"en": regexp.MustCompile(`\bwhile\b`),
+		"zh": regexp.MustCompile(`(?:还在|在)(?:干活|工作)(?:时|的时候)`),
+	}
+	for _, s := range All() {
+		tr := traceOf(t, s.ID, s.Naive)
+		for lang := range renews {
+			texts := []string{s.Title.In(lang), s.Summary.In(lang), s.Story.In(lang)}
+			for _, e := range tr.Events {
+				if e.Kind == sim.KindNarration {
+					texts = append(texts, e.Text.In(lang))
+				}
+			}
+			for _, text := range texts {
+				for _, sentence := range sentences(text) {
+					if renews[lang].MatchString(sentence) && whileWorking[lang].MatchString(sentence) {
+						t.Errorf("%s (%s): a watchdog renews while the process lives, working or not (hung-holder): %q", s.ID, lang, sentence)
+					}
+				}
+			}
+		}
+	}
+}
