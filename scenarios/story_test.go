@@ -356,3 +356,61 @@ func TestWatchdogRenewsWhileTheProcessLives(t *testing.T) {
 		}
 	}
 }
+
+// The cap of a backoff bounds each wait, not the total: retries' C waits at
+// most its cap at a time and, with no limit on its attempts, would retry
+// forever behind a lock nobody releases. The story says so (issue #29 item
+// 9: "a cap keeps the wait bounded").
+func TestRetriesCapBoundsEachWaitNotTheTotal(t *testing.T) {
+	s, err := Lookup("retries")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var most time.Duration
+	limited := false
+	for _, l := range strings.Split(string(s.Source), "\n") {
+		f := strings.Fields(l)
+		if len(f) < 2 || f[0] != "client" || f[1] != "C" {
+			continue
+		}
+		for _, kv := range f[2:] {
+			switch k, v, _ := strings.Cut(kv, "="); k {
+			case "backoff":
+				if most, err = time.ParseDuration(v); err != nil {
+					t.Fatal(err)
+				}
+			case "attempts":
+				limited = true
+			}
+		}
+	}
+	if most == 0 || limited {
+		t.Fatalf("retries' C should back off to a cap and try without limit (backoff %v, attempts limited %v)", most, limited)
+	}
+	last := time.Duration(-1)
+	for _, e := range traceOf(t, "retries", s.Naive).Events {
+		if e.Kind == sim.KindCommand && e.Actor == "C" && strings.HasPrefix(e.Command, "SET ") {
+			if last >= 0 && e.T-last > most {
+				t.Errorf("retries × %s: C waits %v at step %d, longer than its cap %v", s.Naive, e.T-last, e.Step, most)
+			}
+			last = e.T
+		}
+	}
+	capBounds := map[string][2]*regexp.Regexp{
+		"en": {regexp.MustCompile(`\bcap\b`), regexp.MustCompile(`\bbound`)},
+		"zh": {regexp.MustCompile(`上限`), regexp.MustCompile(`有界`)},
+	}
+	each := map[string]*regexp.Regexp{"en": regexp.MustCompile(`\beach wait\b`), "zh": regexp.MustCompile(`每次等待`)}
+	forever := map[string]*regexp.Regexp{"en": regexp.MustCompile(`\bretry forever\b`), "zh": regexp.MustCompile(`一直重试`)}
+	for lang, cb := range capBounds {
+		story := s.Story.In(lang)
+		for _, sentence := range sentences(story) {
+			if cb[0].MatchString(sentence) && cb[1].MatchString(sentence) && !each[lang].MatchString(sentence) {
+				t.Errorf("retries story (%s): the cap bounds each wait, not the total: %q", lang, sentence)
+			}
+		}
+		if !forever[lang].MatchString(story) {
+			t.Errorf("retries story (%s) does not say that C, with no limit on its attempts, would retry forever (%s)", lang, forever[lang])
+		}
+	}
+}
