@@ -192,9 +192,7 @@ func (w *World) newRedisClient(c *client, i int) *redis.Client {
 		o = w.realClientOptions(base, i)
 	}
 	o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
-		srv := w.route[i]
-		c.conn[i].Store(int32(srv))
-		return w.servers[srv].b.Dial(ctx)
+		return w.dial(ctx, c, i)
 	}
 	o.PoolSize = 1
 	// A lock command and its reply are small: go-redis's 32 KiB buffers per

@@ -501,8 +501,8 @@ func textReplicatedReal(srv string) Text {
 
 func textFailover(dead, promoted string, lost int) Text {
 	return Text{
-		EN: fmt.Sprintf("%s (primary) dies with %d write(s) not yet replicated; %s is promoted to primary: a new connection reaches it, a connection still open to %s fails at its next command", dead, lost, promoted, dead),
-		ZH: fmt.Sprintf("%s（主库）宕机，还有 %d 条写入没复制出去；%s 被提升为主库（主从切换）：新建的连接会连到它，仍连着 %s 的旧连接要到下一条命令失败时才发现", dead, lost, promoted, dead),
+		EN: fmt.Sprintf("%s (primary) dies with %d write(s) not yet replicated; %s is promoted to primary: a client's next command reaches it (go-redis drops a connection whose server died and dials again)", dead, lost, promoted),
+		ZH: fmt.Sprintf("%s（主库）宕机，还有 %d 条写入没复制出去；%s 被提升为主库（主从切换）：客户端的下一条命令就会发到它那里（go-redis 发现旧连接的服务器已经宕机，会丢掉它重新建连）", dead, lost, promoted),
 	}
 }
 
