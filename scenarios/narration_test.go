@@ -8,6 +8,34 @@ import (
 	"lockstep/scenarios/sim"
 )
 
+// A release that says it found the lock was not its own sent a command
+// that found it so; one that sent nothing says so (issue #29 item 10:
+// reentrant-call × uuid-lua's A "found the lock was not its own" at step
+// 32, and no command was sent). The nested release, too.
+func TestReleaseNarratesWhatItSent(t *testing.T) {
+	begins := []string{"leaves its critical section and releases the lock", "nested call is done and gives the lock back"}
+	for _, r := range sharedCheck(t) {
+		if r.Trace == nil {
+			continue
+		}
+		sent := map[string]int{} // by client: the commands of its release so far
+		for _, e := range r.Trace.Events {
+			client, bg, _ := sim.SplitActor(e.Actor)
+			switch {
+			case e.Kind == sim.KindCommand && !bg:
+				sent[client]++
+			case e.Kind != sim.KindBelief:
+			case strings.Contains(e.Text.EN, begins[0]) || strings.Contains(e.Text.EN, begins[1]):
+				sent[client] = 0
+			case strings.Contains(e.Text.EN, "found the lock was not its own") && sent[client] == 0:
+				t.Errorf("%s × %s, step %d: %q, yet the release sent no command", r.Scenario, r.Impl, e.Step, e.Text.EN)
+			case strings.Contains(e.Text.EN, "sends no command") && sent[client] > 0:
+				t.Errorf("%s × %s, step %d: %q, yet the release sent %d", r.Scenario, r.Impl, e.Step, e.Text.EN, sent[client])
+			}
+		}
+	}
+}
+
 // failover's say names no command as the one that meets the dead primary
 // but the one that does, in every implementation's trace (issue #29 item
 // 7: it said "A's release, here"; a watchdog's renewal comes first at

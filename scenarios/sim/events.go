@@ -52,6 +52,9 @@ func (w *World) commandDone(a *actor, m msg) {
 	if op == OpAcquire && !a.bg {
 		c.acqCmds++
 	}
+	if (op == OpRelease || op == OpLeave) && !a.bg {
+		c.relCmds++
+	}
 	changes := diffKeys(before, after, w.ttlTolerance())
 	// On a real server a key can run out between the reading before the
 	// command and the one after it: one that was about to expire and is gone
@@ -156,6 +159,7 @@ func (w *World) noted(a *actor, n note) {
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReenter(c.name),
 				Short: Text{EN: "takes it again", ZH: "再次加锁"}})
 		case OpLeave:
+			c.relCmds = 0
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeave(c.name),
 				Short: Text{EN: "inner release", ZH: "内层释放"}})
 		case OpAcquire:
@@ -171,7 +175,7 @@ func (w *World) noted(a *actor, n note) {
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWork(c.name, c.prog.Work),
 				Short: Text{EN: "works " + Secs(c.prog.Work), ZH: "干活 " + secsZH(c.prog.Work)}})
 		case OpRelease:
-			c.belief = BeliefReleased
+			c.belief, c.relCmds = BeliefReleased, 0
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeaves(c.name), Short: Text{EN: "releases", ZH: "释放"}})
 		}
 	case noteAcquired:
@@ -205,17 +209,17 @@ func (w *World) noted(a *actor, n note) {
 			Short: shortRefused(n.err)})
 	case noteReleased:
 		if n.nested {
-			txt := textLeft(c.name, n.err)
+			txt := textLeft(c.name, n.err, c.relCmds > 0)
 			if n.err == nil && c.nestedKey && !w.lockKeyHeld() {
 				// The inner release took the outer hold with it.
 				txt = textLeftWithoutLock(c.name)
 			}
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: txt, Short: shortReleased(n.err)})
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: txt, Short: shortReleased(n.err, c.relCmds > 0)})
 			break
 		}
 		c.fence, c.lost = 0, nil
 		c.op = OpDone
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReleased(c.name, n.err), Short: shortReleased(n.err)})
+		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReleased(c.name, n.err, c.relCmds > 0), Short: shortReleased(n.err, c.relCmds > 0)})
 	case noteGaveUp:
 		c.belief, c.op = BeliefGaveUp, OpDone
 		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textGaveUp(c.name, c.attempts, c.acqCmds, len(w.route), w.now-c.wantSince), Short: Text{EN: "gives up", ZH: "放弃"}})

@@ -296,10 +296,16 @@ func zhAndList(names []string) string {
 	return strings.Join(names[:len(names)-1], "、") + " 和 " + names[len(names)-1]
 }
 
-func textReleased(c string, err error) Text {
+// textReleased says how c's release ended; sent: it sent a command (a
+// release that sent none found no hold of c's in the lock code: an
+// earlier release had given the lock back).
+func textReleased(c string, err error, sent bool) Text {
 	switch {
 	case err == nil:
 		return Text{EN: c + " has released the lock", ZH: c + " 释放锁完成"}
+	case errors.Is(err, lockimpl.ErrNotHeld) && !sent:
+		return Text{EN: c + "'s release sends no command: the lock code has no token of " + c + "'s left (an earlier release gave the lock back), so it reports the lock not held",
+			ZH: c + " 释放锁时没有发出任何命令：锁的代码里已经没有 " + c + " 的标识了（之前的一次释放已经把锁交还），于是报告锁不在 " + c + " 手里"}
 	case errors.Is(err, lockimpl.ErrNotHeld):
 		return Text{EN: c + "'s release found the lock was not its own and left it alone",
 			ZH: c + " 释放时发现锁已不是自己的，没有删除"}
@@ -337,11 +343,14 @@ func textLeave(c string) Text {
 		ZH: c + " 的嵌套调用结束，释放锁"}
 }
 
-func textLeft(c string, err error) Text {
+func textLeft(c string, err error, sent bool) Text {
 	switch {
 	case err == nil:
 		return Text{EN: c + "'s nested call has released; the outer section goes on",
 			ZH: c + " 的嵌套调用释放完成；外层临界区继续"}
+	case errors.Is(err, lockimpl.ErrNotHeld) && !sent:
+		return Text{EN: c + "'s nested release sends no command: the lock code has no token of " + c + "'s left, so it reports the lock not held",
+			ZH: c + " 的嵌套释放没有发出任何命令：锁的代码里已经没有 " + c + " 的标识了，于是报告锁不在 " + c + " 手里"}
 	case errors.Is(err, lockimpl.ErrNotHeld):
 		return Text{EN: c + "'s nested release found the lock was not its own",
 			ZH: c + " 的嵌套释放发现锁已不是自己的"}
@@ -501,8 +510,8 @@ func textReplicatedReal(srv string) Text {
 
 func textFailover(dead, promoted string, lost int) Text {
 	return Text{
-		EN: fmt.Sprintf("%s (primary) dies with %d write(s) not yet replicated; %s is promoted to primary: a client's next command reaches it (go-redis drops a connection whose server died and dials again)", dead, lost, promoted),
-		ZH: fmt.Sprintf("%s（主库）宕机，还有 %d 条写入没复制出去；%s 被提升为主库（主从切换）：客户端的下一条命令就会发到它那里（go-redis 发现旧连接的服务器已经宕机，会丢掉它重新建连）", dead, lost, promoted),
+		EN: fmt.Sprintf("%s (primary) dies with %d write(s) not yet replicated; %s is promoted to primary: a new connection reaches it, a connection still open to %s fails at its next command", dead, lost, promoted, dead),
+		ZH: fmt.Sprintf("%s（主库）宕机，还有 %d 条写入没复制出去；%s 被提升为主库（主从切换）：新建的连接会连到它，仍连着 %s 的旧连接要到下一条命令失败时才发现", dead, lost, promoted, dead),
 	}
 }
 
@@ -749,10 +758,12 @@ func shortRefused(err error) Text {
 	return Text{EN: "refused", ZH: "没抢到"}
 }
 
-func shortReleased(err error) Text {
+func shortReleased(err error, sent bool) Text {
 	switch {
 	case err == nil:
 		return Text{EN: "released", ZH: "已释放"}
+	case errors.Is(err, lockimpl.ErrNotHeld) && !sent:
+		return Text{EN: "nothing to release", ZH: "无锁可放"}
 	case errors.Is(err, lockimpl.ErrNotHeld):
 		return Text{EN: "not its own", ZH: "不是自己的锁"}
 	default:

@@ -19,7 +19,7 @@ func TestNarrationChinese(t *testing.T) {
 			"A 释放锁：命令失败：redis-1 已宕机，连接中断（connection to redis-1 lost: server is down）"},
 		{textHeld("A.watchdog", "", OpRenew), "调度器让 A 的看门狗停在这里"},
 		{textUnheld("A/redis-2"), "调度器让 A 发往 redis-2 的命令继续执行"},
-		{textReleased("A", errors.New("i/o timeout")), "A 释放锁失败：超时（i/o timeout）"},
+		{textReleased("A", errors.New("i/o timeout"), true), "A 释放锁失败：超时（i/o timeout）"},
 		{textClockJump("redis-3", 40e9), "redis-3 的系统时钟拨快了 40 秒（NTP 校时、手动改时间）：它上面的 key 提前 40 秒过期"},
 	} {
 		if tc.got.ZH != tc.want {

@@ -195,6 +195,10 @@ type client struct {
 	// many commands those sent (every node's, a failed one's too).
 	wantSince         time.Duration
 	attempts, acqCmds int
+	// relCmds: the commands its current release, or nested release, has
+	// sent (every node's); a release that sent none found no hold of its
+	// own in the lock code.
+	relCmds int
 
 	readVal, readVer int
 	attemptFrom      int // the first trace event of its current acquire attempt (quorum.go)
