@@ -398,7 +398,8 @@ func TestOversellInNumbers(t *testing.T) {
 //
 // redsync releases on every node too, but with EVALSHA first: redis-3 has
 // never seen the script, answers NOSCRIPT, and the answer is lost, so
-// go-redis never falls back to EVAL and A#1 stays for its TTL.
+// redsync's go-redis adapter never falls back to EVAL and A#1 stays for its
+// TTL.
 func TestRedlockPartialReleasesEveryNode(t *testing.T) {
 	for impl, want := range map[string]time.Duration{"redlock": time.Second, "redsync-redlock": 31 * time.Second} {
 		tr := play(t, "redlock-partial", impl)

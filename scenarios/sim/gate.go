@@ -162,7 +162,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		if err != nil {
 			cmd.SetErr(err)
 		}
-		g.w.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: srv, err: err})
+		g.w.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: srv, err: withFallback(cmd, err)})
 		_ = a.wait()
 		return err
 	}

@@ -121,10 +121,12 @@ func textCommand(actor string, op Op, changes []change, err error) Text {
 	}
 	var ens, zhs []string
 	if redis.HasErrorPrefix(err, "NOSCRIPT") {
-		// go-redis's Script.Run: EVALSHA first, and on NOSCRIPT the whole
-		// script with EVAL. Two commands, one script call.
-		ens = append(ens, "the server does not have the script cached yet (NOSCRIPT); go-redis sends it whole next (EVAL): one script call, two commands")
-		zhs = append(zhs, "服务器上还没有缓存这段脚本（NOSCRIPT）；go-redis 接着把整段脚本发过去（EVAL）：一次脚本调用，两条命令")
+		// EVALSHA first, and on NOSCRIPT the whole script with EVAL: two
+		// commands, one script call, sent by the code the gate found
+		// (noscript.go).
+		by := scriptFallback(err)
+		ens = append(ens, "the server does not have the script cached yet (NOSCRIPT); "+by.EN+" sends it whole next (EVAL): one script call, two commands")
+		zhs = append(zhs, "服务器上还没有缓存这段脚本（NOSCRIPT）；"+zhCat(by.ZH, "接着把整段脚本发过去（EVAL）：一次脚本调用，两条命令"))
 	} else if errors.Is(err, redis.TxFailedErr) {
 		ens = append(ens, "the transaction does nothing: a key it watches changed after its WATCH, so EXEC answers nil")
 		zhs = append(zhs, "事务没有执行：它 WATCH 的键在 WATCH 之后被改过，EXEC 返回 nil")

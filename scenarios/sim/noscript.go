@@ -1,0 +1,86 @@
+package sim
+
+import (
+	"errors"
+	"runtime"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// An EVALSHA that the server answers NOSCRIPT (it has never seen the
+// script) is the first half of one script call: the code that sent it sends
+// the script whole with EVAL next. Which code that is, the narration says:
+// go-redis does it only in Script.Run and Script.RunRO (bsm/redislock calls
+// them); redsync calls go-redis's EvalSha and, on NOSCRIPT, its Eval itself,
+// in its go-redis adapter (redis/goredis/v9, conn.Eval); a lock of one's
+// own may do either. The gate reads it off the stack of the goroutine that
+// sent the EVALSHA.
+
+// noScriptError is the NOSCRIPT reply as the gate reports it to the
+// scheduler, with the code that falls back to EVAL. Lock code gets the
+// reply itself.
+type noScriptError struct {
+	error
+	by Text // empty: code the engine does not know
+}
+
+func (e *noScriptError) Unwrap() error { return e.error }
+
+// RedisError: it is a server's reply, as the error it carries.
+func (e *noScriptError) RedisError() {}
+
+// withFallback is err, the reply to cmd, with the code that falls back to
+// EVAL when it is an EVALSHA's NOSCRIPT; otherwise err.
+func withFallback(cmd redis.Cmder, err error) error {
+	if name := cmd.Name(); (name != "evalsha" && name != "evalsha_ro") || !redis.HasErrorPrefix(err, "NOSCRIPT") {
+		return err
+	}
+	return &noScriptError{error: err, by: scriptCaller()}
+}
+
+// scriptFallback is who sends the script whole after err, a NOSCRIPT: the
+// code the gate found, or, for a reply the gate did not see, the code that
+// sent the EVALSHA.
+func scriptFallback(err error) Text {
+	var ns *noScriptError
+	if errors.As(err, &ns) && ns.by.EN != "" {
+		return ns.by
+	}
+	return Text{EN: "the code that sent the EVALSHA", ZH: "发出 EVALSHA 的代码"}
+}
+
+// Known callers of go-redis's EvalSha, by function.
+var scriptCallers = map[string]Text{
+	"github.com/go-redsync/redsync/v4/redis/goredis/v9.(*conn).Eval": {
+		EN: "redsync's go-redis adapter (conn.Eval)", ZH: "redsync 的 go-redis 适配器（conn.Eval）"},
+}
+
+// scriptCaller names the code on the calling goroutine's stack that called
+// go-redis's EvalSha: go-redis's own Script.Run, a known library's code, or
+// the function itself (package-qualified). The frames above go-redis's are
+// the gate's.
+func scriptCaller() Text {
+	pcs := make([]uintptr, 64)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	inGoRedis := false
+	for {
+		f, more := frames.Next()
+		fn := f.Function
+		switch {
+		case strings.HasPrefix(fn, "github.com/redis/go-redis/v9.(*Script).Run"):
+			return Text{EN: "go-redis's Script.Run", ZH: "go-redis 的 Script.Run"}
+		case strings.HasPrefix(fn, "github.com/redis/go-redis/"):
+			inGoRedis = true
+		case inGoRedis && fn != "":
+			if t, ok := scriptCallers[fn]; ok {
+				return t
+			}
+			short := fn[strings.LastIndexByte(fn, '/')+1:]
+			return Text{EN: short, ZH: short}
+		}
+		if !more {
+			return Text{}
+		}
+	}
+}
