@@ -67,24 +67,36 @@ func actorZH(actor string) (who, node string) {
 	return actor, ""
 }
 
-// errZH says an error in Chinese: a sentence for the errors the simulator
-// knows, the raw error after it in parentheses.
+// errZH says an error in Chinese. The errors the simulator makes itself (a
+// server down, a network partition) are said in Chinese only: their
+// English is lockstep's, not the client's. Any other error is the
+// client's own (go-redis's, a library's), quoted as it came after a
+// sentence that says what it is: 超时（客户端报错：`i/o timeout`）.
 func errZH(err error) string {
 	var down *NodeDownError
+	var cut *PartitionError
 	raw := err.Error()
 	switch {
 	case errors.As(err, &down) && down.Lost:
-		return down.Server + " 已宕机，连接中断（" + raw + "）"
+		return down.Server + " 已宕机，连接中断"
 	case errors.As(err, &down):
-		return down.Server + " 已宕机，连不上（" + raw + "）"
-	case strings.Contains(raw, "timeout") || errors.Is(err, context.DeadlineExceeded):
-		return "超时（" + raw + "）"
-	case strings.Contains(raw, "connection refused"):
-		return "连接被拒绝（" + raw + "）"
+		return down.Server + " 已宕机，连不上"
+	case errors.As(err, &cut) && cut.ReplyLost:
+		return "命令在 " + cut.Server + " 上执行了，应答却因网络分区丢失，" + cut.Client + " 只看到超时"
+	case errors.As(err, &cut):
+		return "网络分区，" + cut.Client + " 连不上 " + cut.Server + "，超时"
 	case strings.Contains(raw, "server is down"):
-		return "服务器已宕机（" + raw + "）"
+		// A real server lockstep stopped (realserver): its words too.
+		return "服务器已宕机"
 	}
-	return "出错（" + raw + "）"
+	quoted := "（客户端报错：`" + strings.ReplaceAll(raw, "`", "'") + "`）"
+	switch {
+	case strings.Contains(raw, "timeout") || errors.Is(err, context.DeadlineExceeded):
+		return "超时" + quoted
+	case strings.Contains(raw, "connection refused"):
+		return "连接被拒绝" + quoted
+	}
+	return "出错" + quoted
 }
 
 // zhCat joins a subject and a Chinese verb: a space after a Latin name

@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// Chinese narration names actors in Chinese and says errors in Chinese,
-// the raw error in parentheses after it (issue #14).
+// Chinese narration names actors in Chinese and says errors in Chinese
+// (issue #14): the simulator's own errors in Chinese only, a client's raw
+// error quoted as its words after a Chinese sentence (issue #29).
 func TestNarrationChinese(t *testing.T) {
 	for _, tc := range []struct {
 		got  Text
@@ -16,10 +17,14 @@ func TestNarrationChinese(t *testing.T) {
 		{textCommand("A.watchdog", OpRenew, nil, nil), "A 的看门狗续期：没有任何改变"},
 		{textCommand("A/redis-3", OpAcquire, nil, nil), "A 在 redis-3 上加锁：没有任何改变"},
 		{textCommand("A", OpRelease, nil, &NodeDownError{Server: "redis-1", Lost: true}),
-			"A 释放锁：命令失败：redis-1 已宕机，连接中断（connection to redis-1 lost: server is down）"},
+			"A 释放锁：命令失败：redis-1 已宕机，连接中断"},
+		{textCommand("B/redis-4", OpAcquire, nil, &PartitionError{Client: "B", Server: "redis-4"}),
+			"B 在 redis-4 上加锁：命令失败：网络分区，B 连不上 redis-4，超时"},
+		{textCommand("A/redis-3", OpAcquire, nil, &PartitionError{Client: "A", Server: "redis-3", ReplyLost: true}),
+			"A 在 redis-3 上加锁：命令失败：命令在 redis-3 上执行了，应答却因网络分区丢失，A 只看到超时"},
 		{textHeld("A.watchdog", "", OpRenew), "调度器让 A 的看门狗停在这里"},
 		{textUnheld("A/redis-2"), "调度器让 A 发往 redis-2 的命令继续执行"},
-		{textReleased("A", errors.New("i/o timeout"), true), "A 释放锁失败：超时（i/o timeout）"},
+		{textReleased("A", errors.New("i/o timeout"), true), "A 释放锁失败：超时（客户端报错：`i/o timeout`）"},
 		{textClockJump("redis-3", 40e9), "redis-3 的系统时钟拨快了 40 秒（NTP 校时、手动改时间）：它上面的 key 提前 40 秒过期"},
 	} {
 		if tc.got.ZH != tc.want {
