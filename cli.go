@@ -33,9 +33,10 @@ usage:
                                       order (docs/lessons.md)
   lockstep list                       the failure modes and the lock
                                       implementations
-  lockstep play SCENARIO [--impl NAME] [--format text|md|mermaid|json]
+  lockstep play SCENARIO [--impl NAME] [--format text|md|mermaid|json|html]
                                       play one failure mode as a text timeline
-                                      (default impl: the naive one it is about)
+                                      (default impl: the naive one it is about);
+                                      html: one page, the player in a browser
   lockstep play --lesson FILE [--impl NAME] [--format …]
                                       play a lesson file of your own
   lockstep play --trace FILE [--format …]

@@ -82,25 +82,28 @@ type playFlags struct {
 }
 
 func (a *cli) playCmd() *cobra.Command {
-	c := command("play SCENARIO [--impl NAME] [--format text|md|mermaid|json]",
+	c := command("play SCENARIO [--impl NAME] [--format text|md|mermaid|json|html]",
 		"play one failure mode as a timeline",
 		`play runs one failure mode (or a lesson file of your own, or a saved trace)
 against a lock implementation and prints the trace: every command and reply,
 what each one means, and the step where an invariant breaks. The default
 implementation is the naive one the failure mode is about. When the run does
 not break what the lesson's expect block says for the implementation, play
-says so and exits 1, as check does.`,
+says so and exits 1, as check does. --format html writes one self-contained
+page, the player in a browser (it opens from file://, fetches nothing), with
+the run of the lesson's fix beside it for compare mode.`,
 		`  lockstep play get-then-del
   lockstep play get-then-del --impl uuid-lua
   lockstep play gc-pause --impl fenced --lang zh --format md
   lockstep play get-then-del --format mermaid --from 23 --to 33
+  lockstep play get-then-del --format html > get-then-del.html
   lockstep play --lesson mine/010-my-race.lesson --impl uuid-lua
   lockstep play --trace /tmp/cx/set-nx-ex-ownership.json
   lockstep play get-then-del --redis 127.0.0.1:6390 --time-scale 1s`)
 	f := &playFlags{}
 	fs := c.Flags()
 	fs.StringVar(&f.impl, "impl", "", "the lock implementation `NAME` (default: the failure mode's naive one)")
-	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, md (a Markdown handout), mermaid (a sequence diagram) or json (the trace)")
+	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, md (a Markdown handout), mermaid (a sequence diagram), json (the trace) or html (a self-contained player page)")
 	fs.IntVar(&f.from, "from", 0, "with --format mermaid: the diagram from step `N` (numbered from 0, as the text timeline numbers them)")
 	fs.IntVar(&f.to, "to", 0, "with --format mermaid: the diagram up to step `M`, inclusive (default: the last)")
 	fs.StringVar(&f.lang, "lang", "en", "narration and messages in `LANG`: en or zh")

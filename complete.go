@@ -135,7 +135,7 @@ func commandNames(c *cobra.Command) []cobra.Completion {
 
 var (
 	langs       = fixed("en\tEnglish", "zh\t中文")
-	formatNames = fixed("text\ta text timeline", "md\ta Markdown handout", "mermaid\ta Mermaid sequence diagram", "json\tthe trace as JSON")
+	formatNames = fixed("text\ta text timeline", "md\ta Markdown handout", "mermaid\ta Mermaid sequence diagram", "json\tthe trace as JSON", "html\ta self-contained player page")
 	faultWords  = func(*cobra.Command) []cobra.Completion { return faultNames() }
 )
 

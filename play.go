@@ -21,6 +21,7 @@ import (
 	"lockstep/scenarios"
 	"lockstep/scenarios/sim"
 	"lockstep/text"
+	"lockstep/web"
 )
 
 // realParallel is how many cells check runs at once on real servers: they
@@ -64,7 +65,7 @@ func addrs(t *sim.Target) []string {
 }
 
 // formats are play's output formats.
-var formats = []string{"text", "md", "mermaid", "json"}
+var formats = []string{"text", "md", "mermaid", "json", "html"}
 
 // closeTarget releases what a run held on real servers (the lease on the
 // replica); an error it meets joins the command's.
@@ -199,7 +200,12 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 	if err != nil {
 		return 0, err
 	}
-	if err := f.render(fs, stdout, tr); err != nil {
+	if f.format == "html" {
+		err = htmlPage(ctx, stdout, s, tr, target, f.lang)
+	} else {
+		err = f.render(fs, stdout, tr)
+	}
+	if err != nil {
 		return 0, err
 	}
 	if err := unreliable(tr, target, f.lang); err != nil {
@@ -233,6 +239,8 @@ func render(w io.Writer, tr *sim.Trace, format, lang string) error {
 		return report.Handout(w, tr, lang)
 	case "mermaid":
 		return report.Mermaid(w, tr, lang)
+	case "html":
+		return web.Player{Traces: []*sim.Trace{tr}, Lang: lang}.Write(w)
 	}
 	return report.Timeline(w, tr, lang)
 }

@@ -1,0 +1,225 @@
+// Package web writes lockstep's lessons for a browser: the player page, one
+// self-contained HTML file that steps through traces as the TUI's player
+// does (play --format html), and the whole course as a static site
+// (lockstep site DIR).
+//
+// The page reads the traces as play --format json writes them (the one trace
+// format of both players, docs/trace-schema.md): a page for one run embeds
+// its JSON as it is; a site's lesson page, which holds every
+// implementation's run, embeds each gzipped and base64-encoded, and the
+// browser inflates the one it shows. The player's script and styles
+// (player.js, player.css) are inline; nothing is fetched from the network,
+// and the page opens from file://.
+package web
+
+import (
+	"bytes"
+	"compress/gzip"
+	_ "embed"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"strings"
+
+	"lockstep/lockimpl"
+	"lockstep/scenarios"
+	"lockstep/scenarios/sim"
+	"lockstep/text"
+)
+
+var (
+	//go:embed player.html
+	playerHTML string
+	//go:embed player.js
+	playerJS string
+	//go:embed player.css
+	playerCSS string
+)
+
+// Encoding is how a page embeds its traces.
+type Encoding int
+
+const (
+	// Plain embeds each trace's JSON as it is: a page for one run.
+	Plain Encoding = iota
+	// Gzip embeds each trace gzipped, in base64: a site's lesson page,
+	// with every implementation's run.
+	Gzip
+)
+
+// Player is one player page: traces of one timeline, the first one open.
+type Player struct {
+	Traces []*sim.Trace
+	// Lang is the language the page opens in ("en" or "zh"); the reader
+	// switches.
+	Lang     string
+	Encoding Encoding
+	// Index, when set, is the relative link back to a site's index.
+	Index string
+	// Step is where the page opens when its address names no step.
+	Step int
+}
+
+// meta is what the page knows beside the traces.
+type meta struct {
+	Lang       string            `json:"lang"`
+	Scenario   string            `json:"scenario"`
+	Title      text.Text         `json:"title"`
+	Summary    text.Text         `json:"summary"`
+	Story      storyHTML         `json:"story"`
+	Impls      []implMeta        `json:"impls"`
+	Partners   map[string]string `json:"partners"`
+	Invariants []invMeta         `json:"invariants"`
+	Index      string            `json:"index,omitempty"`
+	Step       int               `json:"step"`
+}
+
+// storyHTML is a lesson's story as HTML, in both languages.
+type storyHTML struct {
+	EN string `json:"en"`
+	ZH string `json:"zh"`
+}
+
+type implMeta struct {
+	Name    string    `json:"name"`
+	Summary text.Text `json:"summary"`
+}
+
+type invMeta struct {
+	ID   string    `json:"id"`
+	Name text.Text `json:"name"`
+	Rule text.Text `json:"rule"`
+}
+
+// Write writes the page.
+func (p Player) Write(w io.Writer) error {
+	if len(p.Traces) == 0 {
+		return fmt.Errorf("web: a player page needs a trace")
+	}
+	m := p.meta()
+	mj, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	var data strings.Builder
+	fmt.Fprintf(&data, "<script type=\"application/json\" id=\"lockstep-meta\">%s</script>\n", mj)
+	for _, tr := range p.Traces {
+		if err := p.embed(&data, tr); err != nil {
+			return err
+		}
+	}
+	first := p.Traces[0]
+	title := first.Scenario + " × " + first.Impl + " — " + first.Title.In(m.Lang) + " — lockstep"
+	_, err = io.WriteString(w, fill(title, m.Lang, data.String()))
+	return err
+}
+
+// fill puts the title, the language, the styles, the data and the script
+// into the page's skeleton.
+func fill(title, lang, data string) string {
+	return strings.NewReplacer(
+		"{{TITLE}}", html.EscapeString(title),
+		"{{LANG}}", htmlLang(lang),
+		"{{CSS}}", playerCSS,
+		"{{DATA}}", data,
+		"{{JS}}", playerJS,
+	).Replace(playerHTML)
+}
+
+// htmlLang is the page's lang attribute.
+func htmlLang(lang string) string {
+	if lang == "zh" {
+		return "zh-Hans"
+	}
+	return "en"
+}
+
+// embed writes one trace as a data element. JSON's encoder escapes <, >
+// and &, so no string of the trace can close the element.
+func (p Player) embed(w io.Writer, tr *sim.Trace) error {
+	b, err := json.Marshal(tr)
+	if err != nil {
+		return err
+	}
+	name := html.EscapeString(tr.Impl)
+	if p.Encoding == Plain {
+		_, err = fmt.Fprintf(w, "<script type=\"application/json\" class=\"lockstep-trace\" data-impl=\"%s\">%s</script>\n", name, b)
+		return err
+	}
+	z, err := gzipped(b)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "<script type=\"application/octet-stream\" class=\"lockstep-trace\" data-impl=\"%s\" data-encoding=\"gzip+base64\">%s</script>\n",
+		name, base64.StdEncoding.EncodeToString(z))
+	return err
+}
+
+func gzipped(b []byte) ([]byte, error) {
+	var z bytes.Buffer
+	zw, err := gzip.NewWriterLevel(&z, gzip.BestCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := zw.Write(b); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return z.Bytes(), nil
+}
+
+// meta gathers what the page shows beside the traces: the lesson, when it
+// is a built-in one, the implementations and the invariants.
+func (p Player) meta() meta {
+	first := p.Traces[0]
+	m := meta{Lang: p.Lang, Scenario: first.Scenario, Title: first.Title, Index: p.Index,
+		Step: p.Step, Partners: map[string]string{}}
+	if m.Lang != "zh" {
+		m.Lang = "en"
+	}
+	s, err := scenarios.Lookup(first.Scenario)
+	known := err == nil
+	if known {
+		m.Summary = s.Summary
+		m.Story = storyHTML{EN: Markdown(s.Story.EN, nil), ZH: Markdown(s.Story.ZH, nil)}
+	}
+	for _, tr := range p.Traces {
+		im := implMeta{Name: tr.Impl}
+		if info, err := lockimpl.Lookup(tr.Impl); err == nil && !tr.External {
+			im.Summary = info.Summary
+		}
+		m.Impls = append(m.Impls, im)
+		m.Partners[tr.Impl] = partner(s, known, tr.Impl, p.Traces)
+	}
+	for _, inv := range sim.Invariants {
+		m.Invariants = append(m.Invariants, invMeta{ID: inv.ID, Name: sim.InvariantName(inv.ID), Rule: inv.Rule})
+	}
+	return m
+}
+
+// partner is the implementation compare mode sets beside impl: the
+// lesson's fix, as in the TUI, when the page holds it; else the next trace
+// the page holds; "" when it holds one.
+func partner(s scenarios.Scenario, known bool, impl string, traces []*sim.Trace) string {
+	if len(traces) < 2 {
+		return ""
+	}
+	if known {
+		fix := s.Fix(impl)
+		for _, tr := range traces {
+			if tr.Impl == fix && fix != impl {
+				return fix
+			}
+		}
+	}
+	for i, tr := range traces {
+		if tr.Impl == impl {
+			return traces[(i+1)%len(traces)].Impl
+		}
+	}
+	return traces[0].Impl
+}
