@@ -189,6 +189,7 @@ func (w *World) noted(a *actor, n note) {
 			break
 		}
 		c.belief, c.fence, c.lost = BeliefHolds, n.fence, n.lost
+		c.claim = w.claimOf(c)
 		txt := textAcquired(c.name, c.token, n.fence)
 		waited := textWaited(c.attempts, c.acqCmds, len(w.route), w.now-c.wantSince)
 		txt.EN, txt.ZH = txt.EN+waited.EN, txt.ZH+waited.ZH
@@ -274,14 +275,36 @@ func (w *World) lockKeyHeld() bool {
 	return n > len(w.route)/2
 }
 
+// claimOf is the lock token client c shows the resource (GuardToken): the
+// value its acquire left on the lock's key, on the first node where c wrote
+// it (a hash's owner field); "" when it wrote none (no lock at all).
+func (w *World) claimOf(c *client) string {
+	for i := range w.route {
+		k, ok := findKey(w.node(i).keys, w.setup.Key)
+		if !ok || k.Writer != c.name {
+			continue
+		}
+		if fields := strings.Fields(k.Value); k.Type == "hash" && len(fields) > 0 {
+			f, _ := cutField(fields[0])
+			return f
+		}
+		return k.Value
+	}
+	return ""
+}
+
 // passPoint performs the resource access the actor is parked at.
 func (w *World) passPoint(a *actor) {
 	c := a.client
 	switch a.point {
 	case OpRead:
 		c.readVal, c.readVer = w.res.value, w.res.version
-		w.res.read(c.fence)
-		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textRead(c.name, w.res.name, c.readVal),
+		w.res.read(c.fence, c.claim)
+		txt := textRead(c.name, w.res.name, c.readVal)
+		if w.res.guard == GuardToken {
+			txt = textStamp(txt, c.claim)
+		}
+		w.emit(Event{Kind: KindResource, Actor: c.name, Text: txt,
 			Short: Text{EN: fmt.Sprintf("read %d", c.readVal), ZH: fmt.Sprintf("读 %d", c.readVal)}})
 	case OpWrite:
 		if c.readVal <= 0 {
@@ -291,7 +314,7 @@ func (w *World) passPoint(a *actor) {
 				Short: Text{EN: "sold out", ZH: "已售罄"}})
 			return
 		}
-		r := w.res.write(c.name, c.readVal-1, c.readVer, c.fence)
+		r := w.res.write(c.name, c.readVal-1, c.readVer, c.fence, c.claim)
 		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textWrite(c.name, w.res.name, r), Short: shortWrite(r)})
 		if r.lostUpdate {
 			w.violate(InvResource, textLostUpdate(c.name, r))

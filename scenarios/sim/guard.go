@@ -1,6 +1,10 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // Guard is a check the protected resource makes on every write by itself,
 // whatever the lock did: the database's last line of defence that the course
@@ -25,11 +29,18 @@ const (
 	// for the unit it sells (the stock it read), and a unique key on
 	// (product, unit) refuses a second order for the same unit.
 	GuardUnique Guard = "unique"
+	// GuardToken is antirez's check-and-set with the lock's random token:
+	// a client that starts on the row stamps it with its lock token (its
+	// read is UPDATE … SET lock_token = ? … RETURNING stock), and its write
+	// is UPDATE … WHERE lock_token = (its token). A later holder's stamp
+	// replaces the token, so an earlier holder's write matches no row. No
+	// counter, no order: only a token that tells the holders apart.
+	GuardToken Guard = "token"
 )
 
 // Guards are the guards a lesson can switch on, in the order the docs list
 // them.
-var Guards = []Guard{GuardVersion, GuardInStock, GuardUnique}
+var Guards = []Guard{GuardVersion, GuardInStock, GuardUnique, GuardToken}
 
 // ParseGuard returns the guard named s.
 func ParseGuard(s string) (Guard, error) {
@@ -38,12 +49,13 @@ func ParseGuard(s string) (Guard, error) {
 			return g, nil
 		}
 	}
-	return GuardNone, fmt.Errorf("unknown guard %q: want version, in-stock or unique", s)
+	return GuardNone, fmt.Errorf("unknown guard %q: want version, in-stock, unique or token", s)
 }
 
 // refuses returns the guard when it refuses a write based on a read of
-// read at version readVer, GuardNone when it lets the write through.
-func (r *resource) refuses(read, readVer int) Guard {
+// read at version readVer by the holder of lock token token, GuardNone
+// when it lets the write through.
+func (r *resource) refuses(read, readVer int, token string) Guard {
 	switch r.guard {
 	case GuardVersion:
 		if readVer != r.version {
@@ -57,6 +69,33 @@ func (r *resource) refuses(read, readVer int) Guard {
 		if r.sold[read] {
 			return r.guard
 		}
+	case GuardToken:
+		if token != r.owner {
+			return r.guard
+		}
 	}
 	return GuardNone
+}
+
+// claimClasses writes, for a state's hash, which of the clients' lock
+// tokens (in the order given) and the row's stamp are equal: each as the
+// index of the first of them it equals. That, not the tokens' spelling, is
+// what GuardToken's future refusals depend on.
+func claimClasses(clients []*client, owner string) string {
+	vals := make([]string, 0, len(clients)+1)
+	for _, c := range clients {
+		vals = append(vals, c.claim)
+	}
+	vals = append(vals, owner)
+	var b strings.Builder
+	b.WriteString("T")
+	for i, v := range vals {
+		for k := range i + 1 {
+			if vals[k] == v {
+				b.WriteString(strconv.Itoa(k) + " ")
+				break
+			}
+		}
+	}
+	return b.String() + "|"
 }

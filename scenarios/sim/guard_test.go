@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func TestGuardRefuses(t *testing.T) {
 			r := &resource{name: "stock", value: tc.stock, guard: tc.guard}
 			readVal, readVer := r.value, r.version
 			for i, c := range []string{"A", "B"} {
-				got := r.write(c, readVal-1, readVer, 0)
+				got := r.write(c, readVal-1, readVer, 0, "")
 				if got.rejected != tc.wantRefused[i] {
 					t.Errorf("%s's write: rejected = %v, want %v", c, got.rejected, tc.wantRefused[i])
 				}
@@ -50,14 +51,67 @@ func TestGuardRefuses(t *testing.T) {
 // A unique key names the unit sold: a later sale of another unit passes.
 func TestGuardUniqueAllowsTheNextUnit(t *testing.T) {
 	r := &resource{name: "stock", value: 5, guard: GuardUnique}
-	if got := r.write("A", 4, 0, 0); got.rejected {
+	if got := r.write("A", 4, 0, 0, ""); got.rejected {
 		t.Fatal("first sale refused")
 	}
-	if got := r.write("B", 3, 1, 0); got.rejected {
+	if got := r.write("B", 3, 1, 0, ""); got.rejected {
 		t.Fatal("the sale of unit #4 after unit #5 refused")
 	}
-	if got := r.write("C", 4, 0, 0); !got.rejected || got.guard != GuardUnique {
+	if got := r.write("C", 4, 0, 0, ""); !got.rejected || got.guard != GuardUnique {
 		t.Fatalf("a second sale of unit #5: %+v", got)
+	}
+}
+
+// The token guard is a check-and-set on the lock's token: A and B each stamp
+// the row as they read it, so only the last to stamp writes. Tokens that do
+// not tell the holders apart (a constant value) let the stale write land.
+func TestGuardTokenRefusesAnOverstampedWrite(t *testing.T) {
+	for _, tc := range []struct {
+		name, a, b  string
+		wantRefused bool
+	}{
+		{"unique tokens", "A#1", "B#1", true},
+		{"a constant value", "1", "1", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := &resource{name: "stock", value: 5, guard: GuardToken}
+			r.read(0, tc.a) // A starts on the row …
+			r.read(0, tc.b) // … B starts on it after A's lease ran out
+			if got := r.write("B", 4, 0, 0, tc.b); got.rejected {
+				t.Fatalf("B's write refused: %+v", got)
+			}
+			got := r.write("A", 4, 0, 0, tc.a)
+			if got.rejected != tc.wantRefused || got.rejected && (got.guard != GuardToken || got.owner != tc.b) {
+				t.Errorf("A's stale write: %+v, want rejected = %v by the token guard", got, tc.wantRefused)
+			}
+		})
+	}
+}
+
+// In a run, a client's token is what its acquire wrote on the lock's key:
+// after a pause past the lease, uuid-lua's A#1 is refused, set-nx-ex's "1"
+// is not.
+func TestGuardTokenInARun(t *testing.T) {
+	script := func(tl *Timeline) {
+		a := tl.Client("A", Program{Work: 5 * time.Second})
+		tl.Client("B", Program{Start: time.Second, Retry: 10 * time.Second, Work: 5 * time.Second})
+		a.HoldAt(OpWrite)
+		tl.RunUntil(5500 * time.Millisecond)
+		a.Pause()
+		tl.RunUntil(45500 * time.Millisecond)
+		a.Resume()
+		a.Unhold()
+		tl.RunToEnd()
+	}
+	for impl, wantRefused := range map[string]bool{"uuid-lua": true, "set-nx-ex": false, "reentrant": true} {
+		tr := run(t, Setup{Guard: GuardToken}, impl, script)
+		refused := last(tr).Resource.Rejected == 1
+		if refused != wantRefused || slices.Contains(brokenInvariants(tr), InvResource) == wantRefused {
+			t.Errorf("%s: refused = %v, broken %v; want refused = %v", impl, refused, brokenInvariants(tr), wantRefused)
+		}
+		if !hasText(tr, "stamps the row with its lock token") {
+			t.Errorf("%s: no stamp narrated:\n%s", impl, strings.Join(texts(tr), "\n"))
+		}
 	}
 }
 
@@ -67,7 +121,7 @@ func TestParseGuard(t *testing.T) {
 			t.Errorf("ParseGuard(%q) = %q, %v", g, got, err)
 		}
 	}
-	if _, err := ParseGuard("versions"); err == nil || !strings.Contains(err.Error(), "version, in-stock or unique") {
+	if _, err := ParseGuard("versions"); err == nil || !strings.Contains(err.Error(), "version, in-stock, unique or token") {
 		t.Errorf("unknown guard: err = %v, want the valid names", err)
 	}
 }
@@ -112,4 +166,18 @@ func texts(tr *Trace) []string {
 		out = append(out, e.Text.EN)
 	}
 	return out
+}
+
+// The state's hash sees which tokens are equal, not how they are spelt.
+func TestClaimClasses(t *testing.T) {
+	cs := func(a, b string) []*client { return []*client{{claim: a}, {claim: b}} }
+	if claimClasses(cs("A#1", "B#1"), "B#1") == claimClasses(cs("A#1", "B#1"), "A#1") {
+		t.Error("the row's stamp does not count")
+	}
+	if claimClasses(cs("A#1", "B#1"), "B#1") != claimClasses(cs("A#2", "B#7"), "B#7") {
+		t.Error("the tokens' spelling counts")
+	}
+	if claimClasses(cs("1", "1"), "1") == claimClasses(cs("A#1", "B#1"), "B#1") {
+		t.Error("equal tokens count as different ones")
+	}
 }

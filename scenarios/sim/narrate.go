@@ -426,6 +426,17 @@ func textRead(c, res string, v int) Text {
 		ZH: fmt.Sprintf("%s 读取 %s = %d", c, res, v)}
 }
 
+// textStamp adds to a read, with GuardToken, the stamp of the reader's lock
+// token on the row.
+func textStamp(read Text, token string) Text {
+	return Text{EN: read.EN + fmt.Sprintf(" and stamps the row with its lock token %s: only a write with that token will land", tokenName(token)),
+		ZH: read.ZH + fmt.Sprintf("，并在这一行记下它的唯一标识 %s：只有带着这个标识的写入才会生效", tokenName(token))}
+}
+
+// tokenName is a lock token as the resource shows it: quoted, as SQL
+// would have it; two quotes around nothing for a client that has none.
+func tokenName(token string) string { return "'" + token + "'" }
+
 func textWrite(c, res string, r writeResult) Text {
 	switch r.guard {
 	case GuardVersion:
@@ -443,6 +454,11 @@ func textWrite(c, res string, r writeResult) Text {
 			EN: fmt.Sprintf("the store refuses %s's sale of unit #%d: an order for that unit exists already (unique key on product and unit)", c, r.read),
 			ZH: fmt.Sprintf("资源端拒绝了 %s 卖出第 %d 件：这一件的订单已经存在（商品与件号上的唯一约束）", c, r.read),
 		}
+	case GuardToken:
+		return Text{
+			EN: fmt.Sprintf("the store refuses %s's write of %s = %d: the row carries lock token %s, %s's is %s (UPDATE … WHERE lock_token = %s matches no row)", c, res, r.value, tokenName(r.owner), c, tokenName(r.token), tokenName(r.token)),
+			ZH: fmt.Sprintf("资源端拒绝了 %s 的写入 %s = %d：这一行记着的唯一标识是 %s，%s 的是 %s（UPDATE … WHERE lock_token = %s 一行也没有更新）", c, res, r.value, tokenName(r.owner), c, tokenName(r.token), tokenName(r.token)),
+		}
 	}
 	if r.rejected {
 		return Text{
@@ -452,6 +468,10 @@ func textWrite(c, res string, r writeResult) Text {
 	}
 	en := fmt.Sprintf("%s writes %s = %d", c, res, r.value)
 	zh := fmt.Sprintf("%s 写入 %s = %d", c, res, r.value)
+	if r.stamped {
+		en += fmt.Sprintf(": the row carries lock token %s, the one %s shows", tokenName(r.owner), c)
+		zh += fmt.Sprintf("：这一行记着的唯一标识是 %s，正是 %s 出示的那个", tokenName(r.owner), c)
+	}
 	if r.fence > 0 {
 		en += fmt.Sprintf(" with fencing token %d", r.fence)
 		zh += fmt.Sprintf("（栅栏令牌 %d）", r.fence)

@@ -17,6 +17,7 @@ type resource struct {
 	writers  []string
 	guard    Guard
 	sold     map[int]bool // GuardUnique: the units sold (the stock each sale read)
+	owner    string       // GuardToken: the lock token the row was last stamped with
 }
 
 // writeResult says what happened to one write.
@@ -38,22 +39,27 @@ type writeResult struct {
 	stock int
 	// since are the writers of the accepted writes after the read, in order.
 	since []string
+	// token is the writer's lock token and owner the token the row carries;
+	// stamped says the row has them (GuardToken).
+	token, owner string
+	stamped      bool
 }
 
 // write is client writer's write of value, based on the read at version
-// readVer.
-func (r *resource) write(writer string, value, readVer int, fence int64) writeResult {
+// readVer; fence is its fencing token (0: none), token its lock token.
+func (r *resource) write(writer string, value, readVer int, fence int64, token string) writeResult {
 	if !r.written {
 		r.initial, r.written = r.value, true
 	}
 	res := writeResult{value: value, fence: fence, maxFence: r.maxFence, readVer: readVer, version: r.version,
-		read: value + 1, initial: r.initial, stock: r.value}
+		read: value + 1, initial: r.initial, stock: r.value,
+		token: token, owner: r.owner, stamped: r.guard == GuardToken}
 	if fence > 0 && fence < r.maxFence {
 		r.rejected++
 		res.rejected = true
 		return res
 	}
-	if g := r.refuses(res.read, readVer); g != GuardNone {
+	if g := r.refuses(res.read, readVer, token); g != GuardNone {
 		r.rejected++
 		res.rejected, res.guard = true, g
 		return res
@@ -75,9 +81,13 @@ func (r *resource) write(writer string, value, readVer int, fence int64) writeRe
 	return res
 }
 
-// read records the reader's fencing token (0: none).
-func (r *resource) read(fence int64) {
+// read records the reader's fencing token (0: none) and, with GuardToken,
+// stamps the row with its lock token.
+func (r *resource) read(fence int64, token string) {
 	r.maxFence = max(r.maxFence, fence)
+	if r.guard == GuardToken {
+		r.owner = token
+	}
 }
 
 func (r *resource) state() ResourceState {

@@ -924,6 +924,9 @@ func (s *Stepper) state(perm []int, tok *tokenNames, nodes bool) string {
 	}
 	r := w.res
 	fmt.Fprintf(&b, "Q%d %d %d %d|", r.value, r.version, r.maxFence, r.rejected)
+	if r.guard == GuardToken {
+		b.WriteString(claimClasses(clients, r.owner))
+	}
 	for _, u := range slices.Sorted(maps.Keys(r.sold)) {
 		fmt.Fprintf(&b, "u%d ", u)
 	}

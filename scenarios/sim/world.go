@@ -167,6 +167,9 @@ type client struct {
 	biz   *actor
 	token string
 	count int // tokens handed out
+	// claim is the lock token the client shows the resource (GuardToken):
+	// what its last acquire wrote on the lock's key.
+	claim string
 
 	belief  Belief
 	op      Op
