@@ -96,6 +96,11 @@ type Env struct {
 	Key string
 	// TTL is the lease: how long the lock lives without renewal.
 	TTL time.Duration
+	// Lease is the lease the caller passed explicitly, as Redisson's
+	// lock(leaseTime) does; 0 when it passed none. TTL is that lease then.
+	// A lock that follows Redisson's rule does not renew a lease its caller
+	// chose (redisson); the others just use TTL.
+	Lease time.Duration
 	// Clock is the run's time: Now and a Sleep that ends early when ctx is
 	// done. Lock code may use it, or time.Now, time.Sleep, time.Ticker and
 	// context.WithTimeout directly: in the simulator, on embedded servers,

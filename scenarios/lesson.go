@@ -696,7 +696,7 @@ func (p *lessonParser) server(l line, i int) (int, error) {
 
 func (p *lessonParser) client(l line) error {
 	if len(l.fields) < 2 {
-		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [backoff=D] [jitter] [work=D] [attempts=N] [reenter]")
+		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [backoff=D] [jitter] [work=D] [attempts=N] [reenter] [lease=D]")
 	}
 	name := l.fields[1]
 	if p.clients[name] {
@@ -713,7 +713,7 @@ func (p *lessonParser) client(l line) error {
 	if len(p.clients) == MaxLessonClients {
 		return p.errAt(l, 1, "client %s is the %s; a lesson has at most %d clients", name, ordinal(MaxLessonClients+1), MaxLessonClients)
 	}
-	vals, at, err := p.args(l, 2, "start", "retry", "backoff", "jitter", "work", "attempts", "reenter")
+	vals, at, err := p.args(l, 2, "start", "retry", "backoff", "jitter", "work", "attempts", "reenter", "lease")
 	if err != nil {
 		return err
 	}
@@ -741,6 +741,9 @@ func (p *lessonParser) client(l line) error {
 			if (k == "retry" || k == "backoff") && d < MinLessonWait {
 				return p.errAt(l, f, "%s: %s is shorter than a lesson's shortest wait (%s)", k, v, dur(MinLessonWait))
 			}
+			if k == "lease" && d < MinLessonTTL {
+				return p.errAt(l, f, "lease: %s is shorter than a lesson's shortest lease (%s)", v, dur(MinLessonTTL))
+			}
 			switch k {
 			case "start":
 				prog.Start = d
@@ -750,6 +753,8 @@ func (p *lessonParser) client(l line) error {
 				prog.Backoff = d
 			case "work":
 				prog.Work = d
+			case "lease":
+				prog.Lease = d
 			}
 		}
 	}
@@ -762,7 +767,7 @@ func (p *lessonParser) client(l line) error {
 	}
 	p.clients[name] = true
 	p.progs = append(p.progs, prog)
-	decl := clientDecl{l: l, field: 1, prog: prog}
+	decl := clientDecl{l: l, field: 1, prog: prog, leaseField: at["lease"]}
 	if f, ok := at["retry"]; ok {
 		decl.field = f
 	}

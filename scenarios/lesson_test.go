@@ -182,6 +182,15 @@ func TestLessonSearch(t *testing.T) {
 	if got, want := s.Command("uuid-lua"), "lockstep explore --impl uuid-lua --clients 2 --attempts 2 --faults expiry,crash --depth 9 --liveness 45s --max-states 2500"; got != want {
 		t.Errorf("command %q, want %q", got, want)
 	}
+	// A client's own lease: work that outlasts it asks for hang, and the
+	// search, whose clients pass no lease, lacks it.
+	s, err = ParseLesson("mine.lesson", lessonWith(t, "client C start=2s retry=10s work=5s", "client C start=2s retry=10s work=5s lease=4s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := fmt.Sprintf("%+v", s.Search), "{Faults:[expiry hang] Clients:3 Nodes:0 Attempts:5 Depth:14 Liveness:1m0s Reenter:false Lacks:[lease]}"; got != want {
+		t.Errorf("with a client's lease: %s, want %s", got, want)
+	}
 	// nodes=5 is Redlock's: its searches run on five servers, a single
 	// server's lock ignores it.
 	s, err = ParseLesson("mine.lesson", lessonWith(t, "explore clients=3", "explore nodes=5"))

@@ -101,9 +101,19 @@ func oneLine(s string) string { return strings.ReplaceAll(s, "\t", " ") }
 
 // clientDecl is a client line, for reckon.
 type clientDecl struct {
-	l     line
-	field int // the retry= field, or the name's
-	prog  sim.Program
+	l          line
+	field      int // the retry= field, or the name's
+	leaseField int // the lease= field, 0 when it has none
+	prog       sim.Program
+}
+
+// renewals is how many times a watchdog may renew d's lease (its own, or
+// the setup's ttl) within extent: one every third of the lease.
+func (d clientDecl) renewals(ttl, extent time.Duration) int64 {
+	if d.prog.Lease > 0 {
+		ttl = d.prog.Lease
+	}
+	return int64(extent/(ttl/3)) + 1
 }
 
 // reckon counts the commands the lesson's clients may send within its
@@ -114,11 +124,16 @@ func (p *lessonParser) reckon() error {
 	extent := max(setup.Horizon, p.now)
 	servers := int64(p.nodes)
 	renewals := int64(extent/(setup.TTL/3)) + 1
-	total := int64(len(p.decls)) * renewals
-	most, mostTries := -1, int64(0)
+	total, allRenewals := int64(0), int64(0)
+	most, mostTries, leased := -1, int64(0), -1
 	for i, d := range p.decls {
+		r := d.renewals(setup.TTL, extent)
+		allRenewals += r
+		if d.prog.Lease > 0 && (leased < 0 || r > p.decls[leased].renewals(setup.TTL, extent)) {
+			leased = i
+		}
 		n := tries(d.prog, extent)
-		total += n * servers
+		total += n*servers + r
 		if most < 0 || n > mostTries {
 			most, mostTries = i, n
 		}
@@ -128,7 +143,12 @@ func (p *lessonParser) reckon() error {
 		return nil
 	}
 	over := fmt.Sprintf("up to %d commands in all (each try on each of %d servers, each renewal), more than a lesson may send (%d)", total, servers, MaxLessonCommands)
-	if p.ttlAt.n > 0 && int64(len(p.decls))*renewals > mostTries*servers {
+	if leased >= 0 && allRenewals > mostTries*servers {
+		d := p.decls[leased]
+		return p.errAt(d.l, d.leaseField, "a watchdog renews client %s's lease of %s every %s: %d renewals in the lesson's %s, and %s; give %s a longer lease or the lesson a shorter horizon",
+			d.l.fields[1], dur(d.prog.Lease), dur(d.prog.Lease/3), d.renewals(setup.TTL, extent), dur(extent), over, d.l.fields[1])
+	}
+	if p.ttlAt.n > 0 && allRenewals > mostTries*servers {
 		return p.errAt(p.ttlAt, p.ttlField, "a watchdog renews a lease of %s every %s: %d renewals a client in the lesson's %s, and %s; give a longer ttl or a shorter horizon",
 			dur(setup.TTL), dur(setup.TTL/3), renewals, dur(extent), over)
 	}

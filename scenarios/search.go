@@ -119,7 +119,7 @@ var lackingVerbs = []string{"partition", "drop-replies", "slow", "rejoin"}
 
 // deriveSearch is a lesson's search when its file has no explore line:
 //   - faults: expiry, and the explorer's move for each fault verb of the
-//     timeline; a client whose work outlasts the lease adds hang — to the
+//     timeline; a client whose work outlasts its lease adds hang — to the
 //     explorer a live holder finishes within its lease, and a hung call
 //     (its process, a watchdog, runs on) is what lifts that rule;
 //   - clients: two, the explorer's standard pair (a lesson's explore line
@@ -139,7 +139,15 @@ func (p *lessonParser) deriveSearch() Search {
 	}
 	once := true
 	for _, prog := range p.progs {
-		if prog.Work >= setup.TTL {
+		lease := setup.TTL
+		if prog.Lease > 0 {
+			// The explorer's clients pass no lease of their own.
+			lease = prog.Lease
+			if !slices.Contains(q.Lacks, "lease") {
+				q.Lacks = append(q.Lacks, "lease")
+			}
+		}
+		if prog.Work >= lease {
 			add(sim.FaultHang)
 		}
 		q.Reenter = q.Reenter || prog.Reenter

@@ -35,6 +35,10 @@ type Program struct {
 	// again (a nested call), retrying every Retry until it gets it, and give
 	// it back before the outer section goes on.
 	Reenter bool
+	// Lease is a lease the client passes to the lock explicitly, as
+	// Redisson's lock(leaseTime) does (lockimpl.Env.Lease): its lock's TTL
+	// instead of the setup's. 0: it passes none.
+	Lease time.Duration
 }
 
 // DefaultRetry is the wait between acquire attempts when a Program gives none.

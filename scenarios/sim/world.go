@@ -354,10 +354,15 @@ func (w *World) addClient(name string, p Program) *client {
 		c.rdb = append(c.rdb, w.newRedisClient(c, i))
 		c.conn[i].Store(int32(w.route[i]))
 	}
+	ttl := w.setup.TTL
+	if p.Lease > 0 {
+		ttl = p.Lease
+	}
 	c.lock = w.newLock(lockimpl.Env{
 		Nodes: c.rdb,
 		Key:   w.setup.Key,
-		TTL:   w.toReal(w.setup.TTL),
+		TTL:   w.toReal(ttl),
+		Lease: w.toReal(p.Lease),
 		Clock: vclock{w},
 		Token: func() string {
 			c.count++
