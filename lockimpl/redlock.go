@@ -37,6 +37,9 @@ type Redlock struct {
 	// noValidity: a majority is enough, however long the acquire took
 	// (redlock-no-validity).
 	noValidity bool
+	// acquireOn, when set, takes the lock on node i in place of SET NX PX
+	// (redlock-fenced's acquire-and-count script); errRefused is a "no".
+	acquireOn func(ctx context.Context, i int, token string) error
 }
 
 // NewRedlock returns a Redlock lock over env.Nodes.
@@ -56,13 +59,7 @@ func (l *Redlock) TryAcquire(ctx context.Context) (bool, error) {
 	start := l.env.Clock.Now()
 	got := 0
 	var errs []error
-	for _, err := range l.onEvery(ctx, func(ctx context.Context, i int) error {
-		ok, err := l.env.Nodes[i].SetNX(ctx, l.env.Key, token, l.env.TTL).Result()
-		if err == nil && !ok {
-			return errRefused
-		}
-		return err
-	}) {
+	for _, err := range l.onEvery(ctx, func(ctx context.Context, i int) error { return l.setOn(ctx, i, token) }) {
 		// A node that is down or refuses counts as a "no"; the majority
 		// decides.
 		switch {
@@ -99,6 +96,18 @@ func (l *Redlock) TryAcquire(ctx context.Context) (bool, error) {
 		return false, errors.Join(errs...)
 	}
 	return false, nil
+}
+
+// setOn takes the lock on node i: SET NX PX, or acquireOn.
+func (l *Redlock) setOn(ctx context.Context, i int, token string) error {
+	if l.acquireOn != nil {
+		return l.acquireOn(ctx, i, token)
+	}
+	ok, err := l.env.Nodes[i].SetNX(ctx, l.env.Key, token, l.env.TTL).Result()
+	if err == nil && !ok {
+		return errRefused
+	}
+	return err
 }
 
 // Release runs the compare-and-delete script on every node.

@@ -266,6 +266,23 @@ var catalogue = []Info{
 		New:   NewRedlockNoValidity,
 	},
 	{
+		Name: "redlock-fenced",
+		Summary: text.Text{
+			EN: "redlock plus a fencing token: each node counts the holds it grants, and the token is the largest count of the majority",
+			ZH: "redlock 加栅栏令牌：每个节点给自己批准的加锁计数，令牌取多数派里最大的计数",
+		},
+		Fixes: text.Text{
+			EN: "while the counters keep pace, a paused holder's late write is refused by the resource",
+			ZH: "计数器保持同步时，暂停醒来的旧持有者的写入会被资源端拒绝",
+		},
+		Misses: text.Text{
+			EN: "the counts are not one sequence: a node restarted without persistence, or one an acquire did not reach, can hand a later holder the same token",
+			ZH: "计数不是同一个序列：无持久化重启的节点，或者某次加锁没有覆盖到的节点，会让后来的持有者拿到同样的令牌",
+		},
+		Nodes: RedlockNodes,
+		New:   NewRedlockFenced,
+	},
+	{
 		Name: "fenced",
 		Summary: text.Text{
 			EN: "watchdog lock plus a fencing token the resource checks",
@@ -315,6 +332,23 @@ var catalogue = []Info{
 		},
 		Nodes: 1,
 		New:   NewReentrantGetSet,
+	},
+	{
+		Name: "redisson",
+		Summary: text.Text{
+			EN: "Redisson's RLock: the reentrant hash, renewed every TTL/3 by a watchdog unless the caller passes a lease time",
+			ZH: "Redisson 的 RLock：可重入的 Hash 锁，看门狗每 TTL/3 续期一次——除非调用方传了 leaseTime",
+		},
+		Fixes: text.Text{
+			EN: "lock() with no lease keeps the lock for work of any length; a crashed holder's lock still runs out",
+			ZH: "不传 leaseTime 的 lock() 无论业务多久都不丢锁；持有者崩溃后锁仍会过期",
+		},
+		Misses: text.Text{
+			EN: "lock(leaseTime) turns the watchdog off; with no lease a hung thread is renewed forever; pauses; one server",
+			ZH: "lock(leaseTime) 会关掉看门狗；不传 leaseTime 时，卡死的线程会被无限续期；进程暂停；单实例",
+		},
+		Nodes: 1,
+		New:   NewRedisson,
 	},
 	// Two popular Go libraries, each through an adapter of ordinary library
 	// calls.

@@ -8,7 +8,8 @@ import (
 
 // A client's explicit lease (Program.Lease) is its lock's TTL, and the lock
 // learns it was explicit (Env.Lease): uuid-lua loses a 10s lease under 25s
-// of work; uuid-lua-watchdog renews it.
+// of work; uuid-lua-watchdog renews it; redisson, which follows Redisson's
+// rule, does not.
 func TestClientLease(t *testing.T) {
 	script := func(lease time.Duration) Script {
 		return func(tl *Timeline) {
@@ -25,6 +26,8 @@ func TestClientLease(t *testing.T) {
 		{"uuid-lua", 0, false},
 		{"uuid-lua", 10 * time.Second, true},
 		{"uuid-lua-watchdog", 10 * time.Second, false},
+		{"redisson", 0, false},
+		{"redisson", 10 * time.Second, true},
 	} {
 		tr := run(t, Setup{}, tc.impl, script(tc.lease))
 		if got := slices.Contains(brokenInvariants(tr), InvMutex); got != tc.mutex {
