@@ -73,7 +73,7 @@ func scenarioPage(b *bytes.Buffer, s scenarios.Scenario, results []scenarios.Res
 		for _, v := range r.Verdicts {
 			if v.Broken && v.Step == firstStep(r) {
 				first = text.New(fmt.Sprintf("`%s` at step %d (t=%s)", v.Invariant, v.Step, sim.Secs(v.T)),
-					fmt.Sprintf("`%s`（%s），第 %d 步（t=%s）", v.Invariant, sim.InvariantName(v.Invariant).ZH, v.Step, sim.Secs(v.T))).In(lang)
+					fmt.Sprintf("%s（`%s`），第 %d 步（第 %s）", sim.InvariantName(v.Invariant).ZH, v.Invariant, v.Step, secsIn(v.T, "zh"))).In(lang)
 			}
 		}
 		broke := "—"

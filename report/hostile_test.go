@@ -281,7 +281,7 @@ func TestHandoutHostileNames(t *testing.T) {
 				}
 			}
 			// The key is one code span, its backticks quotes.
-			lock := "\n- **" + map[string]string{"en": "Lock:", "zh": "锁："}[lang] + "** `" + flatten(strings.ReplaceAll(tc.tr.Key, "`", "'")) + "`, TTL "
+			lock := "\n- **" + map[string]string{"en": "Lock:", "zh": "锁："}[lang] + "** `" + flatten(strings.ReplaceAll(tc.tr.Key, "`", "'")) + "`" + map[string]string{"en": ", TTL ", "zh": "，TTL "}[lang]
 			if n := strings.Count(md, lock); n != 1 {
 				t.Errorf("%s: %d lines with %q", name, n, lock)
 			}
@@ -292,7 +292,7 @@ func TestHandoutHostileNames(t *testing.T) {
 			}
 			// The outcome rows have their four separators.
 			for _, l := range lines {
-				if strings.HasPrefix(l, "| `") {
+				if regexp.MustCompile("^\\| (\\p{Han}+（)?`").MatchString(l) {
 					if n := len(regexp.MustCompile(`(^|[^\\])\|`).FindAllString(l, -1)); n != 4 {
 						t.Errorf("%s: outcome row with %d separators: %q", name, n, l)
 					}

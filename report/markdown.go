@@ -22,14 +22,15 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 		p.printf("%s\n\n", mdText(s.Summary.In(lang)))
 	}
 	if in, err := lockimpl.Lookup(tr.Impl); err == nil {
-		p.printf("- **%s** `%s`: %s\n", text.New("Implementation", "锁实现").In(lang), in.Name, mdText(in.Summary.In(lang)))
+		p.printf("- **%s** `%s`%s%s\n", text.New("Implementation", "锁实现").In(lang), in.Name, text.New(": ", "：").In(lang), mdText(in.Summary.In(lang)))
 		p.printf("- **%s** %s\n", text.New("Fixes:", "解决：").In(lang), mdText(in.Fixes.In(lang)))
 		p.printf("- **%s** %s\n", text.New("Misses:", "遗留：").In(lang), mdText(in.Misses.In(lang)))
 	}
 	// The key, the servers and the clients are named by the lesson or the
 	// trace file: escaped like the prose.
-	p.printf("- **%s** `%s`, TTL %s; %s %s; %s %s\n", text.New("Lock:", "锁：").In(lang), mdCode(tr.Key), sim.Secs(tr.TTL),
-		text.New("servers", "服务器").In(lang), mdText(strings.Join(tr.Servers, ", ")), text.New("clients", "客户端").In(lang), mdText(strings.Join(tr.Clients, ", ")))
+	comma, semi, list := text.New(", ", "，").In(lang), text.New("; ", "；").In(lang), text.New(", ", "、").In(lang)
+	p.printf("- **%s** `%s`%sTTL %s%s%s %s%s%s %s\n", text.New("Lock:", "锁：").In(lang), mdCode(tr.Key), comma, secsIn(tr.TTL, lang),
+		semi, text.New("servers", "服务器").In(lang), mdText(strings.Join(tr.Servers, list)), semi, text.New("clients", "客户端").In(lang), mdText(strings.Join(tr.Clients, list)))
 	if len(tr.Addrs) > 0 {
 		p.printf("- **%s** %s\n", text.New("Recorded on real Redis:", "在真实 Redis 上录制：").In(lang), mdText(strings.Join(tr.Addrs, ", ")))
 	}
@@ -39,16 +40,20 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 		verdict := "✓ " + text.New("holds", "成立").In(lang)
 		if v.Broken {
 			verdict = "✗ " + text.New(fmt.Sprintf("step %d (t=%s): %s", v.Step, sim.Secs(v.T), v.Reason.EN),
-				fmt.Sprintf("第 %d 步（t=%s）：%s", v.Step, sim.Secs(v.T), v.Reason.ZH)).In(lang)
+				fmt.Sprintf("第 %d 步（第 %s）：%s", v.Step, secsIn(v.T, "zh"), v.Reason.ZH)).In(lang)
 		}
 		rule := ""
 		if i := slices.IndexFunc(sim.Invariants, func(inv sim.Invariant) bool { return inv.ID == v.Invariant }); i >= 0 {
 			rule = sim.Invariants[i].Rule.In(lang)
 		}
-		p.printf("| `%s` | %s | %s |\n", mdCode(v.Invariant), mdCell(mdText(verdict)), mdCell(mdText(rule)))
+		name := "`" + mdCode(v.Invariant) + "`"
+		if lang == "zh" {
+			name = sim.InvariantName(v.Invariant).ZH + "（" + name + "）" // 互斥（mutex）, as everywhere in Chinese
+		}
+		p.printf("| %s | %s | %s |\n", name, mdCell(mdText(verdict)), mdCell(mdText(rule)))
 	}
 	p.printf("\n## %s\n\n", text.New("Steps", "步骤").In(lang))
-	p.printf("| # | t | %s | %s | %s |\n|---:|---:|---|---|---|\n",
+	p.printf("| # | %s | %s | %s | %s |\n|---:|---:|---|---|---|\n", text.New("t", "时刻").In(lang),
 		text.New("actor", "角色").In(lang), text.New("command → reply", "命令 → 回复").In(lang), text.New("what happens", "发生了什么").In(lang))
 	for _, e := range tr.Events {
 		cmd := ""
@@ -68,7 +73,7 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 		if actor == "" {
 			actor = e.Server
 		}
-		p.printf("| %d | %s | %s | %s | %s |\n", e.Step, sim.Secs(e.T), mdCell(mdText(actor)), mdCell(cmd), mdCell(what))
+		p.printf("| %d | %s | %s | %s | %s |\n", e.Step, secsIn(e.T, lang), mdCell(mdText(actor)), mdCell(cmd), mdCell(what))
 	}
 	return p.err
 }

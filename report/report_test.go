@@ -180,13 +180,15 @@ func TestTimeline(t *testing.T) {
 		}, []string{"演示", "不变量"}},
 		{"zh", "zh", []string{
 			"demo × setnx — 演示\n",
-			"锁 lock:x, TTL 30s · 服务器 redis-1 redis-2 · 客户端 A B\n",
+			"锁 lock:x，TTL 30 秒 · 服务器 redis-1 redis-2 · 客户端 A B\n",
 			"» 故事开始\n",
 			"                               A 写入\n",
-			"✗ MUTEX（互斥）：两个持有者\n",
+			"✗ 互斥（mutex）：两个持有者\n",
 			"\n不变量：\n",
-			"  互斥（mutex）      ✗ 第 2 步，t=2.000s：两个持有者\n", "  活性（liveness）   ✓\n",
-		}, []string{"a demo", "invariants:", "story begins"}},
+			"  互斥（mutex）      ✗ 第 2 步，第 2 秒：两个持有者\n", "  活性（liveness）   ✓\n",
+			// Issue #29: Chinese punctuation and units, and an invariant
+			// named one way, 互斥（mutex）, the Chinese name first.
+		}, []string{"a demo", "invariants:", "story begins", "MUTEX", "TTL 30s", ", TTL", "t=2"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,6 +197,16 @@ func TestTimeline(t *testing.T) {
 			assertLacks(t, out, tc.lacks...)
 		})
 	}
+}
+
+// A handout in Chinese says its header and its verdicts with Chinese
+// punctuation and units, as the rest of it (issue #29: "锁 lock:product:1001,
+// TTL 30s"), and names an invariant 互斥（mutex）.
+func TestHandoutChinese(t *testing.T) {
+	md := render(t, func(w *bytes.Buffer) error { return Handout(w, trace(), "zh") })
+	assertContains(t, md, "- **锁：** `lock:x`，TTL 30 秒；服务器 redis-1、redis-2；客户端 A、B\n",
+		"| 互斥（`mutex`） | ✗ 第 2 步（第 2 秒）：两个持有者 |", "| # | 时刻 |", "| 1 | 1.5 秒 | A |")
+	assertLacks(t, md, "TTL 30s", "t=2", "MUTEX", "| `mutex` |", "| 1.5s |")
 }
 
 // list prints each scenario with the implementation it opens with, and

@@ -15,13 +15,18 @@ import (
 // secs formats virtual time as seconds with millisecond precision.
 func secs(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
+// secsIn writes a duration as the narration does in lang: "30s", "30 秒".
+func secsIn(d time.Duration, lang string) string {
+	return text.New(sim.Secs(d), strings.TrimSuffix(sim.Secs(d), "s")+" 秒").In(lang)
+}
+
 // Timeline writes a trace as a readable text timeline: time, step, actor,
 // command → reply, narration, violations, then the verdicts.
 func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 	p := &printer{w: w}
 	p.printf("%s × %s — %s\n", tr.Scenario, tr.Impl, tr.Title.In(lang))
-	p.printf("%s %s, TTL %s · %s %s · %s %s\n\n",
-		text.New("lock", "锁").In(lang), tr.Key, sim.Secs(tr.TTL),
+	p.printf("%s %s%sTTL %s · %s %s · %s %s\n\n",
+		text.New("lock", "锁").In(lang), tr.Key, text.New(", ", "，").In(lang), secsIn(tr.TTL, lang),
 		text.New("servers", "服务器").In(lang), strings.Join(tr.Servers, " "),
 		text.New("clients", "客户端").In(lang), strings.Join(tr.Clients, " "))
 	if len(tr.Addrs) > 0 {
@@ -56,7 +61,7 @@ func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 		if lang == "zh" {
 			// 互斥（mutex）: the Chinese name first, the id the flags and
 			// the JSON use after it, padded by display width.
-			name = sim.InvariantName(v.Invariant).ZH + "（" + v.Invariant + "）"
+			name = invariantZH(v.Invariant)
 			name += strings.Repeat(" ", max(0, 18-displayWidth(name)))
 		} else {
 			name = fmt.Sprintf("%-10s", name)
@@ -64,7 +69,7 @@ func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 		if v.Broken {
 			p.printf("  %s ✗ %s\n", name, text.New(
 				fmt.Sprintf("step %d, t=%ss: %s", v.Step, secs(v.T), v.Reason.EN),
-				fmt.Sprintf("第 %d 步，t=%ss：%s", v.Step, secs(v.T), v.Reason.ZH)).In(lang))
+				fmt.Sprintf("第 %d 步，第 %s：%s", v.Step, secsIn(v.T, "zh"), v.Reason.ZH)).In(lang))
 		} else {
 			p.printf("  %s ✓\n", name)
 		}
@@ -100,7 +105,13 @@ func (p *printer) printf(format string, args ...any) {
 
 // violationHead starts the line of a broken invariant: "MUTEX: ", and in
 // Chinese with the invariant's Chinese name and a Chinese colon,
-// "MUTEX（互斥）：".
+// "互斥（mutex）：", the Chinese name first and the id after it, as the
+// verdicts name it (one form everywhere, issue #29).
 func violationHead(label, id, lang string) string {
-	return text.New(label+": ", label+"（"+sim.InvariantName(id).ZH+"）：").In(lang)
+	return text.New(label+": ", invariantZH(id)+"：").In(lang)
+}
+
+// invariantZH names an invariant in Chinese: 互斥（mutex）.
+func invariantZH(id string) string {
+	return sim.InvariantName(id).ZH + "（" + id + "）"
 }
