@@ -283,6 +283,87 @@ func TestDocsChinese(t *testing.T) {
 	}
 }
 
+// lockstep docs --lang zh DIR writes the self-check in Chinese too
+// (issue #29): docs/self-check.md's rows, each linking the failure modes
+// the English one links, and the Chinese index links it.
+func TestDocsChineseSelfCheck(t *testing.T) {
+	wholeMatrix(t)
+	dir := t.TempDir()
+	mustRun(t, "docs", "--lang", "zh", dir)
+	b, err := os.ReadFile(filepath.Join(dir, "self-check.md"))
+	if err != nil {
+		t.Fatalf("docs --lang zh wrote no self-check.md: %v", err)
+	}
+	english, err := os.ReadFile(filepath.Join("docs", "self-check.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	zh, en := string(b), string(english)
+	if !strings.Contains(zh, "# 自查清单") || strings.Contains(zh, "# Self-check") {
+		t.Errorf("self-check.md in Chinese is not Chinese:\n%s", zh)
+	}
+	// The rows: their numbers, and what each links, in order.
+	row := regexp.MustCompile(`(?m)^\| (\d+[a-z]?) \|.*$`)
+	link := regexp.MustCompile(`\]\(([^)]+\.md)\)`)
+	rows := func(page string) []string {
+		var out []string
+		for _, r := range row.FindAllStringSubmatch(page, -1) {
+			var links []string
+			for _, l := range link.FindAllStringSubmatch(r[0], -1) {
+				links = append(links, l[1])
+			}
+			out = append(out, r[1]+" "+strings.Join(links, " "))
+		}
+		return out
+	}
+	if got, want := rows(zh), rows(en); !slices.Equal(got, want) {
+		t.Errorf("the Chinese self-check's rows link\n%q\nthe English one's\n%q", got, want)
+	}
+	linked := func(page string) []string {
+		var out []string
+		for _, l := range link.FindAllStringSubmatch(page, -1) {
+			out = append(out, l[1])
+		}
+		slices.Sort(out)
+		return slices.Compact(out)
+	}
+	if got, want := linked(zh), linked(en); !slices.Equal(got, want) {
+		t.Errorf("the Chinese self-check links %v, the English one %v", got, want)
+	}
+	for _, l := range linked(zh) {
+		if _, err := os.Stat(filepath.Join(dir, l)); err != nil {
+			t.Errorf("the Chinese self-check links %s, which docs --lang zh did not write", l)
+		}
+	}
+	for _, s := range scenarios.All() {
+		if !strings.Contains(zh, "]("+s.ID+".md)") {
+			t.Errorf("the Chinese self-check does not link %s", s.ID)
+		}
+	}
+	known := map[string]bool{}
+	for _, n := range lockimpl.Names() {
+		known[n] = true
+	}
+	for _, id := range scenarios.IDs() {
+		known[id] = true
+	}
+	for _, inv := range sim.InvariantIDs() {
+		known[inv] = true
+	}
+	for _, m := range regexp.MustCompile("`([a-z][a-z-]*)`").FindAllStringSubmatch(zh, -1) {
+		if !known[m[1]] {
+			t.Errorf("the Chinese self-check names %q: no such implementation, scenario or invariant", m[1])
+		}
+	}
+	index, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(index), "](self-check.md)") {
+		t.Error("the Chinese index does not link self-check.md")
+	}
+}
+
 // englishPages are the English pages of docs/ as the engine produces them,
 // from the matrix the package's tests share (cache_test.go).
 func englishPages(t *testing.T) map[string][]byte {

@@ -21,7 +21,8 @@ func DocPages(results []scenarios.Result) (map[string][]byte, error) {
 
 // DocPagesIn is DocPages in lang: "en", or "zh" for the same pages in
 // Chinese (the lessons' Chinese titles, summaries and stories, the
-// narration and the diagram in Chinese).
+// narration and the diagram in Chinese), and the self-check
+// (docs/self-check.md) in Chinese.
 func DocPagesIn(results []scenarios.Result, lang string) (map[string][]byte, error) {
 	pages := map[string][]byte{}
 	var index bytes.Buffer
@@ -44,6 +45,11 @@ func DocPagesIn(results []scenarios.Result, lang string) (map[string][]byte, err
 			return nil, err
 		}
 		pages[s.ID+".md"] = b.Bytes()
+	}
+	if lang == "zh" {
+		// docs/self-check.md, written by hand in English, in Chinese: the
+		// index links it.
+		pages["self-check.md"] = []byte(selfCheckZH)
 	}
 	return pages, nil
 }
@@ -178,12 +184,12 @@ const indexIntroZH = `# 故障模式
 `
 
 const indexOutroZH = `
-## 更多（英文）
+## 更多
 
-- ` + "`docs/self-check.md`" + `：关于 Redis 锁的常见问题，每个问题都对应说明答"否"代价的故障模式。
-- ` + "`docs/explore.md`" + `：` + "`lockstep explore`" + ` 搜索所有调度寻找反例；终端界面的沙盒让你自己当调度器。
-- ` + "`docs/engine.md`" + `：引擎如何工作——闸门、虚拟时间、故障、不变量、真实服务器。
-- ` + "`docs/trace-schema.md`" + `：` + "`lockstep play --format json`" + ` 输出的字段说明。
+- [自查清单](self-check.md)：关于 Redis 锁的常见问题，每个问题都配上演示答“否”代价的故障模式。
+- ` + "`docs/explore.md`" + `（英文）：` + "`lockstep explore`" + ` 搜索所有调度寻找反例；终端界面的沙盒让你自己当调度器。
+- ` + "`docs/engine.md`" + `（英文）：引擎如何工作——闸门、虚拟时间、故障、不变量、真实服务器。
+- ` + "`docs/trace-schema.md`" + `（英文）：` + "`lockstep play --format json`" + ` 输出的字段说明。
 
 每份记录都有四种形式：` + "`lockstep play ID --impl NAME\n--format text|md|mermaid|json --lang zh`" + `。
 `

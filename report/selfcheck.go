@@ -1,0 +1,40 @@
+package report
+
+// selfCheckZH is docs/self-check.md in Chinese: the checklist of the
+// course texts (分布式锁：从 SET NX 到 Redlock, its 7 points), each
+// question with the failure modes that show what a "no" costs. docs
+// --lang zh writes it as self-check.md beside the Chinese pages, which
+// link it. The English page is written by hand in docs/; a test keeps the
+// two linking the same failure modes, with the same rows.
+const selfCheckZH = `<!-- 由 ` + "`go run . docs --lang zh DIR`" + ` 根据 report/selfcheck.go 生成，它是 docs/self-check.md 的中文版；请修改那些文件，不要改这个文件。 -->
+
+# 自查清单：常见的问题，以及回答它们的场景
+
+每把 Redis 锁在守护任何东西之前都该过一遍的清单。每个问题都配上 lockstep 里的故障模式，演示答“否”时会发生什么；lockstep 演示不了的，也如实说明。任何一个都可以用 ` + "`go run . play ID --impl NAME --lang zh`" + ` 播放，或用 ` + "`go run . --scenario ID --lang zh`" + ` 在终端界面里打开。
+
+| # | 问题 | 否则会出什么错 | 见 |
+|---|---|---|---|
+| 1 | NX 和 EX 是否在**同一条** ` + "`SET`" + ` 里？ | 在 ` + "`SETNX`" + ` 和 ` + "`EXPIRE`" + ` 之间崩溃的客户端会留下一把永不过期的锁，所有人永远等下去。 | [` + "`setnx-no-ex`" + `](setnx-no-ex.md)：` + "`setnx`" + ` 和 ` + "`setnx-expire`" + ` 破坏 ` + "`liveness`" + `，` + "`set-nx-ex`" + ` 不会 |
+| 2 | value 是否为每个持有者的**唯一标识**？ | value 是常量时，租约已过期的持有者会删掉下一个持有者的锁（误删）。 | [` + "`del-other`" + `](del-other.md)：` + "`set-nx-ex`" + ` 破坏 ` + "`ownership`" + `，` + "`uuid-get-del`" + ` 不会 |
+| 3 | 释放是否用 **Lua 脚本比对并删除**（一条命令）？ | ` + "`GET`" + `、比对、再 ` + "`DEL`" + ` 是两条命令：锁可能在两条命令之间易主。 | [` + "`get-then-del`" + `](get-then-del.md)：` + "`uuid-get-del`" + ` 破坏 ` + "`ownership`" + `，` + "`uuid-lua`" + ` 不会 |
+| 4 | **TTL 是否大于业务最坏的耗时**（P99，而不是中位数），或者有没有**看门狗**？ | 持有者还在干活，租约就到期了；第二个客户端进来，一次更新丢失。 | [` + "`lease-too-short`" + `](lease-too-short.md)、[` + "`del-other`" + `](del-other.md)：没有续期的租约都会破坏 ` + "`mutex`" + `；` + "`uuid-lua-watchdog`" + ` 不会 |
+| 4a | 看门狗是否有**续期上限**，临界区里的每一次调用是否都有**超时**？ | 进程活着而业务线程卡死时，看门狗会无限续期；有上限时它会丢锁，醒来后写入过时的数据。 | [` + "`hung-holder`" + `](hung-holder.md)：` + "`uuid-lua-watchdog-uncapped`" + ` 破坏 ` + "`liveness`" + `；有上限的破坏 ` + "`mutex`" + ` 和 ` + "`resource`" + `；` + "`fenced`" + ` 只破坏 ` + "`mutex`" + ` |
+| 4c | 看门狗的**续期是否校验标识**（先比对再 PEXPIRE 的脚本），和释放一样？ | 租约在不知不觉中到期的持有者（一次停顿）醒来后，它的看门狗给下一个持有者的锁续了期；` + "`PEXPIRE`" + ` 返回成功，它永远不知道锁已经丢了。 | [` + "`renew-other`" + `](renew-other.md)：` + "`watchdog-unchecked`" + ` 破坏 ` + "`ownership`" + `；` + "`uuid-lua-watchdog`" + ` 不会 |
+| 4b | 持有者会不会**停顿**（GC、虚拟机迁移）超过租约，或者干活时和 Redis 断了网？ | 没有哪种租约扛得住，看门狗的也不例外：停顿或断网的持有者仍然相信自己持有锁，照样写入。 | [` + "`partition`" + `](partition.md)：进程活着也一样；[` + "`gc-pause`" + `](gc-pause.md)：除了 ` + "`fenced`" + `，每种租约都破坏 ` + "`resource`" + ` |
+| 5 | 获取锁失败后的重试是否有**退避与上限**？ | 自旋的等待者用被拒绝的命令淹没服务器（Redlock 还要乘以节点数）；没有抖动，一起失败的等待者会一起回来。退避的上限只管每一次等待；尝试次数没有上限（也没有截止时间）的等待者，会在一把无人释放的锁后面永远等下去。 | [` + "`retries`" + `](retries.md)：自旋、带抖动的退避、快速失败三种客户端，各自的命令数和等待时间；[` + "`setnx-no-ex`" + `](setnx-no-ex.md) 和 [` + "`hung-holder`" + `](hung-holder.md) 里的等待者尝试次数没有上限 |
+| 6 | 在 **Redis Cluster** 里，一个脚本用到的 key 是否在同一个槽里（**hash tag**）？ | 跨两个槽的脚本会以 ` + "`CROSSSLOT`" + ` 失败。lockstep 不运行 Cluster；` + "`fenced`" + ` 是按 Cluster 写的：它的计数器是 ` + "`{lock:product:1001}:fence`" + `，按锁自己的 key 计算哈希，所以加锁脚本的两个 key 在同一个槽里。 | ` + "`lockimpl/fenced.go`" + `（` + "`FenceKey`" + `） |
+| 7 | **临界区是否幂等**，或者资源端是否校验**栅栏令牌**（fencing token）或版本号？ | 锁失效时——这张表里的场景表明它会失效——数据就是最后一道防线。 | [` + "`gc-pause`" + `](gc-pause.md)、[` + "`hung-holder`" + `](hung-holder.md)、[` + "`redlock-clock-jump`" + `](redlock-clock-jump.md)：别的实现丢失更新的地方，` + "`fenced`" + ` 守住了 ` + "`resource`" + `；数据库自己的防线对每种锁都有效：[` + "`guard-version`" + `](guard-version.md) 里的版本号校验、[` + "`guard-unique`" + `](guard-unique.md) 里的唯一约束，以及 [` + "`guard-in-stock`" + `](guard-in-stock.md) 里的 ` + "`WHERE stock > 0`" + `（它防的是最后一件的超卖，不是丢失的更新） |
+
+清单之前先问：**到底有没有跨进程的锁？** 没有锁，或者每台服务器各用自己的 ` + "`sync.Mutex`" + `，并发的读、改、写就会丢失更新：[` + "`oversell`" + `](oversell.md)：` + "`no-lock`" + ` 和 ` + "`local-mutex`" + ` 破坏 ` + "`mutex`" + ` 和 ` + "`resource`" + `；每一种 Redis 锁都守住了。
+
+清单之外，是部署：
+
+| 问题 | 见 |
+|---|---|
+| 一个 Redis 带一个从库：**主从切换**会丢掉什么？ | [` + "`failover`" + `](failover.md)：每种单实例锁都破坏 ` + "`mutex`" + `；Redlock 不会 |
+| 等从库确认的 **WAIT** 有用吗？ | [` + "`failover-wait`" + `](failover-wait.md)：` + "`uuid-lua-wait`" + ` 守住了每个不变量；在 [` + "`failover`" + `](failover.md) 里没有从库剩下，它转而破坏 ` + "`liveness`" + ` |
+| 锁需要**可重入**吗（嵌套的代码再次获取它）？ | [` + "`reentrant-call`" + `](reentrant-call.md)：除了 ` + "`reentrant`" + `，都会自己锁死自己；[` + "`reentrant-race`" + `](reentrant-race.md)：用 ` + "`GET`" + ` 检查、用不带 NX 的 ` + "`SET`" + ` 写入的可重入锁（` + "`reentrant-getset`" + `，课程自己的写法）会放两个客户端进来 |
+| **Redlock**：节点是否持久化它们持有的锁，时钟会不会被拨动？ | [` + "`redlock-restart`" + `](redlock-restart.md)、[` + "`redlock-clock-jump`" + `](redlock-clock-jump.md)：出现第二个多数派；[` + "`redlock-delayed-restart`" + `](redlock-delayed-restart.md)：宕机后等满一个 TTL 再回来就是安全的；[` + "`redlock-shared-host`" + `](redlock-shared-host.md)：共用一台机器的节点会一起失效；[` + "`redlock-acquire-pause`" + `](redlock-acquire-pause.md) 和 [` + "`redlock-slow-node`" + `](redlock-slow-node.md)：加锁必须检查自己花了多长时间（有效期 = TTL − 耗时 − 时钟漂移）；[` + "`redlock-partial`" + `](redlock-partial.md)：加锁失败后要在每个节点上释放，包括应答丢失的那个 |
+
+对课程文本的诚实总结：Redis 锁是一种效率工具，几乎总是对的；在正确性要紧的地方（钱、库存），资源端必须自己设防——栅栏令牌、版本号校验、唯一约束。三个 ` + "`guard-…`" + ` 课程演示了数据库的每一种防线如何拦下锁放进来的写入。
+`
