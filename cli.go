@@ -59,6 +59,9 @@ usage:
                                       one, a start for your own
   lockstep docs [--lang zh] DIR       regenerate the failure-mode pages (docs/)
                                       from the engine's traces; in Chinese
+  lockstep site [--lang zh] DIR       write the whole course as a static web
+                                      site: every lesson's player page, every
+                                      implementation, the self-check
   lockstep completion bash|zsh|fish   a shell completion script: commands,
                                       flags, lesson and implementation names
   lockstep help [COMMAND]             this text, or a command's own: its flags
@@ -74,7 +77,7 @@ the TUI.
 const exitCodes = "exit codes: 0 ok, 1 unmet expectations (explore: a counterexample found),\n2 bad input or a run that could not complete\n"
 
 // commands are the subcommands, as an unknown command lists them.
-var commands = []string{"list", "play", "check", "explore", "bench", "lessons", "docs", "completion", "help"}
+var commands = []string{"list", "play", "check", "explore", "bench", "lessons", "docs", "site", "completion", "help"}
 
 // cli is one run of the command line: where it writes and the exit code its
 // command chose.
@@ -109,7 +112,7 @@ func (a *cli) newRoot() *cobra.Command {
 	root.RunE = func(c *cobra.Command, pos []string) error {
 		return a.done(cmdTUI(c.Context(), c, a.tui, pos, a.stdout))
 	}
-	root.AddCommand(a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.benchCmd(), a.lessonsCmd(), a.docsCmd())
+	root.AddCommand(a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.benchCmd(), a.lessonsCmd(), a.docsCmd(), a.siteCmd())
 	root.SetHelpCommand(helpCmd(root))
 	withCompletion(root)
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) {

@@ -183,7 +183,7 @@ func withCompletion(root *cobra.Command) {
 				}
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
-		case "docs":
+		case "docs", "site":
 			completeFlags(c, map[string]completeFunc{"lang": one(langs)})
 			c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 				if len(args) > 0 {

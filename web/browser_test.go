@@ -29,7 +29,10 @@ import (
 func chromium(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv("LOCKSTEP_CHROMIUM"); p != "" {
-		return p
+		if found, err := exec.LookPath(p); err == nil {
+			return found
+		}
+		t.Skipf("LOCKSTEP_CHROMIUM=%s: no such program: the player page's browser tests are skipped", p)
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
 		if p, err := exec.LookPath(name); err == nil {

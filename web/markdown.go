@@ -4,6 +4,7 @@ import (
 	"html"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Markdown renders the little Markdown that lessons' stories and the
@@ -52,8 +53,26 @@ func block(out *strings.Builder, lines []string, i int, link func(string) (strin
 	j := run(lines, i, func(l string) bool {
 		return strings.TrimSpace(l) != "" && !strings.HasPrefix(l, "|") && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "```")
 	})
-	out.WriteString("<p>" + inline(strings.Join(lines[i:j], " "), link) + "</p>\n")
+	out.WriteString("<p>" + inline(joinLines(lines[i:j]), link) + "</p>\n")
 	return j
+}
+
+// joinLines joins a paragraph's lines: with a space, but not between two
+// Chinese characters, where a line break is no space.
+func joinLines(lines []string) string {
+	var b strings.Builder
+	for n, l := range lines {
+		l = strings.TrimSpace(l)
+		if n > 0 {
+			prev, _ := utf8.DecodeLastRuneInString(b.String())
+			next, _ := utf8.DecodeRuneInString(l)
+			if prev < utf8.RuneSelf || next < utf8.RuneSelf {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 // run is the end of the lines from i on that keep to in.

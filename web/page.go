@@ -58,6 +58,9 @@ type Player struct {
 	Encoding Encoding
 	// Index, when set, is the relative link back to a site's index.
 	Index string
+	// Prev and Next, when set, are the lessons before and after this one
+	// on a site: their ids, and their pages' names with .html.
+	Prev, Next string
 	// Step is where the page opens when its address names no step.
 	Step int
 }
@@ -73,6 +76,8 @@ type meta struct {
 	Partners   map[string]string `json:"partners"`
 	Invariants []invMeta         `json:"invariants"`
 	Index      string            `json:"index,omitempty"`
+	Prev       string            `json:"prev,omitempty"`
+	Next       string            `json:"next,omitempty"`
 	Step       int               `json:"step"`
 }
 
@@ -85,6 +90,8 @@ type storyHTML struct {
 type implMeta struct {
 	Name    string    `json:"name"`
 	Summary text.Text `json:"summary"`
+	// Broken are the invariants its run breaks.
+	Broken []string `json:"broken"`
 }
 
 type invMeta struct {
@@ -177,7 +184,7 @@ func gzipped(b []byte) ([]byte, error) {
 func (p Player) meta() meta {
 	first := p.Traces[0]
 	m := meta{Lang: p.Lang, Scenario: first.Scenario, Title: first.Title, Index: p.Index,
-		Step: p.Step, Partners: map[string]string{}}
+		Prev: p.Prev, Next: p.Next, Step: p.Step, Partners: map[string]string{}}
 	if m.Lang != "zh" {
 		m.Lang = "en"
 	}
@@ -188,7 +195,7 @@ func (p Player) meta() meta {
 		m.Story = storyHTML{EN: Markdown(s.Story.EN, nil), ZH: Markdown(s.Story.ZH, nil)}
 	}
 	for _, tr := range p.Traces {
-		im := implMeta{Name: tr.Impl}
+		im := implMeta{Name: tr.Impl, Broken: tr.Broken()}
 		if info, err := lockimpl.Lookup(tr.Impl); err == nil && !tr.External {
 			im.Summary = info.Summary
 		}

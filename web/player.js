@@ -248,22 +248,34 @@
     document.querySelectorAll("[data-t]").forEach((e) => { e.textContent = ui(e.dataset.t); });
     document.querySelectorAll("[data-key]").forEach((e) => { e.title = e.dataset.key; });
     document.querySelectorAll("#langs button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.lang === st.lang)));
-    $("scenario").textContent = meta.scenario + " ×";
+    $("scenario").textContent = meta.scenario;
     $("title").textContent = tx(meta.title);
     $("summary").textContent = tx(meta.summary);
     $("keys").textContent = ui("keys");
     const story = meta.story && meta.story[st.lang];
     $("story").hidden = !story;
     $("story-text").innerHTML = story || ""; // rendered and escaped by lockstep (web/markdown.go)
-    const idx = $("index-link");
-    idx.hidden = !meta.index;
-    if (meta.index) idx.href = meta.index + (st.lang === "zh" ? "#lang=zh" : "");
+    const hash = st.lang === "zh" ? "#lang=zh" : "";
+    const nav = [];
+    if (meta.index) nav.push(link(meta.index + hash, ui("index")));
+    if (meta.prev) nav.push(link(meta.prev + ".html" + hash, "‹ " + meta.prev));
+    if (meta.next) nav.push(link(meta.next + ".html" + hash, meta.next + " ›"));
+    $("nav").replaceChildren(...nav);
     drawPickers();
+  }
+  function link(href, label) {
+    const a = el("a", "", label);
+    a.href = href;
+    return a;
+  }
+  function invName(id) {
+    const info = meta.invariants.find((m) => m.id === id);
+    return info && st.lang === "zh" ? info.name.zh : id;
   }
   function drawPickers() {
     const fill = (sel, skip) => {
       sel.replaceChildren(...meta.impls.filter((m) => m.name !== skip).map((m) => {
-        const o = el("option", "", m.name);
+        const o = el("option", "", m.name + (m.broken && m.broken.length ? " ✗ " + m.broken.map(invName).join(" ") : " ✓"));
         o.value = m.name;
         o.title = tx(m.summary);
         return o;
@@ -402,7 +414,7 @@
       return p;
     };
     $("narration").replaceChildren(say(tr, l, st.impl), say(otr, r, st.other));
-    $("command").replaceChildren(l >= 0 ? commandLine(tr, l) : "", r >= 0 ? commandLine(otr, r) : "");
+    $("command").replaceChildren(l >= 0 ? commandLine(tr, l, st.impl) : "", r >= 0 ? commandLine(otr, r, st.other) : "");
     $("band").classList.add("compare");
     $("invariants").replaceChildren(el("h2", "", st.impl), ...invariantLines(tr, l).slice(1));
     $("clients").replaceChildren(el("h2", "", st.other), ...invariantLines(otr, r).slice(1));
@@ -410,11 +422,12 @@
   }
   // commandLine is the step's redis-cli command and reply, or the last one
   // before it, dimmed.
-  function commandLine(t, i) {
+  function commandLine(t, i, side) {
     for (let j = i; j >= 0; j--) {
       const e = t.events[j];
       if (e.kind !== "command") continue;
       const p = el("p", j === i ? "cmd" : "cmd dim");
+      if (side) p.append(el("b", "", side + ": "));
       if (j !== i) p.append(el("span", "", ui("lastCmd")));
       p.append(el("code", "", `${e.server}> ${e.command}`), el("span", "arrow", " → "), el("code", "reply", e.reply || ""));
       return p;
@@ -478,7 +491,7 @@
       const p = el("p", "inv " + (broken ? "broken" : "ok"));
       p.dataset.invariant = v.invariant;
       p.title = info ? tx(info.rule) : "";
-      p.append(el("span", "name", info && st.lang === "zh" ? info.name.zh : v.invariant), " ",
+      p.append(el("span", "name", invName(v.invariant)), " ",
         el("span", "mark", broken ? ui("brokeAt", v.step) : "✓"));
       if (broken && v.reason) p.append(el("span", "why", tx(v.reason)));
       out.push(p);
