@@ -1,0 +1,16 @@
+package web
+
+import (
+	"testing"
+
+	"lockstep/internal/leaktest"
+	"lockstep/internal/testgc"
+)
+
+// TestMain fails the package's tests if a goroutine outlives them (the
+// browser's connection included), and runs them with the collector's
+// target of the explore command (testgc).
+func TestMain(m *testing.M) {
+	testgc.Set()
+	leaktest.VerifyTestMain(m)
+}
