@@ -364,6 +364,35 @@ func TestDocsChineseSelfCheck(t *testing.T) {
 	}
 }
 
+// The self-check's point 5, in both languages, says what a backoff's cap
+// bounds: each wait, not the total; a waiter with no limit on its attempts
+// waits forever (issue #29 item 9, as the retries story says it).
+func TestSelfCheckCapBoundsEachWait(t *testing.T) {
+	english, err := os.ReadFile(filepath.Join("docs", "self-check.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := checkCells(t.Context(), scenarios.All(), lockimpl.All())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pages, err := report.DocPagesIn(results, "zh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for page, says := range map[string][]string{
+		string(english):                {"each wait, not the total", "no limit on its attempts"},
+		string(pages["self-check.md"]): {"只管每一次等待", "尝试次数没有上限"},
+	} {
+		row := regexp.MustCompile(`(?m)^\| 5 \|.*$`).FindString(page)
+		for _, s := range says {
+			if !strings.Contains(row, s) {
+				t.Errorf("the self-check's point 5 does not say %q: %q", s, row)
+			}
+		}
+	}
+}
+
 // englishPages are the English pages of docs/ as the engine produces them,
 // from the matrix the package's tests share (cache_test.go).
 func englishPages(t *testing.T) map[string][]byte {
