@@ -2,83 +2,103 @@ package sim
 
 import (
 	"context"
+	"io"
 	"net"
+	"syscall"
 	"time"
 )
 
-// memConn is a lock client's connection to an embedded server. When a
-// Redis server dies, its host closes its TCP connections, and go-redis's
-// pool checks a connection before it hands it to a command (connCheck, a
-// peek at the socket that reads EOF): a dead connection is dropped and a
-// new one dialed, to the address the client has — with a Sentinel-aware
-// client, the primary Sentinel names. The command never sees the dead
-// connection. An in-process pipe has no socket to peek at, so memConn does
-// the same at the command's first write: a connection whose server was
-// killed is replaced by a new one to the server the node routes to now.
-// (While no replica is promoted the node still routes to the dead server,
-// and the gate refuses the command before it is written: a refused dial.)
+// memConn is a lock client's connection to an embedded server (an
+// in-process pipe), with what a TCP socket tells go-redis when its server
+// dies. The server's host closes the connection, and go-redis's pool checks
+// a connection each time it hands one out (connCheck: a peek at the socket,
+// which reads EOF): a dead one is dropped and a new one dialed — to the
+// server the node routes to then, as a Sentinel-aware client asks Sentinel
+// for the primary. So a client's next command after a failover reaches the
+// promoted replica (while none is promoted yet, the node still routes to
+// the dead server, and the gate refuses the command: a refused dial). A
+// connection go-redis does not check again before it writes — a
+// transaction's, held from WATCH to EXEC — fails as a socket whose server
+// died does. A pipe has no socket: memConn answers the check itself
+// (SyscallConn), and go-redis's own code does the rest. (On platforms
+// where go-redis checks nothing, every command on the dead connection
+// fails.)
 type memConn struct {
 	net.Conn
 	b    *memBackend
-	dial func() (net.Conn, *memBackend, error)
+	name string // the server's
 }
 
-// fresh replaces a connection whose server was killed before a command is
-// written on it: go-redis sets the write deadline first, then writes.
-func (m *memConn) fresh() error {
-	if !m.b.killed {
-		return nil
+// dead is the error of a connection whose server was killed.
+func (m *memConn) dead() error {
+	if m.b.killed {
+		return &NodeDownError{Server: m.name, Lost: true}
 	}
-	m.Conn.Close()
-	c, b, err := m.dial()
-	if err != nil {
-		return err
-	}
-	m.Conn, m.b = c, b
 	return nil
 }
 
-func (m *memConn) SetWriteDeadline(t time.Time) error {
-	if err := m.fresh(); err != nil {
-		return err
-	}
-	return m.Conn.SetWriteDeadline(t)
-}
-
-func (m *memConn) SetDeadline(t time.Time) error {
-	if err := m.fresh(); err != nil {
-		return err
-	}
-	return m.Conn.SetDeadline(t)
-}
-
 func (m *memConn) Write(p []byte) (int, error) {
-	if err := m.fresh(); err != nil {
+	if err := m.dead(); err != nil {
 		return 0, err
 	}
 	return m.Conn.Write(p)
 }
 
-// dial connects client c's go-redis client of node i to the server the
-// node routes to now; a connection to an embedded server is a memConn.
-func (w *World) dial(ctx context.Context, c *client, i int) (net.Conn, error) {
-	conn, b, err := w.dialNode(ctx, c, i)
-	mem, embedded := b.(*memBackend)
-	if err != nil || !embedded {
-		return conn, err
+func (m *memConn) Read(p []byte) (int, error) {
+	if err := m.dead(); err != nil {
+		return 0, err
 	}
-	return &memConn{Conn: conn, b: mem, dial: func() (net.Conn, *memBackend, error) {
-		conn, b, err := w.dialNode(ctx, c, i)
-		mem, _ := b.(*memBackend) // an embedded world's servers are all embedded
-		return conn, mem, err
-	}}, nil
+	return m.Conn.Read(p)
 }
 
-// dialNode dials the server node i routes to now, and notes it in c.conn.
-func (w *World) dialNode(ctx context.Context, c *client, i int) (net.Conn, Backend, error) {
-	srv := w.route[i]
-	c.conn[i].Store(int32(srv))
-	b := w.servers[srv].b
-	conn, err := b.Dial(ctx)
-	return conn, b, err
+func (m *memConn) SetDeadline(t time.Time) error {
+	if err := m.dead(); err != nil {
+		return err
+	}
+	return m.Conn.SetDeadline(t)
+}
+
+func (m *memConn) SetReadDeadline(t time.Time) error {
+	if err := m.dead(); err != nil {
+		return err
+	}
+	return m.Conn.SetReadDeadline(t)
+}
+
+func (m *memConn) SetWriteDeadline(t time.Time) error {
+	if err := m.dead(); err != nil {
+		return err
+	}
+	return m.Conn.SetWriteDeadline(t)
+}
+
+// SyscallConn is what go-redis's health check reads the socket through.
+func (m *memConn) SyscallConn() (syscall.RawConn, error) { return memRaw{m}, nil }
+
+// memRaw answers go-redis's peek at the socket as a TCP socket would: EOF
+// once the server has died, nothing to read otherwise. It never runs f: a
+// pipe has no file descriptor.
+type memRaw struct{ m *memConn }
+
+func (r memRaw) Read(func(fd uintptr) bool) error {
+	if r.m.b.killed {
+		return io.EOF
+	}
+	return nil
+}
+
+func (r memRaw) Write(func(fd uintptr) bool) error { return r.m.dead() }
+func (r memRaw) Control(func(fd uintptr)) error    { return r.m.dead() }
+
+// dial connects client c's go-redis client of node i to the server the
+// node routes to now, and notes which one in c.conn; a connection to an
+// embedded server is a memConn.
+func (w *World) dial(ctx context.Context, c *client, i int) (net.Conn, error) {
+	srv := w.servers[w.route[i]]
+	c.conn[i].Store(int32(w.route[i]))
+	conn, err := srv.b.Dial(ctx)
+	if mem, ok := srv.b.(*memBackend); ok && err == nil {
+		return &memConn{Conn: conn, b: mem, name: srv.name}, nil
+	}
+	return conn, err
 }
