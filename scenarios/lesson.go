@@ -696,7 +696,7 @@ func (p *lessonParser) server(l line, i int) (int, error) {
 
 func (p *lessonParser) client(l line) error {
 	if len(l.fields) < 2 {
-		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [backoff=D] [jitter] [work=D] [attempts=N] [reenter] [lease=D]")
+		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [backoff=D] [jitter] [work=D] [attempts=N] [reenter] [lease=D] [key=NAME]")
 	}
 	name := l.fields[1]
 	if p.clients[name] {
@@ -713,7 +713,7 @@ func (p *lessonParser) client(l line) error {
 	if len(p.clients) == MaxLessonClients {
 		return p.errAt(l, 1, "client %s is the %s; a lesson has at most %d clients", name, ordinal(MaxLessonClients+1), MaxLessonClients)
 	}
-	vals, at, err := p.args(l, 2, "start", "retry", "backoff", "jitter", "work", "attempts", "reenter", "lease")
+	vals, at, err := p.args(l, 2, "start", "retry", "backoff", "jitter", "work", "attempts", "reenter", "lease", "key")
 	if err != nil {
 		return err
 	}
@@ -733,6 +733,11 @@ func (p *lessonParser) client(l line) error {
 				return p.errAt(l, f, "attempts: want a whole number above 0, got %q", v)
 			}
 			prog.Attempts = n
+		case "key":
+			if v == "" {
+				return p.errAt(l, f, "want key=NAME: the lock's key this client takes")
+			}
+			prog.Key = v
 		default:
 			d, err := p.duration(l, f, v)
 			if err != nil {

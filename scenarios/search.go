@@ -150,6 +150,10 @@ func (p *lessonParser) deriveSearch() Search {
 		if prog.Work >= lease {
 			add(sim.FaultHang)
 		}
+		if prog.Key != "" && !slices.Contains(q.Lacks, "key") {
+			// The explorer's clients take one lock.
+			q.Lacks = append(q.Lacks, "key")
+		}
 		q.Reenter = q.Reenter || prog.Reenter
 		once = once && prog.Attempts == 1
 	}

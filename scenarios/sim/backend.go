@@ -112,7 +112,7 @@ type Follower interface {
 // own backend.
 type memBackend struct {
 	m      *miniredis.Miniredis
-	guard  string        // the lock's key, once guarded
+	guard  []string      // the locks' keys, once guarded
 	now    time.Duration // the world's time at the last advance
 	skew   time.Duration // how far the server's clock runs ahead of the world's
 	killed bool
@@ -167,16 +167,20 @@ func (b *memBackend) Dial(context.Context) (net.Conn, error) {
 	} else {
 		c = b.serve(srv)
 	}
-	if err == nil && b.guard != "" {
+	if err == nil && len(b.guard) > 0 {
 		b.m.Server().SetPreHook(b.refuse)
 	}
 	return c, err
 }
 
 // Guard has the server refuse what the run's ACL user would be refused on a
-// real one.
+// real one. Each key it is given is one more lock's: a command passes when
+// all its keys are one of them (clients of a lesson that take locks of their
+// own, Program.Key).
 func (b *memBackend) Guard(key string) error {
-	b.guard = key
+	if !slices.Contains(b.guard, key) {
+		b.guard = append(b.guard, key)
+	}
 	return nil
 }
 
@@ -184,7 +188,7 @@ func (b *memBackend) Guard(key string) error {
 // guard's rules with Redis's refusal, and lets the rest run. A script's
 // commands come through it too, each on a peer of its own.
 func (b *memBackend) refuse(p *mrserver.Peer, cmd string, args ...string) bool {
-	r := refusal(append([]string{cmd}, args...), b.guard, inScript(p))
+	r := refusalOf(append([]string{cmd}, args...), b.guard, inScript(p))
 	if r != "" {
 		p.WriteError(r)
 	}

@@ -33,7 +33,7 @@ func (w *World) commandDone(a *actor, m msg) {
 		// The guard refused it: the lock overstepped. The trace shows the
 		// command and the server's refusal, and the run ends there.
 		defer w.fail(&RefusedError{Impl: w.impl.Name, Actor: a.name, Command: strings.ToUpper(m.cmd.Name()),
-			Server: srv.name, Key: w.setup.Key, Err: m.err})
+			Server: srv.name, Key: a.client.key, Err: m.err})
 	}
 	w.commands++
 	if m.err != nil && !errors.Is(m.err, redis.Nil) {
@@ -74,24 +74,24 @@ func (w *World) commandDone(a *actor, m msg) {
 		i := slices.IndexFunc(after, func(k KeyState) bool { return k.Key == ch.key })
 		switch ch.kind {
 		case changeCreated, changeValue:
-			if ch.kind == changeValue && ch.key == w.setup.Key && ch.before.Writer != "" && ch.before.Writer != c.name {
+			if ch.kind == changeValue && ch.key == c.key && ch.before.Writer != "" && ch.before.Writer != c.name {
 				// An overwrite takes another client's lock from under it.
 				owned = append(owned, ch)
 			}
 			after[i].Writer = c.name
 			changes[j].after.Writer = c.name
 		case changeDeleted, changeExtended:
-			if ch.key == w.setup.Key && ch.before.Writer != "" && ch.before.Writer != c.name {
+			if ch.key == c.key && ch.before.Writer != "" && ch.before.Writer != c.name {
 				owned = append(owned, ch)
 			}
 		}
 	}
-	if len(owned) == 0 && extendedOther(m.cmd, m.err, w.setup.Key) {
+	if len(owned) == 0 && extendedOther(m.cmd, m.err, c.key) {
 		// An expire command that said yes renewed the lock, whether or not
 		// its TTL moved by more than a real server's reading can tell
 		// (ttlTolerance): a renewal of another client's lock is one.
-		if k, ok := findKey(before, w.setup.Key); ok && k.Writer != "" && k.Writer != c.name {
-			after2, _ := findKey(after, w.setup.Key)
+		if k, ok := findKey(before, c.key); ok && k.Writer != "" && k.Writer != c.name {
+			after2, _ := findKey(after, c.key)
 			owned = append(owned, change{key: k.Key, kind: changeExtended, before: k, after: after2})
 		}
 	}
@@ -182,7 +182,7 @@ func (w *World) noted(a *actor, n note) {
 		w.quorum(c, true, n)
 		if n.nested {
 			c.reentering = false
-			c.nestedKey = w.lockKeyHeld()
+			c.nestedKey = w.lockKeyHeld(c.key)
 			c.fence, c.lost = n.fence, n.lost
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReentered(c.name),
 				Short: Text{EN: "got it again", ZH: "再次拿到"}})
@@ -211,7 +211,7 @@ func (w *World) noted(a *actor, n note) {
 	case noteReleased:
 		if n.nested {
 			txt := textLeft(c.name, n.err, c.relCmds > 0)
-			if n.err == nil && c.nestedKey && !w.lockKeyHeld() {
+			if n.err == nil && c.nestedKey && !w.lockKeyHeld(c.key) {
 				// The inner release took the outer hold with it.
 				txt = textLeftWithoutLock(c.name)
 			}
@@ -265,10 +265,10 @@ func (w *World) bgStopped(a *actor) {
 
 // lockKeyHeld says whether the lock's key is on a majority of the nodes, as
 // the engine last read them.
-func (w *World) lockKeyHeld() bool {
+func (w *World) lockKeyHeld(key string) bool {
 	n := 0
 	for i := range w.route {
-		if _, ok := findKey(w.node(i).keys, w.setup.Key); ok {
+		if _, ok := findKey(w.node(i).keys, key); ok {
 			n++
 		}
 	}
@@ -280,7 +280,7 @@ func (w *World) lockKeyHeld() bool {
 // it (a hash's owner field); "" when it wrote none (no lock at all).
 func (w *World) claimOf(c *client) string {
 	for i := range w.route {
-		k, ok := findKey(w.node(i).keys, w.setup.Key)
+		k, ok := findKey(w.node(i).keys, c.key)
 		if !ok || k.Writer != c.name {
 			continue
 		}
@@ -298,10 +298,11 @@ func (w *World) passPoint(a *actor) {
 	c := a.client
 	switch a.point {
 	case OpRead:
-		c.readVal, c.readVer = w.res.value, w.res.version
-		w.res.read(c.fence, c.claim)
-		txt := textRead(c.name, w.res.name, c.readVal)
-		if w.res.guard == GuardToken {
+		res := w.rowOf(c)
+		c.readVal, c.readVer = res.value, res.version
+		res.read(c.fence, c.claim)
+		txt := textRead(c.name, res.name, c.readVal)
+		if res.guard == GuardToken {
 			txt = textStamp(txt, c.claim)
 		}
 		w.emit(Event{Kind: KindResource, Actor: c.name, Text: txt,
@@ -314,8 +315,9 @@ func (w *World) passPoint(a *actor) {
 				Short: Text{EN: "sold out", ZH: "已售罄"}})
 			return
 		}
-		r := w.res.write(c.name, c.readVal-1, c.readVer, c.fence, c.claim)
-		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textWrite(c.name, w.res.name, r), Short: shortWrite(r)})
+		res := w.rowOf(c)
+		r := res.write(c.name, c.readVal-1, c.readVer, c.fence, c.claim)
+		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textWrite(c.name, res.name, r), Short: shortWrite(r)})
 		if r.lostUpdate {
 			w.violate(InvResource, textLostUpdate(c.name, r))
 		}

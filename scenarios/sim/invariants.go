@@ -88,14 +88,17 @@ func (j *judge) isBroken(id string) bool {
 }
 
 // checkMutex reports every new pair of live clients that both believe they
-// hold the lock.
+// hold the lock (the same lock: clients with keys of their own hold locks
+// apart).
 func (w *World) checkMutex() {
-	var holders []string
-	for _, c := range w.clients {
-		if c.belief == BeliefHolds && !c.crashed {
-			holders = append(holders, c.name)
-		}
+	for _, holders := range w.byKey(func(c *client) bool { return c.belief == BeliefHolds && !c.crashed }) {
+		w.checkHolders(holders)
 	}
+}
+
+// checkHolders reports holders, the live clients that believe they hold one
+// lock, if two of them are a pair not reported yet.
+func (w *World) checkHolders(holders []string) {
 	fresh := false
 	for i := range holders {
 		for k := i + 1; k < len(holders); k++ {
@@ -116,7 +119,8 @@ func (w *World) checkMutex() {
 // goroutine hangs, or waits for the lock it holds itself, is not live: it
 // will not give the lock back.
 func (j *judge) updateLiveness(w *World) {
-	waiting, live := false, false
+	// Per lock: clients with keys of their own wait for their own.
+	waiting, live := map[string]bool{}, map[string]bool{}
 	for _, c := range w.clients {
 		if c.crashed {
 			continue
@@ -125,13 +129,16 @@ func (j *judge) updateLiveness(w *World) {
 		case (c.belief == BeliefWaiting || c.reentering) && !c.paused:
 			// A paused waiter is not kept out by the lock: it is not
 			// trying.
-			waiting = true
+			waiting[c.key] = true
 		case (c.belief == BeliefHolds || c.op == OpRelease) && !c.hung:
 			// A client still releasing is at work on the lock too.
-			live = true
+			live[c.key] = true
 		}
 	}
-	orphan := waiting && !live
+	orphan := false
+	for k := range waiting {
+		orphan = orphan || !live[k]
+	}
 	if orphan && !j.orphan {
 		j.since = w.now
 	}

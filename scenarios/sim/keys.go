@@ -202,6 +202,18 @@ func refusal(args []string, own string, inScript bool) string {
 	return ""
 }
 
+// refusalOf is refusal for a client of any of the locks whose keys are
+// owns: a command passes when the keys it names are one lock's.
+func refusalOf(args []string, owns []string, inScript bool) string {
+	r := ""
+	for _, own := range owns {
+		if r = refusal(args, own, inScript); r == "" {
+			return ""
+		}
+	}
+	return r
+}
+
 // IsRefusal says whether err is a guarded server's refusal of a command:
 // Redis's NOPERM, or a script's error for a command or key the run's user
 // may not use.

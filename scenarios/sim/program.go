@@ -39,6 +39,10 @@ type Program struct {
 	// Redisson's lock(leaseTime) does (lockimpl.Env.Lease): its lock's TTL
 	// instead of the setup's. 0: it passes none.
 	Lease time.Duration
+	// Key is the lock's key the client takes, when not the setup's: a lock
+	// of its own (lock:order:8801 beside lock:orders), judged apart, with
+	// a row of data of its own. Embedded servers only.
+	Key string
 }
 
 // DefaultRetry is the wait between acquire attempts when a Program gives none.

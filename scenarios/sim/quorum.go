@@ -41,7 +41,7 @@ func (w *World) quorum(c *client, acquired bool, n note) {
 	answers := map[string]nodeAnswer{}
 	first, last := time.Duration(-1), time.Duration(0)
 	for _, e := range w.trace.Events[from:] {
-		if e.Kind != KindCommand || !actorOf(e.Actor, c.name) || !isSetNX(e.Args, w.setup.Key) {
+		if e.Kind != KindCommand || !actorOf(e.Actor, c.name) || !isSetNX(e.Args, c.key) {
 			continue
 		}
 		if first < 0 {

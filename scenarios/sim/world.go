@@ -47,6 +47,9 @@ type Setup struct {
 	Guard Guard
 }
 
+// defaultKey is the lock's key when a Setup gives none.
+const defaultKey = "lock:product:1001"
+
 // DefaultTTL is the lease when a Setup gives none.
 const DefaultTTL = 30 * time.Second
 
@@ -55,7 +58,7 @@ func (s Setup) WithDefaults() Setup { return s.withDefaults() }
 
 func (s Setup) withDefaults() Setup {
 	if s.Key == "" {
-		s.Key = "lock:product:1001"
+		s.Key = defaultKey
 	}
 	if s.TTL == 0 {
 		s.TTL = DefaultTTL
@@ -129,6 +132,7 @@ type World struct {
 	replSeq int // entries ever queued for replication
 
 	res      resource
+	rows     map[string]*resource // the rows of clients' own keys (Program.Key)
 	judge    judge
 	trace    Trace
 	pausedAt map[*client]time.Duration
@@ -167,6 +171,8 @@ type client struct {
 	biz   *actor
 	token string
 	count int // tokens handed out
+	// key is the lock's key the client takes (Program.Key, or the setup's).
+	key string
 	// claim is the lock token the client shows the resource (GuardToken):
 	// what its last acquire wrote on the lock's key.
 	claim string
@@ -240,7 +246,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 		pausedAt: map[*client]time.Duration{},
 		pacer:    pacerFrom(ctx), ctx: ctx, bub: b, stall: stallTimeout, id: worldIDs.Add(1)}
 	s := &w.setup
-	w.res = resource{name: "stock:product:1001", value: s.Stock, guard: s.Guard}
+	w.res = resource{name: rowName(s.Key), value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
 	if target != nil {
 		if impl.Nodes > len(target.Nodes) {
@@ -358,9 +364,10 @@ func (w *World) addClient(name string, p Program) *client {
 	if p.Lease > 0 {
 		ttl = p.Lease
 	}
+	c.key = w.clientKey(p)
 	c.lock = w.newLock(lockimpl.Env{
 		Nodes: c.rdb,
-		Key:   w.setup.Key,
+		Key:   c.key,
 		TTL:   w.toReal(ttl),
 		Lease: w.toReal(p.Lease),
 		Clock: vclock{w},
