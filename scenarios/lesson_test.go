@@ -201,14 +201,6 @@ func TestLessonSearch(t *testing.T) {
 		t.Errorf("with a client's own key: lacks %v, want [key]", got)
 	}
 	// nodes=5 is Redlock's: its searches run on five servers, a single
-	// A client's own key: the explorer's clients take one lock.
-	s, err = ParseLesson("mine.lesson", lessonWith(t, "client C start=2s retry=10s work=5s", "client C start=2s retry=10s work=5s key=lock:order:8801"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := s.Search.Lacks; !slices.Equal(got, []string{"key"}) {
-		t.Errorf("with a client's own key: lacks %v, want [key]", got)
-	}
 	// server's lock ignores it.
 	s, err = ParseLesson("mine.lesson", lessonWith(t, "explore clients=3", "explore nodes=5"))
 	if err != nil {
