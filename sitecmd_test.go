@@ -43,6 +43,19 @@ func TestSite(t *testing.T) {
 		total += len(b)
 		checkSitePage(t, dir, name, b)
 	}
+	check, err := os.ReadFile(filepath.Join(dir, "self-check.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Self-check", "# 自查清单"} {
+		heading := "<h2>" + strings.TrimPrefix(want, "# ")
+		if !strings.Contains(string(check), heading) {
+			t.Errorf("self-check.html lacks %q", heading)
+		}
+	}
+	if strings.Contains(string(check), "&lt;!--") {
+		t.Error("self-check.html shows a Markdown comment")
+	}
 	if total > web.Budget {
 		t.Errorf("the site is %d bytes, over its budget of %d", total, web.Budget)
 	}

@@ -29,6 +29,12 @@ func block(out *strings.Builder, lines []string, i int, link func(string) (strin
 	switch {
 	case strings.TrimSpace(line) == "":
 		return i + 1
+	case strings.HasPrefix(line, "<!--"): // a comment: not shown
+		j := i
+		for j < len(lines) && !strings.Contains(lines[j], "-->") {
+			j++
+		}
+		return j + 1
 	case strings.HasPrefix(line, "```"):
 		j := i + 1
 		for j < len(lines) && !strings.HasPrefix(lines[j], "```") {

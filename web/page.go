@@ -6,8 +6,9 @@
 // The page reads the traces as play --format json writes them (the one trace
 // format of both players, docs/trace-schema.md): a page for one run embeds
 // its JSON as it is; a site's lesson page, which holds every
-// implementation's run, embeds each gzipped and base64-encoded, and the
-// browser inflates the one it shows. The player's script and styles
+// implementation's run, embeds them as one JSON array, gzipped (the runs
+// of one timeline have much in common) and base64-encoded, and the browser
+// inflates it. The player's script and styles
 // (player.js, player.css) are inline; nothing is fetched from the network,
 // and the page opens from file://.
 package web
@@ -44,8 +45,8 @@ type Encoding int
 const (
 	// Plain embeds each trace's JSON as it is: a page for one run.
 	Plain Encoding = iota
-	// Gzip embeds each trace gzipped, in base64: a site's lesson page,
-	// with every implementation's run.
+	// Gzip embeds the traces as one JSON array, gzipped, in base64: a
+	// site's lesson page, with every implementation's run.
 	Gzip
 )
 
@@ -112,10 +113,8 @@ func (p Player) Write(w io.Writer) error {
 	}
 	var data strings.Builder
 	fmt.Fprintf(&data, "<script type=\"application/json\" id=\"lockstep-meta\">%s</script>\n", mj)
-	for _, tr := range p.Traces {
-		if err := p.embed(&data, tr); err != nil {
-			return err
-		}
+	if err := p.embed(&data); err != nil {
+		return err
 	}
 	first := p.Traces[0]
 	title := first.Scenario + " × " + first.Impl + " — " + first.Title.In(m.Lang) + " — lockstep"
@@ -143,24 +142,42 @@ func htmlLang(lang string) string {
 	return "en"
 }
 
-// embed writes one trace as a data element. JSON's encoder escapes <, >
-// and &, so no string of the trace can close the element.
-func (p Player) embed(w io.Writer, tr *sim.Trace) error {
-	b, err := json.Marshal(tr)
-	if err != nil {
-		return err
+// embed writes the traces as data elements. JSON's encoder escapes <, >
+// and &, so no string of a trace can close its element.
+func (p Player) embed(w io.Writer) error {
+	if p.Encoding == Gzip {
+		return p.embedGzip(w)
 	}
-	name := html.EscapeString(tr.Impl)
-	if p.Encoding == Plain {
-		_, err = fmt.Fprintf(w, "<script type=\"application/json\" class=\"lockstep-trace\" data-impl=\"%s\">%s</script>\n", name, b)
+	for _, tr := range p.Traces {
+		b, err := json.Marshal(tr)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "<script type=\"application/json\" class=\"lockstep-trace\" data-impl=\"%s\">%s</script>\n",
+			html.EscapeString(tr.Impl), b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// embedGzip writes the traces as one gzipped array; data-impls names
+// them, in order.
+func (p Player) embedGzip(w io.Writer) error {
+	b, err := json.Marshal(p.Traces)
+	if err != nil {
 		return err
 	}
 	z, err := gzipped(b)
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(w, "<script type=\"application/octet-stream\" class=\"lockstep-trace\" data-impl=\"%s\" data-encoding=\"gzip+base64\">%s</script>\n",
-		name, base64.StdEncoding.EncodeToString(z))
+	var names []string
+	for _, tr := range p.Traces {
+		names = append(names, tr.Impl)
+	}
+	_, err = fmt.Fprintf(w, "<script type=\"application/octet-stream\" id=\"lockstep-traces\" data-impls=\"%s\" data-encoding=\"gzip+base64\">%s</script>\n",
+		html.EscapeString(strings.Join(names, " ")), base64.StdEncoding.EncodeToString(z))
 	return err
 }
 

@@ -172,6 +172,7 @@ func TestMarkdown(t *testing.T) {
 		{"# T\n\none\ntwo\n\n- a\n  b\n- c", "<h2>T</h2>\n<p>one two</p>\n<ul>\n<li>a b</li>\n<li>c</li>\n</ul>\n"},
 		{"| a | b |\n|---|---|\n| `x\\|y` | <i> |", "<div class=\"scroll\"><table>\n<tr><th>a</th><th>b</th></tr>\n<tr><td><code>x|y</code></td><td>&lt;i&gt;</td></tr>\n</table></div>\n"},
 		{"```\n<b>\n```", "<pre><code>&lt;b&gt;</code></pre>\n"},
+		{"<!-- a\nb -->\nc", "<p>c</p>\n"},
 	}
 	for _, tc := range tests {
 		if got := Markdown(tc.in, link); got != tc.want {

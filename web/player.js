@@ -79,20 +79,28 @@
   }
 
   // ── Traces ───────────────────────────────────────────────────────────
+  // A page for one run holds each trace as JSON (script.lockstep-trace);
+  // a site's page holds them all as one gzipped array (#lockstep-traces).
   const cache = new Map();
-  function traceElement(name) {
-    return [...document.querySelectorAll("script.lockstep-trace")].find((s) => s.dataset.impl === name);
-  }
+  let bundle = null;
   async function load(name) {
-    if (!cache.has(name)) cache.set(name, parse(traceElement(name)));
+    if (!cache.has(name)) {
+      const script = [...document.querySelectorAll("script.lockstep-trace")].find((s) => s.dataset.impl === name);
+      cache.set(name, script ? JSON.parse(script.textContent) : (await unbundle())[name]);
+    }
     return cache.get(name);
   }
-  async function parse(script) {
-    if (script.dataset.encoding !== "gzip+base64") return JSON.parse(script.textContent);
+  function unbundle() {
+    if (!bundle) bundle = inflate($("lockstep-traces"));
+    return bundle;
+  }
+  async function inflate(script) {
     if (typeof DecompressionStream === "undefined") throw new Error(ui("noInflate"));
     const bytes = Uint8Array.from(atob(script.textContent.trim()), (c) => c.charCodeAt(0));
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return JSON.parse(await new Response(stream).text());
+    const traces = JSON.parse(await new Response(stream).text());
+    const names = script.dataset.impls.split(" ");
+    return Object.fromEntries(names.map((n, i) => [n, traces[i]]));
   }
 
   // ── Lanes, as the TUI's timeline fills them (tui/render.go) ──────────

@@ -9,31 +9,47 @@ import (
 	"html"
 	"io"
 	"regexp"
+	"strings"
 )
 
-// traceElement is one embedded trace: its attributes and its content.
-var traceElement = regexp.MustCompile(`<script type="[^"]*" class="lockstep-trace" data-impl="([^"]*)"( data-encoding="gzip\+base64")?>([^<]*)</script>`)
+// traceElement is one embedded trace (a page for one run), bundle the
+// gzipped array of a site's page.
+var (
+	traceElement = regexp.MustCompile(`<script type="application/json" class="lockstep-trace" data-impl="([^"]*)">([^<]*)</script>`)
+	bundle       = regexp.MustCompile(`<script type="application/octet-stream" id="lockstep-traces" data-impls="([^"]*)" data-encoding="gzip\+base64">([^<]*)</script>`)
+)
 
-// EmbeddedTraces reads back the traces a page embeds, in its order, each
-// as the JSON play --format json writes (compact): what the page's player
-// reads.
+// EmbeddedTraces reads back the traces a page embeds, by implementation
+// and in the page's order, each as the JSON play --format json writes
+// (compact): what the page's player reads.
 func EmbeddedTraces(page []byte) (map[string]json.RawMessage, []string, error) {
 	out := map[string]json.RawMessage{}
 	var order []string
 	for _, m := range traceElement.FindAllSubmatch(page, -1) {
 		name := html.UnescapeString(string(m[1]))
-		data := m[3]
-		if len(m[2]) > 0 {
-			var err error
-			if data, err = inflate(data); err != nil {
-				return nil, nil, fmt.Errorf("%s: %w", name, err)
-			}
-		}
-		if !json.Valid(data) {
+		if !json.Valid(m[2]) {
 			return nil, nil, fmt.Errorf("%s: not JSON", name)
 		}
-		out[name] = data
+		out[name] = m[2]
 		order = append(order, name)
+	}
+	if m := bundle.FindSubmatch(page); m != nil {
+		names := strings.Fields(html.UnescapeString(string(m[1])))
+		data, err := inflate(m[2])
+		if err != nil {
+			return nil, nil, err
+		}
+		var traces []json.RawMessage
+		if err := json.Unmarshal(data, &traces); err != nil {
+			return nil, nil, err
+		}
+		if len(traces) != len(names) {
+			return nil, nil, fmt.Errorf("%d traces for %d names", len(traces), len(names))
+		}
+		for i, name := range names {
+			out[name] = traces[i]
+		}
+		order = append(order, names...)
 	}
 	if len(order) == 0 {
 		return nil, nil, fmt.Errorf("the page embeds no trace")

@@ -1,20 +1,17 @@
 package web
 
 import (
-	_ "embed"
 	"fmt"
 	"html"
 	"regexp"
 	"slices"
 	"strings"
 
+	"lockstep/report"
 	"lockstep/scenarios"
 	"lockstep/scenarios/sim"
 	"lockstep/text"
 )
-
-//go:embed selfcheck.zh.md
-var selfCheckZH string
 
 // index is the site's front page: what the course is, and a row per
 // lesson with its title, what happens, the implementation it is about and
@@ -61,9 +58,17 @@ func (s Site) lessonRow(b *strings.Builder, n int, l scenarios.Scenario) {
 	fmt.Fprintf(b, "<small>(%d/%d)</small></td></tr>\n", len(broken), len(traces))
 }
 
-// selfCheck is docs/self-check.md, and its Chinese, with the links to the
-// lessons' pages.
-func (s Site) selfCheck(lessons []scenarios.Scenario) string {
+// selfCheck is docs/self-check.md, and its Chinese (the one docs --lang zh
+// writes, report/selfcheck.go), with the links to the lessons' pages.
+func (s Site) selfCheck(lessons []scenarios.Scenario) (string, error) {
+	zh, err := report.DocPagesIn(s.Results, "zh")
+	if err != nil {
+		return "", err
+	}
+	return selfCheckPage(s.SelfCheck, string(zh["self-check.md"]), lessons), nil
+}
+
+func selfCheckPage(en, zh string, lessons []scenarios.Scenario) string {
 	link := func(href string) (string, bool) {
 		id, ok := strings.CutSuffix(href, ".md")
 		if !ok || !slices.ContainsFunc(lessons, func(l scenarios.Scenario) bool { return l.ID == id }) {
@@ -71,16 +76,16 @@ func (s Site) selfCheck(lessons []scenarios.Scenario) string {
 		}
 		return id + ".html", true
 	}
-	return `<div lang="en" class="alt">` + Markdown(s.SelfCheck, link) + "</div>\n" +
-		`<div lang="zh-Hans" class="alt">` + behind(s.SelfCheck, selfCheckZH) + Markdown(selfCheckZH, link) + "</div>\n"
+	return `<div lang="en" class="alt">` + Markdown(en, link) + "</div>\n" +
+		`<div lang="zh-Hans" class="alt">` + behind(en, zh) + Markdown(zh, link) + "</div>\n"
 }
 
 var mdLink = regexp.MustCompile(`\]\(([^)]*)\.md\)`)
 
 // behind says, above the Chinese self-check, which lessons the English
-// names and the translation does not yet: a row added to
-// docs/self-check.md shows in Chinese as a pointer to the English page
-// until web/selfcheck.zh.md has it.
+// names and the translation does not: a row added to docs/self-check.md
+// shows in Chinese as a pointer to the English page until the translation
+// has it.
 func behind(en, zh string) string {
 	var missing []string
 	for _, m := range mdLink.FindAllStringSubmatch(en, -1) {
