@@ -26,9 +26,9 @@ type Site struct {
 	SelfCheck string
 }
 
-// Budget is the most the whole site may weigh, in bytes: about 3 MB today
-// (24 lessons × 22 implementations), the runs half of it, gzipped a
-// lesson's together; the rest is each page's own script and styles.
+// Budget is the most the whole site may weigh, in bytes: 2.4 MB today
+// (24 lessons × 20 implementations), the runs half of it, a lesson's
+// gzipped together; the rest is each page's own script and styles.
 const Budget = 6 << 20
 
 // Pages returns the site's files by name: index.html, self-check.html and
