@@ -100,7 +100,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"explore", "--impl", "setnx", "--depth", "ten"}, "lockstep: invalid value \"ten\" for --depth: want a whole number (lockstep explore --help lists its flags)\n"},
 		{[]string{"play", "get-then-del", "--impl"}, "lockstep: flag needs an argument: --impl (lockstep play --help lists its flags)\n"},
 		{[]string{"explore", "--impl", "redlock", "--nodes", "4"}, "lockstep: --nodes must be 3 or 5, not 4\n"},
-		{[]string{"explore", "--impl", "uuid-lua", "--nodes", "5"}, "lockstep: --nodes is for a lock on several servers (redlock, redlock-no-validity, redsync-redlock); uuid-lua runs on one\n"},
+		{[]string{"explore", "--impl", "uuid-lua", "--nodes", "5"}, "lockstep: --nodes is for a lock on several servers (redlock, redlock-no-validity, redlock-fenced, redsync-redlock); uuid-lua runs on one\n"},
 		// Issue #28 item 16: a step the lesson does not have is an error, as
 		// play's --from is, and so is a step with nothing to open.
 		{[]string{"--scenario", "gc-pause", "--step", "999"}, "lockstep: --step 999 out of range: gc-pause × uuid-lua-watchdog has steps 0 to 33\n"},
@@ -257,7 +257,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"play", "get-then-del", "--format", "m"}, "md mermaid", noFiles},
 		{[]string{"play", "get-then-del", "--lang", ""}, "en zh", noFiles},
 		{[]string{"check", "--impl", "uuid-lua,fen"}, "uuid-lua,fenced", list},
-		{[]string{"check", "--scenario", "get-then-del,g"}, "get-then-del,gc-pause get-then-del,guard-version get-then-del,guard-in-stock get-then-del,guard-unique", list},
+		{[]string{"check", "--scenario", "get-then-del,g"}, "get-then-del,gc-pause get-then-del,give-up get-then-del,granularity get-then-del,guard-version get-then-del,guard-in-stock get-then-del,guard-unique get-then-del,guard-token", list},
 		{[]string{"check", "--lessons", dir, "--scenario", "my-"}, "my-get-then-del", list},
 		{[]string{"explore", "--impl", "set"}, "setnx setnx-expire set-nx-ex", noFiles},
 		{[]string{"explore", "--impl", "setnx", "--faults", "expiry,p"}, "expiry,pause expiry,partition", list},
