@@ -72,7 +72,7 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 		return 0, errUsage{fmt.Errorf("--nodes is for a lock on several servers (%s); %s runs on one", strings.Join(multiNode(), ", "), impl.Name)}
 	}
 	opts := explore.Options{Clients: f.clients, Nodes: f.nodes, Attempts: f.attempts, Faults: faults, Depth: f.depth, Timeout: f.timeout,
-		Liveness: f.liveness, Guard: guard, Stock: f.stock, Reenter: f.reenter, MaxStates: f.maxStates}
+		Liveness: f.liveness, Guard: guard, Stock: f.stock, Reenter: f.reenter, Lease: f.lease, MaxStates: f.maxStates}
 	if err := opts.Validate(); err != nil {
 		return 0, errUsage{err}
 	}

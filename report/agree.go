@@ -82,6 +82,9 @@ func Agreement(w io.Writer, cells []scenarios.Agreement, lessons []scenarios.Sce
 		if q.Reenter {
 			desc += text.New(", nested acquire", "，嵌套加锁").In(lang)
 		}
+		if q.Lease > 0 {
+			desc += text.New(", each client's own lease ", "，客户端自己传入租约 ").In(lang) + q.Lease.String()
+		}
 		if len(q.Lacks) > 0 {
 			desc += text.New("; no move for ", "；没有对应的动作：").In(lang) + strings.Join(q.Lacks, ", ")
 		}

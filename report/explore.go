@@ -87,6 +87,9 @@ func worldLine(o explore.Options, lang string) string {
 	if o.Reenter {
 		parts = append(parts, text.New("nested acquire", "嵌套加锁").In(lang))
 	}
+	if o.Lease > 0 {
+		parts = append(parts, text.New("each client passes a lease of ", "每个客户端自己传入租约 ").In(lang)+o.Lease.String())
+	}
 	if o.MaxStates > 0 {
 		parts = append(parts, text.New("at most ", "状态数上限 ").In(lang)+fmt.Sprint(o.MaxStates)+text.New(" states", "").In(lang))
 	}

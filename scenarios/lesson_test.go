@@ -157,13 +157,13 @@ func TestLessonFix(t *testing.T) {
 // lease — and its explore line overrides that.
 func TestLessonSearch(t *testing.T) {
 	for id, want := range map[string]string{
-		"get-then-del":    "{Faults:[expiry] Clients:3 Nodes:0 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lacks:[]}",
-		"gc-pause":        "{Faults:[expiry pause] Clients:2 Nodes:0 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lacks:[]}",
-		"setnx-no-ex":     "{Faults:[expiry crash] Clients:2 Nodes:0 Attempts:5 Depth:16 Liveness:1m0s Reenter:false Lacks:[]}",
-		"lease-too-short": "{Faults:[expiry hang] Clients:2 Nodes:0 Attempts:5 Depth:14 Liveness:1m0s Reenter:false Lacks:[]}",
-		"hung-holder":     "{Faults:[expiry hang] Clients:2 Nodes:0 Attempts:11 Depth:14 Liveness:2m30s Reenter:false Lacks:[]}",
-		"reentrant-call":  "{Faults:[expiry] Clients:2 Nodes:0 Attempts:1 Depth:12 Liveness:10s Reenter:true Lacks:[]}",
-		"redlock-restart": "{Faults:[expiry restart] Clients:2 Nodes:0 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lacks:[partition]}",
+		"get-then-del":    "{Faults:[expiry] Clients:3 Nodes:0 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lease:0s Lacks:[]}",
+		"gc-pause":        "{Faults:[expiry pause] Clients:2 Nodes:0 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lease:0s Lacks:[]}",
+		"setnx-no-ex":     "{Faults:[expiry crash] Clients:2 Nodes:0 Attempts:5 Depth:16 Liveness:1m0s Reenter:false Lease:0s Lacks:[]}",
+		"lease-too-short": "{Faults:[expiry hang] Clients:2 Nodes:0 Attempts:5 Depth:14 Liveness:1m0s Reenter:false Lease:0s Lacks:[]}",
+		"hung-holder":     "{Faults:[expiry hang] Clients:2 Nodes:0 Attempts:11 Depth:14 Liveness:2m30s Reenter:false Lease:0s Lacks:[]}",
+		"reentrant-call":  "{Faults:[expiry] Clients:2 Nodes:0 Attempts:1 Depth:12 Liveness:10s Reenter:true Lease:0s Lacks:[]}",
+		"redlock-restart": "{Faults:[expiry restart] Clients:2 Nodes:0 Attempts:5 Depth:12 Liveness:1m0s Reenter:false Lease:0s Lacks:[partition]}",
 	} {
 		s, err := Lookup(id)
 		if err != nil {
@@ -177,19 +177,20 @@ func TestLessonSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := fmt.Sprintf("%+v", s.Search), "{Faults:[expiry crash] Clients:2 Nodes:0 Attempts:2 Depth:9 Liveness:45s Reenter:false Lacks:[]}"; got != want {
+	if got, want := fmt.Sprintf("%+v", s.Search), "{Faults:[expiry crash] Clients:2 Nodes:0 Attempts:2 Depth:9 Liveness:45s Reenter:false Lease:0s Lacks:[]}"; got != want {
 		t.Errorf("with an explore line: %s, want %s", got, want)
 	}
 	if got, want := s.Command("uuid-lua"), "lockstep explore --impl uuid-lua --clients 2 --attempts 2 --faults expiry,crash --depth 9 --liveness 45s --max-states 2500"; got != want {
 		t.Errorf("command %q, want %q", got, want)
 	}
 	// A client's own lease: work that outlasts it asks for hang, and the
-	// search, whose clients pass no lease, lacks it.
+	// search's clients pass the same part of the explorer's lease (here
+	// the same 4s of the same 30s).
 	s, err = ParseLesson("mine.lesson", lessonWith(t, "client C start=2s retry=10s work=5s", "client C start=2s retry=10s work=5s lease=4s"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := fmt.Sprintf("%+v", s.Search), "{Faults:[expiry hang] Clients:3 Nodes:0 Attempts:5 Depth:14 Liveness:1m0s Reenter:false Lacks:[lease]}"; got != want {
+	if got, want := fmt.Sprintf("%+v", s.Search), "{Faults:[expiry hang] Clients:3 Nodes:0 Attempts:5 Depth:14 Liveness:1m0s Reenter:false Lease:4s Lacks:[]}"; got != want {
 		t.Errorf("with a client's lease: %s, want %s", got, want)
 	}
 	// A client's own key: the explorer's clients take one lock.

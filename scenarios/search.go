@@ -34,6 +34,10 @@ type Search struct {
 	// Reenter: the lesson's clients take the lock again inside their
 	// critical sections.
 	Reenter bool
+	// Lease: a lease the explorer's clients pass to the lock themselves,
+	// the shortest a lesson's client passes, in the explorer's time (the
+	// same part of the lease); 0: none.
+	Lease time.Duration
 	// Lacks names what the lesson's timeline does that the search has no
 	// move for ("partition", "slow", "rejoin", …): where the two
 	// disagree, the first place to look.
@@ -70,7 +74,7 @@ func Budget(impl string) int {
 func (s Scenario) Options(impl string) explore.Options {
 	q := s.Search
 	o := explore.Options{Clients: q.Clients, Attempts: q.Attempts, Faults: q.Faults, Depth: q.Depth,
-		Liveness: q.Liveness, Guard: s.Setup.Guard, Stock: s.Setup.Stock, Reenter: q.Reenter, MaxStates: Budget(impl)}
+		Liveness: q.Liveness, Guard: s.Setup.Guard, Stock: s.Setup.Stock, Reenter: q.Reenter, Lease: q.Lease, MaxStates: Budget(impl)}
 	if in, err := lockimpl.Lookup(impl); err == nil && in.Nodes > 1 {
 		o.Nodes = q.Nodes
 	}
@@ -94,6 +98,9 @@ func (s Scenario) Command(impl string) string {
 	}
 	if o.Reenter {
 		b.WriteString(" --reenter")
+	}
+	if o.Lease > 0 {
+		fmt.Fprintf(&b, " --lease %s", o.Lease)
 	}
 	return b.String()
 }
@@ -127,7 +134,9 @@ var lackingVerbs = []string{"partition", "drop-replies", "slow", "rejoin"}
 //     needs to wait out the liveness bound, retrying every half lease (at
 //     most explore.MaxAttempts), or one when every client of the lesson
 //     tries once;
-//   - liveness: the lesson's bound as the same multiple of the lease.
+//   - liveness: the lesson's bound as the same multiple of the lease;
+//   - a lease its clients pass (client … lease=D): the shortest, as the
+//     same part of the explorer's lease, for every client of the search.
 func (p *lessonParser) deriveSearch() Search {
 	q := Search{Faults: []sim.Fault{sim.FaultExpiry}, Clients: explore.MinClients, Depth: DefaultSearchDepth}
 	setup := p.s.Setup.WithDefaults()
@@ -141,10 +150,11 @@ func (p *lessonParser) deriveSearch() Search {
 	for _, prog := range p.progs {
 		lease := setup.TTL
 		if prog.Lease > 0 {
-			// The explorer's clients pass no lease of their own.
+			// The explorer's clients pass the same part of their lease.
 			lease = prog.Lease
-			if !slices.Contains(q.Lacks, "lease") {
-				q.Lacks = append(q.Lacks, "lease")
+			scaled := time.Duration(float64(lease) / float64(setup.TTL) * float64(explore.TTL)).Round(time.Millisecond)
+			if q.Lease == 0 || scaled < q.Lease {
+				q.Lease = max(scaled, explore.MinLease)
 			}
 		}
 		if prog.Work >= lease {

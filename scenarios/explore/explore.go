@@ -54,6 +54,9 @@ type Options struct {
 	// Reenter makes each client's critical section call code that takes
 	// the same lock again, as a lesson's "client … reenter" does.
 	Reenter bool
+	// Lease is a lease each client passes to its lock explicitly, as a
+	// lesson's "client … lease=D" does; 0: none.
+	Lease time.Duration
 	// Depth bounds a schedule's length in moves; default DefaultDepth.
 	Depth int
 	// Timeout bounds the search's wall-clock time; 0 means none. A search
@@ -197,7 +200,25 @@ func (o Options) Validate() error {
 			return fmt.Errorf("unknown fault %q; valid: %v", f, sim.Faults)
 		}
 	}
+	if err := validLease(o.Lease, "--"); err != nil {
+		return err
+	}
 	return validWorld(o.Liveness, o.Guard, o.Stock, "--")
+}
+
+// MinLease is the shortest lease a client may pass, as Redis counts a PX
+// lease in whole milliseconds; MaxLease the longest, the TTL's bound.
+const (
+	MinLease = time.Millisecond
+	MaxLease = time.Hour
+)
+
+// validLease reports a client's lease out of bounds, naming it with prefix.
+func validLease(lease time.Duration, prefix string) error {
+	if lease != 0 && (lease < MinLease || lease > MaxLease) {
+		return fmt.Errorf("%slease: %s, want 0 (none) or %s to %s", prefix, lease, MinLease, MaxLease)
+	}
+	return nil
 }
 
 // validNodes reports whether Redlock can run on n servers in a search: three
@@ -242,7 +263,7 @@ func NewWorld(impl lockimpl.Info, s sim.Schedule) (*sim.Stepper, error) {
 	}
 	progs := make([]sim.Program, s.Clients)
 	for i := range progs {
-		progs[i] = sim.Program{Work: Work, Retry: TTL / 2, Attempts: s.Attempts, Reenter: s.Reenter}
+		progs[i] = sim.Program{Work: Work, Retry: TTL / 2, Attempts: s.Attempts, Reenter: s.Reenter, Lease: s.Lease}
 	}
 	return sim.NewStepper(setup, progs, impl, s.Faults)
 }
@@ -254,7 +275,7 @@ func (o Options) schedule(moves []string) *sim.Schedule {
 		nodes = 0 // a schedule in the default world says nothing of it
 	}
 	return &sim.Schedule{Clients: o.Clients, Nodes: nodes, Attempts: o.Attempts, Faults: o.Faults,
-		Liveness: o.Liveness, Guard: o.Guard, Stock: o.Stock, Reenter: o.Reenter, Moves: moves}
+		Liveness: o.Liveness, Guard: o.Guard, Stock: o.Stock, Reenter: o.Reenter, Lease: o.Lease, Moves: moves}
 }
 
 // node is a schedule in the search tree: its last move and its parent.
@@ -519,6 +540,9 @@ func ValidateSchedule(s *sim.Schedule) error {
 	}
 	if len(s.Moves) > MaxMoves {
 		return fmt.Errorf("schedule.moves: %d moves, the most is %d", len(s.Moves), MaxMoves)
+	}
+	if err := validLease(s.Lease, "schedule."); err != nil {
+		return err
 	}
 	return validWorld(s.Liveness, s.Guard, s.Stock, "schedule.")
 }

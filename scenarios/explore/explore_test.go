@@ -75,7 +75,7 @@ var expiryOnlyBreaks = map[string][]string{
 // slowToTwelve are the locks whose search to 12 moves takes seconds: the
 // watchdogs' timers and Redlock's three nodes make many states.
 var slowToTwelve = map[string]bool{"fenced": true, "redlock": true, "redlock-no-validity": true, "uuid-lua-watchdog": true,
-	"uuid-lua-watchdog-uncapped": true, "watchdog-unchecked": true}
+	"uuid-lua-watchdog-uncapped": true, "watchdog-unchecked": true, "redlock-fenced": true, "redisson": true}
 
 // expiryOnly searches the named implementations to 12 moves, in parallel.
 func expiryOnly(t *testing.T, names []string) {
@@ -287,6 +287,25 @@ func TestHangFault(t *testing.T) {
 	}
 	if r := search(t, "uuid-lua", Options{Depth: 12}); len(r.Found) > 0 {
 		t.Errorf("uuid-lua without a hang: found %v", brokenIDs(r))
+	}
+}
+
+// A lease each client passes itself (Options.Lease) turns redisson's
+// watchdog off: a hung call then lets the lease run out, as with uuid-lua;
+// with no lease its watchdog keeps the lock through the hang.
+func TestLeaseTurnsTheWatchdogOff(t *testing.T) {
+	heavy(t)
+	hang := []sim.Fault{sim.FaultExpiry, sim.FaultHang}
+	r := search(t, "redisson", Options{Faults: hang, Depth: 10, Lease: 10 * time.Second})
+	if _, ok := r.Broken(sim.InvMutex); !ok {
+		t.Errorf("redisson with a lease and a hang: found %v, want mutex", brokenIDs(r))
+	}
+	if f := r.Found; len(f) > 0 && f[0].Trace.Schedule.Lease != 10*time.Second {
+		t.Errorf("the counterexample's schedule has lease %v, want 10s", f[0].Trace.Schedule.Lease)
+	}
+	r = search(t, "redisson", Options{Faults: hang, Depth: 10})
+	if _, ok := r.Broken(sim.InvMutex); ok {
+		t.Errorf("redisson with no lease and a hang: mutex broken; its watchdog keeps the lease")
 	}
 }
 

@@ -59,6 +59,7 @@ func TestReplayRefusesScheduleOutOfBounds(t *testing.T) {
 		{"too many moves", func(s *sim.Schedule) { s.Moves = make([]string, MaxMoves+1) },
 			"schedule.moves: 1001 moves, the most is 1000"},
 		{"unknown move", func(s *sim.Schedule) { s.Moves = []string{"A", "teleport"} }, "move 2 (teleport)"},
+		{"a lease of a nanosecond", func(s *sim.Schedule) { s.Lease = 1 }, "schedule.lease: 1ns, want 0 (none) or 1ms to 1h0m0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := ok()

@@ -58,8 +58,11 @@ type Schedule struct {
 	Stock    int           `json:"stock,omitempty"`
 	// Reenter: each client's critical section takes the lock again
 	// (Program.Reenter).
-	Reenter bool     `json:"reenter,omitempty"`
-	Moves   []string `json:"moves"`
+	Reenter bool `json:"reenter,omitempty"`
+	// Lease: each client passes this lease to its lock explicitly
+	// (Program.Lease); none means the TTL, not passed.
+	Lease time.Duration `json:"lease_ns,omitempty"`
+	Moves []string      `json:"moves"`
 }
 
 // TraceSchema is the version of the trace format. It changes when a field
