@@ -53,7 +53,15 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 	// Steps are numbered from 0, as play and check --json number them.
 	head := fmt.Sprintf("lockstep ─ %s%s × %s ─ t=%s ─ %s %d/%d%s ─ %s",
 		p.lessonMark(lang), p.scenario.ID, p.impl, secs(e.T), text.New("step", "步骤").In(lang), p.step, len(p.tr.Events)-1, p.playMark(lang), p.tr.Title.In(lang))
-	band := p.band(st, lang, w, p.tr, p.step)
+	// The keys take a second line where one would leave some out.
+	tail := []string{p.commandLine(st, lang, w), helpLines(hm, playerHelp{k, p.fixed, p.playing, lang}.ShortHelp(), w, 2)}
+	if p.live != nil {
+		tail[0] = p.liveLine(st, lang, w)
+	}
+	// The state leaves the title, two rules, two lines of narration, the
+	// keys and a line of timeline their rows (many servers with many keys
+	// would not).
+	band := p.bandMax(st, lang, w, p.tr, p.step, h-2-1-2-2-1-lipgloss.Height(strings.Join(tail, "\n")))
 	// The whole narration, wrapped: it may take rows from the timeline,
 	// which keeps at least five. What still does not fit is cut with a mark
 	// that says so, never silently.
@@ -66,11 +74,6 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 		st.Rule.Render(strings.Repeat("─", w)),
 		band,
 		st.Rule.Render(strings.Repeat("─", w)),
-	}
-	// The keys take a second line where one would leave some out.
-	tail := []string{p.commandLine(st, lang, w), helpLines(hm, playerHelp{k, p.fixed, p.playing, lang}.ShortHelp(), w, 2)}
-	if p.live != nil {
-		tail[0] = p.liveLine(st, lang, w)
 	}
 	room := h - 2 - lipgloss.Height(strings.Join(fixed, "\n")) - lipgloss.Height(strings.Join(tail, "\n")) - 5
 	if p.recording != "" {
@@ -346,6 +349,12 @@ func ttlText(k sim.KeyState) string {
 // band draws the state at event i in three columns: servers, clients and the
 // resource, invariants.
 func (p playerView) band(st Styles, lang string, w int, t *sim.Trace, i int) string {
+	return p.bandMax(st, lang, w, t, i, 0)
+}
+
+// bandMax is band in at most n rows (no bound when n is 0): a column that
+// is longer is cut, with a last line that says how many more it has.
+func (p playerView) bandMax(st Styles, lang string, w int, t *sim.Trace, i, n int) string {
 	colW := (w - 2) / 3
 	cols := []string{
 		strings.Join(p.serverLines(st, lang, t, i, colW), "\n"),
@@ -354,6 +363,11 @@ func (p playerView) band(st Styles, lang string, w int, t *sim.Trace, i int) str
 	}
 	for j := range cols {
 		lines := strings.Split(cols[j], "\n")
+		if n > 0 {
+			lines = clip(lines, max(n, 2), func(more int) string {
+				return st.Dim.Render(text.Newf("… %d more", "……还有 %d 行", more).In(lang))
+			})
+		}
 		for n := range lines {
 			lines[n] = fitStyled(lines[n], colW)
 		}
