@@ -738,6 +738,7 @@ func (p *lessonParser) client(l line) error {
 				return p.errAt(l, f, "want key=NAME: the lock's key this client takes")
 			}
 			prog.Key = v
+			p.s.Setup.ClientKeys = p.s.Setup.ClientKeys || v != p.s.Setup.WithDefaults().Key
 		default:
 			d, err := p.duration(l, f, v)
 			if err != nil {

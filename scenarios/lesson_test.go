@@ -201,6 +201,9 @@ func TestLessonSearch(t *testing.T) {
 	if got := s.Search.Lacks; !slices.Equal(got, []string{"key"}) {
 		t.Errorf("with a client's own key: lacks %v, want [key]", got)
 	}
+	if !s.Setup.ClientKeys {
+		t.Error("with a client's own key: the setup does not say so (real servers would not refuse it)")
+	}
 	// nodes=5 is Redlock's: its searches run on five servers, a single
 	// server's lock ignores it.
 	s, err = ParseLesson("mine.lesson", lessonWith(t, "explore clients=3", "explore nodes=5"))

@@ -244,6 +244,8 @@ func runCell(ctx context.Context, s Scenario, impl lockimpl.Info, target *sim.Ta
 		skip = "needs a replica of the first server: --replica ADDR --disposable"
 	case errors.Is(err, sim.ErrEmbeddedOnly):
 		skip = "makes the first server a replica again, which would wipe it; embedded only"
+	case errors.Is(err, sim.ErrOwnKeyEmbedded):
+		skip = "a client takes a lock of its own, beyond the run's ACL user; embedded only"
 	case errors.Is(err, sim.ErrNeedsNodes):
 		skip = fmt.Sprintf("needs %d servers in --redis", impl.Nodes)
 	}

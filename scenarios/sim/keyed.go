@@ -12,8 +12,8 @@ import (
 // data of its own, so that clients of different keys neither wait for nor
 // overwrite each other.
 
-// ErrOwnKeyEmbedded is a client's own key on real servers: the run's ACL
-// user is made for the setup's key alone.
+// ErrOwnKeyEmbedded is a client's own key on real servers (Setup.ClientKeys):
+// the run's ACL user is made for the setup's key alone.
 var ErrOwnKeyEmbedded = errors.New("a client with a key of its own runs on embedded servers only")
 
 // clientKey is the key client program p takes: its own, or the setup's. A

@@ -1,10 +1,14 @@
 package sim
 
 import (
+	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Clients with keys of their own hold locks apart: under one coarse key the
@@ -55,5 +59,15 @@ func TestLivenessPerKey(t *testing.T) {
 	})
 	if got := brokenInvariants(tr); !slices.Equal(got, []string{InvLiveness}) {
 		t.Errorf("broken %v, want liveness alone", got)
+	}
+}
+
+// A scenario whose clients take locks of their own runs on embedded servers
+// only: the run's ACL user on a real server has the setup's key alone.
+func TestClientKeysEmbeddedOnly(t *testing.T) {
+	target := &Target{Nodes: []*redis.Options{{Addr: "127.0.0.1:1"}}}
+	_, err := RunOn(context.Background(), target, Setup{ClientKeys: true}, func(tl *Timeline) { tl.RunToEnd() }, impl(t, "uuid-lua"))
+	if !errors.Is(err, ErrOwnKeyEmbedded) {
+		t.Errorf("err = %v, want ErrOwnKeyEmbedded", err)
 	}
 }

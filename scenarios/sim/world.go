@@ -32,6 +32,10 @@ type Setup struct {
 	// the first server, so such a scenario runs its single-instance cells
 	// on embedded servers only.
 	Rejoin bool
+	// ClientKeys says some client takes a lock of its own (Program.Key):
+	// the run's ACL user on a real server is made for Key alone, so such a
+	// scenario runs on embedded servers only.
+	ClientKeys bool
 	// LivenessBound is how long a client may wait for a lock that no live
 	// client holds before liveness counts as broken; default 2×TTL.
 	LivenessBound time.Duration
@@ -257,6 +261,9 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 		}
 		if s.Rejoin && impl.Nodes == 1 {
 			return nil, ErrEmbeddedOnly
+		}
+		if s.ClientKeys {
+			return nil, ErrOwnKeyEmbedded
 		}
 		if target.NewBackend == nil {
 			return nil, ErrNoBackend
