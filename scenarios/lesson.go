@@ -446,7 +446,7 @@ func validID(id string) bool {
 }
 
 func (p *lessonParser) setup(l line) error {
-	vals, at, err := p.args(l, 1, "key", "ttl", "replica", "lag", "rejoin", "liveness", "horizon", "stock", "nodes", "guard")
+	vals, at, err := p.args(l, 1, "key", "ttl", "replica", "lag", "down-after", "rejoin", "liveness", "horizon", "stock", "nodes", "guard")
 	if err != nil {
 		return err
 	}
@@ -465,7 +465,7 @@ func (p *lessonParser) setup(l line) error {
 			}
 			s.Replica = s.Replica || k == "replica"
 			s.Rejoin = s.Rejoin || k == "rejoin"
-		case "ttl", "lag", "liveness", "horizon":
+		case "ttl", "lag", "down-after", "liveness", "horizon":
 			d, err := p.duration(l, f, v)
 			if err != nil {
 				return err
@@ -482,6 +482,8 @@ func (p *lessonParser) setup(l line) error {
 				p.ttlAt, p.ttlField = l, f
 			case "lag":
 				s.Lag = d
+			case "down-after":
+				s.DownAfter = d
 			case "liveness":
 				s.LivenessBound = d
 			case "horizon":
@@ -512,8 +514,10 @@ func (p *lessonParser) setup(l line) error {
 	if s.Rejoin && !s.Replica {
 		return p.errAt(l, at["rejoin"], "rejoin brings a failed primary back as a replica: it needs replica too")
 	}
-	if _, ok := vals["lag"]; ok && !s.Replica {
-		return p.errAt(l, at["lag"], "lag is the replica's: it needs replica too")
+	for _, k := range []string{"lag", "down-after"} {
+		if _, ok := vals[k]; ok && !s.Replica {
+			return p.errAt(l, at[k], "%s is the replica's: it needs replica too", k)
+		}
 	}
 	return nil
 }

@@ -259,7 +259,10 @@ func NewWorld(impl lockimpl.Info, s sim.Schedule) (*sim.Stepper, error) {
 		setup.LivenessBound = s.Liveness
 	}
 	if slices.Contains(s.Faults, sim.FaultFailover) && impl.Nodes == 1 {
-		setup.Replica, setup.Lag = true, time.Second
+		// A replica 1 s behind, which Sentinel promotes 1 s after the
+		// primary dies: the failover lessons' down-after (Sentinel's own
+		// default, 30 s, is as long as the lease).
+		setup.Replica, setup.Lag, setup.DownAfter = true, time.Second, time.Second
 	}
 	progs := make([]sim.Program, s.Clients)
 	for i := range progs {

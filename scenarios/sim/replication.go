@@ -79,13 +79,38 @@ func (w *World) applyReplication() {
 	}
 }
 
-// failover kills the first node's server. A primary with a replica is
-// replaced by it: the replica is promoted with whatever it had received, the
-// writes still on their way are lost, and clients reconnect to it. A server
-// without a replica (a Redlock node) is simply gone.
+// failover kills the first node's server. A server without a replica (a
+// Redlock node) is simply gone. A primary with one dies with the writes it
+// had not shipped yet — they are lost — and nothing answers for the node
+// until Sentinel, down-after later, promotes the replica (promote): a
+// client's command there meanwhile meets a dead server, as it would.
 func (w *World) failover() {
-	p := w.route[0]
-	dead := w.servers[p]
+	dead := w.servers[w.route[0]]
+	if !dead.up {
+		return // dead already; Sentinel is on it, or it has no replica
+	}
+	dead.up = false
+	dead.keys = nil
+	if dead.replica < 0 {
+		dead.b.Stop() // it may come back: Rejoin
+		w.emit(Event{Kind: KindFault, Server: dead.name, Text: textNodeDown(dead.name),
+			Short: Text{EN: "DOWN", ZH: "宕机"}})
+		return
+	}
+	lost := w.cutReplication(dead)
+	dead.b.Kill()
+	dead.role = "primary (down)"
+	w.promoting, w.promoteAt = true, w.now+w.setup.DownAfter
+	w.emit(Event{Kind: KindFault, Server: dead.name, Text: textPrimaryDied(dead.name, lost, w.setup.DownAfter),
+		Short: Text{EN: "DOWN", ZH: "宕机"}})
+}
+
+// cutReplication ends the stream from dead, a primary that died, and says
+// how many writes were still on their way to its replica: they never
+// arrive. A replica that replicates by itself (a real one) is made a
+// primary now, since its relay is cut (Follower.Promote); no client reaches
+// it before Sentinel's promotion routes the node there.
+func (w *World) cutReplication(dead *server) int {
 	lost := 0
 	for _, e := range w.repl {
 		if e.replica == dead.replica {
@@ -93,35 +118,28 @@ func (w *World) failover() {
 		}
 	}
 	w.repl = nil
-	dead.up = false
-	dead.keys = nil
-	if dead.replica < 0 {
-		dead.b.Stop() // it may come back: Rejoin
-	} else {
-		dead.b.Kill()
-	}
-	if dead.replica >= 0 {
-		// A replica that replicates by itself (a real one) is promoted by
-		// its server; what its stream still held is lost.
-		if f, ok := w.servers[dead.replica].b.(Follower); ok {
-			n, err := f.Promote()
-			lost = n
-			if err != nil {
-				w.fail(fmt.Errorf("promote %s: %w", w.servers[dead.replica].name, err))
-			}
+	if f, ok := w.servers[dead.replica].b.(Follower); ok {
+		n, err := f.Promote()
+		lost = n
+		if err != nil {
+			w.fail(fmt.Errorf("promote %s: %w", w.servers[dead.replica].name, err))
 		}
 	}
-	if dead.replica < 0 {
-		w.emit(Event{Kind: KindFault, Server: dead.name, Text: textNodeDown(dead.name),
-			Short: Text{EN: "DOWN", ZH: "宕机"}})
-		return
-	}
+	return lost
+}
+
+// promote is Sentinel's failover, down-after past the primary's death: the
+// Sentinels agree that it is down, elect a leader, and the leader promotes
+// the replica with what it had received. The node routes to it from now on:
+// a client's next command there reaches it (memconn.go).
+func (w *World) promote() {
+	w.promoting = false
+	dead := w.servers[w.route[0]]
 	r := w.servers[dead.replica]
 	r.role, r.primary, r.lag = "primary", -1, 0
-	dead.role = "primary (down)"
 	w.route[0] = dead.replica
-	w.emit(Event{Kind: KindFault, Server: dead.name, Text: textFailover(dead.name, r.name, lost),
-		Short: Text{EN: "DOWN → " + r.name, ZH: "宕机 → " + r.name}})
+	w.emit(Event{Kind: KindFault, Server: r.name, Text: textPromoted(dead.name, r.name, w.setup.DownAfter),
+		Short: Text{EN: "promoted", ZH: "升为主库"}})
 }
 
 // rejoin brings back the first server after a failover. With a promoted
@@ -130,6 +148,11 @@ func (w *World) failover() {
 func (w *World) rejoin() {
 	dead := w.servers[0]
 	if dead.up {
+		return
+	}
+	if w.promoting {
+		w.fail(fmt.Errorf("scenario: rejoin at %s comes before Sentinel promotes %s's replica at %s (down-after %s)",
+			Secs(w.now), dead.name, Secs(w.promoteAt), Secs(w.setup.DownAfter)))
 		return
 	}
 	if dead.replica < 0 {

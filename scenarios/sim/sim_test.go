@@ -187,11 +187,12 @@ func TestReplicationLag(t *testing.T) {
 	}
 }
 
-// Failover promotes the replica: clients reach the new primary, which never
-// got the lock — A's next command too, as go-redis drops a connection whose
-// server died and dials again (issue #29 item 6).
+// Failover promotes the replica (Sentinel, 0.5s after the death): clients
+// reach the new primary, which never got the lock — A's next command too, as
+// go-redis drops a connection whose server died and dials again (issue #29
+// item 6).
 func TestFailoverPromotesTheReplica(t *testing.T) {
-	tr := run(t, Setup{Replica: true, Lag: time.Second}, "set-nx-ex", func(tl *Timeline) {
+	tr := run(t, Setup{Replica: true, Lag: time.Second, DownAfter: 500 * time.Millisecond}, "set-nx-ex", func(tl *Timeline) {
 		tl.Client("A", Program{Work: 10 * time.Second})
 		tl.RunUntil(500 * time.Millisecond)
 		tl.Failover()

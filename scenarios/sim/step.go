@@ -71,7 +71,7 @@ const (
 	MoveCrash    MoveKind = "crash"    // a client's process ends
 	MovePause    MoveKind = "pause"    // a client's process stops (a GC pause)
 	MoveResume   MoveKind = "resume"   // it goes on
-	MoveFailover MoveKind = "failover" // the primary dies; its replica takes over
+	MoveFailover MoveKind = "failover" // the primary dies; Sentinel promotes its replica down-after later
 	MoveRestart  MoveKind = "restart"  // a server restarts empty
 	MoveHang     MoveKind = "hang"     // a holder's business call gets stuck; its watchdog runs on
 	MoveUnhang   MoveKind = "unhang"   // the call returns
@@ -244,8 +244,10 @@ func (s *Stepper) moves(steps bool) []Move {
 	}
 	if s.faults[FaultFailover] {
 		if p := w.servers[w.route[0]]; p.up && p.replica >= 0 {
+			d := w.setup.DownAfter
 			moves = append(moves, Move{Kind: MoveFailover, ID: "failover",
-				Label: Text{EN: p.name + " dies; its replica is promoted", ZH: p.name + " 宕机，从库被提升为主库"}})
+				Label: Text{EN: p.name + " dies; Sentinel promotes its replica " + Secs(d) + " later",
+					ZH: p.name + " 宕机；" + secsZH(d) + "后哨兵把从库提升为主库"}})
 		}
 	}
 	if s.faults[FaultClockJump] {
@@ -675,6 +677,10 @@ func (s *Stepper) hash(perms [][]int, nodes bool) uint64 {
 	}
 	h := fnv.New64a()
 	h.Write([]byte(best))
+	if w := s.w; w.promoting {
+		// Sentinel's promotion to come, as the time until it.
+		fmt.Fprintf(h, "P%d", w.promoteAt-w.now)
+	}
 	return h.Sum64()
 }
 

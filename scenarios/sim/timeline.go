@@ -102,9 +102,10 @@ func (t *Timeline) RunToEnd() {
 	t.w.runUntil(t.w.setup.Horizon, true)
 }
 
-// Failover kills the server of the first node. With a replica, the replica is
-// promoted with what it has received so far; without one (Redlock) the node
-// is simply down.
+// Failover kills the server of the first node. With a replica, Sentinel
+// promotes the replica Setup.DownAfter later, with what it had received when
+// the primary died, and until then a command to the node fails; without one
+// (Redlock) the node is simply down.
 func (t *Timeline) Failover() {
 	t.w.failover()
 	t.w.runUntil(t.w.now, false) // what the failover interrupted fails now

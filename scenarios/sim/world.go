@@ -27,6 +27,11 @@ type Setup struct {
 	// servers are independent.
 	Replica bool
 	Lag     time.Duration
+	// DownAfter is how long Sentinel waits, once the primary stops
+	// answering, before it counts it down and the Sentinels elect a leader
+	// that promotes the replica (Sentinel's down-after-milliseconds); the
+	// election itself is not timed. Default 30s, Sentinel's own default.
+	DownAfter time.Duration
 	// Rejoin says the timeline brings a failed primary back as a replica
 	// (Timeline.Rejoin). On real servers that would resync — and so wipe —
 	// the first server, so such a scenario runs its single-instance cells
@@ -57,6 +62,10 @@ const defaultKey = "lock:product:1001"
 // DefaultTTL is the lease when a Setup gives none.
 const DefaultTTL = 30 * time.Second
 
+// DefaultDownAfter is Sentinel's wait when a Setup gives none: Sentinel's
+// own default for down-after-milliseconds.
+const DefaultDownAfter = 30 * time.Second
+
 // WithDefaults is the setup a run uses: s with its defaults filled in.
 func (s Setup) WithDefaults() Setup { return s.withDefaults() }
 
@@ -69,6 +78,9 @@ func (s Setup) withDefaults() Setup {
 	}
 	if s.LivenessBound == 0 {
 		s.LivenessBound = 2 * s.TTL
+	}
+	if s.DownAfter == 0 {
+		s.DownAfter = DefaultDownAfter
 	}
 	if s.Horizon == 0 {
 		s.Horizon = 5 * time.Minute
@@ -134,6 +146,10 @@ type World struct {
 	running int
 	repl    []replEntry
 	replSeq int // entries ever queued for replication
+	// promoting: the first node's primary has died, and Sentinel promotes
+	// its replica at promoteAt (its down-after past the death).
+	promoting bool
+	promoteAt time.Duration
 
 	res      resource
 	rows     map[string]*resource // the rows of clients' own keys (Program.Key)
@@ -583,8 +599,8 @@ func (w *World) quiet() bool {
 }
 
 // nextDeadline is the earliest future moment something happens by itself:
-// a sleeper wakes, a key expires, a replica catches up, the liveness bound
-// runs out.
+// a sleeper wakes, a key expires, a replica catches up, Sentinel promotes a
+// replica, the liveness bound runs out.
 func (w *World) nextDeadline() (time.Duration, bool) {
 	best, ok := w.nextSleeper()
 	consider := func(t time.Duration) {
@@ -604,6 +620,9 @@ func (w *World) nextDeadline() (time.Duration, bool) {
 	}
 	for _, e := range w.repl {
 		consider(e.due)
+	}
+	if w.promoting {
+		consider(w.promoteAt)
 	}
 	if d, on := w.judge.livenessDeadline(w.setup.LivenessBound); on {
 		consider(d)
@@ -652,6 +671,9 @@ func (w *World) advance(t time.Duration) {
 	for _, name := range replicated {
 		w.emit(Event{Kind: KindReplicate, Server: name, Text: textReplicatedReal(name),
 			Short: Text{EN: "replicated", ZH: "已复制"}})
+	}
+	if w.promoting && w.now >= w.promoteAt {
+		w.promote()
 	}
 }
 
