@@ -169,7 +169,8 @@ const indexOutro = `
 - [The trace format](trace-schema.md): what ` + "`lockstep play --format json`" + `
   prints, field by field.
 
-Every transcript can be had in four forms: ` + "`lockstep play ID --impl NAME\n--format text|md|mermaid|json`" + `, and in Chinese with ` + "`--lang zh`" + `.
+Every transcript can be had in five forms: ` + "`lockstep play ID --impl NAME\n--format text|md|mermaid|json|html`" + ` (html: the player as one page for a
+browser), and in Chinese with ` + "`--lang zh`" + `.
 `
 
 const indexIntroZH = `# 故障模式
@@ -191,5 +192,5 @@ const indexOutroZH = `
 - ` + "`docs/engine.md`" + `（英文）：引擎如何工作——闸门、虚拟时间、故障、不变量、真实服务器。
 - ` + "`docs/trace-schema.md`" + `（英文）：` + "`lockstep play --format json`" + ` 输出的字段说明。
 
-每份记录都有四种形式：` + "`lockstep play ID --impl NAME\n--format text|md|mermaid|json --lang zh`" + `。
+每份记录都有五种形式：` + "`lockstep play ID --impl NAME\n--format text|md|mermaid|json|html --lang zh`" + `（html：浏览器里的播放器，一个页面）。
 `
