@@ -15,6 +15,8 @@ import (
 var unrenewed = []locktest.Option{
 	locktest.Allow("del-other", "mutex", "resource"),
 	locktest.Allow("lease-too-short", "mutex", "resource"),
+	// A caller's own lease (Redisson's lock(leaseTime)) is not renewed.
+	locktest.Allow("redisson-lease", "mutex", "resource"),
 }
 
 // weaknesses are what a lease lock with a checked release still cannot do,
@@ -30,8 +32,10 @@ var weaknesses = []locktest.Option{
 	locktest.Allow("renew-other", "mutex", "resource"),
 	locktest.Allow("partition", "mutex", "resource"),
 	locktest.Allow("redlock-acquire-pause", "mutex", "resource"),
+	locktest.Allow("redlock-fence", "mutex", "resource"),
 	// The same lock failures where the database guards the data: only mutex.
 	locktest.Allow("guard-version", "mutex"),
+	locktest.Allow("guard-token", "mutex"),
 	// One server: a failover, a restart without persistence or a clock jump
 	// loses the lock.
 	locktest.Allow("failover", "mutex", "resource"),
