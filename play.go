@@ -194,6 +194,9 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 	if errors.Is(err, sim.ErrNeedsNodes) {
 		return 0, errUsage{fmt.Errorf("%s needs %d servers: give %d addresses in --redis", impl.Name, impl.Nodes, impl.Nodes)}
 	}
+	if errors.Is(err, sim.ErrNeedsCluster) {
+		return 0, errUsage{fmt.Errorf("%s runs on a Redis Cluster: give a node of one in --cluster ADDR (or drop --redis)", s.ID)}
+	}
 	if errors.Is(err, sim.ErrOwnKeyEmbedded) {
 		return 0, errUsage{fmt.Errorf("%s has a client that takes a lock of its own, which the run's ACL user on a real server may not: it runs on embedded servers only (drop --redis)", s.ID)}
 	}

@@ -29,23 +29,37 @@ return 0`)
 // resource that checks tokens is protected. The counter lives on the same
 // Redis: a failover that loses recent writes can hand out a token twice.
 type Fenced struct {
-	env   Env
-	own   owner
-	dog   *watchdog
-	fence int64
+	env      Env
+	own      owner
+	dog      *watchdog
+	fence    int64
+	fenceKey func(key string) string
 }
 
 // NewFenced returns a Fenced lock.
-func NewFenced(env Env) Lock { return &Fenced{env: env, own: owner{env: env}} }
+func NewFenced(env Env) Lock { return &Fenced{env: env, own: owner{env: env}, fenceKey: FenceKey} }
+
+// NewFencedNoTag returns a Fenced lock whose counter is at UntaggedFenceKey:
+// the same lock written without Redis Cluster in mind. On one server it is
+// Fenced; on a cluster its acquire script names two keys in different hash
+// slots, and every node refuses it (CROSSSLOT).
+func NewFencedNoTag(env Env) Lock {
+	return &Fenced{env: env, own: owner{env: env}, fenceKey: UntaggedFenceKey}
+}
 
 // FenceKey is the key of the fencing-token counter that belongs to lock key.
 func FenceKey(key string) string { return "{" + key + "}:fence" }
+
+// UntaggedFenceKey is the counter's key as a lock written for one server
+// names it: key + ":fence", which Redis Cluster hashes whole, to another
+// slot than key (almost always: 1 in 16384 share one).
+func UntaggedFenceKey(key string) string { return key + ":fence" }
 
 // TryAcquire runs the acquire-and-mint script and, on success, starts the
 // watchdog.
 func (l *Fenced) TryAcquire(ctx context.Context) (bool, error) {
 	token := l.own.current()
-	keys := []string{l.env.Key, FenceKey(l.env.Key)}
+	keys := []string{l.env.Key, l.fenceKey(l.env.Key)}
 	n, err := fencedAcquireScript.Eval(ctx, l.env.Nodes[0], keys, token, ttlMillis(l.env.TTL)).Int64()
 	if err != nil || n == 0 {
 		return false, err

@@ -283,6 +283,23 @@ var catalogue = []Info{
 		New:   NewRedlockFenced,
 	},
 	{
+		Name: "fenced-no-tag",
+		Summary: text.Text{
+			EN: "fenced, with its token counter at KEY:fence: no hash tag",
+			ZH: "fenced，但令牌计数器放在 KEY:fence，没有哈希标签（hash tag）",
+		},
+		Fixes: text.Text{
+			EN: "on one Redis server, what fenced fixes: a paused holder's late write is rejected by the resource",
+			ZH: "在单个 Redis 上与 fenced 一样：暂停醒来的旧持有者写入会被资源端拒绝",
+		},
+		Misses: text.Text{
+			EN: "on a Redis Cluster the counter hashes to another slot than the lock: the acquire script is refused (CROSSSLOT) and nobody ever gets the lock",
+			ZH: "在 Redis Cluster 上计数器和锁不在同一个槽：加锁脚本被拒绝（CROSSSLOT），谁也拿不到锁",
+		},
+		Nodes: 1,
+		New:   NewFencedNoTag,
+	},
+	{
 		Name: "fenced",
 		Summary: text.Text{
 			EN: "watchdog lock plus a fencing token the resource checks",

@@ -446,7 +446,7 @@ func validID(id string) bool {
 }
 
 func (p *lessonParser) setup(l line) error {
-	vals, at, err := p.args(l, 1, "key", "ttl", "replica", "lag", "down-after", "rejoin", "liveness", "horizon", "stock", "nodes", "guard")
+	vals, at, err := p.args(l, 1, "key", "ttl", "replica", "lag", "down-after", "rejoin", "liveness", "horizon", "stock", "nodes", "guard", "cluster")
 	if err != nil {
 		return err
 	}
@@ -459,12 +459,13 @@ func (p *lessonParser) setup(l line) error {
 				return p.errAt(l, f, "want key=NAME")
 			}
 			s.Key = v
-		case "replica", "rejoin":
+		case "replica", "rejoin", "cluster":
 			if v != "" {
 				return p.errAt(l, f, "%s is a flag: write it without a value", k)
 			}
 			s.Replica = s.Replica || k == "replica"
 			s.Rejoin = s.Rejoin || k == "rejoin"
+			s.Cluster = s.Cluster || k == "cluster"
 		case "ttl", "lag", "down-after", "liveness", "horizon":
 			d, err := p.duration(l, f, v)
 			if err != nil {

@@ -26,7 +26,7 @@ func TestLessonControlCharacters(t *testing.T) {
 		{"an 8-bit CSI in the summary", "    en A's release", "    en A's\u009b2J release", "9:11", "control character U+009B"},
 		{"DEL in a comment", "# lockstep lesson file", "# lockstep\x7f lesson file", "1:11", "control character U+007F"},
 		{"a carriage return inside a line", "    en A goes on", "    en A\rgoes on", "28:9", "control character U+000D"},
-		{"an escape in the story", "`uuid-get-del` releases", "`uuid-get-del`\x1b[2J releases", "60:15", "control character U+001B"},
+		{"an escape in the story", "`uuid-get-del` releases", "`uuid-get-del`\x1b[2J releases", "61:15", "control character U+001B"},
 		{"a right-to-left override in the title", "    en GET-then-DEL:", "    en \u202eGET-then-DEL:", "6:8", "invisible character U+202E"},
 		{"a zero-width space in a client's name", "client A work=29s", "client A\u200b work=29s", "15:9", "invisible character U+200B"},
 		{"a byte-order mark inside the file", "lesson get-then-del", "\ufefflesson get-then-del", "3:1", "invisible character U+FEFF"},

@@ -248,6 +248,8 @@ func runCell(ctx context.Context, s Scenario, impl lockimpl.Info, target *sim.Ta
 		skip = "a client takes a lock of its own, beyond the run's ACL user; embedded only"
 	case errors.Is(err, sim.ErrNeedsNodes):
 		skip = fmt.Sprintf("needs %d servers in --redis", impl.Nodes)
+	case errors.Is(err, sim.ErrNeedsCluster):
+		skip = "runs on a Redis Cluster: --cluster ADDR"
 	}
 	expected, judged := s.Expected(impl.Name)
 	if skip != "" {

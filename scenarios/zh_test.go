@@ -65,7 +65,7 @@ var (
 	// Two English words or more in a row: a sentence.
 	englishWords = regexp.MustCompile(`\b[a-z][a-z/'-]+(?:\s+[a-z][a-z/'-]+)+\b`)
 	// The English a Chinese text may carry: a course term glossed.
-	glosses = []string{"fencing token"}
+	glosses = []string{"fencing token", "hash tag"}
 	// A space between Chinese punctuation, which carries its own, and
 	// Chinese.
 	spacedPunct = regexp.MustCompile(`[\p{Han}（），。；：、！？“”] +[（），。；：、！？“”]|[（），。；：、！？“”] +[\p{Han}（），。；：、！？“”]`)

@@ -113,6 +113,7 @@ type Follower interface {
 type memBackend struct {
 	m      *miniredis.Miniredis
 	guard  []string      // the locks' keys, once guarded
+	slots  *slotRule     // a cluster node's slot rule (Setup.Cluster); nil: none
 	now    time.Duration // the world's time at the last advance
 	skew   time.Duration // how far the server's clock runs ahead of the world's
 	killed bool
@@ -167,7 +168,7 @@ func (b *memBackend) Dial(context.Context) (net.Conn, error) {
 	} else {
 		c = b.serve(srv)
 	}
-	if err == nil && len(b.guard) > 0 {
+	if err == nil && (len(b.guard) > 0 || b.slots != nil) {
 		b.m.Server().SetPreHook(b.refuse)
 	}
 	return c, err
@@ -186,9 +187,19 @@ func (b *memBackend) Guard(key string) error {
 
 // refuse is the guarded server's hook: it answers a command outside the
 // guard's rules with Redis's refusal, and lets the rest run. A script's
-// commands come through it too, each on a peer of its own.
+// commands come through it too, each on a peer of its own. A cluster node
+// refuses a command across slots first, as Redis checks the slot before
+// the ACL.
 func (b *memBackend) refuse(p *mrserver.Peer, cmd string, args ...string) bool {
-	r := refusalOf(append([]string{cmd}, args...), b.guard, inScript(p))
+	all := append([]string{cmd}, args...)
+	nested := inScript(p)
+	r := ""
+	if b.slots != nil {
+		r = b.slots.check(all, nested)
+	}
+	if r == "" && len(b.guard) > 0 {
+		r = refusalOf(all, b.guard, nested)
+	}
 	if r != "" {
 		p.WriteError(r)
 	}

@@ -172,5 +172,17 @@ func (w *World) checkLiveness() {
 			hung = append(hung, c.name)
 		}
 	}
-	w.violate(InvLiveness, textLiveness(waiting, w.now-w.judge.since, self, hung))
+	w.violate(InvLiveness, textLiveness(waiting, w.now-w.judge.since, self, hung, w.lockKeyAnywhere()))
+}
+
+// lockKeyAnywhere says whether the lock's key is on some server that is
+// up: a liveness break with it there is an orphaned lock; without it, the
+// waiters' attempts fail on a free lock.
+func (w *World) lockKeyAnywhere() bool {
+	for _, srv := range w.servers {
+		if _, ok := findKey(srv.keys, w.setup.Key); ok && srv.up {
+			return true
+		}
+	}
+	return false
 }

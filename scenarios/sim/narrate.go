@@ -705,13 +705,17 @@ func plural(n int) string {
 	return "s"
 }
 
-func textLiveness(waitingList []string, d time.Duration, self bool, hungList []string) Text {
+func textLiveness(waitingList []string, d time.Duration, self bool, hungList []string, keyHeld bool) Text {
 	waiting, waitingZH := andList(waitingList), strings.Join(waitingList, "、")
+	has := "has"
+	if len(waitingList) > 1 {
+		has = "have"
+	}
 	switch {
 	case len(hungList) > 0:
 		hung, hungZH := andList(hungList), strings.Join(hungList, "、")
 		return Text{
-			EN: fmt.Sprintf("%s has waited %s while the holder, %s, is hung and still keeps the lock", waiting, Secs(d), hung),
+			EN: fmt.Sprintf("%s %s waited %s while the holder, %s, is hung and still keeps the lock", waiting, has, Secs(d), hung),
 			ZH: fmt.Sprintf("%s 已等待 %s，而持有者 %s 已经卡死，却仍占着锁", waitingZH, secsZH(d), hungZH),
 		}
 	case self:
@@ -719,9 +723,14 @@ func textLiveness(waitingList []string, d time.Duration, self bool, hungList []s
 			EN: fmt.Sprintf("%s has waited %s for a lock it holds itself: it has deadlocked on itself", waiting, Secs(d)),
 			ZH: fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", waitingZH, secsZH(d)),
 		}
+	case !keyHeld:
+		return Text{
+			EN: fmt.Sprintf("%s %s waited %s for a lock nobody holds: every attempt fails", waiting, has, Secs(d)),
+			ZH: fmt.Sprintf("%s 已等待 %s，锁明明没人持有，每次加锁却都失败", waitingZH, secsZH(d)),
+		}
 	}
 	return Text{
-		EN: fmt.Sprintf("%s has waited %s while no live client holds the lock: it is orphaned", waiting, Secs(d)),
+		EN: fmt.Sprintf("%s %s waited %s while no live client holds the lock: it is orphaned", waiting, has, Secs(d)),
 		ZH: fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁无人释放（死锁）", waitingZH, secsZH(d)),
 	}
 }

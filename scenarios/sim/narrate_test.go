@@ -34,8 +34,14 @@ func TestNarrationChinese(t *testing.T) {
 	if zh := textLostUpdate("A", writeResult{}).ZH; strings.Contains(zh, "过期") || !strings.Contains(zh, "陈旧的读数") {
 		t.Errorf("a stale read is 陈旧的读数, not 过期: %q", zh)
 	}
-	if zh := textLiveness([]string{"B"}, 60e9, false, nil).ZH; !strings.Contains(zh, "锁无人释放") {
+	if zh := textLiveness([]string{"B"}, 60e9, false, nil, true).ZH; !strings.Contains(zh, "锁无人释放") {
 		t.Errorf("an orphaned lock is 锁无人释放: %q", zh)
+	}
+	// Two waiters of a lock that is on no server (every acquire refused,
+	// cluster-slots × fenced-no-tag): not an orphaned lock, and "have".
+	if l := textLiveness([]string{"A", "B"}, 60e9, false, nil, false); l.EN != "A and B have waited 60s for a lock nobody holds: every attempt fails" ||
+		strings.Contains(l.ZH, "锁无人释放") {
+		t.Errorf("two waiters of a free lock that nobody can take: %q / %q", l.EN, l.ZH)
 	}
 	if zh := textWrite("A", "stock", writeResult{rejected: true, fence: 1, maxFence: 2}).ZH; !strings.HasPrefix(zh, "资源端拒绝了") {
 		t.Errorf("the resource refuses a write: %q", zh)

@@ -44,6 +44,11 @@ type Target struct {
 	// checks what it can itself: a command's name and the keys it names,
 	// not what a script does.
 	NoACL bool
+	// Cluster says the servers are nodes of a Redis Cluster: Nodes[0] is
+	// the master that serves the slot of the run's lock key, and a lesson
+	// whose setup says cluster runs there. A run on a cluster node takes
+	// no other lesson's keys across slots.
+	Cluster bool
 
 	mu     sync.Mutex
 	closes []func() error
@@ -59,7 +64,7 @@ func (t *Target) Margin() time.Duration { return t.Second / 2 }
 // the target stays with its parent.
 func (t *Target) Sub(suffix string) *Target {
 	return &Target{Nodes: t.Nodes, Replica: t.Replica, Prefix: t.Prefix + suffix, Second: t.Second,
-		NewBackend: t.NewBackend, NoACL: t.NoACL}
+		NewBackend: t.NewBackend, NoACL: t.NoACL, Cluster: t.Cluster}
 }
 
 // OnClose registers f to run when the target is closed (realredis keeps its
@@ -91,6 +96,10 @@ var ErrNeedsReplica = errors.New("this scenario needs a replica of the first ser
 // ErrEmbeddedOnly is returned for a run real servers cannot host without
 // touching more than the run's own keys.
 var ErrEmbeddedOnly = errors.New("this run would make the first server a replica, which wipes it; it runs on embedded servers only")
+
+// ErrNeedsCluster is returned for a scenario on a Redis Cluster when the
+// target's servers are not a cluster's.
+var ErrNeedsCluster = errors.New("this scenario runs on a Redis Cluster (--cluster)")
 
 // ErrNeedsNodes is returned for an implementation that needs more servers
 // than the target has.

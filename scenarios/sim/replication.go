@@ -161,7 +161,7 @@ func (w *World) rejoin() {
 	}
 	p := w.route[0]
 	primary := w.servers[p]
-	mem := newMemBackend()
+	mem := w.newMem()
 	mem.Advance(w.now, 0)
 	for _, k := range primary.keys {
 		mem.put(k, max(k.TTL, 0))

@@ -54,6 +54,11 @@ type Setup struct {
 	// Guard is the resource's own check on every write (none by default):
 	// what a database does when the lock lets two writers through.
 	Guard Guard
+	// Cluster makes each server a Redis Cluster node holding every slot:
+	// a command, or a script's declared keys, across hash slots is refused
+	// with CROSSSLOT, and a script's command on a key outside its slot
+	// fails (slot.go). On real servers it needs a cluster (Target.Cluster).
+	Cluster bool
 }
 
 // defaultKey is the lock's key when a Setup gives none.
@@ -281,6 +286,9 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 		if s.ClientKeys {
 			return nil, ErrOwnKeyEmbedded
 		}
+		if s.Cluster && !target.Cluster {
+			return nil, ErrNeedsCluster
+		}
 		if target.NewBackend == nil {
 			return nil, ErrNoBackend
 		}
@@ -290,7 +298,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 	}
 	newBackend := func(i int) Backend {
 		if w.real == nil {
-			return newMemBackend()
+			return w.newMem()
 		}
 		if i < 0 {
 			return target.NewBackend(w.real, target.Replica)
