@@ -21,8 +21,8 @@ var agreeCells = scenarios.Agree
 // implementation, each cell set beside what the lesson breaks.
 func cmdCheckExplore(ctx context.Context, f *checkFlags, lessons []scenarios.Scenario, impls []lockimpl.Info, stdout, stderr io.Writer) (int, error) {
 	switch {
-	case f.real.redis != "" || f.real.replica != "":
-		return 0, errUsage{fmt.Errorf("--explore searches on embedded servers only; leave out --redis and --replica")}
+	case f.real.real() || f.real.replica != "":
+		return 0, errUsage{fmt.Errorf("--explore searches on embedded servers only; leave out --redis, --cluster and --replica")}
 	case f.junit != "":
 		return 0, errUsage{fmt.Errorf("--explore has no JUnit report; leave out --junit")}
 	}

@@ -23,6 +23,7 @@ func langFlag(fs *pflag.FlagSet) *string {
 // realFlags are the flags that point lockstep at real servers.
 type realFlags struct {
 	redis, replica string
+	cluster        string
 	disposable     bool
 	noACL          bool
 	second         time.Duration
@@ -32,6 +33,7 @@ func addRealFlags(fs *pflag.FlagSet) *realFlags {
 	r := &realFlags{}
 	fs.StringVar(&r.redis, "redis", "", "real servers `ADDR[,ADDR...]` instead of embedded ones, each host:port, [ipv6]:port, redis://[user:password@]host:port[/db], rediss://… or unix://[:password@]/path; single-instance locks use the first, Redlock the first five")
 	fs.StringVar(&r.replica, "replica", "", "`ADDR` of a replica of the first --redis server, for the failover lessons (with --disposable)")
+	fs.StringVar(&r.cluster, "cluster", "", "a Redis Cluster instead of --redis: `ADDR[,ADDR...]`, any of its nodes (the first that answers tells where the slots are); each run's lock runs on the master that serves the slot of its key, and the cluster lessons (cluster-slots) run there; Redlock needs --redis")
 	fs.BoolVar(&r.disposable, "disposable", false, "lockstep may reconfigure the --replica (REPLICAOF) and replace its data")
 	fs.BoolVar(&r.noACL, "no-acl", false, "run the locks as the user --redis names, not as an ACL user made for each run and allowed only its keys (for Redis before 6, or a user who may not run ACL SETUSER); lockstep then checks each command's name and keys itself, but not what a Lua script does")
 	fs.DurationVar(&r.second, "time-scale", realredis.DefaultSecond,

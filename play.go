@@ -31,7 +31,13 @@ const realParallel = 8
 
 // check validates the flags without connecting to anything.
 func (r *realFlags) check() error {
-	if r.redis == "" && (r.replica != "" || r.disposable || r.noACL) {
+	if r.redis != "" && r.cluster != "" {
+		return errUsage{errors.New("--redis and --cluster are two kinds of servers: give one")}
+	}
+	if r.cluster != "" && (r.replica != "" || r.disposable) {
+		return errUsage{errors.New("--replica and --disposable go with --redis: a cluster's masters have replicas of their own, and lockstep does not reconfigure them")}
+	}
+	if r.redis == "" && r.cluster == "" && (r.replica != "" || r.disposable || r.noACL) {
 		return errUsage{errors.New("--replica, --disposable and --no-acl go with --redis")}
 	}
 	if r.second < realredis.MinSecond || r.second > realredis.MaxSecond {
@@ -42,10 +48,14 @@ func (r *realFlags) check() error {
 
 // target connects to the real servers, if any were given.
 func (r *realFlags) target(ctx context.Context) (*sim.Target, error) {
-	if err := r.check(); err != nil || r.redis == "" {
+	if err := r.check(); err != nil || !r.real() {
 		return nil, err
 	}
-	t, err := realredis.Connect(ctx, realredis.Config{Addrs: strings.Split(r.redis, ","),
+	addrs := r.redis
+	if r.cluster != "" {
+		addrs = r.cluster
+	}
+	t, err := realredis.Connect(ctx, realredis.Config{Addrs: strings.Split(addrs, ","), Cluster: r.cluster != "",
 		Replica: r.replica, Disposable: r.disposable, NoACL: r.noACL, Second: r.second})
 	if err != nil {
 		return nil, errUsage{err}
@@ -53,10 +63,20 @@ func (r *realFlags) target(ctx context.Context) (*sim.Target, error) {
 	return t, nil
 }
 
+// real says whether real servers were given (--redis or --cluster).
+func (r *realFlags) real() bool { return r.redis != "" || r.cluster != "" }
+
 func addrs(t *sim.Target) []string {
 	var out []string
 	for _, o := range t.Nodes {
 		out = append(out, o.Addr)
+	}
+	seen := map[string]bool{}
+	for _, r := range t.Slots {
+		if !seen[r.Master.Addr] {
+			seen[r.Master.Addr] = true
+			out = append(out, r.Master.Addr+" (cluster master)")
+		}
 	}
 	if t.Replica != nil {
 		out = append(out, t.Replica.Addr+" (replica)")

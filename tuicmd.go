@@ -175,7 +175,7 @@ func (f *tuiFlags) checkStep(opts tui.Options) error {
 		return errUsage{errors.New("--step N opens a lesson at step N: it goes with --scenario ID or --trace FILE")}
 	}
 	if tr == nil {
-		if f.real.redis != "" {
+		if f.real.real() {
 			return nil
 		}
 		s, lerr := scenarios.Lookup(opts.Scenario)

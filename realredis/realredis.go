@@ -41,6 +41,10 @@ type Config struct {
 	// ACL user made for each run (sim.Target.NoACL): for Redis before 6,
 	// or a user who may not run ACL SETUSER.
 	NoACL bool
+	// Cluster says Addrs are nodes of one Redis Cluster (any of them: the
+	// first that answers says where the slots are), not independent
+	// servers.
+	Cluster bool
 }
 
 // DefaultSecond is the default time scale: one scenario second in 30 ms, so
@@ -80,6 +84,9 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 		return nil, fmt.Errorf("time scale %s is too slow: a five-minute scenario would take %s; use at most %s per scenario second",
 			t.Second, 300*t.Second, MaxSecond)
 	}
+	if cfg.Cluster {
+		return connectCluster(ctx, cfg, t)
+	}
 	// open parses and checks one server, and makes sure it is not one
 	// already given under another address.
 	ids := map[string]string{}
@@ -109,6 +116,9 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 			return nil, err
 		}
 		if err := checkPrimary(ctx, opts); err != nil {
+			return nil, err
+		}
+		if err := checkNotCluster(ctx, opts); err != nil {
 			return nil, err
 		}
 		t.Nodes = append(t.Nodes, opts)

@@ -160,6 +160,17 @@ func checkPrimary(ctx context.Context, opts *redis.Options) error {
 	return nil
 }
 
+// checkNotCluster refuses a node of a Redis Cluster given in --redis: a
+// key of a slot it does not serve would be refused (MOVED).
+func checkNotCluster(ctx context.Context, opts *redis.Options) error {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	if c, err := info(ctx, opts, "cluster"); err == nil && c["cluster_enabled"] == "1" {
+		return fmt.Errorf("%s is a node of a Redis Cluster: give it in --cluster, which runs each lock on the master of its key's slot (in --redis its keys would be refused, MOVED)", opts.Addr)
+	}
+	return nil
+}
+
 // takeLease takes the replica for this run, or says which run has it. The
 // release it returns stops the renewal and deletes the lease if it is still
 // this run's.

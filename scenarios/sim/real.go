@@ -44,14 +44,35 @@ type Target struct {
 	// checks what it can itself: a command's name and the keys it names,
 	// not what a script does.
 	NoACL bool
-	// Cluster says the servers are nodes of a Redis Cluster: Nodes[0] is
-	// the master that serves the slot of the run's lock key, and a lesson
-	// whose setup says cluster runs there. A run on a cluster node takes
-	// no other lesson's keys across slots.
-	Cluster bool
+	// Slots, when set, say the servers are a Redis Cluster's masters, each
+	// with the hash slots it serves; Nodes is then empty. A run's
+	// single-instance lock runs on the master that serves the slot of the
+	// run's lock key (NodeFor), and a lesson whose setup says cluster
+	// runs only on such a target. Locks on several servers (Redlock) need
+	// independent ones: they do not run on a cluster.
+	Slots []SlotRange
 
 	mu     sync.Mutex
 	closes []func() error
+}
+
+// SlotRange is a range of a cluster's hash slots, From to To inclusive,
+// and the master that serves them.
+type SlotRange struct {
+	From, To int
+	Master   *redis.Options
+}
+
+// NodeFor is the master of a cluster target that serves key's slot; nil
+// when none does (or the target is not a cluster).
+func (t *Target) NodeFor(key string) *redis.Options {
+	slot := HashSlot(key)
+	for _, r := range t.Slots {
+		if r.From <= slot && slot <= r.To {
+			return r.Master
+		}
+	}
+	return nil
 }
 
 // Margin is the real time of half a scenario second: how far a timeline
@@ -64,7 +85,7 @@ func (t *Target) Margin() time.Duration { return t.Second / 2 }
 // the target stays with its parent.
 func (t *Target) Sub(suffix string) *Target {
 	return &Target{Nodes: t.Nodes, Replica: t.Replica, Prefix: t.Prefix + suffix, Second: t.Second,
-		NewBackend: t.NewBackend, NoACL: t.NoACL, Cluster: t.Cluster}
+		NewBackend: t.NewBackend, NoACL: t.NoACL, Slots: t.Slots}
 }
 
 // OnClose registers f to run when the target is closed (realredis keeps its

@@ -273,9 +273,21 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 	s := &w.setup
 	w.res = resource{name: rowName(s.Key), value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
+	var nodes []*redis.Options
 	if target != nil {
-		if impl.Nodes > len(target.Nodes) {
-			return nil, fmt.Errorf("%s needs %d servers, %d given: %w", impl.Name, impl.Nodes, len(target.Nodes), ErrNeedsNodes)
+		nodes = target.Nodes
+		if len(target.Slots) > 0 {
+			if impl.Nodes > 1 {
+				return nil, fmt.Errorf("%s needs %d independent servers, not a cluster's masters: %w", impl.Name, impl.Nodes, ErrNeedsNodes)
+			}
+			master := target.NodeFor(target.Prefix + s.Key)
+			if master == nil {
+				return nil, fmt.Errorf("no master of the cluster serves slot %d of %s", HashSlot(target.Prefix+s.Key), target.Prefix+s.Key)
+			}
+			nodes = []*redis.Options{master}
+		}
+		if impl.Nodes > len(nodes) {
+			return nil, fmt.Errorf("%s needs %d servers, %d given: %w", impl.Name, impl.Nodes, len(nodes), ErrNeedsNodes)
 		}
 		if s.Replica && impl.Nodes == 1 && target.Replica == nil {
 			return nil, ErrNeedsReplica
@@ -286,7 +298,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 		if s.ClientKeys {
 			return nil, ErrOwnKeyEmbedded
 		}
-		if s.Cluster && !target.Cluster {
+		if s.Cluster && len(target.Slots) == 0 {
 			return nil, ErrNeedsCluster
 		}
 		if target.NewBackend == nil {
@@ -303,7 +315,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 		if i < 0 {
 			return target.NewBackend(w.real, target.Replica)
 		}
-		return target.NewBackend(w.real, target.Nodes[i])
+		return target.NewBackend(w.real, nodes[i])
 	}
 	add := func(name, role string, b Backend) int {
 		w.servers = append(w.servers, &server{name: name, b: b, up: true, role: role, replica: -1, primary: -1})

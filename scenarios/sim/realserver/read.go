@@ -27,7 +27,50 @@ import (
 func (b *backend) Read(now time.Duration) ([]sim.KeyState, error) {
 	ctx, cancel := b.ioContext()
 	defer cancel()
-	return b.read(ctx, b.run.Keys(), now)
+	return b.read(ctx, b.served(b.run.Keys()), now)
+}
+
+// served are the keys of names this server holds: all of them, but on a
+// cluster's master those in the slots it serves (a key elsewhere is
+// another master's, and this one would answer MOVED).
+func (b *backend) served(names []string) []string {
+	t := b.run.Target
+	if len(t.Slots) == 0 {
+		return names
+	}
+	var out []string
+	for _, k := range names {
+		if m := t.NodeFor(k); m != nil && m.Addr == b.opts.Addr {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// bySlot groups the indexes of names as one MGET may read them: all
+// together, but on a cluster one group per hash slot (an MGET across slots
+// is refused with CROSSSLOT).
+func (b *backend) bySlot(names []string) [][]int {
+	if len(b.run.Target.Slots) == 0 {
+		all := make([]int, len(names))
+		for i := range names {
+			all[i] = i
+		}
+		return [][]int{all}
+	}
+	var groups [][]int
+	at := map[int]int{}
+	for i, k := range names {
+		slot := sim.HashSlot(k)
+		g, ok := at[slot]
+		if !ok {
+			g = len(groups)
+			at[slot] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
 }
 
 // read reads names in one round trip: one MGET for every value a string
@@ -68,7 +111,8 @@ func (b *backend) read(ctx context.Context, names []string, now time.Duration) (
 // reading is one pipelined reading of a run's keys.
 type reading struct {
 	wall   time.Time // when the replies came
-	values *redis.SliceCmd
+	values []any     // each key's MGET reply, by index
+	mgets  []mget    // the MGETs they came from: one, or one per slot
 	pttls  []*redis.DurationCmd
 	hashes []*redis.MapStringStringCmd // nil but for a key last seen as a hash
 	types  []*redis.StatusCmd          // nil but for a key last seen as another type
@@ -80,7 +124,13 @@ func (b *backend) query(ctx context.Context, names []string) (*reading, error) {
 	r := &reading{pttls: make([]*redis.DurationCmd, n),
 		hashes: make([]*redis.MapStringStringCmd, n), types: make([]*redis.StatusCmd, n)}
 	_, err := b.obs.Pipelined(ctx, func(p redis.Pipeliner) error {
-		r.values = p.MGet(ctx, names...)
+		for _, g := range b.bySlot(names) {
+			keys := make([]string, len(g))
+			for j, i := range g {
+				keys[j] = names[i]
+			}
+			r.mgets = append(r.mgets, mget{p.MGet(ctx, keys...), g})
+		}
 		for i, k := range names {
 			r.pttls[i] = p.PTTL(ctx, k)
 			switch b.types[k] {
@@ -97,8 +147,31 @@ func (b *backend) query(ctx context.Context, names []string) (*reading, error) {
 	if err != nil && !isRedisReply(err) {
 		return nil, err // the connection's, not a reply's
 	}
-	return r, r.values.Err()
+	r.values = make([]any, n)
+	for _, m := range r.mgets {
+		if err := m.cmd.Err(); err != nil {
+			return r, err
+		}
+		vals := m.cmd.Val()
+		for j, i := range m.index {
+			if j < len(vals) {
+				r.values[i] = vals[j]
+			} else {
+				r.values[i] = short{} // a server that answered MGET short
+			}
+		}
+	}
+	return r, nil
 }
+
+// mget is one MGET of a reading and the indexes of the keys it read.
+type mget struct {
+	cmd   *redis.SliceCmd
+	index []int
+}
+
+// short stands for a value an MGET's reply left out.
+type short struct{}
 
 // key is key i of the reading, called name, without its TTL: Type "none"
 // when it is gone, settled false when the reading cannot say (its type
@@ -113,9 +186,9 @@ func (r *reading) key(i int, name string) (ks sim.KeyState, settled bool, err er
 	if r.pttls[i].Val() == -2 {
 		return ks, true, nil // gone, or expired while it was being read
 	}
-	if vals := r.values.Val(); i >= len(vals) {
+	if _, missing := r.values[i].(short); missing {
 		return ks, false, nil // a server that answered MGET short
-	} else if v, ok := vals[i].(string); ok {
+	} else if v, ok := r.values[i].(string); ok {
 		ks.Type, ks.Value = "string", sim.CleanText(v)
 		return ks, true, nil
 	}

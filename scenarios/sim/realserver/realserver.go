@@ -417,12 +417,12 @@ func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []sim.KeySt
 	if info := c.InfoMap(ctx, "replication"); info.Err() == nil && info.Item("Replication", "role") == "slave" {
 		return nil
 	}
-	keys := b.run.Keys()
-	err := c.Del(ctx, keys...).Err()
+	keys := b.served(b.run.Keys())
+	err := b.del(ctx, c, keys)
 	if err == nil && scan {
 		var more []string
 		if more, err = scanKeys(ctx, c, b.pattern()); err == nil && len(more) > 0 {
-			err = c.Del(ctx, more...).Err()
+			err = b.del(ctx, c, more)
 		}
 		if err != nil {
 			return sim.LeftBehind(fmt.Errorf("clean up %s: %w; the run's named keys are removed, but others under %s may be left there", b.opts.Addr, err, b.run.Target.Prefix))
@@ -440,6 +440,32 @@ func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []sim.KeySt
 		return sim.LeftBehind(fmt.Errorf("clean up %s: %w; keys under %s may be left there", b.opts.Addr, err, b.run.Target.Prefix))
 	}
 	return sim.LeftBehind(fmt.Errorf("clean up %s: %w; left there: %s", b.opts.Addr, err, strings.Join(keys, ", ")))
+}
+
+// del deletes keys through c: with one DEL, or, on a cluster's master, a
+// DEL per key in one round trip (a DEL across slots is refused).
+func (b *backend) del(ctx context.Context, c *redis.Client, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	if len(b.run.Target.Slots) == 0 {
+		return c.Del(ctx, keys...).Err()
+	}
+	cmds, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, k := range keys {
+			p.Del(ctx, k)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Follow points the replica at a relay in front of primary that holds the
