@@ -151,11 +151,12 @@ func TestRealMatrixEqualsEmbeddedAndTouchesOnlyItsKeys(t *testing.T) {
 		}
 		// A scenario that makes the first server a replica again runs its
 		// single-instance cells embedded only, and one whose clients take
-		// locks of their own (beyond the run's ACL user) all its cells;
+		// locks of their own (beyond the run's ACL user) all its cells; a
+		// cluster lesson runs on a cluster (TestRealClusterSlotsAsEmbedded);
 		// every other cell runs.
 		s, _ := scenarios.Lookup(r.Scenario)
 		in, _ := lockimpl.Lookup(r.Impl)
-		embeddedOnly := s.Setup.Rejoin && in.Nodes == 1 || s.Setup.ClientKeys
+		embeddedOnly := s.Setup.Rejoin && in.Nodes == 1 || s.Setup.ClientKeys || s.Setup.Cluster
 		if (r.Skipped != "") != embeddedOnly {
 			t.Errorf("%s × %s skipped: %q; want skipped: %v", r.Scenario, r.Impl, r.Skipped, embeddedOnly)
 		}
