@@ -444,6 +444,7 @@ var roles = map[string]text.Text{
 	"primary":        {EN: "primary", ZH: "主库"},
 	"replica":        {EN: "replica", ZH: "从库"},
 	"primary (down)": {EN: "primary (down)", ZH: "主库（宕机）"},
+	"cluster master": {EN: "cluster master", ZH: "集群主节点"},
 }
 
 // roleText is a server's role in lang; one the panel does not know, as

@@ -46,7 +46,7 @@
     },
   };
   const BELIEFS = { idle: "未开始", waiting: "等待中", holds: "持有锁", lost: "丢锁", released: "已释放", "gave-up": "已放弃" };
-  const ROLES = { primary: "主库", replica: "从库", "primary (down)": "主库（宕机）" };
+  const ROLES = { primary: "主库", replica: "从库", "primary (down)": "主库（宕机）", "cluster master": "集群主节点" };
 
   const st = {
     lang: meta.lang, impl: meta.impls[0].name, other: "", compare: false, step: 0, row: 0,

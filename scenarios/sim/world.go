@@ -330,7 +330,11 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 			w.route = append(w.route, add(fmt.Sprintf("redis-%d", i+1), "node", newBackend(i)))
 		}
 	} else {
-		p := add("redis-1", "primary", newBackend(0))
+		role := "primary"
+		if s.Cluster {
+			role = "cluster master" // of the slot of the lock's key
+		}
+		p := add("redis-1", role, newBackend(0))
 		w.route = []int{p}
 		if s.Replica {
 			r := add("redis-2", "replica", newBackend(-1))
