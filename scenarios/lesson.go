@@ -701,7 +701,7 @@ func (p *lessonParser) server(l line, i int) (int, error) {
 
 func (p *lessonParser) client(l line) error {
 	if len(l.fields) < 2 {
-		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [backoff=D] [jitter] [work=D] [attempts=N] [reenter] [lease=D] [key=NAME]")
+		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [backoff=D] [jitter] [prep=D] [work=D] [attempts=N] [reenter] [lease=D] [key=NAME]")
 	}
 	name := l.fields[1]
 	if p.clients[name] {
@@ -718,7 +718,7 @@ func (p *lessonParser) client(l line) error {
 	if len(p.clients) == MaxLessonClients {
 		return p.errAt(l, 1, "client %s is the %s; a lesson has at most %d clients", name, ordinal(MaxLessonClients+1), MaxLessonClients)
 	}
-	vals, at, err := p.args(l, 2, "start", "retry", "backoff", "jitter", "work", "attempts", "reenter", "lease", "key")
+	vals, at, err := p.args(l, 2, "start", "retry", "backoff", "jitter", "prep", "work", "attempts", "reenter", "lease", "key")
 	if err != nil {
 		return err
 	}
@@ -762,6 +762,8 @@ func (p *lessonParser) client(l line) error {
 				prog.Retry = d
 			case "backoff":
 				prog.Backoff = d
+			case "prep":
+				prog.Prep = d
 			case "work":
 				prog.Work = d
 			case "lease":

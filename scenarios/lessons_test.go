@@ -217,6 +217,36 @@ func TestLeaseTooShort(t *testing.T) {
 	}
 }
 
+// Seed 004 (拆分任务，让临界区尽可能短): lease-too-short's 10s lease and
+// A's 25s of work, split: 20s before the lock (prep=20s), 5s inside it.
+// Nothing renews uuid-lua's lease and nothing breaks: A asks at t=20s, B
+// (the same split, from t=1s) waits 5s and reads A's write. Without a lock
+// the two 5s sections overlap.
+func TestShortSection(t *testing.T) {
+	tr := play(t, "short-section", "uuid-lua")
+	if b := tr.Broken(); len(b) != 0 {
+		t.Fatalf("uuid-lua broke %v", b)
+	}
+	if n := count(tr, sim.KindBelief, "A prepares for 20s outside the lock"); n != 1 {
+		t.Errorf("A's prep narrated %d times, want once", n)
+	}
+	for _, e := range tr.Events {
+		if e.Kind == sim.KindCommand && e.Actor == "A" {
+			if e.T != 20*time.Second {
+				t.Errorf("A's first command at t=%s, want t=20s, once prepared", e.T)
+			}
+			break
+		}
+	}
+	if n := count(tr, sim.KindBelief, "B now holds the lock (token B#1), after 2 attempts (2 commands at the server) and 5s of waiting"); n != 1 {
+		t.Error("B does not get the lock after 5s of waiting")
+	}
+	if v := tr.Events[len(tr.Events)-1].Snap.Resource.Value; v != 98 {
+		t.Errorf("stock %d at the end, want 98", v)
+	}
+	brokeAt(t, play(t, "short-section", "no-lock"), sim.InvMutex, 21*time.Second, "A and B both believe")
+}
+
 // Seed 001 §3: 看门狗的反面 — a hung business thread in a live process. The
 // uncapped watchdog renews until the liveness bound breaks; the capped one
 // stops after 10 renewals, and B gets in at t=131s while A still believes.

@@ -167,11 +167,12 @@ func (p *lessonParser) reckon() error {
 }
 
 // tries is how many acquire attempts program p may make within extent if
-// it never gets the lock: one at its start, then one after each wait
-// (doubling up to the backoff, the shorter half of it with jitter), and
-// with reenter the nested call's, one every retry.
+// it never gets the lock: one at its start (once its prep is done), then
+// one after each wait (doubling up to the backoff, the shorter half of it
+// with jitter), and with reenter the nested call's, one every retry.
 func tries(p sim.Program, extent time.Duration) int64 {
-	if p.Start > extent {
+	first := p.Start + p.Prep // the first attempt, once prepared
+	if first > extent {
 		return 0
 	}
 	retry := p.Retry
@@ -184,7 +185,7 @@ func tries(p sim.Program, extent time.Duration) int64 {
 		}
 		return d
 	}
-	n, t, wait := int64(1), p.Start, retry
+	n, t, wait := int64(1), first, retry
 	for p.Backoff > 0 && wait < p.Backoff && t <= extent {
 		t += shortest(wait)
 		if t <= extent {

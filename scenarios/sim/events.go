@@ -171,6 +171,9 @@ func (w *World) noted(a *actor, n note) {
 				c.belief = BeliefWaiting
 				w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWants(c.name), Short: Text{EN: "wants", ZH: "想要锁"}})
 			}
+		case OpPrep:
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textPrep(c.name, c.prog.Prep),
+				Short: Text{EN: "prepares " + Secs(c.prog.Prep), ZH: "准备 " + secsZH(c.prog.Prep)}})
 		case OpWork:
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWork(c.name, c.prog.Work),
 				Short: Text{EN: "works " + Secs(c.prog.Work), ZH: "干活 " + secsZH(c.prog.Work)}})

@@ -192,6 +192,13 @@ func textWants(c string) Text {
 	return Text{EN: c + " wants the lock", ZH: c + " 想要获取锁"}
 }
 
+func textPrep(c string, d time.Duration) Text {
+	return Text{
+		EN: fmt.Sprintf("%s prepares for %s outside the lock", c, Secs(d)),
+		ZH: fmt.Sprintf("%s 在锁外做准备工作，耗时 %s", c, secsZH(d)),
+	}
+}
+
 func textWork(c string, d time.Duration) Text {
 	return Text{
 		EN: fmt.Sprintf("%s works inside its critical section for %s", c, Secs(d)),

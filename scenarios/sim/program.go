@@ -12,8 +12,9 @@ import (
 	"lockstep/lockimpl"
 )
 
-// Program is what one client's business goroutine does: take the lock
-// (retrying), read the protected resource, work, write it back, release.
+// Program is what one client's business goroutine does: prepare outside
+// the lock, take the lock (retrying), read the protected resource, work,
+// write it back, release.
 type Program struct {
 	// Start is when the client begins, from time zero.
 	Start time.Duration
@@ -21,6 +22,10 @@ type Program struct {
 	Retry time.Duration
 	// Attempts caps the acquire attempts; 0 means keep trying.
 	Attempts int
+	// Prep is work the client does before it asks for the lock, outside the
+	// critical section (computing, calling other services); Work is what
+	// remains inside. 0: it asks for the lock as it starts.
+	Prep time.Duration
 	// Work is how long the critical section takes between read and write.
 	Work time.Duration
 	// Backoff, when set, doubles the wait after every failed attempt,
@@ -88,6 +93,7 @@ type Op string
 // The stages of a program.
 const (
 	OpStart   Op = "start"
+	OpPrep    Op = "prep"
 	OpAcquire Op = "acquire"
 	OpRead    Op = "read"
 	OpWork    Op = "work"
@@ -152,6 +158,12 @@ func (w *World) pointAt(a *actor, op Op) error {
 func (w *World) runProgram(ctx context.Context, a *actor) {
 	c, p := a.client, a.client.prog
 	lock := c.lock
+	if p.Prep > 0 {
+		w.report(a, note{kind: noteOp, op: OpPrep})
+		if w.sleep(ctx, p.Prep) != nil {
+			return
+		}
+	}
 	for attempt := 1; ; attempt++ {
 		w.report(a, note{kind: noteOp, op: OpAcquire})
 		ok, err := lock.TryAcquire(ctx)
