@@ -43,7 +43,7 @@ func TestRedlockAllNodesDownIsAnError(t *testing.T) {
 // A release that fails on the network keeps the token, so a retry still
 // finds the lock ours and deletes it.
 func TestFailedReleaseCanBeRetried(t *testing.T) {
-	for _, name := range []string{"uuid-get-del", "uuid-lua", "uuid-lua-watchdog", "fenced", "reentrant", "redlock"} {
+	for _, name := range []string{"uuid-get-del", "uuid-lua", "uuid-lua-watchdog", "fenced", "reentrant", "reentrant-local", "redlock"} {
 		t.Run(name, func(t *testing.T) {
 			cl := clusterFor(t, name)
 			a := cl.handle(t, name, "A")

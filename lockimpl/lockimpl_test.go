@@ -22,7 +22,7 @@ const (
 
 // tokenNames are the implementations whose value is an owner token and whose
 // Release checks it.
-var tokenNames = []string{"uuid-get-del", "uuid-lua", "uuid-lua-watchdog", "redlock", "fenced", "reentrant"}
+var tokenNames = []string{"uuid-get-del", "uuid-lua", "uuid-lua-watchdog", "redlock", "fenced", "reentrant", "reentrant-local"}
 
 // constNames are the implementations whose value is a constant and whose
 // Release is a bare DEL.
@@ -368,6 +368,7 @@ func TestTTL(t *testing.T) {
 		{"redlock", testTTL},
 		{"fenced", testTTL},
 		{"reentrant", testTTL},
+		{"reentrant-local", testTTL},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -398,6 +399,7 @@ func TestCrashedHolderLeaseExpires(t *testing.T) {
 		{"uuid-lua", true},
 		{"redlock", true},
 		{"reentrant", true},
+		{"reentrant-local", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -334,6 +334,23 @@ var catalogue = []Info{
 		New:   NewReentrant,
 	},
 	{
+		Name: "reentrant-local",
+		Summary: text.Text{
+			EN: "uuid-lua with the hold count kept in the process: Redis sees only the first acquire and the last release",
+			ZH: "uuid-lua 加进程内的重入计数：只有第一次加锁和最后一次释放才访问 Redis",
+		},
+		Fixes: text.Text{
+			EN: "a nested call counts a hold instead of blocking on its own holder; one SET NX takes the lock, so there is no check-then-write race",
+			ZH: "嵌套调用只把计数加一，不会自己挡住自己；加锁是一条 SET NX，没有先检查再写入的竞态",
+		},
+		Misses: text.Text{
+			EN: "a nested acquire trusts the local count: it never asks Redis whether the lease ran out, and nothing renews it; one server; no fencing",
+			ZH: "嵌套加锁只相信本地计数：从不去 Redis 确认租约是否已过期，也没有任何续期；单实例；没有栅栏令牌",
+		},
+		Nodes: 1,
+		New:   NewReentrantLocal,
+	},
+	{
 		Name: "reentrant-getset",
 		Summary: text.Text{
 			EN: "the course's reentrant lock: GET, then a plain SET (no NX) if free or ours",
