@@ -257,7 +257,7 @@ func TestCompletion(t *testing.T) {
 		{[]string{"play", "get-then-del", "--format", "m"}, "md mermaid", noFiles},
 		{[]string{"play", "get-then-del", "--lang", ""}, "en zh", noFiles},
 		{[]string{"check", "--impl", "uuid-lua,fen"}, "uuid-lua,fenced-no-tag uuid-lua,fenced", list},
-		{[]string{"check", "--scenario", "get-then-del,g"}, "get-then-del,gc-pause get-then-del,give-up get-then-del,granularity get-then-del,guard-version get-then-del,guard-in-stock get-then-del,guard-unique get-then-del,guard-token", list},
+		{[]string{"check", "--scenario", "get-then-del,g"}, "get-then-del,gc-pause get-then-del,give-up get-then-del,granularity get-then-del,guard-version get-then-del,guard-in-stock get-then-del,guard-relative get-then-del,guard-unique get-then-del,guard-token", list},
 		{[]string{"check", "--lessons", dir, "--scenario", "my-"}, "my-get-then-del", list},
 		{[]string{"explore", "--impl", "set"}, "setnx setnx-expire set-nx-ex", noFiles},
 		{[]string{"explore", "--impl", "setnx", "--faults", "expiry,p"}, "expiry,pause expiry,partition", list},

@@ -48,6 +48,63 @@ func TestGuardRefuses(t *testing.T) {
 	}
 }
 
+// A relative update is a decrement of the stock as it is: two sales based
+// on the same read both count, neither is a lost update, and the sale that
+// finds the stock at 0 is refused, as with in-stock. A fencing token still
+// refuses an old holder's sale.
+func TestGuardRelativeLosesNoSale(t *testing.T) {
+	r := &resource{name: "stock", value: 2, guard: GuardRelative}
+	readVal, readVer := r.value, r.version
+	for i, want := range []struct {
+		rejected bool
+		value    int
+	}{{false, 1}, {false, 0}, {true, 0}} {
+		c := string(rune('A' + i))
+		got := r.write(c, readVal-1, readVer, 0, "")
+		if got.rejected != want.rejected || got.lostUpdate || r.value != want.value {
+			t.Errorf("%s's sale on a read of %d: rejected = %v, lost update = %v, stock %d; want rejected = %v, no lost update, stock %d",
+				c, readVal, got.rejected, got.lostUpdate, r.value, want.rejected, want.value)
+		}
+		if got.rejected && got.guard != GuardRelative {
+			t.Errorf("%s's sale refused by %q, want %q", c, got.guard, GuardRelative)
+		}
+	}
+	f := &resource{name: "stock", value: 5, guard: GuardRelative}
+	f.read(2, "")
+	if got := f.write("A", 4, 0, 1, ""); !got.rejected || got.guard != GuardNone || f.value != 5 {
+		t.Errorf("a sale with fencing token 1 after 2 was seen: %+v, stock %d", got, f.value)
+	}
+}
+
+// In a run without a lock, three buyers of two items: with relative
+// updates the stock ends at 0, nothing is lost and the third sale is
+// refused; the same run writing back read-minus-one loses a sale.
+func TestGuardRelativeInARun(t *testing.T) {
+	script := func(tl *Timeline) {
+		tl.Client("A", Program{Work: time.Second})
+		tl.Client("B", Program{Start: 100 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
+		tl.Client("C", Program{Start: 200 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
+		tl.RunToEnd()
+	}
+	tr := run(t, Setup{Stock: 2, Guard: GuardRelative}, "no-lock", script)
+	if got := brokenInvariants(tr); slices.Contains(got, InvResource) || !slices.Contains(got, InvMutex) {
+		t.Errorf("broken %v, want mutex and not resource", got)
+	}
+	if v := last(tr).Resource; v.Value != 0 || v.Rejected != 1 || v.Version != 2 {
+		t.Errorf("resource = %+v, want stock 0 after two sales and one refused", v)
+	}
+	for _, s := range []string{"takes stock:product:1001 from 1 to 0 — the stock as it is now, not the 2 B read: no sale is lost",
+		"the store refuses C's sale: the stock is already 0 (UPDATE … SET stock = stock - 1 WHERE stock > 0 matches no row)"} {
+		if !hasText(tr, s) {
+			t.Errorf("no %q in:\n%s", s, strings.Join(texts(tr), "\n"))
+		}
+	}
+	tr = run(t, Setup{Stock: 2}, "no-lock", script)
+	if !slices.Contains(brokenInvariants(tr), InvResource) {
+		t.Errorf("without the guard: broken %v, want resource", brokenInvariants(tr))
+	}
+}
+
 // A unique key names the unit sold: a later sale of another unit passes.
 func TestGuardUniqueAllowsTheNextUnit(t *testing.T) {
 	r := &resource{name: "stock", value: 5, guard: GuardUnique}
@@ -121,7 +178,7 @@ func TestParseGuard(t *testing.T) {
 			t.Errorf("ParseGuard(%q) = %q, %v", g, got, err)
 		}
 	}
-	if _, err := ParseGuard("versions"); err == nil || !strings.Contains(err.Error(), "version, in-stock, unique or token") {
+	if _, err := ParseGuard("versions"); err == nil || !strings.Contains(err.Error(), "version, in-stock, relative, unique or token") {
 		t.Errorf("unknown guard: err = %v, want the valid names", err)
 	}
 }

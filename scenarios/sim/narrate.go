@@ -456,6 +456,11 @@ func textWrite(c, res string, r writeResult) Text {
 			EN: fmt.Sprintf("the store refuses %s's write of %s = %d: the stock is already %d (UPDATE … WHERE stock > 0 matches no row)", c, res, r.value, r.stock),
 			ZH: fmt.Sprintf("资源端拒绝了 %s 的写入 %s = %d：库存已经是 %d（UPDATE … WHERE stock > 0 一行也没有更新）", c, res, r.value, r.stock),
 		}
+	case GuardRelative:
+		return Text{
+			EN: fmt.Sprintf("the store refuses %s's sale: the stock is already %d (%s matches no row)", c, r.stock, sqlRelative),
+			ZH: fmt.Sprintf("资源端拒绝了 %s 的这次销售：库存已经是 %d（%s 一行也没有更新）", c, r.stock, sqlRelative),
+		}
 	case GuardUnique:
 		return Text{
 			EN: fmt.Sprintf("the store refuses %s's sale of unit #%d: an order for that unit exists already (unique key on product and unit)", c, r.read),
@@ -466,6 +471,9 @@ func textWrite(c, res string, r writeResult) Text {
 			EN: fmt.Sprintf("the store refuses %s's write of %s = %d: the row carries lock token %s, %s's is %s (UPDATE … WHERE lock_token = %s matches no row)", c, res, r.value, tokenName(r.owner), c, tokenName(r.token), tokenName(r.token)),
 			ZH: fmt.Sprintf("资源端拒绝了 %s 的写入 %s = %d：这一行记着的唯一标识是 %s，%s 的是 %s（UPDATE … WHERE lock_token = %s 一行也没有更新）", c, res, r.value, tokenName(r.owner), c, tokenName(r.token), tokenName(r.token)),
 		}
+	}
+	if r.relative {
+		return textRelative(c, res, r)
 	}
 	if r.rejected {
 		return Text{
@@ -481,6 +489,31 @@ func textWrite(c, res string, r writeResult) Text {
 	}
 	if r.fence > 0 {
 		en += fmt.Sprintf(" with fencing token %d", r.fence)
+		zh += fmt.Sprintf("（栅栏令牌 %d）", r.fence)
+	}
+	return Text{EN: en, ZH: zh}
+}
+
+// sqlRelative is GuardRelative's sale, as the narration quotes it.
+const sqlRelative = "UPDATE … SET stock = stock - 1 WHERE stock > 0"
+
+// textRelative is a sale with GuardRelative that no guard refused: a
+// decrement of the stock as it is, which a fencing token may still refuse.
+func textRelative(c, res string, r writeResult) Text {
+	if r.rejected {
+		return Text{
+			EN: fmt.Sprintf("the store rejects %s's sale (%s): fencing token %d < %d already seen", c, sqlRelative, r.fence, r.maxFence),
+			ZH: fmt.Sprintf("资源端拒绝了 %s 的这次销售（%s）：栅栏令牌 %d < 已见过的 %d", c, sqlRelative, r.fence, r.maxFence),
+		}
+	}
+	en := fmt.Sprintf("%s sells one: %s takes %s from %d to %d", c, sqlRelative, res, r.stock, r.value)
+	zh := fmt.Sprintf("%s 卖出一件：%s 把 %s 从 %d 减到 %d", c, sqlRelative, res, r.stock, r.value)
+	if r.read != r.stock {
+		en += fmt.Sprintf(" — the stock as it is now, not the %d %s read: no sale is lost", r.read, c)
+		zh += fmt.Sprintf("——减的是现在的库存，不是 %s 读到的 %d：没有丢失任何一次销售", c, r.read)
+	}
+	if r.fence > 0 {
+		en += fmt.Sprintf(" (fencing token %d)", r.fence)
 		zh += fmt.Sprintf("（栅栏令牌 %d）", r.fence)
 	}
 	return Text{EN: en, ZH: zh}
@@ -832,6 +865,12 @@ func shortReleased(err error, sent bool) Text {
 }
 
 func shortWrite(r writeResult) Text {
+	switch {
+	case r.relative && r.rejected:
+		return Text{EN: "−1 ✗", ZH: "减 1 被拒"}
+	case r.relative:
+		return Text{EN: fmt.Sprintf("−1 → %d", r.value), ZH: fmt.Sprintf("减 1 → %d", r.value)}
+	}
 	if r.rejected {
 		return Text{EN: fmt.Sprintf("write %d ✗", r.value), ZH: fmt.Sprintf("写 %d 被拒", r.value)}
 	}

@@ -43,17 +43,22 @@ type writeResult struct {
 	// stamped says the row has them (GuardToken).
 	token, owner string
 	stamped      bool
+	// relative says the write is a decrement of the stock as it is
+	// (GuardRelative), not a value computed from the read.
+	relative bool
 }
 
 // write is client writer's write of value, based on the read at version
-// readVer; fence is its fencing token (0: none), token its lock token.
+// readVer; fence is its fencing token (0: none), token its lock token. With
+// GuardRelative the write is a decrement of the stock as it is now: it
+// lands as the current value minus one, and no update is lost.
 func (r *resource) write(writer string, value, readVer int, fence int64, token string) writeResult {
 	if !r.written {
 		r.initial, r.written = r.value, true
 	}
 	res := writeResult{value: value, fence: fence, maxFence: r.maxFence, readVer: readVer, version: r.version,
 		read: value + 1, initial: r.initial, stock: r.value,
-		token: token, owner: r.owner, stamped: r.guard == GuardToken}
+		token: token, owner: r.owner, stamped: r.guard == GuardToken, relative: r.guard == GuardRelative}
 	if fence > 0 && fence < r.maxFence {
 		r.rejected++
 		res.rejected = true
@@ -70,7 +75,11 @@ func (r *resource) write(writer string, value, readVer int, fence int64, token s
 		}
 		r.sold[res.read] = true
 	}
-	res.lostUpdate = readVer != r.version
+	if r.guard == GuardRelative {
+		value, res.value = r.value-1, r.value-1
+	} else {
+		res.lostUpdate = readVer != r.version
+	}
 	if res.lostUpdate && readVer < len(r.writers) {
 		res.since = append([]string(nil), r.writers[readVer:]...)
 	}
