@@ -1,0 +1,12 @@
+package sentinel
+
+import (
+	"testing"
+
+	"lockstep/internal/leaktest"
+)
+
+// TestMain fails the package's tests if a goroutine outlives them.
+func TestMain(m *testing.M) {
+	leaktest.VerifyTestMain(m)
+}

@@ -1,0 +1,158 @@
+package sentinel
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"lockstep/internal/redistest"
+)
+
+// needRedis skips the test where redis-server is not installed.
+func needRedis(t *testing.T) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("skipped: redis-server is not installed (.ci/run installs it)")
+	}
+	return bin
+}
+
+// startSentinels starts n Sentinels of the test's own on free ports of
+// 127.0.0.1 (redis-server CONF --sentinel), each with a config file of its
+// own it may rewrite, monitoring nothing, and waits until they answer.
+func startSentinels(t *testing.T, n int) []string {
+	t.Helper()
+	bin := needRedis(t)
+	dir := t.TempDir()
+	addrs := make([]string, n)
+	for i := range addrs {
+		addrs[i] = startSentinel(t, bin, dir)
+	}
+	return addrs
+}
+
+func startSentinel(t *testing.T, bin, dir string) string {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		port := freePort(t)
+		conf := filepath.Join(dir, fmt.Sprintf("sentinel-%d.conf", port))
+		text := fmt.Sprintf("port %d\nbind 127.0.0.1\nprotected-mode no\nsentinel resolve-hostnames no\ndir %s\nlogfile %s\n",
+			port, dir, filepath.Join(dir, fmt.Sprintf("sentinel-%d.log", port)))
+		if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, conf, "--sentinel")
+		dieWithTest(cmd)
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start redis-server --sentinel: %v", err)
+		}
+		stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
+		addr := "127.0.0.1:" + strconv.Itoa(port)
+		if answers(addr) {
+			t.Cleanup(stop)
+			return addr
+		}
+		stop()
+		if attempt == 2 {
+			t.Fatalf("Sentinel on port %d did not come up", port)
+		}
+	}
+}
+
+// answers waits up to 5 s for a Sentinel to answer on addr.
+func answers(addr string) bool {
+	c := redis.NewSentinelClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
+	defer c.Close()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if c.Ping(context.Background()).Err() == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// group is a Group over addrs, closed when the test ends.
+func group(t *testing.T, addrs []string) *Group {
+	t.Helper()
+	var opts []*redis.Options
+	for _, a := range addrs {
+		opts = append(opts, &redis.Options{Addr: a, DialTimeout: time.Second})
+	}
+	g := NewGroup(opts)
+	t.Cleanup(func() { _ = g.Close() })
+	return g
+}
+
+// client is a client of s, closed when the test ends.
+func client(t *testing.T, s *redistest.Server) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: s.Addr()})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+// pair starts a primary holding key=value and a replica of it, through
+// relay when relay is set (the relay forwards to the primary: it is made
+// from the primary's address), and waits until the replica is in sync.
+func pair(t *testing.T, relay func(primary string) string) (primary, replica *redistest.Server) {
+	t.Helper()
+	primary = redistest.Start(t, "--repl-diskless-sync-delay", "0")
+	replica = redistest.Start(t)
+	ctx := t.Context()
+	if err := client(t, primary).Set(ctx, "key", "value", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	from := primary.Addr()
+	if relay != nil {
+		from = relay(from)
+	}
+	host, port, _ := net.SplitHostPort(from)
+	rc := client(t, replica)
+	if err := rc.SlaveOf(ctx, host, port).Err(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		info, _ := rc.Info(ctx, "replication").Result()
+		if strings.Contains(info, "master_link_status:up") && rc.Get(ctx, "key").Val() == "value" {
+			return primary, replica
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica did not sync from %s:\n%s", from, info)
+		}
+	}
+}
+
+// proxyTo is a Proxy to target, closed when the test ends.
+func proxyTo(t *testing.T, target string) *Proxy {
+	t.Helper()
+	p, err := NewProxy(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	return p
+}
+
+// runName is a master name of the test's own.
+func runName() string { return fmt.Sprintf("lockstep-test-%08x", rand.Uint32()) }
