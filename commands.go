@@ -24,6 +24,7 @@ func langFlag(fs *pflag.FlagSet) *string {
 type realFlags struct {
 	redis, replica string
 	cluster        string
+	sentinel       string
 	disposable     bool
 	noACL          bool
 	second         time.Duration
@@ -34,6 +35,7 @@ func addRealFlags(fs *pflag.FlagSet) *realFlags {
 	fs.StringVar(&r.redis, "redis", "", "real servers `ADDR[,ADDR...]` instead of embedded ones, each host:port, [ipv6]:port, redis://[user:password@]host:port[/db], rediss://… or unix://[:password@]/path; single-instance locks use the first, Redlock the first five")
 	fs.StringVar(&r.replica, "replica", "", "`ADDR` of a replica of the first --redis server, for the failover lessons (with --disposable)")
 	fs.StringVar(&r.cluster, "cluster", "", "a Redis Cluster instead of --redis: `ADDR[,ADDR...]`, any of its nodes (the first that answers tells where the slots are); each run's lock runs on the master that serves the slot of its key, and the cluster lessons (cluster-slots) run there; Redlock needs --redis")
+	fs.StringVar(&r.sentinel, "sentinel", "", "Redis Sentinels `ADDR[,ADDR...]` (three, say) that decide the failover lessons' failover on real servers, with --redis, --replica and --disposable: they watch the first server through a proxy under a name of the run's own, and when the lesson kills it they find it down (+sdown, +odown) and promote the replica (+switch-master) in real time, at 500ms per scenario second or slower; the first server itself is never reconfigured")
 	fs.BoolVar(&r.disposable, "disposable", false, "lockstep may reconfigure the --replica (REPLICAOF) and replace its data")
 	fs.BoolVar(&r.noACL, "no-acl", false, "run the locks as the user --redis names, not as an ACL user made for each run and allowed only its keys (for Redis before 6, or a user who may not run ACL SETUSER); lockstep then checks each command's name and keys itself, but not what a Lua script does")
 	fs.DurationVar(&r.second, "time-scale", realredis.DefaultSecond,

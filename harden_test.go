@@ -167,15 +167,28 @@ func TestSpeeds(t *testing.T) {
 // non-zero (check warns about the same cells).
 func TestPlayReportsAnUnreliableVerdict(t *testing.T) {
 	target := &sim.Target{Second: 30 * time.Millisecond}
-	if err := unreliable(&sim.Trace{Drift: 15 * time.Millisecond}, target, "en"); err != nil {
+	margin := target.RunMargin(sim.Setup{}, 1)
+	if err := unreliable(&sim.Trace{Drift: 15 * time.Millisecond}, target, margin, "en"); err != nil {
 		t.Errorf("drift within the margin: %v", err)
 	}
-	err := unreliable(&sim.Trace{Drift: 16 * time.Millisecond}, target, "en")
+	err := unreliable(&sim.Trace{Drift: 16 * time.Millisecond}, target, margin, "en")
 	if err == nil || !strings.Contains(err.Error(), "the verdict is unreliable: the run kept to its clock only within 16ms, more than its 15ms margins") {
 		t.Errorf("drift past the margin: %v", err)
 	}
-	if err := unreliable(&sim.Trace{Drift: time.Second}, nil, "en"); err != nil {
+	if err := unreliable(&sim.Trace{Drift: time.Second}, nil, 0, "en"); err != nil {
 		t.Errorf("embedded run: %v", err)
+	}
+	// A run whose failover Sentinel decides runs at SentinelSecond, and
+	// its margin is half of that.
+	sentinel := &sim.Target{Second: 30 * time.Millisecond, SentinelSecond: 500 * time.Millisecond,
+		Sentinels: func(*sim.RealRun, string, *redis.Options, *redis.Options, time.Duration, time.Duration) (sim.SentinelWatch, error) {
+			return nil, nil
+		}}
+	if m := sentinel.RunMargin(sim.Setup{Replica: true}, 1); m != 250*time.Millisecond {
+		t.Errorf("a Sentinel failover's margin: %s, want 250ms", m)
+	}
+	if m := sentinel.RunMargin(sim.Setup{Replica: true}, 5); m != 15*time.Millisecond {
+		t.Errorf("Redlock beside Sentinels: margin %s, want 15ms", m)
 	}
 	_ = context.Background
 }

@@ -37,6 +37,9 @@ func (r *realFlags) check() error {
 	if r.cluster != "" && (r.replica != "" || r.disposable) {
 		return errUsage{errors.New("--replica and --disposable go with --redis: a cluster's masters have replicas of their own, and lockstep does not reconfigure them")}
 	}
+	if r.sentinel != "" && (r.redis == "" || r.replica == "" || !r.disposable) {
+		return errUsage{errors.New("--sentinel goes with --redis ADDR --replica ADDR --disposable: the Sentinels promote the replica, which lockstep resynchronises for every run")}
+	}
 	if r.redis == "" && r.cluster == "" && (r.replica != "" || r.disposable || r.noACL) {
 		return errUsage{errors.New("--replica, --disposable and --no-acl go with --redis")}
 	}
@@ -55,7 +58,11 @@ func (r *realFlags) target(ctx context.Context) (*sim.Target, error) {
 	if r.cluster != "" {
 		addrs = r.cluster
 	}
-	t, err := realredis.Connect(ctx, realredis.Config{Addrs: strings.Split(addrs, ","), Cluster: r.cluster != "",
+	var sentinels []string
+	if r.sentinel != "" {
+		sentinels = strings.Split(r.sentinel, ",")
+	}
+	t, err := realredis.Connect(ctx, realredis.Config{Addrs: strings.Split(addrs, ","), Cluster: r.cluster != "", Sentinels: sentinels,
 		Replica: r.replica, Disposable: r.disposable, NoACL: r.noACL, Second: r.second})
 	if err != nil {
 		return nil, errUsage{err}
@@ -98,14 +105,14 @@ func closeTarget(t *sim.Target, err *error) {
 // unreliable says when a run on real servers kept to its clock so unevenly
 // that a verdict near a TTL boundary may be off: its drift is beyond the
 // margins the timelines leave around those boundaries.
-func unreliable(tr *sim.Trace, t *sim.Target, lang string) error {
-	if t == nil || tr.Drift <= t.Margin() {
+func unreliable(tr *sim.Trace, t *sim.Target, margin time.Duration, lang string) error {
+	if t == nil || tr.Drift <= margin {
 		return nil
 	}
 	return errors.New(text.Newf(
 		"the verdict is unreliable: the run kept to its clock only within %s, more than its %s margins (a stalled server or a busy machine); run it again, or give a larger --time-scale",
 		"结论不可靠：这次运行与时钟的偏差达 %s，超过了 %s 的余量（服务器卡顿或机器繁忙）；请重跑，或加大 --time-scale",
-		tr.Drift.Round(100*time.Microsecond), t.Margin()).In(lang))
+		tr.Drift.Round(100*time.Microsecond), margin).In(lang))
 }
 
 // cmdDocs writes the generated pages of docs/ into a directory, in lang.
@@ -234,7 +241,11 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 	if err != nil {
 		return 0, err
 	}
-	if err := unreliable(tr, target, f.lang); err != nil {
+	var margin time.Duration
+	if target != nil {
+		margin = target.RunMargin(s.Setup, impl.Nodes)
+	}
+	if err := unreliable(tr, target, margin, f.lang); err != nil {
 		return 0, err
 	}
 	return unmet(stderr, s, tr, f.lang), nil

@@ -45,6 +45,9 @@ type Config struct {
 	// first that answers says where the slots are), not independent
 	// servers.
 	Cluster bool
+	// Sentinels are Redis Sentinels (three, say) that decide the failover
+	// lessons' failover instead of lockstep: they need Replica.
+	Sentinels []string
 }
 
 // DefaultSecond is the default time scale: one scenario second in 30 ms, so
@@ -151,6 +154,13 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 		}
 		t.OnClose(release)
 		t.Replica = opts
+	}
+	if len(cfg.Sentinels) > 0 {
+		opts, err := checkSentinels(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		t.Sentinels, t.SentinelSecond = watchSentinels(opts), SentinelSecond
 	}
 	return t, nil
 }

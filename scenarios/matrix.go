@@ -262,7 +262,7 @@ func runCell(ctx context.Context, s Scenario, impl lockimpl.Info, target *sim.Ta
 	r := Result{Scenario: s.ID, Impl: impl.Name, Broken: tr.Broken(),
 		Expected: expected, Verdicts: tr.Verdicts, Trace: tr, Drift: tr.Drift, Unjudged: !judged}
 	if target != nil {
-		r.Margin = target.Margin()
+		r.Margin = target.RunMargin(s.Setup, impl.Nodes)
 	}
 	if r.Broken == nil {
 		r.Broken = []string{}

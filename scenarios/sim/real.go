@@ -51,6 +51,12 @@ type Target struct {
 	// runs only on such a target. Locks on several servers (Redlock) need
 	// independent ones: they do not run on a cluster.
 	Slots []SlotRange
+	// Sentinels, when set, has a Sentinel group decide the failover of
+	// the first server in the lessons with a replica (sentinel.go), and
+	// SentinelSecond is the time scale of those runs at least: Sentinel's
+	// detection and election take seconds of real time.
+	Sentinels      WatchSentinels
+	SentinelSecond time.Duration
 
 	mu     sync.Mutex
 	closes []func() error
@@ -80,12 +86,26 @@ func (t *Target) NodeFor(key string) *redis.Options {
 // a verdict off.
 func (t *Target) Margin() time.Duration { return t.Second / 2 }
 
+// RunSecond is the time scale of a run of a lesson whose setup is s with
+// an implementation on nodes servers: Second, or SentinelSecond if more
+// when the Sentinels decide its failover.
+func (t *Target) RunSecond(s Setup, nodes int) time.Duration {
+	if t.Sentinels != nil && s.Replica && nodes == 1 {
+		return max(t.Second, t.SentinelSecond)
+	}
+	return t.Second
+}
+
+// RunMargin is Margin for such a run: half of its scenario second.
+func (t *Target) RunMargin(s Setup, nodes int) time.Duration { return t.RunSecond(s, nodes) / 2 }
+
 // Sub is a target on the same servers with Prefix extended by suffix: one
 // run among several of the same command, each under its own keys. Closing
 // the target stays with its parent.
 func (t *Target) Sub(suffix string) *Target {
 	return &Target{Nodes: t.Nodes, Replica: t.Replica, Prefix: t.Prefix + suffix, Second: t.Second,
-		NewBackend: t.NewBackend, NoACL: t.NoACL, Slots: t.Slots}
+		NewBackend: t.NewBackend, NoACL: t.NoACL, Slots: t.Slots,
+		Sentinels: t.Sentinels, SentinelSecond: t.SentinelSecond}
 }
 
 // OnClose registers f to run when the target is closed (realredis keeps its

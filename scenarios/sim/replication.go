@@ -97,11 +97,20 @@ func (w *World) failover() {
 			Short: Text{EN: "DOWN", ZH: "宕机"}})
 		return
 	}
-	lost := w.cutReplication(dead)
+	var lost int
+	if w.sentinel != nil {
+		lost = w.sentinelDown(dead)
+	} else {
+		lost = w.cutReplication(dead)
+	}
 	dead.b.Kill()
 	dead.role = "primary (down)"
-	w.promoting, w.promoteAt = true, w.now+w.setup.DownAfter
-	w.emit(Event{Kind: KindFault, Server: dead.name, Text: textPrimaryDied(dead.name, lost, w.setup.DownAfter),
+	w.promoting, w.promoteAt, w.diedAt = true, w.now+w.setup.DownAfter, w.now
+	died := textPrimaryDied(dead.name, lost, w.setup.DownAfter)
+	if w.sentinel != nil {
+		died = textPrimaryDiedSentinel(dead.name, lost, w.setup.DownAfter)
+	}
+	w.emit(Event{Kind: KindFault, Server: dead.name, Text: died,
 		Short: Text{EN: "DOWN", ZH: "宕机"}})
 }
 

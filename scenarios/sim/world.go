@@ -155,12 +155,22 @@ type World struct {
 	// its replica at promoteAt (its down-after past the death).
 	promoting bool
 	promoteAt time.Duration
+	// sentinel, on a real run whose Sentinels decide the failover
+	// (Target.Sentinels), watches the first node's primary; sentinelSaid
+	// holds the kinds of their messages the trace has shown, diedAt when
+	// the primary died.
+	sentinel     SentinelWatch
+	sentinelSaid map[string]bool
+	diedAt       time.Duration
 
 	res      resource
 	rows     map[string]*resource // the rows of clients' own keys (Program.Key)
 	judge    judge
 	trace    Trace
 	pausedAt map[*client]time.Duration
+	// deferred: cancellations (msgUngate, msgGiveUp) of clients the run
+	// has stopped, handled when they go on (ctxEnded).
+	deferred []msg
 
 	real *RealRun // nil on embedded servers
 
@@ -304,7 +314,9 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 		if target.NewBackend == nil {
 			return nil, ErrNoBackend
 		}
-		w.real = &RealRun{Target: target, Ctx: ctx, f: float64(target.Second) / float64(time.Second)}
+		// Sentinel's detection and election take seconds of real time.
+		second := target.RunSecond(*s, impl.Nodes)
+		w.real = &RealRun{Target: target, Ctx: ctx, f: float64(second) / float64(time.Second)}
 		s.Key = target.Prefix + s.Key
 		w.real.name(s.Key)
 	}
@@ -390,6 +402,9 @@ func (w *World) startReal() error {
 		if err := f.Follow(w.servers[srv.primary].b, srv.lag); err != nil {
 			return err
 		}
+	}
+	if err := w.startSentinels(); err != nil {
+		return err
 	}
 	w.real.start = time.Now()
 	return nil
@@ -645,7 +660,10 @@ func (w *World) nextDeadline() (time.Duration, bool) {
 	for _, e := range w.repl {
 		consider(e.due)
 	}
-	if w.promoting {
+	switch {
+	case w.promoting && w.sentinel != nil:
+		consider(w.now + sentinelPoll) // the Sentinels say when
+	case w.promoting:
 		consider(w.promoteAt)
 	}
 	if d, on := w.judge.livenessDeadline(w.setup.LivenessBound); on {
@@ -696,7 +714,8 @@ func (w *World) advance(t time.Duration) {
 		w.emit(Event{Kind: KindReplicate, Server: name, Text: textReplicatedReal(name),
 			Short: Text{EN: "replicated", ZH: "已复制"}})
 	}
-	if w.promoting && w.now >= w.promoteAt {
+	w.drainSentinels()
+	if w.promoting && w.sentinel == nil && w.now >= w.promoteAt {
 		w.promote()
 	}
 }
@@ -866,13 +885,19 @@ func (w *World) stop() {
 // bounds its own cleanup (see Backend.Cleanup). What they could not do is
 // in the error, server by server.
 func (w *World) closeReal() error {
-	errs := make([]error, len(w.servers))
+	var sentinelErr error
+	if w.sentinel != nil {
+		// Before the replica is pointed back at the primary: a Sentinel
+		// that still watched would take it for a misconfigured master.
+		sentinelErr = w.sentinel.Close()
+	}
+	errs := make([]error, len(w.servers), len(w.servers)+1)
 	var wg sync.WaitGroup
 	for i, srv := range w.servers {
 		wg.Go(func() { errs[i] = srv.b.Cleanup(srv.keys) })
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	return errors.Join(append(errs, sentinelErr)...)
 }
 
 func sameKeys(a, b []KeyState) bool {

@@ -517,6 +517,17 @@ func (b *backend) Promote() (int, error) {
 	return lost, b.obs.Do(ctx, "REPLICAOF", "NO", "ONE").Err()
 }
 
+// Cut ends the stream from a primary that died without promoting the
+// replica: Sentinel does (sim.Cutter). What was still on its way is lost.
+func (b *backend) Cut() int {
+	lost := 0
+	if b.relay != nil {
+		lost = b.relay.waiting()
+		b.relay.cutOff()
+	}
+	return lost
+}
+
 // closeRelay cuts the relay off, if any, and waits for its goroutines.
 func (b *backend) closeRelay() {
 	if b.relay != nil {
