@@ -69,8 +69,9 @@ usage:
 
 flags, after the command: --lang en|zh (narration language) on every command
 but lessons; --redis ADDR[,ADDR…] (real servers instead of embedded ones) with
---replica ADDR --disposable, or --cluster ADDR[,ADDR…] (a Redis Cluster), and
---no-acl and --time-scale D on play, check and the TUI.
+--replica ADDR --disposable and --sentinel ADDR[,ADDR…] (Sentinel decides the
+failover), or --cluster ADDR[,ADDR…] (a Redis Cluster), and --no-acl and
+--time-scale D on play, check and the TUI.
 `
 
 // exitCodes ends every help text.
