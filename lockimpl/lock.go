@@ -83,7 +83,14 @@ type Env struct {
 	// their own. A pipeline (Pipelined) is a step per command: the server
 	// runs them one after another, and another client's command may come
 	// between; a pause or crash of the client after the first does not
-	// stop the rest, which are on the wire.
+	// stop the rest, which are on the wire. A command's context is
+	// honoured as go-redis honours it with ContextTimeoutEnabled (set that
+	// option on production clients if a lock bounds its commands with
+	// context.WithTimeout): a deadline that passes while the command waits
+	// at the gate fails it unsent; one that passes while it is on its way
+	// to a slow server ends the client's wait, and the command still
+	// reaches the server and runs there. A process the lesson stops
+	// (paused, held) sees a deadline that passed meanwhile when it goes on.
 	Nodes []*redis.Client
 	// Key is the lock's key, for example "lock:product:1001". A lock may
 	// keep more keys under "Key:" or starting with the hash tag "{Key}" (a

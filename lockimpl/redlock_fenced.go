@@ -31,7 +31,7 @@ type RedlockFenced struct {
 
 // NewRedlockFenced returns a RedlockFenced lock over env.Nodes.
 func NewRedlockFenced(env Env) Lock {
-	l := &RedlockFenced{Redlock: &Redlock{env: env, own: owner{env: env}}, counts: make([]int64, len(env.Nodes))}
+	l := &RedlockFenced{Redlock: newRedlock(env), counts: make([]int64, len(env.Nodes))}
 	l.acquireOn = l.acquireAndCount
 	return l
 }

@@ -234,12 +234,12 @@ var catalogue = []Info{
 	{
 		Name: "redlock",
 		Summary: text.Text{
-			EN: "majority of 5 independent servers; validity = TTL − elapsed − drift",
-			ZH: "5 个独立实例取多数派；有效期 = TTL − 耗时 − 时钟漂移",
+			EN: "majority of 5 independent servers, each asked with a short timeout; validity = TTL − elapsed − drift",
+			ZH: "5 个独立实例取多数派，每个节点都带很短的超时；有效期 = TTL − 耗时 − 时钟漂移",
 		},
 		Fixes: text.Text{
-			EN: "losing one server does not lose the lock",
-			ZH: "单个实例宕机不会丢锁",
+			EN: "losing one server does not lose the lock; a slow node costs an attempt, not the lease",
+			ZH: "单个实例宕机不会丢锁；慢节点只让一次尝试失败，不会吃掉租约",
 		},
 		Misses: text.Text{
 			EN: "process pauses, clock jumps, restarts without persistence",
@@ -251,16 +251,16 @@ var catalogue = []Info{
 	{
 		Name: "redlock-no-validity",
 		Summary: text.Text{
-			EN: "redlock without the validity check: a majority of OKs is a hold, however long it took",
-			ZH: "去掉有效期检查的 redlock：只要多数节点返回 OK 就算拿到锁，不管花了多久",
+			EN: "redlock without the validity check or the per-node timeout: a majority of OKs is a hold, however long it took",
+			ZH: "去掉有效期检查和单节点超时的 redlock：只要多数节点返回 OK 就算拿到锁，不管花了多久",
 		},
 		Fixes: text.Text{
-			EN: "nothing over redlock: it shows what the elapsed-time check is for",
-			ZH: "比 redlock 没有任何改进：用来说明耗时检查的作用",
+			EN: "nothing over redlock: it shows what counting the time is for",
+			ZH: "比 redlock 没有任何改进：用来说明计时（耗时检查、单节点超时）的作用",
 		},
 		Misses: text.Text{
-			EN: "a pause in the middle of the acquire: the first keys expire, and a second client gets a majority too",
-			ZH: "加锁中途停顿：先拿到的 key 已经过期，另一个客户端也拿到了多数派",
+			EN: "a pause in the middle of the acquire, or a slow node: the first keys expire, and a second client gets a majority too",
+			ZH: "加锁中途停顿或节点很慢：先拿到的 key 已经过期，另一个客户端也拿到了多数派",
 		},
 		Nodes: RedlockNodes,
 		New:   NewRedlockNoValidity,

@@ -31,6 +31,13 @@ type actor struct {
 	// first: on the wire already, so its client's pause, crash, hang or
 	// hold does not keep it back.
 	sent bool
+	// orphan: a command whose client stopped waiting for it while it was
+	// on its way to a slow server (a context deadline). It still reaches
+	// the server and runs there; nothing of its client's holds it back,
+	// and nobody reads its reply.
+	orphan bool
+	sentAt time.Duration // when its command left for a slow server
+	gaveUp time.Duration // orphan: when its client stopped waiting
 
 	resume chan error // scheduler → actor: go on (nil) or stop (error)
 
@@ -76,6 +83,11 @@ const (
 // errCancelled answers a command whose context ended while it was parked at
 // the gate and before the scheduler let it go: it is never sent.
 var errCancelled = errors.New("lockstep: cancelled at the gate")
+
+// errGaveUp answers a command whose context ended while it was on its way
+// to a slow server, before it arrived: its client goes on without a reply,
+// and the command goes on to the server as an orphan.
+var errGaveUp = errors.New("lockstep: gave up waiting for a slow server")
 
 type parkKind int
 
@@ -134,6 +146,7 @@ const (
 	msgUngate                 // a command parked at the gate was cancelled
 	msgFlight                 // a goroutine the lock started parked before a command; waits
 	msgSlow                   // a command on its way to a slow server; waits until it arrives
+	msgGiveUp                 // a command on its way to a slow server whose context ended; child carries it on
 	msgFan                    // about to start an Env.Fan's calls; waits, then waits again until they return
 	msgFanExit                // a call of an Env.Fan returned (sent by its goroutine, on the fan's actor's behalf)
 )

@@ -49,10 +49,11 @@ func (w *World) commandDone(a *actor, m msg) {
 	if a.bg {
 		op = OpRenew
 	}
-	if op == OpAcquire && !a.bg {
+	// An orphan's command was counted when its client stopped waiting.
+	if op == OpAcquire && !a.bg && !a.orphan {
 		c.acqCmds++
 	}
-	if (op == OpRelease || op == OpLeave) && !a.bg {
+	if (op == OpRelease || op == OpLeave) && !a.bg && !a.orphan {
 		c.relCmds++
 	}
 	changes := diffKeys(before, after, w.ttlTolerance())
@@ -96,10 +97,13 @@ func (w *World) commandDone(a *actor, m msg) {
 		}
 	}
 	srv.keys = after
-	if h := holderOf(a); h.hold != nil && h.hold.op == h.op && !h.bg {
+	if h := holderOf(a); h.hold != nil && h.hold.op == h.op && !h.bg && !a.orphan {
 		h.hold.count++
 	}
 	text := textCommand(a.name, op, changes, m.err)
+	if a.orphan {
+		text = textCommandLate(a.name, op, changes, m.err, a.client.name, a.gaveUp)
+	}
 	if ic, ok := m.cmd.(*redis.IntCmd); ok && m.cmd.Name() == "wait" && len(changes) == 0 {
 		if wc, ok := parseWait(m.cmd, m.server); ok {
 			text = textWait(a.name, wc.want, ic.Val(), m.err)

@@ -80,11 +80,16 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			// let the command go yet: it is never sent. If it had, the
 			// go-ahead is already on its way; the command goes with its
 			// context's error, as a step of its own.
-			g.w.send(msg{a: a, kind: msgUngate})
+			g.w.send(msg{a: a, kind: msgUngate, err: ctx.Err()})
 			if err = a.wait(); err == nil {
 				err = ctx.Err()
 				cmd.SetErr(err)
-				g.w.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: g.w.route[g.node], err: err})
+				shown := err
+				if errors.Is(err, context.DeadlineExceeded) {
+					// go-redis sends nothing once the deadline has passed.
+					shown = &NotSentError{Client: g.c.name, Err: err}
+				}
+				g.w.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: g.w.route[g.node], err: shown})
 				_ = a.wait()
 				return err
 			}
@@ -102,70 +107,121 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			// the world runs on, and reaches the server — and runs there —
 			// latency later, in virtual time. The reply comes back at once.
 			g.w.send(msg{a: a, kind: msgSlow, cmd: cmd, node: g.node, server: srv, deadline: g.w.now + s.latency})
-			_ = a.wait()
-			srv = g.w.route[g.node]
+			arrived, err := g.onItsWay(ctx, next, a, cmd, srv)
+			if err != nil {
+				cmd.SetErr(err)
+				return err
+			}
+			// It arrived: it runs, and its reply comes back, whatever
+			// became of ctx meanwhile (on real servers a timer of the
+			// lock's is seen only when the scheduler next listens).
+			return g.arrive(arrived, next, a, cmd, g.w.route[g.node])
 		}
-		_, embedded := g.w.servers[srv].b.(*memBackend)
-		if r := g.w.real; r != nil {
-			if r.Target.NoACL {
-				err = clientRefusal(cmd, g.w.setup.Key)
-			}
-			for _, k := range namedKeys(cmd) {
-				// Only the lock's own: the snapshot reads them, the
-				// cleanup deletes them.
-				if ownKey(k, g.w.setup.Key) {
-					r.name(k)
-				}
-			}
-		}
-		if err != nil {
-			// Refused by the gate's own check: not sent.
-		} else if g.c.cut[g.node] {
-			err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name}
-		} else if !g.w.servers[srv].up {
-			err = &NodeDownError{Server: g.w.servers[srv].name}
-		} else if wc, isWait := parseWait(cmd, srv); isWait && embedded && !inBatch(cmd) {
-			// Embedded servers have no real replicas (miniredis answers
-			// WAIT with 0): the engine answers from its replication queue,
-			// in virtual time, while the rest of the world runs on.
-			g.w.send(msg{a: a, kind: msgWait, wait: wc})
-			_ = a.wait()
-			err = a.waitErr
-			if err == nil {
-				cmd.(*redis.IntCmd).SetVal(a.waitReply)
-			}
-		} else {
-			if n := g.w.inflight.Add(1); n != 1 {
-				// The scheduler lets one command go at a time; a second one
-				// means a command that bypassed it.
-				panic(fmt.Sprintf("lockstep: %d Redis commands in flight at once", n))
-			}
-			run := cmd
-			if g.c.mute[g.node] {
-				// The reply will be lost: the server runs a copy, and the
-				// client's own command never gets a value, as when a
-				// timeout strikes before the reply is read.
-				run = redis.NewCmd(ctx, cmd.Args()...)
-			}
-			err = next(context.WithValue(ctx, nestedKey{}, true), run)
-			g.w.inflight.Add(-1)
-			srv = int(g.c.conn[g.node].Load())
-			if err != nil && isConnErr(err) && !g.w.servers[srv].up {
-				err = &NodeDownError{Server: g.w.servers[srv].name, Lost: true}
-			} else if g.c.mute[g.node] {
-				// It ran; the reply does not come back.
-				err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name, ReplyLost: true}
-			}
-		}
-		// go-redis sets the error on the command only after all hooks have
-		// returned; the trace needs it now.
-		if err != nil {
-			cmd.SetErr(err)
-		}
-		g.w.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: srv, err: withFallback(cmd, err)})
-		_ = a.wait()
-		return err
+		return g.arrive(ctx, next, a, cmd, srv)
 	}
+}
+
+// onItsWay waits while actor a's command is on its way to slow server srv.
+// When the command arrives it returns the context to run it with: ctx, or
+// ctx without its end if that came too late to stop the wait. When ctx
+// ends first it returns ctx's error: the client stops waiting (a per-node
+// timeout: lockstep's clients honour a context's deadline on a reply, as
+// go-redis does with ContextTimeoutEnabled), but the command was sent and
+// goes on to the server; a goroutine of the gate's carries it there (the
+// scheduler's orphan, an actor of its own) and runs it when it arrives,
+// its reply read by nobody.
+func (g *gate) onItsWay(ctx context.Context, next redis.ProcessHook, a *actor, cmd redis.Cmder, srv int) (context.Context, error) {
+	select {
+	case err := <-a.resume:
+		return ctx, err // nil: it arrived; redis.ErrClosed: the run ended
+	case <-ctx.Done():
+	}
+	orphan := &actor{resume: make(chan error, 1)}
+	g.w.send(msg{a: a, kind: msgGiveUp, cmd: cmd, node: g.node, server: srv, err: ctx.Err(), child: orphan})
+	if err := a.wait(); !errors.Is(err, errGaveUp) {
+		// nil: the scheduler had let it go already, and it arrived.
+		return context.WithoutCancel(ctx), err
+	}
+	late := redis.NewCmd(ctx, cmd.Args()...)
+	go func() {
+		if orphan.wait() != nil {
+			// The run ended before the command arrived.
+			return
+		}
+		_ = g.arrive(context.WithoutCancel(ctx), next, orphan, late, g.w.route[g.node])
+	}()
+	return nil, ctx.Err()
+}
+
+// arrive runs actor a's command cmd, which has reached server srv (or
+// failed to: a partition, a server that is down), and tells the scheduler
+// how it went.
+func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd redis.Cmder, srv int) error {
+	var err error
+	_, embedded := g.w.servers[srv].b.(*memBackend)
+	if r := g.w.real; r != nil {
+		if r.Target.NoACL {
+			err = clientRefusal(cmd, g.w.setup.Key)
+		}
+		for _, k := range namedKeys(cmd) {
+			// Only the lock's own: the snapshot reads them, the
+			// cleanup deletes them.
+			if ownKey(k, g.w.setup.Key) {
+				r.name(k)
+			}
+		}
+	}
+	if err != nil {
+		// Refused by the gate's own check: not sent.
+	} else if g.c.cut[g.node] {
+		err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name}
+	} else if !g.w.servers[srv].up {
+		err = &NodeDownError{Server: g.w.servers[srv].name}
+	} else if wc, isWait := parseWait(cmd, srv); isWait && embedded && !inBatch(cmd) {
+		// Embedded servers have no real replicas (miniredis answers
+		// WAIT with 0): the engine answers from its replication queue,
+		// in virtual time, while the rest of the world runs on.
+		g.w.send(msg{a: a, kind: msgWait, wait: wc})
+		_ = a.wait()
+		err = a.waitErr
+		if err == nil {
+			cmd.(*redis.IntCmd).SetVal(a.waitReply)
+		}
+	} else {
+		if n := g.w.inflight.Add(1); n != 1 {
+			// The scheduler lets one command go at a time; a second one
+			// means a command that bypassed it.
+			panic(fmt.Sprintf("lockstep: %d Redis commands in flight at once", n))
+		}
+		run := cmd
+		if g.c.mute[g.node] {
+			// The reply will be lost: the server runs a copy, and the
+			// client's own command never gets a value, as when a
+			// timeout strikes before the reply is read.
+			run = redis.NewCmd(ctx, cmd.Args()...)
+		}
+		err = next(context.WithValue(ctx, nestedKey{}, true), run)
+		g.w.inflight.Add(-1)
+		srv = int(g.c.conn[g.node].Load())
+		if errors.Is(err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// The deadline passed on the way (real time, on a real
+			// server): go-redis sent nothing.
+			err = &NotSentError{Client: g.c.name, Err: err}
+		} else if err != nil && isConnErr(err) && !g.w.servers[srv].up {
+			err = &NodeDownError{Server: g.w.servers[srv].name, Lost: true}
+		} else if g.c.mute[g.node] {
+			// It ran; the reply does not come back.
+			err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name, ReplyLost: true}
+		}
+	}
+	// go-redis sets the error on the command only after all hooks have
+	// returned; the trace needs it now.
+	if err != nil {
+		cmd.SetErr(err)
+	}
+	g.w.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: srv, err: withFallback(cmd, err)})
+	_ = a.wait()
+	return err
 }
 
 func isConnErr(err error) bool {

@@ -56,6 +56,9 @@ func ttlText(k KeyState) (string, string) {
 // itself) is named by its client, and node is the node it went to.
 func actorZH(actor string) (who, node string) {
 	if c, node, ok := strings.Cut(actor, "/"); ok {
+		// "A/redis-2#2", a second command of A's on its way to redis-2:
+		// it is A's on redis-2 all the same.
+		node, _, _ = strings.Cut(node, "#")
 		return c, node
 	}
 	if c, g, ok := strings.Cut(actor, "."); ok {
@@ -109,7 +112,23 @@ func zhCat(subject, verb string) string {
 }
 
 func textCommand(actor string, op Op, changes []change, err error) Text {
-	var en, zh string
+	en, zh := commandOf(actor, op)
+	return commandText(en, zh, changes, err)
+}
+
+// textCommandLate is textCommand for a command that reaches its server
+// after its client stopped waiting for it (an orphan): client gave up at
+// gaveUp, and nobody reads the reply.
+func textCommandLate(actor string, op Op, changes []change, err error, client string, gaveUp time.Duration) Text {
+	en, zh := commandOf(actor, op)
+	en += fmt.Sprintf(" (%s stopped waiting for it at t=%s; it arrives only now, and nobody reads the reply)", client, Secs(gaveUp))
+	zh += fmt.Sprintf("（%s 在第 %s已不再等它；命令现在才到达，应答没有人读）", client, secsZH(gaveUp))
+	return commandText(en, zh, changes, err)
+}
+
+// commandOf names what a command of actor is for: "A/redis-3's acquire",
+// "A 在 redis-3 上加锁".
+func commandOf(actor string, op Op) (en, zh string) {
 	who, node := actorZH(actor)
 	if node != "" {
 		who += " 在 " + node + " 上"
@@ -131,8 +150,22 @@ func textCommand(actor string, op Op, changes []change, err error) Text {
 			zh = strings.TrimSuffix(who, " 在 "+node+" 上") + " 发往 " + node + " 的命令"
 		}
 	}
+	return en, zh
+}
+
+// commandText is a command's narration: what it was for (en, zh), then
+// its failure and the changes it made.
+func commandText(en, zh string, changes []change, err error) Text {
 	var ens, zhs []string
-	if redis.HasErrorPrefix(err, "NOSCRIPT") {
+	var late *GaveUpError
+	var unsent *NotSentError
+	if errors.As(err, &late) {
+		ens = append(ens, textGaveUpEN(late))
+		zhs = append(zhs, textGaveUpZH(late))
+	} else if errors.As(err, &unsent) {
+		ens = append(ens, fmt.Sprintf("its timeout passed before %s sent it (%s): the command is never sent", unsent.Client, unsent.Err))
+		zhs = append(zhs, fmt.Sprintf("%s 还没发出它，超时时间就已经过了（客户端报错：`%s`）：这条命令不会再发出", unsent.Client, unsent.Err))
+	} else if redis.HasErrorPrefix(err, "NOSCRIPT") {
 		// EVALSHA first, and on NOSCRIPT the whole script with EVAL: two
 		// commands, one script call, sent by the code the gate found
 		// (noscript.go).
@@ -533,6 +566,18 @@ func slowShort(d time.Duration) Text {
 		return Text{EN: "fast again", ZH: "恢复"}
 	}
 	return Text{EN: "slow +" + Secs(d), ZH: "变慢 +" + secsZH(d)}
+}
+
+// textGaveUpEN and textGaveUpZH say that a client stopped waiting for a
+// command on its way to a slow server.
+func textGaveUpEN(e *GaveUpError) string {
+	return fmt.Sprintf("%s stops waiting after %s (%s): the command is still on its way to %s and reaches it at t=%s",
+		e.Client, Secs(e.Waited), e.Err, e.Server, Secs(e.Due))
+}
+
+func textGaveUpZH(e *GaveUpError) string {
+	return fmt.Sprintf("%s 等了 %s没等到应答，不再等了（客户端报错：`%s`）；命令仍在发往 %s 的路上，第 %s才到达",
+		e.Client, secsZH(e.Waited), e.Err, e.Server, secsZH(e.Due))
 }
 
 func textSlowSend(a, cmd, srv string, d time.Duration) Text {

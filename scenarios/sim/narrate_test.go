@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -16,6 +17,8 @@ func TestNarrationChinese(t *testing.T) {
 	}{
 		{textCommand("A.watchdog", OpRenew, nil, nil), "A 的看门狗续期：没有任何改变"},
 		{textCommand("A/redis-3", OpAcquire, nil, nil), "A 在 redis-3 上加锁：没有任何改变"},
+		{textCommand("A/redis-2#2", OpAcquire, nil, &NotSentError{Client: "A", Err: context.DeadlineExceeded}),
+			"A 在 redis-2 上加锁：A 还没发出它，超时时间就已经过了（客户端报错：`context deadline exceeded`）：这条命令不会再发出"},
 		{textCommand("A", OpRelease, nil, &NodeDownError{Server: "redis-1", Lost: true}),
 			"A 释放锁：命令失败：redis-1 已宕机，连接中断"},
 		{textCommand("B/redis-4", OpAcquire, nil, &PartitionError{Client: "B", Server: "redis-4"}),

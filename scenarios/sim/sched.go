@@ -44,6 +44,14 @@ func (w *World) settle() {
 // from goroutines of its own is taken as quiet after quietWindow without a
 // message (drainReal).
 func (w *World) drain() {
+	w.drainOnce()
+	for w.err == nil && w.undefer() {
+		w.drainOnce()
+	}
+}
+
+// drainOnce is drain without the deferred cancellations.
+func (w *World) drainOnce() {
 	if w.bub == nil {
 		w.drainReal()
 		return
@@ -191,6 +199,27 @@ func (w *World) waitsForFlights(c *client) bool {
 	return false
 }
 
+// seat names f base, or base#2, base#3 … while an actor not done has the
+// name, and gives it its place among the actors: a done one's of the same
+// name, or a new one.
+func (w *World) seat(f *actor, base string) {
+	f.name = base
+	for n := 2; ; n++ {
+		i := slices.IndexFunc(w.actors, func(b *actor) bool { return b.name == f.name })
+		if i < 0 {
+			f.id = len(w.actors)
+			w.actors = append(w.actors, f)
+			return
+		}
+		if w.actors[i].state == stateDone {
+			f.id = w.actors[i].id
+			w.actors[i] = f
+			return
+		}
+		f.name = fmt.Sprintf("%s#%d", base, n)
+	}
+}
+
 // place gives flights that reached the gate their names and their place in
 // line, in (client's actor, node, command) order: the order in which the
 // goroutines of the lock code happened to arrive is the Go scheduler's, not
@@ -209,22 +238,7 @@ func (w *World) place() {
 		return strings.Compare(formatCommand(x.cmd), formatCommand(y.cmd))
 	})
 	for _, f := range w.pending {
-		base := f.parent.name + "/" + w.servers[w.route[f.node]].name
-		f.name = base
-		for n := 2; ; n++ {
-			i := slices.IndexFunc(w.actors, func(b *actor) bool { return b.name == f.name })
-			if i < 0 {
-				f.id = len(w.actors)
-				w.actors = append(w.actors, f)
-				break
-			}
-			if w.actors[i].state == stateDone {
-				f.id = w.actors[i].id
-				w.actors[i] = f
-				break
-			}
-			f.name = fmt.Sprintf("%s#%d", base, n)
-		}
+		w.seat(f, f.parent.name+"/"+w.servers[w.route[f.node]].name)
 		f.op = f.parent.op
 		w.checkHold(f)
 	}
@@ -380,7 +394,11 @@ func (w *World) handle(m msg) {
 	case msgCmdDone:
 		a.inCmd = false
 		w.commandDone(a, m)
-		if a.flight {
+		if a.orphan {
+			// Its goroutine, the gate's, ends.
+			w.running--
+			a.state = stateDone
+		} else if a.flight {
 			// Its goroutine goes back into lock code; whoever waits for
 			// its answer may go on.
 			w.running--
@@ -401,7 +419,7 @@ func (w *World) handle(m msg) {
 		w.startWait(a, m.wait)
 	case msgSlow:
 		w.running--
-		a.state, a.deadline = stateSleeping, m.deadline
+		a.state, a.deadline, a.sentAt = stateSleeping, m.deadline, w.now
 		w.emit(Event{Kind: KindSchedule, Actor: a.name, Server: w.servers[m.server].name,
 			Text:  textSlowSend(a.name, formatCommand(m.cmd), w.servers[m.server].name, m.deadline-w.now),
 			Short: Text{EN: "sent…", ZH: "发出…"}})
@@ -416,24 +434,8 @@ func (w *World) handle(m msg) {
 			w.running++
 			a.resume <- nil
 		}
-	case msgUngate:
-		switch {
-		case slices.Contains(w.pending, a):
-			w.pending = slices.DeleteFunc(w.pending, func(b *actor) bool { return b == a })
-			w.loosenGoroutine(a)
-			a.resume <- errCancelled
-		case a.state == stateParked && a.flight:
-			w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
-			a.park = parkNone
-			w.loosenGoroutine(a)
-			a.resume <- errCancelled
-		case a.state == stateParked:
-			w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
-			a.state, a.park = stateRunning, parkNone
-			w.running++
-			a.resume <- errCancelled
-		}
-		// Otherwise it had been let go: the go-ahead is its answer.
+	case msgUngate, msgGiveUp:
+		w.ctxEnded(m)
 	case msgNote:
 		w.noted(a, m.note)
 		w.mark(a)
@@ -485,7 +487,7 @@ func (w *World) handle(m msg) {
 func (w *World) wakeDue() {
 	var due []*actor
 	for _, a := range w.actors {
-		if a.state == stateSleeping && a.deadline <= w.now && !a.client.paused && !a.client.crashed {
+		if a.state == stateSleeping && a.deadline <= w.now && (onTheWire(a) || !a.client.paused && !a.client.crashed) {
 			due = append(due, a)
 		}
 	}
@@ -511,7 +513,7 @@ func (w *World) nextSleeper() (time.Duration, bool) {
 	var best time.Duration
 	found := false
 	for _, a := range w.actors {
-		if a.state != stateSleeping || a.client.paused || a.client.crashed {
+		if a.state != stateSleeping || !onTheWire(a) && (a.client.paused || a.client.crashed) {
 			continue
 		}
 		if !found || a.deadline < best {
@@ -547,7 +549,11 @@ func (w *World) shutdown() {
 		}
 		next.state = stateRunning
 		w.running++
-		if next.flight {
+		if next.orphan {
+			// It never arrives; its goroutine ends.
+			w.running--
+			next.state = stateDone
+		} else if next.flight {
 			// Its goroutine goes back into lock code with the error, and
 			// whoever waits for it goes on.
 			w.running--

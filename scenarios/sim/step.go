@@ -511,6 +511,8 @@ func (s *Stepper) do(id string) error {
 		c.Pause()
 	case MoveResume:
 		s.client(id).Resume()
+		// Timeouts that passed during the pause are seen now.
+		w.drain()
 		w.wakeDue()
 	case MoveHang:
 		c := s.client(id)
@@ -909,6 +911,10 @@ func (s *Stepper) state(perm []int, tok *tokenNames, nodes bool) string {
 	})
 	for _, a := range actors {
 		fmt.Fprintf(&b, "A%s %d %d %s %v %v", renameNode(a.name), a.state, a.park, a.point, a.held, slices.Contains(w.queue, a))
+		if slices.ContainsFunc(w.deferred, func(m msg) bool { return m.a == a }) {
+			// Its context ended while its client was stopped.
+			b.WriteString(" ended")
+		}
 		if a.park == parkGate && a.cmd != nil {
 			fmt.Fprintf(&b, " %d %s", pos[a.node], tok.command(a.cmd))
 		}

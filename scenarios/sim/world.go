@@ -627,10 +627,16 @@ func (w *World) runnableNow() bool {
 	return false
 }
 
-// quiet says whether every client has finished or crashed.
+// quiet says whether every client has finished or crashed, and every
+// command on its way to a server has arrived (onTheWire).
 func (w *World) quiet() bool {
 	for _, c := range w.clients {
 		if c.biz.state != stateDone && !c.crashed {
+			return false
+		}
+	}
+	for _, a := range w.actors {
+		if onTheWire(a) && a.state != stateDone {
 			return false
 		}
 	}

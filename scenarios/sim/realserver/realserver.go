@@ -345,9 +345,11 @@ func isRedisReply(err error) bool {
 func (b *backend) EnvironmentError(err error) (string, bool) {
 	var down *sim.NodeDownError
 	var cut *sim.PartitionError
+	var gaveUp *sim.GaveUpError
+	var unsent *sim.NotSentError
 	switch {
 	case err == nil, errors.Is(err, redis.Nil), errors.Is(err, redis.ErrClosed),
-		errors.As(err, &down), errors.As(err, &cut):
+		errors.As(err, &down), errors.As(err, &cut), errors.As(err, &gaveUp), errors.As(err, &unsent):
 		return "", false
 	case redis.IsAuthError(err):
 		return "the server refused the credentials", true

@@ -1,0 +1,83 @@
+package lockimpl_test
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// stall makes a node answer nothing while on is set: a command waits until
+// its context ends, as one to a node that is slow or gone does.
+type stall struct{ on *atomic.Bool }
+
+func (stall) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (s stall) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if s.on.Load() {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (stall) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// stallNodes makes nodes of h answer nothing while the returned flag is set.
+func stallNodes(h *handle, nodes ...int) *atomic.Bool {
+	on := &atomic.Bool{}
+	on.Store(true)
+	for _, i := range nodes {
+		h.env.Nodes[i].AddHook(stall{on})
+	}
+	return on
+}
+
+// Redlock gives each node's command a timeout of its own, TTL/200 (150ms
+// for the tests' 30s lease): three nodes that do not answer cost the
+// attempt that long (its SETs, then its release on every node), not the
+// lease. The next attempt draws a new token: the commands that timed out
+// may still reach their nodes.
+func TestRedlockNodeTimeout(t *testing.T) {
+	for _, name := range []string{"redlock", "redlock-fenced"} {
+		t.Run(name, func(t *testing.T) {
+			cl := clusterFor(t, name)
+			a := cl.handle(t, name, "A")
+			slow := stallNodes(a, 1, 2, 3)
+			start := time.Now()
+			mustNotAcquire(t, a)
+			if took := time.Since(start); took < 300*time.Millisecond || took > 3*time.Second {
+				t.Errorf("the attempt took %s; want about two node timeouts of 150ms (SET, then release)", took)
+			}
+			slow.Store(false)
+			mustAcquire(t, a)
+			assertHolder(t, cl, "A#2")
+			if n := a.tokens.Drawn(); n != 2 {
+				t.Errorf("drew %d tokens, want a new one after the attempt with timeouts", n)
+			}
+		})
+	}
+}
+
+// redlock-no-validity has no per-node timeout: it waits for a silent node
+// as long as its caller's context lets it.
+func TestRedlockNoValidityWaits(t *testing.T) {
+	cl := clusterFor(t, "redlock-no-validity")
+	a := cl.handle(t, "redlock-no-validity", "A")
+	stallNodes(a, 1, 2, 3)
+	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if ok, _ := a.TryAcquire(ctx); ok {
+		t.Fatal("acquired with two nodes of five")
+	}
+	if took := time.Since(start); took < 500*time.Millisecond {
+		t.Errorf("gave up after %s, before its caller's 500ms", took)
+	}
+}
