@@ -701,7 +701,7 @@ func (p *lessonParser) server(l line, i int) (int, error) {
 
 func (p *lessonParser) client(l line) error {
 	if len(l.fields) < 2 {
-		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [backoff=D] [jitter] [prep=D] [work=D] [attempts=N] [reenter] [lease=D] [key=NAME]")
+		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [backoff=D] [jitter] [prep=D] [work=D] [fail=D] [attempts=N] [reenter] [lease=D] [key=NAME]")
 	}
 	name := l.fields[1]
 	if p.clients[name] {
@@ -718,7 +718,7 @@ func (p *lessonParser) client(l line) error {
 	if len(p.clients) == MaxLessonClients {
 		return p.errAt(l, 1, "client %s is the %s; a lesson has at most %d clients", name, ordinal(MaxLessonClients+1), MaxLessonClients)
 	}
-	vals, at, err := p.args(l, 2, "start", "retry", "backoff", "jitter", "prep", "work", "attempts", "reenter", "lease", "key")
+	vals, at, err := p.args(l, 2, "start", "retry", "backoff", "jitter", "prep", "work", "fail", "attempts", "reenter", "lease", "key")
 	if err != nil {
 		return err
 	}
@@ -766,6 +766,8 @@ func (p *lessonParser) client(l line) error {
 				prog.Prep = d
 			case "work":
 				prog.Work = d
+			case "fail":
+				prog.Fail = d
 			case "lease":
 				prog.Lease = d
 			}
@@ -777,6 +779,9 @@ func (p *lessonParser) client(l line) error {
 	}
 	if prog.Backoff > 0 && prog.Backoff < first {
 		return p.errAt(l, at["backoff"], "backoff is the cap of the doubling wait: want at least retry")
+	}
+	if f, ok := at["fail"]; ok && (prog.Fail <= 0 || prog.Fail >= prog.Work) {
+		return p.errAt(l, f, "fail: the work fails before it is done: want a duration above 0 and shorter than work (%s)", sim.Secs(prog.Work))
 	}
 	p.clients[name] = true
 	p.progs = append(p.progs, prog)

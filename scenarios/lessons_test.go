@@ -247,6 +247,29 @@ func TestShortSection(t *testing.T) {
 	brokeAt(t, play(t, "short-section", "no-lock"), sim.InvMutex, 21*time.Second, "A and B both believe")
 }
 
+// Seed 001 (try { … } finally { if (lock.isHeldByCurrentThread())
+// lock.unlock(); }): A's work fails at t=2s, it writes nothing, and its
+// finally block releases; B, retrying every second, gets the lock at t=2.5s,
+// not when A's 30s lease runs out, and sells the item A never sold.
+func TestReleaseOnError(t *testing.T) {
+	for _, impl := range []string{"uuid-lua", "setnx", "redisson"} {
+		tr := play(t, "release-on-error", impl)
+		if b := tr.Broken(); len(b) != 0 {
+			t.Errorf("%s broke %v", impl, b)
+		}
+		if n := count(tr, sim.KindBelief, "A's work fails with an error after 2s; it writes nothing, and its finally block releases the lock"); n != 1 {
+			t.Errorf("%s: A's failure narrated %d times, want once", impl, n)
+		}
+		if n := count(tr, sim.KindBelief, "after 3 attempts (3 commands at the server) and 2s of waiting"); n != 1 {
+			t.Errorf("%s: B does not get the lock at its third attempt, after 2s of waiting", impl)
+		}
+		if v := tr.Events[len(tr.Events)-1].Snap.Resource.Value; v != 99 {
+			t.Errorf("%s: stock %d at the end, want 99: B's sale, none of A's", impl, v)
+		}
+	}
+	brokeAt(t, play(t, "release-on-error", "no-lock"), sim.InvMutex, 500*time.Millisecond, "A and B both believe")
+}
+
 // Seed 001 §3: 看门狗的反面 — a hung business thread in a live process. The
 // uncapped watchdog renews until the liveness bound breaks; the capped one
 // stops after 10 renewals, and B gets in at t=131s while A still believes.

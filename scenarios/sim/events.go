@@ -181,6 +181,9 @@ func (w *World) noted(a *actor, n note) {
 		case OpWork:
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWork(c.name, c.prog.Work),
 				Short: Text{EN: "works " + Secs(c.prog.Work), ZH: "干活 " + secsZH(c.prog.Work)}})
+		case OpFail:
+			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textFail(c.name, c.prog.Fail),
+				Short: Text{EN: "fails " + Secs(c.prog.Fail), ZH: "出错 " + secsZH(c.prog.Fail)}})
 		case OpRelease:
 			c.belief, c.relCmds = BeliefReleased, 0
 			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeaves(c.name), Short: Text{EN: "releases", ZH: "释放"}})

@@ -232,6 +232,13 @@ func textPrep(c string, d time.Duration) Text {
 	}
 }
 
+func textFail(c string, d time.Duration) Text {
+	return Text{
+		EN: fmt.Sprintf("%s's work fails with an error after %s; it writes nothing, and its finally block releases the lock", c, Secs(d)),
+		ZH: fmt.Sprintf("%s 的业务执行 %s后抛出异常；它什么也不写，由 finally 块释放锁", c, secsZH(d)),
+	}
+}
+
 func textWork(c string, d time.Duration) Text {
 	return Text{
 		EN: fmt.Sprintf("%s works inside its critical section for %s", c, Secs(d)),

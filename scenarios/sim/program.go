@@ -28,6 +28,11 @@ type Program struct {
 	Prep time.Duration
 	// Work is how long the critical section takes between read and write.
 	Work time.Duration
+	// Fail, when set, makes the work inside the critical section end with
+	// an error after Fail instead of running its whole Work: the client
+	// skips its write, and its release still runs, as a finally block does
+	// (try { … } finally { unlock }). 0: the work succeeds.
+	Fail time.Duration
 	// Backoff, when set, doubles the wait after every failed attempt,
 	// starting at Retry, up to Backoff (capped exponential backoff).
 	Backoff time.Duration
@@ -98,6 +103,7 @@ const (
 	OpRead    Op = "read"
 	OpWork    Op = "work"
 	OpWrite   Op = "write"
+	OpFail    Op = "fail"
 	OpRelease Op = "release"
 	OpRenew   Op = "renew"
 	OpDone    Op = "done"
@@ -205,12 +211,20 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 		return
 	}
 	w.report(a, note{kind: noteOp, op: OpWork})
-	if w.sleep(ctx, p.Work) != nil {
-		return
-	}
-	w.report(a, note{kind: noteOp, op: OpWrite})
-	if w.pointAt(a, OpWrite) != nil {
-		return
+	if p.Fail > 0 {
+		// The work throws: no write, and the finally block releases.
+		if w.sleep(ctx, p.Fail) != nil {
+			return
+		}
+		w.report(a, note{kind: noteOp, op: OpFail})
+	} else {
+		if w.sleep(ctx, p.Work) != nil {
+			return
+		}
+		w.report(a, note{kind: noteOp, op: OpWrite})
+		if w.pointAt(a, OpWrite) != nil {
+			return
+		}
 	}
 	w.report(a, note{kind: noteOp, op: OpRelease})
 	err := lock.Release(ctx)
