@@ -12,7 +12,7 @@
 // master on every Sentinel after the run.
 //
 // Sentinel's own timing sets a run's time scale (measured on redis-server
-// 7.0.15, three Sentinels on loopback, TestLongRealSentinelTimings). After
+// 7.0.15, three Sentinels on loopback, TestMeasureSentinelTimings). After
 // the Proxy closes, a Sentinel finds the master down (+sdown) after its
 // down-after-milliseconds and a timer tick; the master is objectively down
 // (+odown) once the Sentinels have asked each other (every ask-period, 1
