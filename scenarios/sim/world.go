@@ -549,7 +549,9 @@ func (w *World) newActor(c *client, name string, bg bool) *actor {
 
 func (w *World) fail(err error) {
 	if w.err == nil {
-		w.err = err
+		// An interrupted real run says so, whatever failed under it (a
+		// REPLICAOF on a connection the interruption cut, say).
+		w.err = w.runErr(err)
 	}
 }
 
