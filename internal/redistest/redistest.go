@@ -40,7 +40,7 @@ func Start(t testing.TB, args ...string) *Server {
 	}
 	dir := t.TempDir()
 	for attempt := 0; ; attempt++ {
-		port := freePort(t)
+		port := FreePort(t)
 		s := &Server{Port: port, Socket: filepath.Join(dir, fmt.Sprintf("redis-%d.sock", port))}
 		all := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 			"--save", "", "--appendonly", "no", "--dir", dir,
@@ -105,7 +105,8 @@ func (s *Server) Resume(t testing.TB) {
 	}
 }
 
-func freePort(t testing.TB) int {
+// FreePort is a loopback TCP port nothing listens on at the moment.
+func FreePort(t testing.TB) int {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -45,7 +45,7 @@ func startSentinels(t *testing.T, n int) []string {
 func startSentinel(t *testing.T, bin, dir string) string {
 	t.Helper()
 	for attempt := 0; ; attempt++ {
-		port := freePort(t)
+		port := redistest.FreePort(t)
 		conf := filepath.Join(dir, fmt.Sprintf("sentinel-%d.conf", port))
 		text := fmt.Sprintf("port %d\nbind 127.0.0.1\nprotected-mode no\nsentinel resolve-hostnames no\ndir %s\nlogfile %s\n",
 			port, dir, filepath.Join(dir, fmt.Sprintf("sentinel-%d.log", port)))
@@ -80,16 +80,6 @@ func answers(addr string) bool {
 		}
 	}
 	return false
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // group is a Group over addrs, closed when the test ends.
