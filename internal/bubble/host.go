@@ -1,31 +1,30 @@
-//go:build go1.26 && !go1.27
-
 package bubble
 
 import (
-	"errors"
 	"flag"
-	"io"
-	"reflect"
-	"regexp"
 	"sync"
 	"testing"
-	"time"
-	"unsafe"
 )
 
-// This file is the only one that leans on what the Go 1 promise does not
-// cover: testing.MainStart and the shape of its dependencies interface,
-// testing.RunTests, and the testing.T field that makes a test chatty. It is
-// built for the Go versions it was written against; a newer Go fails to
-// build this package until the file is checked against it (host_test.go
-// tells what to check).
+// synctest.Test needs a *testing.T, and only a running test has one. The
+// host is one long-lived test function that runs for the life of the
+// process and starts a bubble for every request. It is started through the
+// part of package testing that the Go 1 promise covers (testing.Init,
+// testing.Main, testing.RunTests), so no Go release needs a file of its own.
 
 // hostName is the name of the one long-lived test that hosts every bubble.
 const hostName = "LockstepBubbleHost"
 
-// host is the process's bubble host: a test function that runs for the
-// life of the process and starts a bubble for every request.
+// hostFlags are the testing flags of a binary that is not a test, set here
+// and never from its command line: no timeout (the default of go test's
+// ten minutes would end a long TUI session), nothing chatty, one run.
+var hostFlags = [][2]string{
+	{"test.timeout", "0"},
+	{"test.v", "false"},
+	{"test.count", "1"},
+}
+
+// host is the process's bubble host.
 var host struct {
 	once sync.Once
 	reqs chan func(*testing.T)
@@ -42,80 +41,35 @@ func startHost() {
 	host.reqs = make(chan func(*testing.T))
 	tests := []testing.InternalTest{{Name: hostName, F: serve}}
 	if testing.Testing() {
-		// A test binary: its testing flags are parsed, and its own M runs.
-		// RunTests runs the host beside it, with none of M.Run's setup
-		// (profiles, the alarm, fuzzing workers) done twice.
+		// A test binary: its testing flags are the user's, and its own M
+		// runs. RunTests runs the host beside it, with none of M.Run's
+		// set-up (profiles, the alarm, fuzzing workers) done twice. Under
+		// -v it prints one line, "=== RUN   LockstepBubbleHost"; the
+		// bubbles themselves report nothing (a synctest T never does).
 		go testing.RunTests(matchAll, tests)
 		return
 	}
 	// Any other binary: the testing flags are registered here and set from
-	// a fixed list, never from the command line; no timeout.
-	m := testing.MainStart(deps{}, tests, nil, nil, nil)
-	if !flag.Parsed() {
-		_ = flag.CommandLine.Parse([]string{"-test.timeout=0", "-test.v=false", "-test.count=1"})
+	// a fixed list. flag.Set leaves the program's own arguments (flag.Args)
+	// as they are when it has parsed them already.
+	testing.Init()
+	for _, f := range hostFlags {
+		_ = flag.Set(f[0], f[1])
 	}
-	go m.Run() // never returns: serve does not
+	if !flag.Parsed() {
+		_ = flag.CommandLine.Parse(nil)
+	}
+	// testing.Main never returns: serve does not, and Main's os.Exit and
+	// M.Run's "PASS" come only after the tests.
+	go testing.Main(matchAll, tests, nil, nil)
 }
 
 // serve hosts bubbles until the process ends.
 func serve(t *testing.T) {
-	quiet(t)
 	for fn := range host.reqs {
 		go fn(t)
 	}
 }
 
-// quiet keeps the host from reporting each bubble as a passing subtest in
-// a test binary run with -v: it clears the T's chatty printer.
-func quiet(t *testing.T) {
-	f := reflect.ValueOf(t).Elem().FieldByName("chatty")
-	if !f.IsValid() || f.Kind() != reflect.Pointer {
-		return
-	}
-	reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem().SetZero()
-}
-
+// matchAll runs the host whatever -test.run a test binary was given.
 func matchAll(pat, str string) (bool, error) { return true, nil }
-
-// corpusEntry is testing's own (an alias of this struct type there).
-type corpusEntry = struct {
-	Parent     string
-	Path       string
-	Data       []byte
-	Values     []any
-	Generation int
-	IsSeed     bool
-}
-
-// deps is what testing.MainStart needs from a binary that is not a test.
-type deps struct{}
-
-var errNotTest = errors.New("bubble: not a test binary")
-
-func (deps) ImportPath() string                          { return "" }
-func (deps) ModulePath() string                          { return "" }
-func (deps) MatchString(pat, str string) (bool, error)   { return regexp.MatchString(pat, str) }
-func (deps) SetPanicOnExit0(bool)                        {}
-func (deps) StartCPUProfile(io.Writer) error             { return errNotTest }
-func (deps) StopCPUProfile()                             {}
-func (deps) StartTestLog(io.Writer)                      {}
-func (deps) StopTestLog() error                          { return nil }
-func (deps) WriteProfileTo(string, io.Writer, int) error { return errNotTest }
-func (deps) CoordinateFuzzing(time.Duration, int64, time.Duration, int64, int, []corpusEntry, []reflect.Type, string, string) error {
-	return errNotTest
-}
-
-func (deps) RunFuzzWorker(func(corpusEntry) error) error {
-	return errNotTest
-}
-
-func (deps) ReadCorpus(string, []reflect.Type) ([]corpusEntry, error) {
-	return nil, errNotTest
-}
-
-func (deps) CheckCorpus([]any, []reflect.Type) error { return errNotTest }
-func (deps) ResetCoverage()                          {}
-func (deps) SnapshotCoverage()                       {}
-func (deps) InitRuntimeCoverage() (string, func(string, string) (string, error), func() float64) {
-	return "", nil, nil
-}

@@ -1,9 +1,11 @@
-// Command hostmain hosts bubbles outside go test, for host_test.go: it
-// sleeps a virtual hour in two bubbles at once and prints what their
-// clocks said.
+// Command hostmain hosts bubbles outside go test, for host_test.go: three
+// bubbles at once, each a 10s sleep and five ticks of a 1s ticker, and it
+// prints what their clocks said, then its own arguments as the flag
+// package parsed them.
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"sync"
@@ -13,16 +15,14 @@ import (
 )
 
 func main() {
+	name := flag.String("name", "", "a flag of the program's own")
+	flag.Parse()
 	var wg sync.WaitGroup
-	slept := make([]time.Duration, 2)
-	for i := range slept {
+	took := make([]time.Duration, 3)
+	for i := range took {
 		wg.Go(func() {
 			b := bubble.New()
-			b.Do(func() {
-				t0 := time.Now()
-				time.Sleep(time.Hour)
-				slept[i] = time.Since(t0)
-			})
+			b.Do(func() { took[i] = sleepAndTick() })
 			if err := b.Close(time.Second); err != nil {
 				fmt.Println(err)
 				os.Exit(1)
@@ -31,6 +31,19 @@ func main() {
 	}
 	wg.Wait()
 	// The command line is the program's own: the host reads none of it
-	// (-test.v makes nothing chatty).
-	fmt.Println(slept[0], slept[1], os.Args[1:])
+	// (-test.v makes nothing chatty), and flag.Args is left as parsed.
+	fmt.Println(took, *name, flag.Args())
+}
+
+// sleepAndTick sleeps 10s, then waits for five ticks of a 1s ticker, and
+// says how long that took on the caller's clock.
+func sleepAndTick() time.Duration {
+	t0 := time.Now()
+	time.Sleep(10 * time.Second)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for range 5 {
+		<-tick.C
+	}
+	return time.Since(t0)
 }
