@@ -11,8 +11,8 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/cobra"
 
-	"lockstep/bench"
-	"lockstep/realredis"
+	"github.com/lockstep-sim/lockstep/bench"
+	"github.com/lockstep-sim/lockstep/realredis"
 )
 
 // benchFlags are bench's flags.

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"sync"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // The commands' tests run the same matrix many times (docs in two

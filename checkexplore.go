@@ -7,10 +7,10 @@ import (
 	"os"
 	"runtime/debug"
 
-	"lockstep/lockimpl"
-	"lockstep/report"
-	"lockstep/scenarios"
-	"lockstep/scenarios/explore"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/report"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/explore"
 )
 
 // agreeCells is how check --explore gets its cells: a variable, so that the

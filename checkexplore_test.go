@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // The agreement table in docs/explore.md sits between these lines.

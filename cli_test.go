@@ -9,7 +9,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"lockstep/tui"
+	"github.com/lockstep-sim/lockstep/tui"
 )
 
 // realServerFlags are the flags that point a run at real servers; every

@@ -8,9 +8,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"lockstep/realredis"
-	"lockstep/scenarios/explore"
-	"lockstep/tui"
+	"github.com/lockstep-sim/lockstep/realredis"
+	"github.com/lockstep-sim/lockstep/scenarios/explore"
+	"github.com/lockstep-sim/lockstep/tui"
 )
 
 // The commands and their flags. Each command's RunE hands its flags and

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // Shell completion: lockstep completion bash|zsh|fish writes the script;

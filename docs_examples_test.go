@@ -12,8 +12,8 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // fencedBlocks are the fenced code blocks of a Markdown file, each with the

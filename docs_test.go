@@ -12,10 +12,10 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/lockimpl"
-	"lockstep/report"
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/report"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // The pages in docs/ are what the engine produces now; a test, not a habit,

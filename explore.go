@@ -11,11 +11,11 @@ import (
 	"strings"
 	"time"
 
-	"lockstep/lockimpl"
-	"lockstep/report"
-	"lockstep/scenarios/explore"
-	"lockstep/scenarios/sim"
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/report"
+	"github.com/lockstep-sim/lockstep/scenarios/explore"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // cmdExplore searches an implementation's schedules for counterexamples.

@@ -14,8 +14,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/internal/redistest"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/internal/redistest"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // lockstepProcess is lockstep as a process of its own (the test binary,

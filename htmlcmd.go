@@ -4,10 +4,10 @@ import (
 	"context"
 	"io"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
-	"lockstep/web"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/web"
 )
 
 // htmlPage writes play --format html's page for a run of s: the run, and

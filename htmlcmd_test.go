@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/web"
+	"github.com/lockstep-sim/lockstep/web"
 )
 
 // play --format html writes one page under 2 MB that embeds the run as

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // readLesson reads the instructor's lesson file --lesson names.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // myLesson writes an instructor's copy of get-then-del, with its own id,

@@ -22,7 +22,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // Exit codes.

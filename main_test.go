@@ -15,10 +15,10 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"lockstep/internal/race"
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/internal/race"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // runCLI runs the command line with args and returns the exit code and what

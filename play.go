@@ -15,13 +15,13 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"lockstep/lockimpl"
-	"lockstep/realredis"
-	"lockstep/report"
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
-	"lockstep/text"
-	"lockstep/web"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/realredis"
+	"github.com/lockstep-sim/lockstep/report"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
+	"github.com/lockstep-sim/lockstep/web"
 )
 
 // realParallel is how many cells check runs at once on real servers: they

@@ -13,9 +13,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
-	"lockstep/web"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/web"
 )
 
 //go:embed docs/self-check.md

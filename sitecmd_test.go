@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
-	"lockstep/web"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/web"
 )
 
 // lockstep site DIR writes index.html, the self-check and a page per

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	suggestpkg "lockstep/internal/suggest"
-	"lockstep/text"
+	suggestpkg "github.com/lockstep-sim/lockstep/internal/suggest"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // unknownName is the error for a name that is none of valid, in lang: it

@@ -9,9 +9,9 @@ import (
 	"slices"
 	"strings"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/explore"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/explore"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // maxTraceSize bounds a trace file. The largest trace lockstep writes is

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // engineTrace is get-then-del × uuid-get-del as play --format json prints

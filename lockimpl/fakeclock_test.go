@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // hangGuard only turns a deadlocked wait into a test failure with a message

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 func TestFenceKey(t *testing.T) {

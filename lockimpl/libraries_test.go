@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/lockimpl"
-	"lockstep/locktest"
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/locktest"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // The two libraries are judged by what the engine observes, like any lock.

@@ -3,7 +3,7 @@ package lockimpl_test
 import (
 	"testing"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 var _ lockimpl.Fencer = (*lockimpl.RedlockFenced)(nil)

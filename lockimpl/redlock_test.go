@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 func validityOf(t *testing.T, h *handle) time.Duration {

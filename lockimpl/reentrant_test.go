@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 func TestReentrantCountsHolds(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"lockstep/internal/suggest"
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/internal/suggest"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // Info describes one implementation in the catalogue. The texts come in

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"unicode"
 
-	"lockstep/lockimpl"
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 func TestLookupUnknown(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 func TestUUIDGetDelRaceBetweenGetAndDel(t *testing.T) {

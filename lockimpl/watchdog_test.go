@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // watchdogNames are the implementations that renew their lease in the

@@ -16,8 +16,8 @@ import (
 	"sync"
 	"testing"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // This file is Run's isolation: the lessons and the search run in a child

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // panicky is plainDEL that, for a third client (C), starts a goroutine of

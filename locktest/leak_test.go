@@ -5,8 +5,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"lockstep/internal/leaktest"
-	"lockstep/internal/testgc"
+	"github.com/lockstep-sim/lockstep/internal/leaktest"
+	"github.com/lockstep-sim/lockstep/internal/testgc"
 )
 
 // TestMain fails the package's tests if a goroutine outlives them, and
@@ -17,5 +17,5 @@ func TestMain(m *testing.M) {
 		// A Release blocked for good on a channel of its own: every lesson
 		// says so (TestReleaseThatNeverReturns), and nothing can end a
 		// goroutine that waits for nothing.
-		goleak.IgnoreTopFunction("lockstep/locktest.stuckRelease.Release"))
+		goleak.IgnoreTopFunction("github.com/lockstep-sim/lockstep/locktest.stuckRelease.Release"))
 }

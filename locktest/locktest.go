@@ -37,11 +37,11 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/lockimpl"
-	"lockstep/realredis"
-	"lockstep/scenarios"
-	"lockstep/scenarios/explore"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/realredis"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/explore"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // Explored is the name Allow gives the bounded search, where a lesson's id

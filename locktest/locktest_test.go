@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // plainDEL is a lock with the classic bug: a unique token, but a release
@@ -152,7 +152,7 @@ func TestReleaseThatNeverReturns(t *testing.T) {
 	_, err := Check(info, NoSearch(), TraceDir(t.TempDir()))
 	took := time.Since(start)
 	if err == nil || !strings.Contains(err.Error(), "oversell × stuck-release could not run") ||
-		!strings.Contains(err.Error(), "A's Release is blocked in the lock implementation stuck-release, at lockstep/locktest.stuckRelease.Release (locktest_test.go:") {
+		!strings.Contains(err.Error(), "A's Release is blocked in the lock implementation stuck-release, at github.com/lockstep-sim/lockstep/locktest.stuckRelease.Release (locktest_test.go:") {
 		t.Errorf("Check: %v", err)
 	}
 	if took > 5*time.Second {

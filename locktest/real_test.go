@@ -11,10 +11,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/internal/hostile"
-	"lockstep/internal/redistest"
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/internal/hostile"
+	"github.com/lockstep-sim/lockstep/internal/redistest"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // seed writes n keys that are not lockstep's on the server c reaches —

@@ -11,7 +11,7 @@ import (
 	"github.com/alicebob/miniredis/v2/server"
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/internal/redistest"
+	"github.com/lockstep-sim/lockstep/internal/redistest"
 )
 
 // redisErr is an error reply from a server, as go-redis gives one.

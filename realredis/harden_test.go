@@ -13,12 +13,12 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/internal/hostile"
-	"lockstep/internal/redistest"
-	"lockstep/lockimpl"
-	"lockstep/realredis"
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/internal/hostile"
+	"github.com/lockstep-sim/lockstep/internal/redistest"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/realredis"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // keysIn lists the lockstep keys in database db of a server.

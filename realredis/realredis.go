@@ -21,8 +21,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/scenarios/sim"
-	"lockstep/scenarios/sim/realserver"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/realserver"
 )
 
 // Config is what the command line says about real servers.

@@ -13,8 +13,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/scenarios/sim"
-	"lockstep/scenarios/sim/realserver"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/realserver"
 )
 
 // checkReplica makes sure the server given as --replica is a replica of the

@@ -9,8 +9,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/internal/sentinel"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/internal/sentinel"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // SentinelSecond is the least time scale of a run whose failover Sentinel

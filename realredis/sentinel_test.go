@@ -8,9 +8,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/lockimpl"
-	"lockstep/realredis"
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/realredis"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // sentinels adds LOCKSTEP_SENTINELS (.ci/redis-sentinels start DIR) to the

@@ -8,8 +8,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2/server"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // refusing is a server that passes the setup checks (PING, INFO, EVAL, an

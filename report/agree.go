@@ -8,9 +8,9 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"lockstep/scenarios"
-	"lockstep/scenarios/explore"
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/explore"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // AgreeMark is a cell of lockstep check --explore's table: "=" when the

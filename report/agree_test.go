@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // A cell's mark says what the search missed and what it found beyond the

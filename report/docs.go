@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // DocPages renders the failure-mode pages of docs/ from the engine: the index

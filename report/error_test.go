@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // A cell that could not run (its implementation panicked) shows as err in

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"lockstep/scenarios/explore"
-	"lockstep/scenarios/sim"
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/scenarios/explore"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // Explore writes what a search found and how far it looked: a line per

@@ -14,9 +14,9 @@ import (
 	"time"
 	"unicode"
 
-	"lockstep/internal/race"
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/internal/race"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 var matrix = sync.OnceValues(scenarios.Check)

@@ -6,7 +6,7 @@ import (
 	"io"
 	"strings"
 
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // JUnit writes the check results as JUnit XML: one test suite per failure

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode"
 
-	"lockstep/scenarios/sim"
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // Mermaid writes a trace as a Mermaid sequenceDiagram: a participant for each

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // The renderers draw whatever trace they are given without panicking, even

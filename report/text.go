@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"lockstep/scenarios/sim"
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // secs formats virtual time as seconds with millisecond precision.

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/explore"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/explore"
 )
 
 // Agreement is one cell of lockstep check --explore: what a lesson's

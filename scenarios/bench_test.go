@@ -3,7 +3,7 @@ package scenarios
 import (
 	"testing"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // BenchmarkScenario plays one cell: the GET-then-DEL race against the

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // Course is a playlist for a class: which lessons, in which order, with

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // Issue #29 item 11: Sentinel fails a dead primary over only once it has

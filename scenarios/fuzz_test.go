@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // FuzzParseLesson: whatever bytes a lesson file holds, ParseLesson either

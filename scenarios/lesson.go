@@ -8,8 +8,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // A lesson file is one failure mode, whole: its id, titles and story, the

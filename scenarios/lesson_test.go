@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // lessonWith is the get-then-del lesson with one line replaced, or with a

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // A lesson's text reaches terminals as it is written, in the TUI, in play

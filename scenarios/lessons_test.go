@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // These tests pin each naive implementation's violation to the step where the

@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // Expected returns the invariants expected to break when the built-in

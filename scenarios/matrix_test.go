@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/internal/race"
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/internal/race"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // sharedResults is one run of the whole matrix, shared by the tests that

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // A release that says it found the lock was not its own sent a command

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 type panicky struct{ when string }

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/internal/plainwatchdog"
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/internal/plainwatchdog"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // Issue #27: a watchdog written as teams write one — a go statement, a

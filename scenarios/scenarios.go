@@ -18,8 +18,8 @@ import (
 	"slices"
 	"strings"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // Scenario is one failure mode: a lesson.

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/explore"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/explore"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // Search is how lockstep check --explore searches a lesson's failure mode

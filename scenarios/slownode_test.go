@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // setsOnRedis2 are the command events of A's SETs on redis-2 in tr, in

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // A lesson's texts tell about its traces, and the numbers they tell have to

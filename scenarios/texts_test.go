@@ -3,9 +3,9 @@ package scenarios
 import (
 	"testing"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // Every text a user reads comes in both languages (docs/DESIGN: "a test

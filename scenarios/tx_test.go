@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // Issue #27: a lock that takes and releases with WATCH and MULTI/EXEC

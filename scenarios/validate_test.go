@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
-	"lockstep/internal/race"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/internal/race"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // Every trace the engine makes, as play --format json writes it, passes the

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/internal/race"
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/internal/race"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // zhTexts collects every Chinese text of v's JSON form (a text.Text is an

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 func TestIn(t *testing.T) {

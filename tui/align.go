@@ -3,7 +3,7 @@ package tui
 import (
 	"fmt"
 
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // pair is one row of compare mode: an event of each trace, -1 for a gap.

@@ -6,7 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // runCmds runs what the model asked for (traces to load) and hands it the

@@ -6,7 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
 
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // This file draws the help (?): the keys of the screen under it and the

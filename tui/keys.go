@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // KeyMap is every key the TUI answers to. Keys are matched with key.Matches

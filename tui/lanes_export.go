@@ -1,6 +1,6 @@
 package tui
 
-import "lockstep/scenarios/sim"
+import "github.com/lockstep-sim/lockstep/scenarios/sim"
 
 // LaneCells is what each lane of the player's timeline shows at event i of
 // tr, in lang, keyed by lane (a client, a server, "stock"), as the TUI draws

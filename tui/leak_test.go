@@ -5,8 +5,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"lockstep/internal/leaktest"
-	"lockstep/internal/testgc"
+	"github.com/lockstep-sim/lockstep/internal/leaktest"
+	"github.com/lockstep-sim/lockstep/internal/testgc"
 )
 
 // TestMain fails the package's tests if a goroutine outlives them, and

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // Issue #28 item 12: a command a server refused has a mark of its own in

@@ -4,14 +4,14 @@ import (
 	"slices"
 	"time"
 
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // playerView steps through one trace, or two side by side in compare mode.

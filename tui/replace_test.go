@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // Issue #28 item 20: a lesson file with a built-in's id takes the built-in's

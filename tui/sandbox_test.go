@@ -14,9 +14,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/explore"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/explore"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // choose presses the key of the sandbox move with id, which must be on

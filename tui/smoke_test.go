@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // The whole program, as a user meets it: the start screen, a scenario opened

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // course parses a course's source (built-in lessons only).

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // Issue #28 item 7: the start screen moves to a failure mode's own

@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // The TUI's own fixed texts come in both languages: the keys' help, the

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // copyOf is a deep copy of a cached trace, for a test to change.

@@ -9,9 +9,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 func player(t *testing.T, opts Options) Model {

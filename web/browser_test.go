@@ -15,8 +15,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"lockstep/scenarios/sim"
-	"lockstep/tui"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/tui"
 )
 
 // The player page in a real browser: headless Chromium, driven through the

@@ -3,8 +3,8 @@ package web
 import (
 	"testing"
 
-	"lockstep/internal/leaktest"
-	"lockstep/internal/testgc"
+	"github.com/lockstep-sim/lockstep/internal/leaktest"
+	"github.com/lockstep-sim/lockstep/internal/testgc"
 )
 
 // TestMain fails the package's tests if a goroutine outlives them (the

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/lockimpl"
-	"lockstep/report"
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/report"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // playRun plays a built-in lesson against an implementation.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // siteImpls are the implementations the browser's site holds, to keep the

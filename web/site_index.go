@@ -7,10 +7,10 @@ import (
 	"slices"
 	"strings"
 
-	"lockstep/report"
-	"lockstep/scenarios"
-	"lockstep/scenarios/sim"
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/report"
+	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // index is the site's front page: what the course is, and a row per

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // The self-check's links lead to the lessons' pages, in both languages;

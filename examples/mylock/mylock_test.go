@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"example.com/mylock"
-	"lockstep/lockimpl"
-	"lockstep/locktest"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/locktest"
 )
 
 // unrenewed are what a lease that nobody renews cannot do: work longer

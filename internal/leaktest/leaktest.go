@@ -20,7 +20,7 @@ func VerifyTestMain(m *testing.M, opts ...goleak.Option) {
 }
 
 // BubbleHost has goleak ignore the bubble host's goroutine.
-var BubbleHost = goleak.IgnoreTopFunction("lockstep/internal/bubble.serve")
+var BubbleHost = goleak.IgnoreTopFunction("github.com/lockstep-sim/lockstep/internal/bubble.serve")
 
 // dialProbesEnd runs the tests, then waits up to two seconds for go-redis's
 // dial probes to end. After a failed dial a pool probes the server every

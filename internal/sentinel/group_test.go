@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/internal/redistest"
+	"github.com/lockstep-sim/lockstep/internal/redistest"
 )
 
 // closedAddr is an address of loopback nobody listens on.

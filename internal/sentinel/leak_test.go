@@ -3,7 +3,7 @@ package sentinel
 import (
 	"testing"
 
-	"lockstep/internal/leaktest"
+	"github.com/lockstep-sim/lockstep/internal/leaktest"
 )
 
 // TestMain fails the package's tests if a goroutine outlives them.

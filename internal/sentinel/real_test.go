@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/internal/redistest"
+	"github.com/lockstep-sim/lockstep/internal/redistest"
 )
 
 // timing is how long one failover's steps took: WaitReady after Monitor,

@@ -15,7 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/internal/redistest"
+	"github.com/lockstep-sim/lockstep/internal/redistest"
 )
 
 // needRedis skips the test where redis-server is not installed.

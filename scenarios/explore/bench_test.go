@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 func bench(b *testing.B, name string, opts Options) {

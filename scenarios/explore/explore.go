@@ -16,8 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // GCPercent is the garbage collector's target that suits a search: every

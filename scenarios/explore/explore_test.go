@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/internal/race"
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/internal/race"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // library marks the catalogue's adapters of outside libraries.

@@ -3,8 +3,8 @@ package explore
 import (
 	"testing"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // After every move the trace's last event is at the world's time, so its

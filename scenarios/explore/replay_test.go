@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // setNXEXMoves break set-nx-ex's ownership: A's release after its lease ran

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"testing"
 
-	"lockstep/lockimpl"
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // ownTokens is the catalogue's lock name with its tokens drawn as a library

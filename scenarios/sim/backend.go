@@ -24,7 +24,7 @@ import (
 //
 // A run's servers are all embedded or all real. Embedded ones are the
 // engine's own (miniredis on virtual time; not exported). Real ones come from
-// Target.NewBackend: package lockstep/scenarios/sim/realserver implements
+// Target.NewBackend: package github.com/lockstep-sim/lockstep/scenarios/sim/realserver implements
 // them for redis-server, and realredis.Connect plugs it in. Such a backend
 // has its own clock (the wall clock; Advance does nothing), converts between
 // real and virtual time with its RealRun, and touches only keys under the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"lockstep/internal/bubble"
+	"github.com/lockstep-sim/lockstep/internal/bubble"
 )
 
 // An embedded world runs in a testing/synctest bubble (internal/bubble):

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // timed is a single-instance lock that bounds each command with a context

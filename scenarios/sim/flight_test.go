@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // fanOut is a majority lock that asks its nodes at once, each from a
@@ -281,7 +281,7 @@ func TestLockCodeThatWaitsForNothingIsAnError(t *testing.T) {
 	}}
 	start := time.Now()
 	_, err := runA(info)
-	if err == nil || !strings.Contains(err.Error(), "A's TryAcquire is blocked in the lock implementation waiting, at lockstep/scenarios/sim.(*waiting).TryAcquire (flight_test.go:"+fmt.Sprint(waitingLine)+"), and nothing in the run can wake it") {
+	if err == nil || !strings.Contains(err.Error(), "A's TryAcquire is blocked in the lock implementation waiting, at github.com/lockstep-sim/lockstep/scenarios/sim.(*waiting).TryAcquire (flight_test.go:"+fmt.Sprint(waitingLine)+"), and nothing in the run can wake it") {
 		t.Fatalf("err = %v", err)
 	}
 	if d := time.Since(start); d > time.Second {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"lockstep/internal/hostile"
+	"github.com/lockstep-sim/lockstep/internal/hostile"
 )
 
 // A lock that reaches beyond its own keys is stopped by the server, as the

@@ -5,8 +5,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"lockstep/internal/leaktest"
-	"lockstep/internal/testgc"
+	"github.com/lockstep-sim/lockstep/internal/leaktest"
+	"github.com/lockstep-sim/lockstep/internal/testgc"
 )
 
 // TestMain fails the package's tests if a goroutine outlives them, and
@@ -17,5 +17,5 @@ func TestMain(m *testing.M) {
 		// Lock code blocked for good on a channel of its own: the run says
 		// so (TestLockCodeThatWaitsForNothingIsAnError), and nothing can
 		// end a goroutine that waits for nothing.
-		goleak.IgnoreTopFunction("lockstep/scenarios/sim.(*waiting).TryAcquire"))
+		goleak.IgnoreTopFunction("github.com/lockstep-sim/lockstep/scenarios/sim.(*waiting).TryAcquire"))
 }

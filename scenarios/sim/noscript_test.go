@@ -7,7 +7,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 var ownScript = redis.NewScript("return redis.call('SET', KEYS[1], ARGV[1], 'NX')")

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // quorums lists the events that count a multi-node attempt, each as

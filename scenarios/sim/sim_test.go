@@ -10,8 +10,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"lockstep/internal/leaktest"
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/internal/leaktest"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 func impl(t *testing.T, name string) lockimpl.Info {

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // The slots are Redis's: these are CLUSTER KEYSLOT's answers from

@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // This file runs a world one move at a time, with the choice of every move

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // Script is a scenario's timeline. It declares the clients, then moves time

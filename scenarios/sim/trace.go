@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"lockstep/text"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // Trace is the one product of a run: every event in order, each with a

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // kinds are the kinds of event a trace may have.

@@ -12,8 +12,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/internal/bubble"
-	"lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/internal/bubble"
+	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // Setup is the fixed part of a scenario: the lock, the servers, the data.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // redisErr is an error reply from a server, as go-redis gives one.

@@ -14,7 +14,7 @@ import (
 	mrserver "github.com/alicebob/miniredis/v2/server"
 	"github.com/redis/go-redis/v9"
 
-	"lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // commandLog records the commands a miniredis server receives, and the
