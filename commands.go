@@ -193,7 +193,7 @@ it found one. docs/explore.md has the model and the bounds.`,
 	fs.DurationVar(&f.lease, "lease", 0, "each client passes the lease `D` to its lock itself, as Redisson's lock(leaseTime) (0: none)")
 	fs.IntVar(&f.maxStates, "max-states", 0, "stop once the search has seen more than `N` states (0: no bound); unlike --timeout, the same on every machine")
 	fs.DurationVar(&f.timeout, "timeout", time.Minute, "stop searching after `D` (0: no limit)")
-	fs.StringVar(&f.out, "out", "", "write each counterexample's trace to `DIR`/<impl>-<invariant>.json")
+	fs.StringVar(&f.out, "out", "", "write each counterexample's trace to `DIR`/<impl>-<invariant>.json, each file named on stderr")
 	fs.BoolVar(&f.json, "json", false, "print the result as JSON")
 	fs.StringVar(&f.lang, "lang", "en", "the report in `LANG`: en or zh")
 	c.RunE = func(c *cobra.Command, pos []string) error {

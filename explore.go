@@ -88,25 +88,49 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 	if err != nil {
 		return 0, err
 	}
-	if f.out != "" {
-		if err := os.MkdirAll(f.out, 0o755); err != nil {
-			return 0, err
-		}
-		for _, found := range res.Found {
-			path := filepath.Join(f.out, impl.Name+"-"+found.Invariant+".json")
-			if err := writeFile(path, func(w io.Writer) error { return report.JSON(w, found.Trace) }); err != nil {
-				return 0, err
-			}
-		}
+	files, err := writeFound(f.out, res)
+	if err != nil {
+		return 0, err
+	}
+	// The files are named on stderr, so that stdout stays the report (or
+	// the JSON, whose findings name them too).
+	for _, path := range files {
+		fmt.Fprintln(stderr, "wrote", path)
+	}
+	switch {
+	case len(files) > 0:
+		fmt.Fprintln(stderr, "step through it: lockstep --trace", files[0])
+	case f.out != "":
+		fmt.Fprintln(stderr, "wrote nothing to", f.out+": no counterexample found")
 	}
 	code := exitOK
 	if len(res.Found) > 0 {
 		code = exitUnmet
 	}
 	if f.json {
-		return code, report.JSON(stdout, exploreJSON(res))
+		return code, report.JSON(stdout, exploreJSON(res, files))
 	}
 	return code, report.Explore(stdout, res, f.lang)
+}
+
+// writeFound writes each counterexample of res as a trace file in dir,
+// if dir is set, and returns the files' paths in the order of res.Found.
+func writeFound(dir string, res explore.Result) ([]string, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, found := range res.Found {
+		path := filepath.Join(dir, res.Impl+"-"+found.Invariant+".json")
+		if err := writeFile(path, func(w io.Writer) error { return report.JSON(w, found.Trace) }); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
 }
 
 // multiNode names the implementations that run on several servers.
@@ -138,18 +162,24 @@ func faultNames() []string {
 	return names
 }
 
-// exploreJSON is a search result as explore --json prints it.
-func exploreJSON(r explore.Result) any {
+// exploreJSON is a search result as explore --json prints it; files are
+// the trace files --out wrote, one a finding, if any.
+func exploreJSON(r explore.Result, files []string) any {
 	type finding struct {
 		Invariant string   `json:"invariant"`
 		Moves     []string `json:"moves"`
 		Step      int      `json:"step"`
 		T         int64    `json:"t_ns"`
+		File      string   `json:"file,omitempty"`
 	}
 	found := []finding{}
-	for _, f := range r.Found {
+	for i, f := range r.Found {
 		v := f.Trace.Verdict(f.Invariant)
-		found = append(found, finding{f.Invariant, f.Trace.Schedule.Moves, v.Step, int64(v.T)})
+		fd := finding{Invariant: f.Invariant, Moves: f.Trace.Schedule.Moves, Step: v.Step, T: int64(v.T)}
+		if i < len(files) {
+			fd.File = files[i]
+		}
+		found = append(found, fd)
 	}
 	o := r.Options
 	nodes := 0 // a single server's lock: the field is left out

@@ -724,6 +724,10 @@ func TestExploreAndPlayTrace(t *testing.T) {
 		}
 	}
 	file := filepath.Join(dir, "uuid-get-del-ownership.json")
+	// Every file it wrote is named, with the command that plays it.
+	if want := "wrote " + file + "\nstep through it: lockstep --trace " + file + "\n"; stderr.String() != want {
+		t.Errorf("explore --out said %q on stderr, want %q", stderr.String(), want)
+	}
 	played := mustRun(t, "play", "--trace", file)
 	if !strings.Contains(played, "✗ OWNERSHIP: A deleted the lock that B wrote") {
 		t.Errorf("play --trace does not show the violation:\n%s", played)
@@ -768,6 +772,13 @@ func TestExploreAndPlayTrace(t *testing.T) {
 	if strings.Contains(stdout.String(), `"nodes"`) {
 		t.Errorf("explore uuid-lua --json names nodes: %s", stdout.String())
 	}
+	// With --json the findings name their files too.
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"explore", "--impl", "uuid-get-del", "--json", "--out", dir}, &stdout, &stderr); code != exitUnmet ||
+		!strings.Contains(stdout.String(), `"file": "`+jsonEscape(file)+`"`) || !strings.Contains(stderr.String(), "wrote "+file+"\n") {
+		t.Errorf("explore --json --out: exit %d, stdout %s, stderr %q", code, stdout.String(), stderr.String())
+	}
 	// Redlock on five servers: the result says so, as its text does.
 	stdout.Reset()
 	if code := run([]string{"explore", "--impl", "redlock", "--nodes", "5", "--depth", "2", "--json"}, &stdout, &stderr); code != exitOK ||
@@ -786,4 +797,10 @@ func TestExploreAndPlayTrace(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q", args, code, stderr.String())
 		}
 	}
+}
+
+// jsonEscape is s as it appears inside a JSON string.
+func jsonEscape(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b[1 : len(b)-1])
 }
