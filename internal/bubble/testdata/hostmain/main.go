@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"lockstep/internal/bubble"
+	"github.com/lockstep-sim/lockstep/internal/bubble"
 )
 
 func main() {
