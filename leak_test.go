@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/lockstep-sim/lockstep/internal/leaktest"
@@ -14,7 +16,14 @@ import (
 // tests run it as a process of its own (lockstepProcess).
 func TestMain(m *testing.M) {
 	if os.Getenv("LOCKSTEP_TEST_MAIN") == "1" {
-		os.Exit(realMain(os.Args[1:]))
+		code := realMain(os.Args[1:])
+		if os.Getenv("LOCKSTEP_TEST_ALLOC") == "1" {
+			// What the command allocated, for TestStartWithoutLessons.
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			fmt.Printf("alloc=%d\n", ms.TotalAlloc)
+		}
+		os.Exit(code)
 	}
 	testgc.Set()
 	leaktest.VerifyTestMain(m)

@@ -17,6 +17,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -116,8 +117,10 @@ func (s Scenario) ReplaceNote() string {
 //go:embed lessons/*.lesson
 var builtin embed.FS
 
-// catalogue is the built-in lessons, in the order of their file names.
-var catalogue = mustLoad(builtin, "lessons")
+// catalogue is the built-in lessons, in the order of their file names,
+// parsed the first time a command asks for them: a start that needs none
+// (--version, help, completion of a flag) does not pay for 30-odd lessons.
+var catalogue = sync.OnceValue(func() []Scenario { return mustLoad(builtin, "lessons") })
 
 func mustLoad(fsys fs.FS, dir string) []Scenario {
 	scs, err := LoadLessons(fsys, dir)
@@ -158,12 +161,12 @@ func LoadLessons(fsys fs.FS, dir string) ([]Scenario, error) {
 }
 
 // All returns the failure modes in teaching order.
-func All() []Scenario { return append([]Scenario(nil), catalogue...) }
+func All() []Scenario { return slices.Clone(catalogue()) }
 
 // IDs returns the scenario ids in teaching order.
 func IDs() []string {
-	ids := make([]string, len(catalogue))
-	for i, s := range catalogue {
+	ids := make([]string, len(catalogue()))
+	for i, s := range catalogue() {
 		ids[i] = s.ID
 	}
 	return ids
@@ -171,7 +174,7 @@ func IDs() []string {
 
 // Lookup finds a scenario by id. The error lists the valid ids.
 func Lookup(id string) (Scenario, error) {
-	for _, s := range catalogue {
+	for _, s := range catalogue() {
 		if s.ID == id {
 			return s, nil
 		}
