@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"io"
-	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -192,30 +191,6 @@ func TestVersion(t *testing.T) {
 	}
 	if !strings.Contains(mustRun(t, "--help"), "--version") {
 		t.Error("lockstep --help does not list --version")
-	}
-}
-
-func TestVersionOf(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		info debug.BuildInfo
-		want string
-	}{
-		{"go install of a release", debug.BuildInfo{Main: debug.Module{Path: "lockstep", Version: "v1.2.0"}}, "v1.2.0"},
-		{"go build in a checkout", debug.BuildInfo{Main: debug.Module{Path: "lockstep", Version: "v0.0.0-20260101120000-0123456789ab+dirty"}},
-			"v0.0.0-20260101120000-0123456789ab+dirty"},
-		{"a commit, clean", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
-			{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}, {Key: "vcs.modified", Value: "false"}}},
-			"0123456789ab"},
-		{"a commit, modified", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
-			{Key: "vcs.revision", Value: "0123456789abcdef0123456789abcdef01234567"}, {Key: "vcs.modified", Value: "true"}}},
-			"0123456789ab (modified)"},
-		{"nothing recorded", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "(devel)"},
-		{"no version at all", debug.BuildInfo{}, "(devel)"},
-	} {
-		if got := versionOf(&tc.info); got != tc.want {
-			t.Errorf("%s: versionOf = %q, want %q", tc.name, got, tc.want)
-		}
 	}
 }
 
