@@ -34,11 +34,43 @@ var oversteps = []struct {
 	{"eval-keys", func(ctx context.Context, c *redis.Client, _ string) error {
 		return c.Eval(ctx, "return redis.call('SET', KEYS[1], ARGV[1])", []string{Foreign}, "x").Err()
 	}},
+	// The next four log the connection in as the server's default user
+	// (on a stock server it has no password: any password is OK), then
+	// wipe the server, whatever the log-in answered.
+	{"auth-default", func(ctx context.Context, c *redis.Client, _ string) error {
+		return asDefault(ctx, c, c.Do(ctx, "AUTH", "default", "x").Err())
+	}},
+	{"hello-auth", func(ctx context.Context, c *redis.Client, _ string) error {
+		return asDefault(ctx, c, c.Do(ctx, "HELLO", "2", "AUTH", "default", "x").Err())
+	}},
+	{"pipeline-auth", func(ctx context.Context, c *redis.Client, _ string) error {
+		_, err := c.Pipelined(ctx, func(p redis.Pipeliner) error {
+			p.Do(ctx, "AUTH", "default", "x")
+			p.FlushAll(ctx)
+			return nil
+		})
+		return err
+	}},
+	{"reset", func(ctx context.Context, c *redis.Client, _ string) error {
+		// RESET makes the connection the default user's again.
+		return asDefault(ctx, c, c.Do(ctx, "RESET").Err())
+	}},
 }
 
-// Locks are the five hostile locks: FLUSHALL, FLUSHDB, a script whose body
+// asDefault is what a lock that tried to become the default user does
+// next: FLUSHALL. The error is the log-in's, else FLUSHALL's.
+func asDefault(ctx context.Context, c *redis.Client, login error) error {
+	if err := c.FlushAll(ctx).Err(); login == nil {
+		return err
+	}
+	return login
+}
+
+// Locks are the hostile locks: FLUSHALL, FLUSHDB, a script whose body
 // writes a key it did not declare, RENAME of the lock onto a foreign key,
-// and EVAL with a foreign key in KEYS. Each is named "hostile-<what>".
+// EVAL with a foreign key in KEYS, and four that log in as the default
+// user before a FLUSHALL (AUTH, HELLO … AUTH, AUTH in a pipeline, RESET).
+// Each is named "hostile-<what>".
 func Locks() []lockimpl.Info {
 	var infos []lockimpl.Info
 	for _, o := range oversteps {

@@ -159,8 +159,9 @@ func (g *gate) onItsWay(ctx context.Context, next redis.ProcessHook, a *actor, c
 func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd redis.Cmder, srv int) error {
 	var err error
 	_, embedded := g.w.servers[srv].b.(*memBackend)
+	err = sessionRefusal(cmd)
 	if r := g.w.real; r != nil {
-		if r.Target.NoACL {
+		if r.Target.NoACL && err == nil {
 			err = clientRefusal(cmd, g.w.setup.Key)
 		}
 		for _, k := range namedKeys(cmd) {

@@ -34,7 +34,9 @@ const (
 // lockCommands are the commands a lock may send, by where their keys are:
 // strings, hashes, lists, sets and sorted sets on its own keys, expiry,
 // scripts (EVAL, EVALSHA, FCALL, SCRIPT LOAD and EXISTS), transactions, and
-// what a connection needs (HELLO, AUTH, PING, WAIT for replicas). Not among
+// what a connection needs (HELLO, AUTH, PING, WAIT for replicas; AUTH and
+// HELLO … AUTH only in the connection's handshake: from lock code the gate
+// refuses them, see sessionRefusal). Not among
 // them: anything that reaches beyond one's keys (FLUSHALL, FLUSHDB, KEYS,
 // SCAN, MOVE, COPY, SWAPDB, SELECT, CONFIG, FUNCTION, SCRIPT FLUSH, CLIENT,
 // DEBUG, SHUTDOWN, MONITOR, Pub/Sub …).
@@ -260,6 +262,44 @@ func clientRefusal(cmd redis.Cmder, own string) error {
 	}
 	return nil
 }
+
+// sessionRefusal is the gate's check of every command lock code sends, on
+// every server: a command that would make the connection someone else's
+// is refused and not sent. Redis lets every user run AUTH, HELLO … AUTH
+// and RESET whatever its ACL rules say (seen on Redis 7.0: a user of
+// "-@all -auth -hello" still runs them), and on a server whose default
+// user has no password (its stock set-up) "AUTH default x" answers OK: the
+// connection is then default's, and the next FLUSHALL runs. So the run's
+// ACL user cannot refuse them; the gate does, inside transactions and
+// pipelines too, and the server's own refusal of CLIENT and the rest stays
+// (they are not among lockCommands). The connection's handshake, which
+// authenticates as the run's user, runs nested and never comes here.
+func sessionRefusal(cmd redis.Cmder) error {
+	if b, ok := batchOf(cmd); ok {
+		for _, c := range b.commands() {
+			if err := sessionRefusal(plain(c)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	args := cmd.Args()
+	if len(args) == 0 {
+		return nil
+	}
+	name := strings.ToLower(fmt.Sprint(args[0]))
+	switch {
+	case name == "auth", name == "reset", name == "hello" && len(args) > 2:
+		// HELLO with no more than its protocol version changes nothing
+		// of who the connection is; with AUTH or SETNAME it does.
+		return refusedHere(fmt.Sprintf(noPermSession, name))
+	}
+	return nil
+}
+
+// noPermSession is the gate's refusal of a command that would change whose
+// connection it is, in the shape of Redis's NOPERM.
+const noPermSession = "NOPERM lockstep refuses '%s' from lock code: a lock's connections stay the run's own user (not sent)"
 
 // refusedHere is a refusal the gate makes itself, shaped as a server's
 // error reply (redis.Error).

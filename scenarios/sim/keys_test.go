@@ -12,7 +12,9 @@ import (
 // run's ACL user is on a real one: FLUSHALL and FLUSHDB for their command,
 // RENAME and EVAL for a foreign key they name, a script for a key its body
 // writes without declaring it (which no check of the command's arguments
-// can see). The run fails as the lock's own, with the server's words.
+// can see), and a log-in as another user (AUTH, HELLO … AUTH, RESET), which
+// the gate refuses (#37). The run fails as the lock's own, with the
+// server's words.
 func TestGuardRefusesWhatIsNotTheLocks(t *testing.T) {
 	want := map[string]string{
 		"hostile-flushall":  "NOPERM this user has no permissions to run the 'flushall' command",
@@ -20,6 +22,11 @@ func TestGuardRefusesWhatIsNotTheLocks(t *testing.T) {
 		"hostile-lua-body":  "The user executing the script can't access at least one of the keys",
 		"hostile-rename":    "NOPERM this user has no permissions to access one of the keys",
 		"hostile-eval-keys": "NOPERM this user has no permissions to access one of the keys",
+		// The gate's refusal: Redis itself lets every user log in again.
+		"hostile-auth-default":  "NOPERM lockstep refuses 'auth' from lock code",
+		"hostile-hello-auth":    "NOPERM lockstep refuses 'hello' from lock code",
+		"hostile-pipeline-auth": "NOPERM lockstep refuses 'auth' from lock code",
+		"hostile-reset":         "NOPERM lockstep refuses 'reset' from lock code",
 	}
 	for _, info := range hostile.Locks() {
 		t.Run(info.Name, func(t *testing.T) {
