@@ -150,3 +150,51 @@ func TestRealTransactionLock(t *testing.T) {
 		}
 	}
 }
+
+// Issue #37: a lock whose script never ends (EVAL "while true do end" 0)
+// on a real server whose busy threshold is 300ms. The lock's EVAL times
+// out; lockstep stops the script itself (SCRIPT KILL) once the server
+// takes it, and the cell's error says which lock's script ran away — not
+// that the server could not be reached. The cleanup then runs on a server
+// that answers: the lock's key and the run's ACL user are gone, and the
+// keys that were there before are there after.
+func TestRealRunawayScriptIsStopped(t *testing.T) {
+	srv := redistest.Start(t, "--busy-reply-threshold", "300")
+	c := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer c.Close()
+	before := seed(t, c, 20)
+	lesson, err := scenarios.Lookup("get-then-del")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Check(hostile.Runaway(), Redis(srv.Addr()), Lessons(lesson), NoSearch(), TraceDir(t.TempDir()))
+	if err == nil {
+		t.Fatal("no error: the runaway script went unnoticed")
+	}
+	msg := err.Error()
+	for _, want := range []string{"the lock implementation hostile-runaway-script: A's EVAL ran away on redis-1",
+		"SCRIPT KILL after the server's busy threshold of 300ms"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("the error lacks %q: %s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "could not be reached") {
+		t.Errorf("a runaway script reported as an unreachable server: %s", msg)
+	}
+	ctx := context.Background()
+	if err := c.Ping(ctx).Err(); err != nil {
+		t.Fatalf("the server does not answer after the run: %v", err)
+	}
+	after := dumps(t, c, slices.Collect(maps.Keys(before)))
+	for k, d := range before {
+		if after[k] != d {
+			t.Errorf("%s changed", k)
+		}
+	}
+	if n := c.DBSize(ctx).Val(); n != int64(len(before)) {
+		t.Errorf("%d keys on the server, %d seeded: %v", n, len(before), c.Keys(ctx, "*").Val())
+	}
+	if users := c.Do(ctx, "ACL", "USERS").Val(); fmt.Sprint(users) != "[default]" {
+		t.Errorf("ACL users left: %v", users)
+	}
+}

@@ -100,3 +100,15 @@ func (l *lock) TryAcquire(ctx context.Context) (bool, error) {
 func (l *lock) Release(ctx context.Context) error {
 	return l.env.Nodes[0].Del(ctx, l.env.Key).Err()
 }
+
+// Runaway is a lock whose script never ends: it takes the lock, then sends
+// EVAL "while true do end" 0. A real server answers BUSY to everyone until
+// the script is killed. It is not among Locks: an embedded server runs the
+// script in-process, where nothing can stop it.
+func Runaway() lockimpl.Info {
+	return lockimpl.Info{Name: "hostile-runaway-script", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock {
+		return &lock{env: env, do: func(ctx context.Context, c *redis.Client, _ string) error {
+			return c.Eval(ctx, "while true do end", nil).Err()
+		}}
+	}}
+}

@@ -22,6 +22,9 @@ func (w *World) commandDone(a *actor, m msg) {
 		w.catchUp()
 	}
 	srv := w.servers[m.server]
+	if w.runaway(a, m, srv) {
+		return
+	}
 	var here refusedHere
 	if !errors.As(m.err, &here) {
 		if why, bad := srv.b.EnvironmentError(m.err); bad {

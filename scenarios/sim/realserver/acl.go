@@ -112,6 +112,7 @@ func dropUser(ctx context.Context, c *redis.Client, u aclUser) error {
 // then on (ClientOptions). With Target.NoACL it does nothing: the gate
 // checks what it can.
 func (b *backend) Guard(key string) error {
+	b.readBusyThreshold()
 	if b.run.Target.NoACL {
 		return nil
 	}

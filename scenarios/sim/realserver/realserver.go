@@ -88,6 +88,8 @@ type backend struct {
 	relay   *relay // a replica's, once it follows its primary
 	// types are the types of the run's keys at the last reading (read.go).
 	types map[string]string
+	// busy is the server's busy threshold, read before the run (script.go).
+	busy time.Duration
 
 	mu       sync.Mutex
 	user     *aclUser   // the run's, once Guard made it
