@@ -88,6 +88,11 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 	if err != nil {
 		return 0, err
 	}
+	if err := ctx.Err(); err != nil {
+		// A signal: the search stopped where it was, which is no result
+		// (Search itself cannot tell it from its timeout).
+		return 0, fmt.Errorf("explore stopped at depth %d after %d states: %w", res.Depth, res.States, err)
+	}
 	files, err := writeFound(f.out, res)
 	if err != nil {
 		return 0, err

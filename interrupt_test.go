@@ -21,6 +21,10 @@ func TestEmbeddedRunsInterrupted(t *testing.T) {
 		{"check", "--lessons", dir},
 		{"play", "get-then-del"},
 		{"play", "--lesson", lesson, "--format", "json"},
+		// An interrupted search is interrupted, not "stopped by the
+		// timeout" with exit 0 (#37, item 7).
+		{"explore", "--impl", "uuid-lua"},
+		{"explore", "--impl", "uuid-lua", "--json"},
 	} {
 		var stdout, stderr bytes.Buffer
 		code := runCtx(ctx, args, &stdout, &stderr)
