@@ -111,7 +111,8 @@ func (s Scenario) ReplaceNote() string {
 	if !ok {
 		return ""
 	}
-	return fmt.Sprintf("%s replaces the built-in lesson %s (%s) for this run", s.File, s.ID, path.Join("scenarios", b.File))
+	// The file's name is the user's: shown with its escape codes escaped.
+	return fmt.Sprintf("%s replaces the built-in lesson %s (%s) for this run", sim.CleanText(s.File), s.ID, path.Join("scenarios", b.File))
 }
 
 //go:embed lessons/*.lesson

@@ -44,3 +44,39 @@ func TestStartScreenSaysALessonReplacesABuiltin(t *testing.T) {
 		}
 	}
 }
+
+// Issue #37 item 5: a lesson file's name is the user's; escape codes in it
+// (ESC[2J, an OSC 52 clipboard write, BEL, U+202E) show as visible escapes
+// on the start screen and in the note that it replaces a built-in lesson,
+// never raw.
+func TestReplacingLessonsNameIsShownClean(t *testing.T) {
+	b, err := scenarios.Lookup("get-then-del")
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "mine/\x1b[2J\x1b]52;c;aGk=\a\u202e.lesson"
+	name = strings.NewReplacer(`\x1b`, "\x1b", `\a`, "\a", `\u202e`, "\u202e").Replace(name)
+	mine, err := scenarios.ParseLesson(name, b.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine.File, mine.Source = name, b.Source
+	for _, shown := range []string{mine.ReplaceNote(), viewOn(t, mine)} {
+		if strings.Contains(shown, "\x1b[2J") || strings.Contains(shown, "\x1b]52") || strings.ContainsAny(shown, "\a\u202e") {
+			t.Errorf("the file's name reaches the terminal raw: %q", shown)
+		}
+		if !strings.Contains(shown, `mine/\x1b[2J\x1b]52;c;aGk=\x07\u202e.lesson`) {
+			t.Errorf("the file's name is not shown escaped: %q", shown)
+		}
+	}
+}
+
+// viewOn is the start screen with lesson mine selected.
+func viewOn(t *testing.T, mine scenarios.Scenario) string {
+	t.Helper()
+	m := newTest(t, Options{Lessons: []scenarios.Scenario{mine}, Lang: "en"}, 200, 40)
+	for m.start.scs[m.start.sc].ID != mine.ID {
+		m = send(m, keyMsg("down"))
+	}
+	return m.View()
+}

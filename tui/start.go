@@ -174,7 +174,7 @@ func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMa
 	detail := []string{fitStyled(st.Header.Render(s.ID+" × "+in.Name)+"  "+s.Title.In(lang), inner)}
 	detail = append(detail, summary...)
 	if _, ok := s.Replaces(); ok {
-		detail = append(detail, fit(text.Newf("from %s, in place of the built-in lesson", "来自 %s，替换了同名的内置课程", s.File).In(lang), inner))
+		detail = append(detail, fit(text.Newf("from %s, in place of the built-in lesson", "来自 %s，替换了同名的内置课程", sim.CleanText(s.File)).In(lang), inner))
 	}
 	detail = append(detail, fit(in.Name+": "+in.Summary.In(lang), inner))
 	optional := []string{
