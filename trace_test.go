@@ -253,3 +253,29 @@ func TestPlayTraceEscapesControlCharacters(t *testing.T) {
 		}
 	}
 }
+
+// Issue #37 item 4: a trace file that names 100,000 clients, or servers,
+// is refused at once for the bound it breaks (sim.MaxTraceNames); checking
+// each name against the others took 13 s, and 300,000 104 s.
+func TestTraceWithManyNamesIsRefused(t *testing.T) {
+	names := make([]string, 100_000)
+	for i := range names {
+		names[i] = fmt.Sprintf("c%d", i)
+	}
+	for _, field := range []string{"clients", "servers"} {
+		tr := engineTrace(t)
+		if field == "clients" {
+			tr.Clients = names
+		} else {
+			tr.Servers = names
+		}
+		b, err := json.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = readTrace(context.Background(), bytes.NewReader(b), "many.json")
+		if want := field + ": 100000 names; a trace has at most 64"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %.300v, want %q", field, err, want)
+		}
+	}
+}
