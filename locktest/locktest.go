@@ -34,6 +34,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,9 +57,13 @@ type config struct {
 	lessons  []scenarios.Scenario
 	wide     bool
 	search   bool
-	traceDir string
-	timeout  time.Duration
-	redis    string // real servers for the lessons, as --redis takes them
+	traceDir string // the user's (TraceDir), or "" for one of this run's own
+	ownDir   struct {
+		once sync.Once
+		path string
+	}
+	timeout time.Duration
+	redis   string // real servers for the lessons, as --redis takes them
 }
 
 // Allow accepts that lesson (an id, Explored for the search, or "*" for
@@ -87,8 +92,9 @@ func Widen() Option { return func(c *config) { c.wide = true } }
 // NoSearch skips the search: the lessons only.
 func NoSearch() Option { return func(c *config) { c.search = false } }
 
-// TraceDir is where the traces of failures are written; by default
-// $TMPDIR/lockstep-locktest.
+// TraceDir is where the traces of failures are written; by default a new
+// directory of this run's own, $TMPDIR/lockstep-locktest-<random>, which
+// no one else can have planted a file or a link in.
 func TraceDir(dir string) Option { return func(c *config) { c.traceDir = dir } }
 
 // Redis runs the lessons on real Redis servers instead of embedded ones:
@@ -170,8 +176,7 @@ func Run(t testing.TB, info lockimpl.Info, opts ...Option) {
 
 // newConfig is the configuration opts and the environment give.
 func newConfig(opts []Option) *config {
-	c := &config{allowed: map[string][]string{}, search: true, timeout: 20 * time.Second,
-		traceDir: filepath.Join(os.TempDir(), "lockstep-locktest")}
+	c := &config{allowed: map[string][]string{}, search: true, timeout: 20 * time.Second}
 	for _, o := range opts {
 		o(c)
 	}
@@ -358,9 +363,12 @@ func (c *config) allows(lesson, inv string) bool {
 }
 
 // write saves tr for lockstep --trace and returns where; "" if it could
-// not (the problem is reported all the same).
+// not (the problem is reported all the same). The file is written beside
+// its name and renamed onto it, so a link planted under that name is
+// replaced, never followed.
 func (c *config) write(lock, lesson, inv string, tr *sim.Trace) string {
-	if tr == nil || os.MkdirAll(c.traceDir, 0o755) != nil {
+	dir := c.dir()
+	if tr == nil || dir == "" {
 		return ""
 	}
 	if _, err := lockimpl.Lookup(lock); err != nil {
@@ -372,9 +380,30 @@ func (c *config) write(lock, lesson, inv string, tr *sim.Trace) string {
 	if err != nil {
 		return ""
 	}
-	path := filepath.Join(c.traceDir, fmt.Sprintf("%s-%s-%s.json", lock, lesson, inv))
-	if os.WriteFile(path, append(data, '\n'), 0o644) != nil {
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s-%s.json", lock, lesson, inv))
+	f, err := os.CreateTemp(dir, ".trace-*")
+	if err != nil {
+		return ""
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(append(data, '\n'))
+	if err = errors.Join(err, f.Chmod(0o644), f.Close()); err != nil || os.Rename(f.Name(), path) != nil {
 		return ""
 	}
 	return path
+}
+
+// dir is where traces go: the user's TraceDir, made if need be, or a new
+// directory of this run's own, made the first time a trace is written.
+func (c *config) dir() string {
+	if c.traceDir != "" {
+		if os.MkdirAll(c.traceDir, 0o755) != nil {
+			return ""
+		}
+		return c.traceDir
+	}
+	c.ownDir.once.Do(func() {
+		c.ownDir.path, _ = os.MkdirTemp("", "lockstep-locktest-")
+	})
+	return c.ownDir.path
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -157,5 +158,42 @@ func TestReleaseThatNeverReturns(t *testing.T) {
 	}
 	if took > 5*time.Second {
 		t.Errorf("Check took %s", took)
+	}
+}
+
+// Issue #37 item 6: a trace is never written through a link someone
+// planted under its name. In a trace directory of the user's, the link is
+// replaced by the trace and its target left as it was; by default each run
+// writes into a new directory of its own, which only it can write in.
+func TestTracesNeverFollowALink(t *testing.T) {
+	dir, target := t.TempDir(), filepath.Join(t.TempDir(), "precious")
+	if err := os.WriteFile(target, []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	planted := filepath.Join(dir, "plain-del-del-other-ownership.json")
+	if err := os.Symlink(target, planted); err != nil {
+		t.Fatal(err)
+	}
+	lesson, _ := scenarios.Lookup("del-other")
+	problems, err := Check(plainDELInfo, Lessons(lesson), NoSearch(), TraceDir(dir))
+	if err != nil || !containsProblem(problems, "del-other", "ownership") {
+		t.Fatalf("Check = %v, %v; want del-other's ownership", problems, err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep me" {
+		t.Errorf("the link's target was written: %q", b)
+	}
+	if fi, err := os.Lstat(planted); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("%s is not the trace: %v, %v", planted, fi, err)
+	}
+	// By default: a directory of the run's own, readable by its owner only.
+	problems, err = Check(plainDELInfo, Lessons(lesson), NoSearch())
+	if err != nil || len(problems) == 0 || problems[0].Trace == "" {
+		t.Fatalf("Check = %v, %v", problems, err)
+	}
+	own := filepath.Dir(problems[0].Trace)
+	defer os.RemoveAll(own)
+	fi, err := os.Stat(own)
+	if err != nil || fi.Mode().Perm() != 0o700 || !strings.HasPrefix(filepath.Base(own), "lockstep-locktest-") || own == filepath.Join(os.TempDir(), "lockstep-locktest") {
+		t.Errorf("default trace directory %s: %v, %v; want a new one of the run's own (0700)", own, fi, err)
 	}
 }
