@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockstep-sim/lockstep/internal/redistest"
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/realredis"
 	"github.com/lockstep-sim/lockstep/scenarios"
@@ -348,4 +349,53 @@ func TestRealPacedRunHoldsTime(t *testing.T) {
 	if a, b := replies(want), replies(got); strings.Join(a, "\n") != strings.Join(b, "\n") {
 		t.Errorf("the paused run answered differently:\nembedded:\n%s\npaced on real servers:\n%s", strings.Join(a, "\n"), strings.Join(b, "\n"))
 	}
+}
+
+// Issue #37 item 9: on a real server the Lua release that the lesson holds
+// after (hold A after=release:1) deletes A's lock with a second of its
+// lease left, and the trace says so, step for step as embedded: the same
+// events, of the same kinds, by the same actors. Before, the deletion read
+// as "nothing changes" and then as an expiry, a step more.
+func TestRealTraceHasTheEmbeddedSteps(t *testing.T) {
+	srv := redistest.Start(t)
+	target, err := realredis.Connect(context.Background(), realredis.Config{Addrs: []string{srv.Addr()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer target.Close()
+	s, _ := scenarios.Lookup("get-then-del")
+	impl, _ := lockimpl.Lookup("uuid-lua")
+	real, err := s.RunOn(context.Background(), impl, target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	embedded, err := s.Run(impl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shape := func(tr *sim.Trace) []string {
+		var out []string
+		for _, e := range tr.Events {
+			out = append(out, fmt.Sprintf("%s %s %s", e.Kind, e.Actor, e.Server))
+		}
+		return out
+	}
+	if r, e := shape(real), shape(embedded); !slices.Equal(r, e) {
+		t.Errorf("real trace: %d events, embedded %d; the first that differs:\n%s", len(r), len(e), firstDiff(r, e))
+	}
+	for _, e := range real.Events {
+		if e.Kind == sim.KindExpire && e.T < 30*time.Second {
+			t.Errorf("step %d: an expiry at %s, before the lease ran out: %s", e.Step, e.T, e.Text.EN)
+		}
+	}
+}
+
+// firstDiff says where two lists first differ.
+func firstDiff(a, b []string) string {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return fmt.Sprintf("step %d: real %q, embedded %q", i, a[i], b[i])
+		}
+	}
+	return fmt.Sprintf("one ends at step %d", min(len(a), len(b)))
 }

@@ -190,6 +190,9 @@ type server struct {
 	primary int // index of its primary, -1 for none
 	lag     time.Duration
 	keys    []KeyState    // as of the last event
+	// readAt is when keys were read, on the wall clock (real servers):
+	// how long their TTLs have run down since.
+	readAt time.Time
 	ahead   time.Duration // how far its clock has jumped ahead
 	latency time.Duration // how late a command reaches it (Timeline.Slow)
 }
@@ -742,6 +745,9 @@ func (w *World) tick() {
 func (w *World) readKeys(srv *server, prev []KeyState) []KeyState {
 	if !srv.up {
 		return nil
+	}
+	if w.real != nil {
+		srv.readAt = time.Now()
 	}
 	keys, err := srv.b.Read(w.now)
 	if err != nil {
