@@ -189,10 +189,10 @@ type server struct {
 	replica int // index of its replica, -1 for none
 	primary int // index of its primary, -1 for none
 	lag     time.Duration
-	keys    []KeyState    // as of the last event
+	keys    []KeyState // as of the last event
 	// readAt is when keys were read, on the wall clock (real servers):
 	// how long their TTLs have run down since.
-	readAt time.Time
+	readAt  time.Time
 	ahead   time.Duration // how far its clock has jumped ahead
 	latency time.Duration // how late a command reaches it (Timeline.Slow)
 }
