@@ -30,6 +30,9 @@ const (
 	exitOK    = 0
 	exitUnmet = 1 // check: some cell differs from its expectation
 	exitUsage = 2 // bad input (unknown names, bad flags) or a run that could not complete
+	// exitUntrusted: check on real servers, no cell unmet, but a cell whose
+	// run kept to its clock too loosely for its verdict to count.
+	exitUntrusted = 3
 )
 
 // quiet drops go-redis's own log lines ("failed to dial …"); lockstep reports

@@ -383,15 +383,7 @@ func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout, stderr i
 			return 0, err
 		}
 	}
-	code = exitOK
-	errored := 0
-	for _, r := range results {
-		if r.Error != "" {
-			errored++
-		} else if !r.Pass {
-			code = exitUnmet
-		}
-	}
+	code, errored := checkCode(results)
 	if errored > 0 {
 		// The table is out, with every cell that ran; the ones that could
 		// not are a failed run, not an unmet expectation.
@@ -408,4 +400,29 @@ func courseLessons(path string) ([]scenarios.Scenario, error) {
 		return nil, err
 	}
 	return c.Lessons(), nil
+}
+
+// checkCode is check's exit code for results, and how many cells could not
+// run: exitUnmet when a cell breaks other invariants than its lesson
+// expects, else exitUntrusted when a cell's verdict did not count, else
+// exitOK.
+func checkCode(results []scenarios.Result) (code, errored int) {
+	unmet, untrusted := false, false
+	for _, r := range results {
+		switch {
+		case r.Error != "":
+			errored++
+		case r.Untrusted:
+			untrusted = true
+		case !r.Pass:
+			unmet = true
+		}
+	}
+	switch {
+	case unmet:
+		return exitUnmet, errored
+	case untrusted:
+		return exitUntrusted, errored
+	}
+	return exitOK, errored
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/lockstep-sim/lockstep/internal/redistest"
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/realredis"
+	"github.com/lockstep-sim/lockstep/report"
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
@@ -398,4 +399,42 @@ func firstDiff(a, b []string) string {
 		}
 	}
 	return fmt.Sprintf("one ends at step %d", min(len(a), len(b)))
+}
+
+// Issue #37 item 11: a cell that still keeps to its clock more loosely
+// than its margins after its slower runs is untrusted: it neither passes
+// nor fails, and check says so (UNTRUSTED, exit 3 when nothing is unmet).
+// Every acquire here spends 200ms of wall time, more than the margins of
+// all three runs (15ms, 30ms, 60ms).
+func TestRealUntrustedCellIsNotAPass(t *testing.T) {
+	cfg := realredis.Config{Addrs: []string{redistest.Start(t).Addr()}, Second: 30 * time.Millisecond}
+	in, err := lockimpl.Lookup("uuid-lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := in.New
+	in.New = func(env lockimpl.Env) lockimpl.Lock { return slowAlways{mk(env)} }
+	s, err := scenarios.Lookup("oversell")
+	if err != nil {
+		t.Fatal(err)
+	}
+	results, err := scenarios.CheckCellsOn(t.Context(), connect(t, cfg), []scenarios.Scenario{s}, []lockimpl.Info{in}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := results[0]; !r.Untrusted || r.Pass || len(r.Slower) != 2 || r.Error != "" {
+		t.Fatalf("untrusted %v, pass %v, slower runs %v, error %q; want untrusted after two slower runs", r.Untrusted, r.Pass, r.Slower, r.Error)
+	}
+	var out strings.Builder
+	if err := report.Matrix(&out, results, "en"); err != nil || !strings.Contains(out.String(), "UNTRUSTED oversell × uuid-lua kept to its clock only within") {
+		t.Errorf("check's table does not say the cell is untrusted (%v):\n%s", err, out.String())
+	}
+}
+
+// slowAlways is a lock whose every acquire first spends 200ms of wall time.
+type slowAlways struct{ lockimpl.Lock }
+
+func (l slowAlways) TryAcquire(ctx context.Context) (bool, error) {
+	time.Sleep(200 * time.Millisecond)
+	return l.Lock.TryAcquire(ctx)
 }

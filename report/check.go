@@ -31,7 +31,8 @@ const tableWidth = 80
 
 // Matrix writes the check results as a table: one row per scenario, one
 // column per implementation (numbered, with a key below), each cell the
-// invariants that broke ("—" for none), marked "!" where that differs from
+// invariants that broke ("—" for none), marked "~" where the run's verdict
+// did not count (Result.Untrusted), "!" where that differs from
 // the expectation and "?" where no result was given. Unmet cells are listed
 // below the table. The table and its key fit in 80 columns however many
 // scenarios and implementations there are (see table).
@@ -48,7 +49,7 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 		}
 		cells[[2]string{r.Impl, r.Scenario}] = r
 	}
-	failed := 0
+	failed, untrusted := 0, 0
 	marks := map[[2]string]string{}
 	for _, id := range ids {
 		for _, name := range impls {
@@ -63,6 +64,9 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 			case !ok:
 				mark = "?" // not run: counts as unmet
 				failed++
+			case r.Untrusted:
+				mark += "~" // its verdict did not count
+				untrusted++
 			case !r.Pass:
 				mark += "!"
 				failed++
@@ -89,11 +93,12 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 				"注意 %s × %s 放慢后重跑，每个场景秒 %s：上一次运行与时钟的偏差达 %s，超过了余量\n").In(lang),
 				r.Scenario, r.Impl, 2*r.Margin, r.Slower[n-1].Round(100*time.Microsecond))
 		}
-		if r.Margin > 0 && r.Drift > r.Margin {
+		if r.Untrusted {
 			p.printf(text.New(
-				"WARNING %s × %s kept to its clock only within %s, more than its %s margins: a verdict near a TTL boundary may be off; a larger --time-scale gives more room\n",
-				"警告 %s × %s 与时钟的偏差达 %s，超过了 %s 的余量：临近 TTL 边界的结论可能不准；可加大 --time-scale\n").In(lang),
+				"UNTRUSTED %s × %s kept to its clock only within %s, more than its %s margins, slower runs included: its verdict may be off and is not counted; a larger --time-scale gives more room\n",
+				"不可信 %s × %s 与时钟的偏差达 %s，放慢重跑后仍超过 %s 的余量：结论可能不准，不计入；可加大 --time-scale\n").In(lang),
 				r.Scenario, r.Impl, r.Drift.Round(100*time.Microsecond), r.Margin)
+			continue
 		}
 		if r.Skipped != "" {
 			skipped++
@@ -137,6 +142,8 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 			text.New(meet(len(impls)*len(ids)-skipped), strconv.Itoa(len(impls)*len(ids)-skipped)).In(lang), skipped)
 	} else if failed == 0 && len(impls)*len(ids) == 1 {
 		p.printf("%s\n", text.New("the 1 cell meets its expectation", "唯一的 1 个组合符合预期").In(lang))
+	} else if failed == 0 && untrusted > 0 {
+		p.printf(text.New("%d of %d cells untrusted (~), the others meet their expectation\n", "%d / %d 个组合不可信（~），其余符合预期\n").In(lang), untrusted, len(impls)*len(ids))
 	} else if failed == 0 {
 		p.printf(text.New("all %d cells meet their expectation\n", "全部 %d 个组合都符合预期\n").In(lang), len(impls)*len(ids))
 	} else {

@@ -63,6 +63,11 @@ func JUnit(w io.Writer, results []scenarios.Result) error {
 			c.Skipped = &skipped{Message: r.Skipped}
 			s.Skipped++
 			all.Skipped++
+		case r.Untrusted:
+			// Neither a pass nor a failure: a run whose verdict may be off.
+			c.Skipped = &skipped{Message: fmt.Sprintf("untrusted: the run kept to its clock only within %s, more than its %s margins", r.Drift, r.Margin)}
+			s.Skipped++
+			all.Skipped++
 		case !r.Pass:
 			msg := fmt.Sprintf("expected %s to break, got %s", list(r.Expected), list(r.Broken))
 			var body strings.Builder

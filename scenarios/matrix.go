@@ -87,9 +87,14 @@ type Result struct {
 	// cell that drifted beyond its margins: such a run's verdict may be off,
 	// so the cell ran again at twice the time scale (up to twice more). The
 	// result is the last run's; Margin is its margin.
-	Slower   []time.Duration `json:"slower_drift_ns,omitempty"`
-	Verdicts []sim.Verdict   `json:"verdicts"`
-	Trace    *sim.Trace      `json:"-"`
+	Slower []time.Duration `json:"slower_drift_ns,omitempty"`
+	// Untrusted marks a cell on real servers whose last run, after the
+	// slower ones, still kept to its clock more loosely than its margins:
+	// its verdict may be off, so it neither passes nor fails (check's
+	// exit code 3 when no cell failed).
+	Untrusted bool          `json:"untrusted,omitempty"`
+	Verdicts  []sim.Verdict `json:"verdicts"`
+	Trace     *sim.Trace    `json:"-"`
 }
 
 // Check runs every scenario against every implementation, in parallel, and
@@ -161,6 +166,9 @@ func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lo
 			t.Second *= 2
 			results[j.i], errs[j.i] = runCell(ctx, j.s, j.impl, t)
 			results[j.i].Slower = append(r.Slower, r.Drift)
+		}
+		if r := &results[j.i]; errs[j.i] == nil && r.Skipped == "" && r.Margin > 0 && r.Drift > r.Margin {
+			r.Untrusted, r.Pass = true, false
 		}
 	}
 	jobs := make(chan job)
