@@ -130,7 +130,9 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 			"* %d cells have no expectation (their lesson does not name the implementation): verdicts shown, not judged\n",
 			"* %d 个组合没有预期（课程没有列出该实现）：只显示结论，不做判定\n").In(lang), unjudged)
 	}
-	if failed == 0 && unjudged > 0 {
+	if failed == 0 && untrusted > 0 {
+		p.printf(text.New("%d of %d cells untrusted (~), none unmet\n", "%d / %d 个组合不可信（~），没有不符合预期的\n").In(lang), untrusted, len(impls)*len(ids))
+	} else if failed == 0 && unjudged > 0 {
 		have := "have"
 		if unjudged == 1 {
 			have = "has"
@@ -142,8 +144,6 @@ func Matrix(w io.Writer, results []scenarios.Result, lang string) error {
 			text.New(meet(len(impls)*len(ids)-skipped), strconv.Itoa(len(impls)*len(ids)-skipped)).In(lang), skipped)
 	} else if failed == 0 && len(impls)*len(ids) == 1 {
 		p.printf("%s\n", text.New("the 1 cell meets its expectation", "唯一的 1 个组合符合预期").In(lang))
-	} else if failed == 0 && untrusted > 0 {
-		p.printf(text.New("%d of %d cells untrusted (~), the others meet their expectation\n", "%d / %d 个组合不可信（~），其余符合预期\n").In(lang), untrusted, len(impls)*len(ids))
 	} else if failed == 0 {
 		p.printf(text.New("all %d cells meet their expectation\n", "全部 %d 个组合都符合预期\n").In(lang), len(impls)*len(ids))
 	} else {
