@@ -191,7 +191,7 @@ it found one. docs/explore.md has the model and the bounds.`,
 	fs.IntVar(&f.stock, "stock", 100, "the resource's starting stock, `N`")
 	fs.BoolVar(&f.reenter, "reenter", false, "each client's critical section takes the lock again (a nested call)")
 	fs.DurationVar(&f.lease, "lease", 0, "each client passes the lease `D` to its lock itself, as Redisson's lock(leaseTime) (0: none)")
-	fs.IntVar(&f.maxStates, "max-states", 0, "stop once the search has seen more than `N` states (0: no bound); unlike --timeout, the same on every machine")
+	fs.IntVar(&f.maxStates, "max-states", explore.MaxStatesBound, "stop once the search has seen more than `N` states, at most the default (the search keeps every state it has seen: a million take about 1.3 GB); unlike --timeout, the same on every machine")
 	fs.DurationVar(&f.timeout, "timeout", time.Minute, "stop searching after `D` (0: no limit)")
 	fs.StringVar(&f.out, "out", "", "write each counterexample's trace to `DIR`/<impl>-<invariant>.json, each file named on stderr")
 	fs.BoolVar(&f.json, "json", false, "print the result as JSON")

@@ -59,6 +59,9 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 	if f.liveness <= 0 {
 		return 0, errUsage{fmt.Errorf("--liveness must be more than 0, not %s", f.liveness)}
 	}
+	if f.maxStates < 1 || f.maxStates > explore.MaxStatesBound {
+		return 0, errUsage{fmt.Errorf("--max-states must be 1 to %d (the memory bound), not %d", explore.MaxStatesBound, f.maxStates)}
+	}
 	if f.stock < 1 {
 		return 0, errUsage{fmt.Errorf("--stock must be at least 1, not %d", f.stock)}
 	}

@@ -791,6 +791,8 @@ func TestExploreAndPlayTrace(t *testing.T) {
 	for _, args := range [][]string{
 		{"explore"}, {"explore", "--impl", "nope"}, {"explore", "--impl", "setnx", "--faults", "meteor"},
 		{"explore", "--impl", "setnx", "--clients", "7"}, {"play", "--trace", filepath.Join(dir, "missing.json")},
+		// The memory bound (#37 item 7): at most a million states.
+		{"explore", "--impl", "setnx", "--max-states", "0"}, {"explore", "--impl", "setnx", "--max-states", "1000001"},
 	} {
 		stderr.Reset()
 		if code := run(args, &stdout, &stderr); code != exitUsage || stderr.Len() == 0 {

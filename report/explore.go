@@ -38,7 +38,8 @@ func Explore(w io.Writer, r explore.Result, lang string) error {
 	case r.Complete:
 		scope = text.New("every reachable state explored (no schedule is longer than "+moves+")", fmt.Sprintf("所有可达状态都已搜索（没有超过 %d 步的调度）", r.Depth)).In(lang)
 	case r.OverBudget:
-		scope = text.New("stopped at the state budget: every schedule of up to "+moves+" explored, not beyond", fmt.Sprintf("达到状态数上限后停止：只搜索了不超过 %d 步的全部调度", r.Depth)).In(lang)
+		scope = text.New(fmt.Sprintf("stopped at the state budget of %d: every schedule of up to %s explored, not beyond", r.Options.MaxStates, moves),
+			fmt.Sprintf("达到状态数上限 %d 后停止：只搜索了不超过 %d 步的全部调度", r.Options.MaxStates, r.Depth)).In(lang)
 	case r.TimedOut:
 		scope = text.New("stopped by the timeout: every schedule of up to "+moves+" explored, not beyond", fmt.Sprintf("因超时停止：只搜索了不超过 %d 步的全部调度", r.Depth)).In(lang)
 	default:
@@ -90,7 +91,9 @@ func worldLine(o explore.Options, lang string) string {
 	if o.Lease > 0 {
 		parts = append(parts, text.New("each client passes a lease of ", "每个客户端自己传入租约 ").In(lang)+o.Lease.String())
 	}
-	if o.MaxStates > 0 {
+	if o.MaxStates > 0 && o.MaxStates != explore.MaxStatesBound {
+		// The bound itself is the default: said only when the search
+		// stops at it.
 		parts = append(parts, text.New("at most ", "状态数上限 ").In(lang)+fmt.Sprint(o.MaxStates)+text.New(" states", "").In(lang))
 	}
 	return strings.Join(parts, " · ")
