@@ -170,16 +170,23 @@ func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMa
 		verdict = text.New("Expected to break: "+strings.Join(expected, ", "), "预期被破坏："+strings.Join(zh, "、")).In(lang)
 	}
 	inner := w - 8
-	summary := firstLines(st.Narration.Width(inner).Render(s.Summary.In(lang)), 2)
-	detail := []string{fitStyled(st.Header.Render(s.ID+" × "+in.Name)+"  "+s.Title.In(lang), inner)}
-	detail = append(detail, summary...)
+	// What does not fit is cut where a line may break, with "…": a
+	// summary on its second line, the others on their one.
+	labelled := func(label, s string) string {
+		return fit(label+cutAtWord(s, inner-ansi.StringWidth(label)), inner)
+	}
+	head := s.ID + " × " + in.Name
+	detail := []string{fitStyled(st.Header.Render(head)+"  "+cutAtWord(s.Title.In(lang), inner-ansi.StringWidth(head)-2), inner)}
+	for _, l := range wrapText(s.Summary.In(lang), inner, 2) {
+		detail = append(detail, st.Narration.Render(fit(l, inner)))
+	}
 	if _, ok := s.Replaces(); ok {
 		detail = append(detail, fit(text.Newf("from %s, in place of the built-in lesson", "来自 %s，替换了同名的内置课程", sim.CleanText(s.File)).In(lang), inner))
 	}
-	detail = append(detail, fit(in.Name+": "+in.Summary.In(lang), inner))
+	detail = append(detail, labelled(in.Name+": ", in.Summary.In(lang)))
 	optional := []string{
-		fit(text.New("  fixes: ", "  解决：").In(lang)+in.Fixes.In(lang), inner),
-		fit(text.New("  misses: ", "  遗留：").In(lang)+in.Misses.In(lang), inner),
+		labelled(text.New("  fixes: ", "  解决：").In(lang), in.Fixes.In(lang)),
+		labelled(text.New("  misses: ", "  遗留：").In(lang), in.Misses.In(lang)),
 	}
 	// Title, blank, lists, box (detail + optional + verdict + border), help.
 	full := 1 + 1 + lipgloss.Height(lists) + len(detail) + len(optional) + 3 + 1

@@ -3,6 +3,7 @@ package tui
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -86,4 +87,124 @@ func helpLines(hm help.Model, keys []key.Binding, w, n int) string {
 	}
 	lines := wrapItems(items, sep, w)
 	return strings.Join(lines[:min(n, len(lines))], "\n")
+}
+
+// noBreakBefore and noBreakAfter are the punctuation a line does not
+// break before (closing) and after (opening), in Chinese and in English.
+const (
+	noBreakBefore = "，。、；：！？）」』】》〉”’,.;:!?)]}…—"
+	noBreakAfter  = "（「『【《〈“‘([{"
+)
+
+// trimBeforeEllipsis is what a cut text drops at its end before the "…".
+const trimBeforeEllipsis = " ,;:，；：、。—"
+
+// piece is a part of a text that a line does not break inside: a word, or
+// a Chinese character with the punctuation that holds on to it. space: a
+// space comes before it (a line that breaks there drops it).
+type piece struct {
+	text  string
+	space bool
+}
+
+// pieces splits s where a line may break: at its spaces, and next to a
+// wide character (a Chinese one), which needs no space — but never before
+// closing punctuation or after opening punctuation.
+func pieces(s string) []piece {
+	var out []piece
+	var cur strings.Builder
+	space := false
+	var prev rune
+	flush := func() {
+		if cur.Len() > 0 {
+			out = append(out, piece{cur.String(), space})
+			cur.Reset()
+			space = false
+		}
+	}
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			flush()
+			space, prev = true, ' '
+			continue
+		}
+		if cur.Len() > 0 && (isWide(prev) || isWide(r)) &&
+			!strings.ContainsRune(noBreakBefore, r) && !strings.ContainsRune(noBreakAfter, prev) {
+			flush()
+		}
+		cur.WriteRune(r)
+		prev = r
+	}
+	flush()
+	return out
+}
+
+func isWide(r rune) bool { return ansi.StringWidth(string(r)) > 1 }
+
+// joinPiece is line with p after it.
+func joinPiece(line string, p piece) string {
+	if line != "" && p.space {
+		return line + " " + p.text
+	}
+	return line + p.text
+}
+
+// wrapText wraps s to lines of at most w columns, breaking where pieces
+// says a line may break, on at most n lines: where s needs more, the last
+// ends with "…", cut where a line may break (a word wider than a line
+// alone is cut in it, with the "…"). Unlike lipgloss, it breaks neither a
+// file name at its hyphens nor an English word in Chinese text.
+func wrapText(s string, w, n int) []string {
+	ps := pieces(s)
+	var lines []string
+	for len(ps) > 0 && len(lines) < n-1 {
+		line, i := "", 0
+		for ; i < len(ps); i++ {
+			next := joinPiece(line, ps[i])
+			if line != "" && ansi.StringWidth(next) > w {
+				break
+			}
+			line = next
+		}
+		lines = append(lines, ansi.Truncate(line, w, "…"))
+		ps = ps[i:]
+	}
+	if len(ps) > 0 {
+		lines = append(lines, cutPieces(ps, w))
+	}
+	return lines
+}
+
+// cutAtWord is s on one line of w columns: whole where it fits, else cut
+// where a line may break, with "…".
+func cutAtWord(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return cutPieces(pieces(s), w)
+}
+
+// cutPieces is ps on one line of w columns, cut with "…" where they do
+// not fit.
+func cutPieces(ps []piece, w int) string {
+	line := ""
+	for _, p := range ps {
+		line = joinPiece(line, p)
+	}
+	if ansi.StringWidth(line) <= w {
+		return line
+	}
+	line = ""
+	for _, p := range ps {
+		next := joinPiece(line, p)
+		if ansi.StringWidth(strings.TrimRight(next, trimBeforeEllipsis)+"…") > w {
+			break
+		}
+		line = next
+	}
+	if line = strings.TrimRight(line, trimBeforeEllipsis); line == "" {
+		// Its first word alone is wider than the line.
+		return ansi.Truncate(ps[0].text, w, "…")
+	}
+	return line + "…"
 }
