@@ -66,7 +66,7 @@ func DefaultKeyMap() KeyMap {
 var helpTexts = []text.Text{
 	{EN: "step", ZH: "下一步"}, {EN: "back", ZH: "上一步"}, {EN: "play", ZH: "播放/暂停"},
 	{EN: "faster", ZH: "加速"}, {EN: "slower", ZH: "减速"}, {EN: "first", ZH: "第一步"},
-	{EN: "last", ZH: "最后一步"}, {EN: "violation", ZH: "下一个违规"}, {EN: "divergence", ZH: "首次分歧"},
+	{EN: "last", ZH: "最后一步"}, {EN: "violation", ZH: "下个违规"}, {EN: "divergence", ZH: "首次分歧"},
 	{EN: "impl", ZH: "切换实现"}, {EN: "compare", ZH: "对比"}, {EN: "up", ZH: "上"}, {EN: "down", ZH: "下"},
 	{EN: "switch list", ZH: "切换列表"}, {EN: "open", ZH: "打开"}, {EN: "English/中文", ZH: "English/中文"},
 	{EN: "help", ZH: "帮助"}, {EN: "quit", ZH: "退出"}, {EN: "back to the list", ZH: "返回列表"},

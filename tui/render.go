@@ -86,7 +86,8 @@ func (p playerView) view(st Styles, lang string, w, h int, hm help.Model, k KeyM
 		narrLines = append(narrLines, "")
 	}
 	bottom := append(append(fixed, narrLines...), tail...)
-	rows := h - 2 - lipgloss.Height(strings.Join(bottom, "\n"))
+	// The title and the timeline (its header and its rows) take the rest.
+	rows := h - 1 - lipgloss.Height(strings.Join(bottom, "\n"))
 	top := []string{st.Title.Render(fit(head, w))}
 	if p.recording != "" {
 		top = append(top, st.Warn.Render(fit(text.New("⏺ a recording of a real run on ", "⏺ 真实 Redis 运行的录像：").In(lang)+p.recording, w)))
