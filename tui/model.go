@@ -217,6 +217,11 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	case key.Matches(msg, k.Quit):
 		m.player.close()
 		return m, tea.Quit
+	case m.terminalTooSmall():
+		// The screen under it cannot be seen: a key would change it
+		// unseen (enter opened a player). It is as it was when the
+		// terminal grows.
+		return m, nil
 	case key.Matches(msg, k.Help):
 		m.showHelp = !m.showHelp
 		return m, nil
@@ -318,7 +323,7 @@ func (m *Model) openEntry(i int) {
 
 // View draws the screen from the model alone.
 func (m Model) View() string {
-	if m.width < minWidth || m.height < minHeight {
+	if m.terminalTooSmall() {
 		return m.tooSmall()
 	}
 	if m.err != nil {
@@ -336,6 +341,10 @@ func (m Model) View() string {
 		return m.start.view(m.styles, m.lang, m.width, m.height, m.help, m.keys.In(m.lang))
 	}
 }
+
+// terminalTooSmall reports whether the terminal is smaller than the screens
+// need: View says so instead, and only q does anything.
+func (m Model) terminalTooSmall() bool { return m.width < minWidth || m.height < minHeight }
 
 func (m Model) tooSmall() string {
 	msg := text.Newf(
