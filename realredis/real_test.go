@@ -301,8 +301,9 @@ func TestRealDriftingCellRunsAgainSlower(t *testing.T) {
 	if len(r.Slower) != 1 || r.Slower[0] < 40*time.Millisecond {
 		t.Fatalf("earlier runs' drifts %v, want one of 40ms or more", r.Slower)
 	}
-	if r.Margin != 30*time.Millisecond || r.Drift > r.Margin || !r.Pass || r.Error != "" {
-		t.Errorf("the run again: margin %s (want 30ms), drift %s, pass %v, error %q", r.Margin, r.Drift, r.Pass, r.Error)
+	// Twice as slow, or as slow as 2.5 times the drift seen (#37 item 11).
+	if want := max(60*time.Millisecond, r.Slower[0]*5/2) / 2; r.Margin != want || r.Drift > r.Margin || !r.Pass || r.Error != "" {
+		t.Errorf("the run again: margin %s (want %s), drift %s, pass %v, error %q", r.Margin, want, r.Drift, r.Pass, r.Error)
 	}
 }
 
@@ -404,8 +405,8 @@ func firstDiff(a, b []string) string {
 // Issue #37 item 11: a cell that still keeps to its clock more loosely
 // than its margins after its slower runs is untrusted: it neither passes
 // nor fails, and check says so (UNTRUSTED, exit 3 when nothing is unmet).
-// Every acquire here spends 200ms of wall time, more than the margins of
-// all three runs (15ms, 30ms, 60ms).
+// Every acquire here spends a scenario second of wall time (its lease over
+// 30), more than the margin, half a scenario second, at every time scale.
 func TestRealUntrustedCellIsNotAPass(t *testing.T) {
 	cfg := realredis.Config{Addrs: []string{redistest.Start(t).Addr()}, Second: 30 * time.Millisecond}
 	in, err := lockimpl.Lookup("uuid-lua")
@@ -413,7 +414,7 @@ func TestRealUntrustedCellIsNotAPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	mk := in.New
-	in.New = func(env lockimpl.Env) lockimpl.Lock { return slowAlways{mk(env)} }
+	in.New = func(env lockimpl.Env) lockimpl.Lock { return slowAlways{mk(env), env.TTL / 30} }
 	s, err := scenarios.Lookup("oversell")
 	if err != nil {
 		t.Fatal(err)
@@ -431,10 +432,13 @@ func TestRealUntrustedCellIsNotAPass(t *testing.T) {
 	}
 }
 
-// slowAlways is a lock whose every acquire first spends 200ms of wall time.
-type slowAlways struct{ lockimpl.Lock }
+// slowAlways is a lock whose every acquire first spends wait of wall time.
+type slowAlways struct {
+	lockimpl.Lock
+	wait time.Duration
+}
 
 func (l slowAlways) TryAcquire(ctx context.Context) (bool, error) {
-	time.Sleep(200 * time.Millisecond)
+	time.Sleep(l.wait)
 	return l.Lock.TryAcquire(ctx)
 }

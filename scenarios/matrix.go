@@ -123,9 +123,25 @@ func CheckCellsOn(ctx context.Context, target *sim.Target, scs []Scenario, impls
 	return checkOn(ctx, target, scs, impls, parallel)
 }
 
-// slowerRuns is how often a cell on real servers runs again, each time at
-// twice the time scale, when its run drifted beyond its margins.
+// slowerRuns is how often a cell on real servers runs again when its run
+// drifted beyond its margins, each time at a slower time scale: twice the
+// last, or as slow as the drift just seen needs (slowerSecond).
 const slowerRuns = 2
+
+// slowerSecond is the time scale a cell runs again at after a run at second
+// kept to its clock only within drift: twice as slow, or slower still where
+// the drift is a fixed cost of the lock's (redsync-redlock's is about 65ms
+// at any scale, retries × redsync's about 360ms: doubling alone never gave
+// them half a scenario second of margin), so that the margin, half a
+// scenario second, is 1.25 times the drift (that jump at most up to
+// maxSlowerSecond).
+func slowerSecond(second, drift time.Duration) time.Duration {
+	return max(2*second, min(drift*5/2, maxSlowerSecond))
+}
+
+// maxSlowerSecond bounds how slow a drift makes a cell run again: a
+// minute-long lesson then takes a minute of real time.
+const maxSlowerSecond = time.Second
 
 func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lockimpl.Info, parallel int) ([]Result, error) {
 	type job struct {
@@ -163,7 +179,7 @@ func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lo
 				break
 			}
 			t = t.Sub(fmt.Sprintf("slower%d:", n))
-			t.Second *= 2
+			t.Second = slowerSecond(t.Second, r.Drift)
 			results[j.i], errs[j.i] = runCell(ctx, j.s, j.impl, t)
 			results[j.i].Slower = append(r.Slower, r.Drift)
 		}
