@@ -446,6 +446,7 @@ var roles = map[string]text.Text{
 	"replica":        {EN: "replica", ZH: "从库"},
 	"primary (down)": {EN: "primary (down)", ZH: "主库（宕机）"},
 	"cluster master": {EN: "cluster master", ZH: "集群主节点"},
+	"node":           {EN: "node", ZH: "节点"}, // Redlock's: shown only in a trace file of two servers
 }
 
 // roleText is a server's role in lang; one the panel does not know, as
@@ -468,14 +469,15 @@ func ttlBar(st Styles, lang string, k sim.KeyState, full time.Duration) string {
 	return st.Bar.Render(strings.Repeat("█", filled)) + st.Dim.Render(strings.Repeat("░", n-filled)) + " " + secs(k.TTL)
 }
 
-// beliefs are the beliefs as the client list shows them.
+// beliefs are the beliefs as the client list shows them: in words, not
+// the engine's names for them (gave-up).
 var beliefs = map[sim.Belief]text.Text{
-	sim.BeliefIdle:     {EN: string(sim.BeliefIdle), ZH: "未开始"},
-	sim.BeliefWaiting:  {EN: string(sim.BeliefWaiting), ZH: "等待中"},
-	sim.BeliefHolds:    {EN: string(sim.BeliefHolds), ZH: "持有锁"},
-	sim.BeliefLost:     {EN: string(sim.BeliefLost), ZH: "丢锁"},
-	sim.BeliefReleased: {EN: string(sim.BeliefReleased), ZH: "已释放"},
-	sim.BeliefGaveUp:   {EN: string(sim.BeliefGaveUp), ZH: "已放弃"},
+	sim.BeliefIdle:     {EN: "idle", ZH: "未开始"},
+	sim.BeliefWaiting:  {EN: "waiting", ZH: "等待中"},
+	sim.BeliefHolds:    {EN: "holds", ZH: "持有锁"},
+	sim.BeliefLost:     {EN: "lost", ZH: "丢锁"},
+	sim.BeliefReleased: {EN: "released", ZH: "已释放"},
+	sim.BeliefGaveUp:   {EN: "gave up", ZH: "已放弃"},
 }
 
 func clientLines(st Styles, lang string, t *sim.Trace, i int) []string {

@@ -300,7 +300,7 @@ func hint(ctx context.Context, id hintMsg, impl lockimpl.Info, faults int, prefi
 		next := f.Trace.Schedule.Moves[len(prefix)]
 		id.move, id.text = next, sim.Text{
 			EN: fmt.Sprintf("%s breaks in %s; next: %s", f.Invariant, text.Count(f.Moves-len(prefix), "more move", "more moves"), next),
-			ZH: fmt.Sprintf("再走 %d 步可破坏 %s；下一步：%s", f.Moves-len(prefix), f.Invariant, next)}
+			ZH: fmt.Sprintf("再走 %d 步可破坏%s；下一步：%s", f.Moves-len(prefix), sim.InvariantName(f.Invariant).ZH, next)}
 		return id
 	}
 }
