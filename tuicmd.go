@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,6 +32,7 @@ func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, st
 	if err != nil {
 		return 0, err
 	}
+	opts.Command = invokedAs(os.Args[0], os.TempDir(), os.Getenv("GOTMPDIR"))
 	noteReplaced(c.ErrOrStderr(), opts.Lessons)
 	if opts.Course != nil {
 		noteReplaced(c.ErrOrStderr(), opts.Course.Lessons())
@@ -226,4 +228,34 @@ func checkSpeed(speed float64) error {
 		return errUsage{fmt.Errorf("speed %v out of range; valid: %s steps per second", speed, valid)}
 	}
 	return errUsage{fmt.Errorf("speed %v is not one of the player's speeds; valid: %s steps per second", speed, valid)}
+}
+
+// invokedAs is the command that runs lockstep as the user started it, for
+// the TUI's hints (tui.Options.Command), from arg0, its os.Args[0]: "go run
+// ." for a binary go run built (under a go-build directory of one of
+// tmps: the temporary directory, $GOTMPDIR), else arg0 as it was typed —
+// lockstep found on the PATH, ./lockstep, a path — quoted where a shell
+// would split or expand it.
+func invokedAs(arg0 string, tmps ...string) string {
+	if arg0 == "" {
+		return "lockstep"
+	}
+	for _, tmp := range tmps {
+		if tmp == "" {
+			continue
+		}
+		rel, err := filepath.Rel(tmp, arg0)
+		if err != nil || !filepath.IsAbs(arg0) || !filepath.IsLocal(rel) {
+			continue
+		}
+		// go run builds in $WORK/b001/exe, $WORK a go-build directory
+		// it makes in the temporary directory.
+		if dir, _, _ := strings.Cut(rel, string(filepath.Separator)); strings.HasPrefix(dir, "go-build") {
+			return "go run ."
+		}
+	}
+	if strings.Trim(arg0, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=@%:,./"+string(filepath.Separator)) == "" {
+		return arg0
+	}
+	return "'" + strings.ReplaceAll(arg0, "'", `'\''`) + "'"
 }

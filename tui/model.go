@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -65,6 +66,8 @@ type Model struct {
 
 	run       func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
 	recording string
+	// command is how the user runs lockstep (Options.Command).
+	command string
 
 	// course is the class's playlist, entry the lesson of it playing.
 	course *scenarios.Course
@@ -108,6 +111,7 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 
 		run:       opts.Runner,
 		recording: opts.Recording,
+		command:   cmp.Or(sim.CleanText(opts.Command), "lockstep"),
 	}
 	if c := opts.Course; c != nil {
 		m.start.own = map[string]string{}
@@ -245,7 +249,7 @@ func (m Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 			_, name := m.start.selected()
 			impl, _ := lockimpl.Lookup(name)
 			m.sandbox.close()
-			m.sandbox = newSandbox(impl, m.sandbox.faults)
+			m.sandbox = newSandbox(impl, m.sandbox.faults, m.command)
 			m.screen = screenSandbox
 			return m, nil
 		}

@@ -54,6 +54,8 @@ type sandboxView struct {
 	// note says what the last change did when that is not plain to see
 	// (which moves a new fault set kept).
 	note text.Text
+	// command is how the user runs lockstep, for the note after a save.
+	command string
 }
 
 // sandboxState is where the sandbox stood: the fault set and the moves made.
@@ -71,8 +73,8 @@ type hintMsg struct {
 	text sim.Text
 }
 
-func newSandbox(impl lockimpl.Info, faults int) sandboxView {
-	v := sandboxView{impl: impl, faults: faults}
+func newSandbox(impl lockimpl.Info, faults int, command string) sandboxView {
+	v := sandboxView{impl: impl, faults: faults, command: command}
 	v.reset(nil)
 	return v
 }

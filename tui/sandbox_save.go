@@ -18,7 +18,8 @@ import (
 // This file saves the sandbox's schedule as a trace file: the format
 // explore --out writes, with the schedule that makes the run again, so that
 // lockstep --trace FILE and lockstep play --trace FILE replay it (and check
-// that it ends the same way).
+// that it ends the same way). The note after a save names the command as
+// the user runs lockstep: go run . --trace FILE, say.
 
 // sandboxMsg is a message for the sandbox: the answer of a hint search, the
 // outcome of a save.
@@ -45,8 +46,8 @@ func (v *sandboxView) update(msg sandboxMsg) {
 		}
 		// The command first: on a small screen the status is cut at its
 		// end. The whole path: the file is not in the working directory.
-		v.note = text.Newf("saved: lockstep --trace %s replays it",
-			"已保存：lockstep --trace %s 可以重放", tilde(msg.path))
+		v.note = text.Newf("saved: %s --trace %s replays it",
+			"已保存：%s --trace %s 可以重放", v.command, tilde(msg.path))
 	}
 }
 

@@ -60,6 +60,11 @@ type Options struct {
 	// Lessons are the user's own lessons (lesson files), listed after the
 	// built-in ones.
 	Lessons []scenarios.Scenario
+	// Command is how the user runs lockstep, for the hints that name a
+	// command ("lockstep --trace FILE replays it"): "lockstep",
+	// "./bin/lockstep", "go run .". Empty is "lockstep". The TUI does not
+	// look at os.Args: main decides.
+	Command string
 	// Course, when set, is a class's playlist: the start screen lists its
 	// lessons in its order, the player opens on the first, and → past a
 	// lesson's last step (← before its first) goes to the next (previous)
