@@ -136,7 +136,7 @@ const slowerRuns = 2
 // scenario second, is 1.25 times the drift (that jump at most up to
 // maxSlowerSecond).
 func slowerSecond(second, drift time.Duration) time.Duration {
-	return max(2*second, min(drift*5/2, maxSlowerSecond))
+	return max(2*second, min((drift*5/2).Round(time.Millisecond), maxSlowerSecond))
 }
 
 // maxSlowerSecond bounds how slow a drift makes a cell run again: a

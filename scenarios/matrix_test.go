@@ -139,6 +139,7 @@ func TestSlowerSecond(t *testing.T) {
 		{30 * time.Millisecond, 16 * time.Millisecond, 60 * time.Millisecond},
 		{30 * time.Millisecond, 70 * time.Millisecond, 175 * time.Millisecond},
 		{30 * time.Millisecond, 2 * time.Second, time.Second},
+		{30 * time.Millisecond, 112926793, 282 * time.Millisecond}, // whole milliseconds
 		{2 * time.Second, 3 * time.Second, 4 * time.Second},
 	} {
 		if got := slowerSecond(tc.second, tc.drift); got != tc.want {
