@@ -53,6 +53,10 @@
     playing: false, speed: 2, stopAt: false, flash: "", timer: 0, busy: false,
   };
   let tr = null, otr = null, rows = [], diverge = -1;
+  // reveal: drawing brings the current row into the window's view. Not
+  // when the page opens at no place its address names, so that it opens
+  // at its top; from then on, always.
+  let reveal = false;
 
   // ── Words ────────────────────────────────────────────────────────────
   const tx = (t) => (t ? (st.lang === "zh" ? t.zh : t.en) || "" : "");
@@ -366,15 +370,21 @@
     main.dataset.row = String(st.row);
     main.dataset.compare = String(st.compare);
     main.dataset.impl = st.impl;
-    markCurrent();
     $("play").textContent = ui(st.playing ? "pause" : "play");
     $("stopat").setAttribute("aria-pressed", String(st.stopAt));
     $("compare").setAttribute("aria-pressed", String(st.compare));
     $("status").textContent = st.compare ? compareStatus() : status();
     $("flash").textContent = st.flash;
     if (st.compare) drawCompareNow(); else drawNow();
+    markCurrent(); // last: what is drawn above the timeline moves it
     writeHash();
   }
+  // markCurrent marks the current row and keeps it in view. In the
+  // timeline's scroller, below its sticky header: out of sight, it moves a
+  // third of the way down the part of the scroller in the window (the
+  // scroller can reach below the fold), or of the whole scroller when
+  // little of it is in the window. Then in the window, by as little as it
+  // takes (on a phone the timeline starts below the fold).
   function markCurrent() {
     const box = $("timeline-box");
     box.querySelectorAll("tr.current").forEach((r) => { r.classList.remove("current"); r.removeAttribute("aria-current"); });
@@ -382,8 +392,14 @@
     if (!row) return;
     row.classList.add("current");
     row.setAttribute("aria-current", "step");
+    const head = $("timeline").tHead, h = head ? head.getBoundingClientRect().height : 0;
+    box.style.scrollPaddingTop = h + "px"; // scrollIntoView keeps clear of the header
     const r = row.getBoundingClientRect(), b = box.getBoundingClientRect();
-    if (r.top < b.top + r.height || r.bottom > b.bottom) box.scrollTop += r.top - b.top - b.height / 3;
+    let top = b.top + box.clientTop + h, bottom = b.top + box.clientTop + box.clientHeight;
+    const seenTop = Math.max(top, 0), seenBottom = Math.min(bottom, document.documentElement.clientHeight);
+    if (seenBottom - seenTop >= 3 * r.height) [top, bottom] = [seenTop, seenBottom];
+    if (r.top < top || r.bottom > bottom) box.scrollTop += r.top - top - (bottom - top) / 3;
+    if (reveal) row.scrollIntoView({ block: "nearest" });
   }
   function status() {
     const e = tr.events[st.step];
@@ -526,6 +542,7 @@
     const n = (k, d) => (/^\d+$/.test(p.get(k) || "") ? Number(p.get(k)) : d);
     st.step = n("step", meta.step);
     st.row = n("row", 0);
+    if (p.has("step") || p.has("row")) reveal = true;
   }
 
   // ── Actions ──────────────────────────────────────────────────────────
@@ -542,6 +559,7 @@
       drawStatics();
       drawTimeline();
       draw();
+      reveal = true;
       document.body.dataset.ready = "true";
     } catch (err) {
       $("narration").textContent = String(err.message || err);
