@@ -106,23 +106,45 @@ func list(out *strings.Builder, lines []string, link func(string) (string, bool)
 	out.WriteString("</ul>\n")
 }
 
+// table is a table with a header row. Each cell is labelled with its
+// column's name (data-label), which a narrow screen shows beside it, a row
+// a card (player.css); the roles keep it a table to a screen reader when
+// its display is not one.
 func table(out *strings.Builder, rows []string, link func(string) (string, bool)) {
-	out.WriteString("<div class=\"scroll\"><table>\n")
+	out.WriteString("<div class=\"scroll\"><table role=\"table\">\n")
+	var labels []string
 	for n, r := range rows {
 		if n == 1 && strings.Trim(r, "|-: ") == "" {
 			continue // the separator
 		}
-		tag := "td"
 		if n == 0 {
-			tag = "th"
+			out.WriteString("<thead role=\"rowgroup\"><tr role=\"row\">")
+			for _, c := range cells(r) {
+				h := inline(strings.TrimSpace(c), link)
+				labels = append(labels, html.EscapeString(plain(h)))
+				out.WriteString("<th role=\"columnheader\">" + h + "</th>")
+			}
+			out.WriteString("</tr></thead>\n<tbody role=\"rowgroup\">\n")
+			continue
 		}
-		out.WriteString("<tr>")
-		for _, c := range cells(r) {
-			out.WriteString("<" + tag + ">" + inline(strings.TrimSpace(c), link) + "</" + tag + ">")
+		out.WriteString("<tr role=\"row\">")
+		for i, c := range cells(r) {
+			label := ""
+			if i < len(labels) && labels[i] != "" {
+				label = ` data-label="` + labels[i] + `"`
+			}
+			out.WriteString("<td role=\"cell\"" + label + ">" + inline(strings.TrimSpace(c), link) + "</td>")
 		}
 		out.WriteString("</tr>\n")
 	}
-	out.WriteString("</table></div>\n")
+	out.WriteString("</tbody></table></div>\n")
+}
+
+var tagRE = regexp.MustCompile(`<[^>]*>`)
+
+// plain is the text of inline HTML.
+func plain(h string) string {
+	return html.UnescapeString(tagRE.ReplaceAllString(h, ""))
 }
 
 // cells splits a table row at its pipes, but not at an escaped one (\|).

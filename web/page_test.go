@@ -170,7 +170,10 @@ func TestMarkdown(t *testing.T) {
 		{"a `b<c>` **d** *e*", "<p>a <code>b&lt;c&gt;</code> <strong>d</strong> <em>e</em></p>\n"},
 		{"[x](get-then-del.md) [y](../lockimpl/x.go)", "<p><a href=\"get-then-del.html\">x</a> y</p>\n"},
 		{"# T\n\none\ntwo\n\n- a\n  b\n- c", "<h2>T</h2>\n<p>one two</p>\n<ul>\n<li>a b</li>\n<li>c</li>\n</ul>\n"},
-		{"| a | b |\n|---|---|\n| `x\\|y` | <i> |", "<div class=\"scroll\"><table>\n<tr><th>a</th><th>b</th></tr>\n<tr><td><code>x|y</code></td><td>&lt;i&gt;</td></tr>\n</table></div>\n"},
+		{"| a | b |\n|---|---|\n| `x\\|y` | <i> |", "<div class=\"scroll\"><table role=\"table\">\n<thead role=\"rowgroup\"><tr role=\"row\"><th role=\"columnheader\">a</th><th role=\"columnheader\">b</th></tr></thead>\n" +
+			"<tbody role=\"rowgroup\">\n<tr role=\"row\"><td role=\"cell\" data-label=\"a\"><code>x|y</code></td><td role=\"cell\" data-label=\"b\">&lt;i&gt;</td></tr>\n</tbody></table></div>\n"},
+		{"| `a` & **b** | c |\n|---|---|\n| 1 | 2 |", "<div class=\"scroll\"><table role=\"table\">\n<thead role=\"rowgroup\"><tr role=\"row\"><th role=\"columnheader\"><code>a</code> &amp; <strong>b</strong></th><th role=\"columnheader\">c</th></tr></thead>\n" +
+			"<tbody role=\"rowgroup\">\n<tr role=\"row\"><td role=\"cell\" data-label=\"a &amp; b\">1</td><td role=\"cell\" data-label=\"c\">2</td></tr>\n</tbody></table></div>\n"},
 		{"```\n<b>\n```", "<pre><code>&lt;b&gt;</code></pre>\n"},
 		{"<!-- a\nb -->\nc", "<p>c</p>\n"},
 	}

@@ -22,12 +22,15 @@ func (s Site) index(lessons []scenarios.Scenario) string {
 		"lockstep：Redis 分布式锁，故意弄坏，一步一步看")))
 	b.WriteString(both("p", text.New(introEN, introZH)))
 	b.WriteString(both("p", text.New(keysEN, keysZH)))
-	b.WriteString(`<div class="scroll"><table class="lessons"><thead><tr><th>#</th>`)
-	for _, h := range []text.Text{{EN: "lesson", ZH: "课程"}, {EN: "what happens", ZH: "发生了什么"},
-		{EN: "about", ZH: "针对"}, {EN: "broken by", ZH: "被破坏的实现"}} {
-		b.WriteString(both("th", h))
+	b.WriteString(`<div class="scroll"><table class="lessons" role="table"><thead role="rowgroup"><tr role="row">`)
+	for _, h := range lessonColumns {
+		if h.EN == h.ZH {
+			b.WriteString(`<th role="columnheader">` + html.EscapeString(h.EN) + "</th>")
+			continue
+		}
+		b.WriteString(`<th role="columnheader">` + both("span", h) + "</th>")
 	}
-	b.WriteString("</tr></thead>\n<tbody>\n")
+	b.WriteString("</tr></thead>\n<tbody role=\"rowgroup\">\n")
 	for i, l := range lessons {
 		s.lessonRow(&b, i+1, l)
 	}
@@ -36,10 +39,29 @@ func (s Site) index(lessons []scenarios.Scenario) string {
 	return b.String()
 }
 
+// lessonColumns are the index's columns.
+var lessonColumns = []text.Text{{EN: "#", ZH: "#"}, {EN: "lesson", ZH: "课程"}, {EN: "what happens", ZH: "发生了什么"},
+	{EN: "about", ZH: "针对"}, {EN: "broken by", ZH: "被破坏的实现"}}
+
+// cell opens a cell of the index's column i: labelled with the column's
+// name, which a narrow screen shows (player.css).
+func cell(i int, class string) string {
+	h := lessonColumns[i]
+	out := `<td role="cell" data-label="` + html.EscapeString(h.EN) + `"`
+	if h.ZH != h.EN {
+		out += ` data-label-zh="` + html.EscapeString(h.ZH) + `"`
+	}
+	if class != "" {
+		out += ` class="` + class + `"`
+	}
+	return out + ">"
+}
+
 func (s Site) lessonRow(b *strings.Builder, n int, l scenarios.Scenario) {
 	page := l.ID + ".html"
-	fmt.Fprintf(b, `<tr data-lesson="%s"><td>%d</td><td><a href="%s" data-page="%s"><code>%s</code></a><br>%s</td><td>%s</td><td><code>%s</code></td><td class="chips">`,
-		html.EscapeString(l.ID), n, page, page, html.EscapeString(l.ID), both("span", l.Title), both("span", l.Summary), html.EscapeString(l.Naive))
+	fmt.Fprintf(b, `<tr role="row" data-lesson="%s">%s%d</td>%s<a href="%s" data-page="%s"><code>%s</code></a><br>%s</td>%s%s</td>%s<code>%s</code></td>%s`,
+		html.EscapeString(l.ID), cell(0, ""), n, cell(1, ""), page, page, html.EscapeString(l.ID), both("span", l.Title),
+		cell(2, ""), both("span", l.Summary), cell(3, ""), html.EscapeString(l.Naive), cell(4, "chips"))
 	var broken []*sim.Trace
 	traces := s.traces(l)
 	for _, tr := range traces {
