@@ -169,20 +169,28 @@ type view struct {
 	Overflow bool   `json:"overflow"`
 }
 
+// readView reads the page's text with the symbols it draws (data-sym, as
+// ⏸) read as the characters they stand for.
 const readView = `(() => {
+  const said = (e) => {
+    if (!e) return "";
+    const c = e.cloneNode(true);
+    c.querySelectorAll("[data-sym]").forEach((i) => i.replaceWith(i.dataset.sym));
+    return c.textContent;
+  };
   const main = document.getElementById("player");
   const cur = document.querySelector("#timeline tr.current");
   const lanes = {};
-  if (cur) cur.querySelectorAll("td[data-lane]").forEach((td) => { lanes[td.dataset.lane] = td.textContent; });
-  const text = (sel) => { const e = cur && cur.querySelector(sel); return e ? e.textContent : ""; };
+  if (cur) cur.querySelectorAll("td[data-lane]").forEach((td) => { lanes[td.dataset.lane] = said(td); });
+  const text = (sel) => said(cur && cur.querySelector(sel));
   return {
     step: Number(main.dataset.step), row: Number(main.dataset.row), compare: main.dataset.compare === "true",
-    hash: location.hash, status: document.getElementById("status").textContent,
-    narration: document.getElementById("narration").textContent,
-    command: document.getElementById("command").textContent,
+    hash: location.hash, status: said(document.getElementById("status")),
+    narration: said(document.getElementById("narration")),
+    command: said(document.getElementById("command")),
     lanes, rowSay: text("td.say"), rowClass: cur ? cur.className : "", sep: text("td.sep"),
     invariants: [...document.querySelectorAll("#invariants .inv")].map((p) => ({
-      id: p.dataset.invariant, name: p.querySelector(".name").textContent, mark: p.querySelector(".mark").textContent })),
+      id: p.dataset.invariant, name: said(p.querySelector(".name")), mark: said(p.querySelector(".mark")) })),
     lang: document.documentElement.lang,
     overflow: document.documentElement.scrollWidth > document.documentElement.clientWidth,
   };

@@ -1,7 +1,7 @@
 // lockstep's player page: steps through the traces embedded in this page
 // (the JSON that `lockstep play --format json` writes) as the terminal UI's
 // player does. No framework, nothing fetched: every text of a trace goes
-// into the page as textContent, never as HTML.
+// into the page as text (a few symbols drawn, see ICONS), never as HTML.
 "use strict";
 (() => {
   const $ = (id) => document.getElementById(id);
@@ -78,9 +78,28 @@
   function el(tag, cls, text) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
-    if (text !== undefined) e.textContent = text;
+    if (text !== undefined) put(e, text);
     return e;
   }
+  // The symbols the page draws (player.css's .icon) rather than leave to
+  // the reader's fonts, which may lack them: with Debian's default fonts
+  // ⏸ and ⧗ are boxes. The traces' texts keep the characters, as the
+  // terminal prints them; the page shows each as its drawing, marked
+  // data-sym with the character, hidden from screen readers (the words
+  // beside it say it: "⏸ held").
+  const ICONS = { "⏸": "pause", "⧗": "hourglass" };
+  const SYMBOLS = new RegExp("([" + Object.keys(ICONS).join("") + "])", "u");
+  function pieces(text) {
+    return String(text).split(SYMBOLS).filter((s) => s !== "").map((s) => (ICONS[s] ? icon(s) : s));
+  }
+  function icon(sym) {
+    const i = el("span", "icon icon-" + ICONS[sym]);
+    i.dataset.sym = sym;
+    i.setAttribute("aria-hidden", "true");
+    return i;
+  }
+  // put sets an element's text, its symbols drawn.
+  function put(e, text) { e.replaceChildren(...pieces(text)); }
 
   // ── Traces ───────────────────────────────────────────────────────────
   // A page for one run holds each trace as JSON (script.lockstep-trace);
@@ -257,13 +276,13 @@
   // ── Drawing ──────────────────────────────────────────────────────────
   function drawStatics() {
     document.documentElement.lang = st.lang === "zh" ? "zh-Hans" : "en";
-    document.querySelectorAll("[data-t]").forEach((e) => { e.textContent = ui(e.dataset.t); });
+    document.querySelectorAll("[data-t]").forEach((e) => put(e, ui(e.dataset.t)));
     document.querySelectorAll("[data-key]").forEach((e) => { e.title = e.dataset.key; });
     document.querySelectorAll("#langs button").forEach((b) => b.setAttribute("aria-pressed", String(b.dataset.lang === st.lang)));
     $("scenario").textContent = meta.scenario;
-    $("title").textContent = tx(meta.title);
-    $("summary").textContent = tx(meta.summary);
-    $("keys").textContent = ui("keys");
+    put($("title"), tx(meta.title));
+    put($("summary"), tx(meta.summary));
+    put($("keys"), ui("keys"));
     const story = meta.story && meta.story[st.lang];
     $("story").hidden = !story;
     $("story-text").innerHTML = story || ""; // rendered and escaped by lockstep (web/markdown.go)
@@ -370,11 +389,11 @@
     main.dataset.row = String(st.row);
     main.dataset.compare = String(st.compare);
     main.dataset.impl = st.impl;
-    $("play").textContent = ui(st.playing ? "pause" : "play");
+    put($("play"), ui(st.playing ? "pause" : "play"));
     $("stopat").setAttribute("aria-pressed", String(st.stopAt));
     $("compare").setAttribute("aria-pressed", String(st.compare));
-    $("status").textContent = st.compare ? compareStatus() : status();
-    $("flash").textContent = st.flash;
+    put($("status"), st.compare ? compareStatus() : status());
+    put($("flash"), st.flash);
     if (st.compare) drawCompareNow(); else drawNow();
     markCurrent(); // last: what is drawn above the timeline moves it
     writeHash();
@@ -434,7 +453,7 @@
     const [l, r] = sides();
     const say = (t, i, name) => {
       const p = el("p", "say" + (i >= 0 ? " k-" + t.events[i].kind : ""));
-      p.append(el("b", "", name + ": "), document.createTextNode(i >= 0 ? tx(t.events[i].text) : ""));
+      p.append(el("b", "", name + ": "), ...pieces(i >= 0 ? tx(t.events[i].text) : ""));
       return p;
     };
     $("narration").replaceChildren(say(tr, l, st.impl), say(otr, r, st.other));
