@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -31,11 +32,16 @@ func siteImpls() []lockimpl.Info {
 	return out
 }
 
+// siteResults are the site's cells, run once for the tests that write it.
+var siteResults = sync.OnceValues(func() ([]scenarios.Result, error) {
+	return scenarios.CheckCellsOn(context.Background(), nil, scenarios.All(), siteImpls(), runtime.GOMAXPROCS(0))
+})
+
 // writeSite writes the course into a directory: every lesson, some
 // implementations.
 func writeSite(t *testing.T) (string, []scenarios.Result) {
 	t.Helper()
-	results, err := scenarios.CheckCellsOn(context.Background(), nil, scenarios.All(), siteImpls(), runtime.GOMAXPROCS(0))
+	results, err := siteResults()
 	if err != nil {
 		t.Fatal(err)
 	}
