@@ -296,3 +296,42 @@ func (g *Group) Master(ctx context.Context, name string) (string, error) {
 	}
 	return addrs[0], nil
 }
+
+// Watched is what each Sentinel of the group monitors (SENTINEL MASTERS),
+// in the group's order: each master name and the address it watches
+// there. lockstep clean reads it for the names a killed run left.
+func (g *Group) Watched(ctx context.Context) ([]map[string]string, error) {
+	out := make([]map[string]string, len(g.clients))
+	err := g.each(func(i int, c *redis.SentinelClient) error {
+		masters, err := c.Masters(ctx).Result()
+		if err != nil {
+			return g.describe(i, "SENTINEL MASTERS", err)
+		}
+		out[i] = map[string]string{}
+		for _, m := range masters {
+			f := fields(m)
+			if f["name"] != "" {
+				out[i][f["name"]] = net.JoinHostPort(f["ip"], f["port"])
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// fields reads one master of SENTINEL MASTERS: a map in RESP3, a flat
+// list of names and values in RESP2.
+func fields(v any) map[string]string {
+	f := map[string]string{}
+	switch m := v.(type) {
+	case map[any]any:
+		for k, x := range m {
+			f[fmt.Sprint(k)] = fmt.Sprint(x)
+		}
+	case []any:
+		for i := 0; i+1 < len(m); i += 2 {
+			f[fmt.Sprint(m[i])] = fmt.Sprint(m[i+1])
+		}
+	}
+	return f
+}

@@ -59,6 +59,14 @@ const sentinelPoll = 100 * time.Millisecond
 // sentinelFailover says whether this run's failover is the Sentinels'.
 func (w *World) sentinelFailover() bool { return w.sentinel != nil }
 
+// SentinelName is the master name on the Sentinels of a run whose keys are
+// under prefix: "lockstep-" and the prefix with dashes for its colons
+// ("lockstep-lockstep-3f9a1c2e-failover-uuid-lua"), a name of the run's
+// own that lockstep clean can tell from the user's.
+func SentinelName(prefix string) string {
+	return "lockstep-" + strings.NewReplacer(":", "-", "{", "", "}", "").Replace(strings.TrimSuffix(prefix, ":"))
+}
+
 // startSentinels has the target's Sentinels watch the run's primary, once
 // its replica is in sync.
 func (w *World) startSentinels() error {
@@ -70,7 +78,7 @@ func (w *World) startSentinels() error {
 	if _, ok := r.b.(Cutter); !ok {
 		return fmt.Errorf("%s cannot be failed over by Sentinel: its backend cannot cut the stream", r.b.Addr())
 	}
-	name := "lockstep-" + strings.NewReplacer(":", "-", "{", "", "}", "").Replace(strings.TrimSuffix(t.Prefix, ":"))
+	name := SentinelName(t.Prefix)
 	// The failover timeout outlasts the run: a replica behind the relay
 	// is pointed at the monitored address by Sentinel once it has passed
 	// (+fix-slave-config), which would bypass the lag.

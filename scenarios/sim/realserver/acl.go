@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -22,9 +23,37 @@ import (
 
 // UserPrefix starts the name of every ACL user lockstep makes: a run's
 // ("lockstep-run-…") and the setup check's probe ("lockstep-probe-…"). A
-// user left by a process that was killed outright (SIGKILL) can be found
-// with ACL USERS and removed with ACL DELUSER.
+// user left by a process that was killed outright (SIGKILL) is what
+// lockstep clean looks for (IsUserName).
 const UserPrefix = "lockstep-"
+
+// userKinds are the kinds newUser is called with.
+var userKinds = []string{"run", "probe"}
+
+// IsUserName says whether name is one newUser draws: UserPrefix, a kind,
+// "-" and 16 lowercase hex digits. Only those: a user of one's own named
+// "lockstep-admin" is not lockstep's to remove.
+func IsUserName(name string) bool {
+	rest, ok := strings.CutPrefix(name, UserPrefix)
+	if !ok {
+		return false
+	}
+	kind, digits, ok := strings.Cut(rest, "-")
+	return ok && slices.Contains(userKinds, kind) && isLowerHex(digits, 16)
+}
+
+// isLowerHex says whether s is n digits as hex.EncodeToString writes them.
+func isLowerHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
+}
 
 // aclUser is an ACL user lockstep made: its name and password.
 type aclUser struct{ name, pass string }

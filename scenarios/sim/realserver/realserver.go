@@ -542,6 +542,14 @@ func (b *backend) closeRelay() {
 
 // replicateFrom points the replica straight at its primary again, through c.
 func (b *backend) replicateFrom(ctx context.Context, c *redis.Client, primary *redis.Options) error {
+	return ReplicateFrom(ctx, c, b.opts.Addr, primary)
+}
+
+// ReplicateFrom points the replica at replica, which c reaches, straight
+// at primary (REPLICAOF host port): the end of every run with a replica,
+// and lockstep clean's for a replica a killed run left promoted or
+// following a relay that is gone.
+func ReplicateFrom(ctx context.Context, c *redis.Client, replica string, primary *redis.Options) error {
 	host, port, err := net.SplitHostPort(primary.Addr)
 	if err != nil {
 		return err
@@ -550,7 +558,7 @@ func (b *backend) replicateFrom(ctx context.Context, c *redis.Client, primary *r
 		return fmt.Errorf("primary address %q: %w", primary.Addr, err)
 	}
 	if err := c.Do(ctx, "REPLICAOF", host, port).Err(); err != nil {
-		return fmt.Errorf("point the replica %s back at %s (REPLICAOF %s %s): %w", b.opts.Addr, primary.Addr, host, port, err)
+		return fmt.Errorf("point the replica %s back at %s (REPLICAOF %s %s): %w", replica, primary.Addr, host, port, err)
 	}
 	return nil
 }
