@@ -55,6 +55,11 @@ usage:
   lockstep bench --redis ADDR[,ADDR…] [--impl LIST] [--duration D]
                                       time acquire+release pairs of every
                                       implementation on real servers
+  lockstep clean --redis ADDR[,ADDR…] [--replica ADDR] [--sentinel ADDR[,ADDR…]]
+                                      remove what killed runs left on real
+                                      servers: ACL users, keys, the replica
+                                      lease, Sentinel master names, a promoted
+                                      replica; --dry-run only lists
   lockstep lessons list | show ID     the built-in lesson files; show prints
                                       one, a start for your own
   lockstep docs [--lang zh] DIR       regenerate the failure-mode pages (docs/)
@@ -78,7 +83,7 @@ failover), or --cluster ADDR[,ADDR…] (a Redis Cluster), and --no-acl and
 const exitCodes = "exit codes: 0 ok, 1 unmet expectations (explore: a counterexample found),\n2 bad input or a run that could not complete\n"
 
 // commands are the subcommands, as an unknown command lists them.
-var commands = []string{"list", "play", "check", "explore", "bench", "lessons", "docs", "site", "completion", "help"}
+var commands = []string{"list", "play", "check", "explore", "bench", "clean", "lessons", "docs", "site", "completion", "help"}
 
 // cli is one run of the command line: where it writes and the exit code its
 // command chose.
@@ -113,7 +118,7 @@ func (a *cli) newRoot() *cobra.Command {
 	root.RunE = func(c *cobra.Command, pos []string) error {
 		return a.done(cmdTUI(c.Context(), c, a.tui, pos, a.stdout))
 	}
-	root.AddCommand(a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.benchCmd(), a.lessonsCmd(), a.docsCmd(), a.siteCmd())
+	root.AddCommand(a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.benchCmd(), a.cleanCmd(), a.lessonsCmd(), a.docsCmd(), a.siteCmd())
 	root.SetHelpCommand(helpCmd(root))
 	withCompletion(root)
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) {

@@ -123,6 +123,9 @@ func completeFlags(c *cobra.Command, funcs map[string]completeFunc) {
 // user's to type.
 var realCompletions = map[string]completeFunc{"redis": noFiles, "replica": noFiles, "time-scale": noFiles}
 
+// cleanCompletions complete clean's flags, addresses all.
+var cleanCompletions = map[string]completeFunc{"redis": noFiles, "cluster": noFiles, "replica": noFiles, "sentinel": noFiles}
+
 // commandNames are the commands, for help COMMAND.
 func commandNames(c *cobra.Command) []cobra.Completion {
 	var out []cobra.Completion
@@ -230,6 +233,9 @@ func withCompletion(root *cobra.Command) {
 		case "bench":
 			c.ValidArgsFunction = noFiles
 			completeFlags(c, map[string]completeFunc{"impl": list(implNames)})
+		case "clean":
+			c.ValidArgsFunction = noFiles
+			completeFlags(c, cleanCompletions)
 		case "lessons":
 			c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 				switch {
