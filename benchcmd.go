@@ -41,11 +41,13 @@ writes only keys under a prefix of its own and removes them at the end.`,
 	fs.StringVar(&f.replica, "replica", "", "`ADDR` of a replica of the first server: uuid-lua-wait then waits for it")
 	fs.StringVar(&f.impls, "impl", "", "only these implementations: `NAME[,NAME...]`")
 	fs.DurationVar(&f.duration, "duration", time.Second, "how long each implementation runs, `D`")
-	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdBench(c.Context(), f, pos, a.stdout)) }
+	c.RunE = func(c *cobra.Command, pos []string) error {
+		return a.done(cmdBench(c.Context(), f, pos, a.stdout, c.ErrOrStderr()))
+	}
 	return c
 }
 
-func cmdBench(ctx context.Context, f *benchFlags, pos []string, stdout io.Writer) (int, error) {
+func cmdBench(ctx context.Context, f *benchFlags, pos []string, stdout, stderr io.Writer) (int, error) {
 	if len(pos) > 0 {
 		return 0, errUsage{fmt.Errorf("bench takes no arguments, got %q", strings.Join(pos, " "))}
 	}
@@ -79,6 +81,8 @@ func cmdBench(ctx context.Context, f *benchFlags, pos []string, stdout io.Writer
 			return 0, errUsage{err}
 		}
 	}
+	// bench touches only the --redis servers: the notice is of theirs.
+	noticeLeftovers(ctx, stderr, realredis.CleanConfig{Addrs: strings.Split(f.redis, ",")}, nodes, nil)
 	prefix, err := bench.NewPrefix()
 	if err != nil {
 		return 0, err

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -49,8 +50,9 @@ func (r *realFlags) check() error {
 	return nil
 }
 
-// target connects to the real servers, if any were given.
-func (r *realFlags) target(ctx context.Context) (*sim.Target, error) {
+// target connects to the real servers, if any were given, and says on
+// stderr what earlier runs left there, if anything (noticeLeftovers).
+func (r *realFlags) target(ctx context.Context, stderr io.Writer) (*sim.Target, error) {
 	if err := r.check(); err != nil || !r.real() {
 		return nil, err
 	}
@@ -67,7 +69,18 @@ func (r *realFlags) target(ctx context.Context) (*sim.Target, error) {
 	if err != nil {
 		return nil, errUsage{err}
 	}
+	cfg := realredis.CleanConfig{Addrs: strings.Split(addrs, ","), Cluster: r.cluster != "", Replica: r.replica, Sentinels: sentinels}
+	noticeLeftovers(ctx, stderr, cfg, realredis.Servers(t), t.Replica)
 	return t, nil
+}
+
+// noticeLeftovers prints one line on stderr when the servers hold what
+// earlier runs left: what, and the lockstep clean command that removes
+// it. The run itself removes none of it: another run may be using it.
+func noticeLeftovers(ctx context.Context, stderr io.Writer, cfg realredis.CleanConfig, servers []*redis.Options, replica *redis.Options) {
+	if line := realredis.Notice(ctx, cfg, servers, replica); line != "" {
+		fmt.Fprintln(stderr, "lockstep:", line)
+	}
 }
 
 // real says whether real servers were given (--redis or --cluster).
@@ -209,7 +222,7 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 	if err != nil {
 		return 0, unknownName(f.lang, kindImpl, f.impl, lockimpl.Names())
 	}
-	target, err := f.real.target(ctx)
+	target, err := f.real.target(ctx, stderr)
 	if err != nil {
 		return 0, err
 	}
@@ -356,7 +369,7 @@ func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout, stderr i
 	if f.explore {
 		return cmdCheckExplore(ctx, f, lessons, impls, stdout, stderr)
 	}
-	target, err := f.real.target(ctx)
+	target, err := f.real.target(ctx, stderr)
 	if err != nil {
 		return 0, err
 	}

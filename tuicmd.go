@@ -37,7 +37,7 @@ func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, st
 	if opts.Course != nil {
 		noteReplaced(c.ErrOrStderr(), opts.Course.Lessons())
 	}
-	target, err := f.real.target(ctx)
+	target, err := f.real.target(ctx, c.ErrOrStderr())
 	if err != nil {
 		return 0, err
 	}

@@ -143,14 +143,14 @@ func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
 			return nil, err
 		}
 		if err := checkLease(ctx, t.Nodes[0], opts.Addr, id); err != nil {
-			return nil, err
+			return nil, withClean(err, cfg)
 		}
 		if err := checkReplica(ctx, opts, t.Nodes[0]); err != nil {
-			return nil, err
+			return nil, withClean(err, cfg)
 		}
 		release, err := takeLease(ctx, t.Nodes[0], opts.Addr, id, prefix)
 		if err != nil {
-			return nil, err
+			return nil, withClean(err, cfg)
 		}
 		t.OnClose(release)
 		t.Replica = opts

@@ -31,13 +31,17 @@ func checkReplica(ctx context.Context, replica, primary *redis.Options) error {
 	if err != nil {
 		return fmt.Errorf("INFO replication on the replica %s: %w", replica.Addr, err)
 	}
-	if role := r["role"]; role != "slave" {
-		return fmt.Errorf("the replica %s is not a replica but a primary (role:%s); lockstep refuses to make it one, which would replace its data. Give a replica of %s (%s)",
-			replica.Addr, role, primary.Addr, replicaOf(primary.Addr))
-	}
 	p, err := info(ctx, primary, "replication")
 	if err != nil {
 		return fmt.Errorf("INFO replication on %s: %w", primary.Addr, err)
+	}
+	if role := r["role"]; role != "slave" {
+		if r["master_replid2"] == p["master_replid"] {
+			return leftover(fmt.Errorf("the replica %s is not a replica but a primary (role:%s), promoted from a replica of %s (its previous replication id is that server's), as a run killed in its failover leaves it",
+				replica.Addr, role, primary.Addr))
+		}
+		return fmt.Errorf("the replica %s is not a replica but a primary (role:%s); lockstep refuses to make it one, which would replace its data. Give a replica of %s (%s)",
+			replica.Addr, role, primary.Addr, replicaOf(primary.Addr))
 	}
 	if id := r["master_replid"]; id != "" && id == p["master_replid"] {
 		return nil
@@ -121,8 +125,27 @@ func LeaseKey(replicaID string) string { return "lockstep:replica-lease:" + repl
 
 // inUse is the error for a replica another run holds the lease on.
 func inUse(replica, holder, key, primary string) error {
-	return fmt.Errorf("the replica %s is in use by another lockstep run (%s): two runs on one replica spoil each other's failover. Wait for it to finish; a run that was killed frees it within %s (key %s on %s)",
-		replica, sim.CleanText(holder), leaseTTL, key, primary)
+	return leftover(fmt.Errorf("the replica %s is in use by another lockstep run (%s): two runs on one replica spoil each other's failover. Wait for it to finish; a run that was killed frees it within %s (key %s on %s)",
+		replica, sim.CleanText(holder), leaseTTL, key, primary))
+}
+
+// leftoverError is a check that failed on what a killed run may have
+// left; Connect adds the lockstep clean command that removes it.
+type leftoverError struct{ err error }
+
+func (e *leftoverError) Error() string { return e.err.Error() }
+func (e *leftoverError) Unwrap() error { return e.err }
+
+func leftover(err error) error { return &leftoverError{err} }
+
+// withClean adds to a leftoverError the command that removes what is left.
+func withClean(err error, cfg Config) error {
+	var lo *leftoverError
+	if !errors.As(err, &lo) {
+		return err
+	}
+	return fmt.Errorf("%w; if a run that was killed left it so, this puts it right: %s", err,
+		CleanCommand(CleanConfig{Addrs: cfg.Addrs, Replica: cfg.Replica, Sentinels: cfg.Sentinels}))
 }
 
 // checkLease says which run holds the lease on the replica, if one does,
