@@ -80,7 +80,7 @@ failover), or --cluster ADDR[,ADDR…] (a Redis Cluster), and --no-acl and
 `
 
 // exitCodes ends every help text.
-const exitCodes = "exit codes: 0 ok, 1 unmet expectations (explore: a counterexample found),\n2 bad input or a run that could not complete\n"
+const exitCodes = "exit codes: 0 ok, 1 unmet expectations (explore: a counterexample found),\n2 bad input or a run that could not complete, 3 (check on real servers) a cell\nuntrusted and none unmet\n"
 
 // commands are the subcommands, as an unknown command lists them.
 var commands = []string{"list", "play", "check", "explore", "bench", "clean", "lessons", "docs", "site", "completion", "help"}
