@@ -1,14 +1,9 @@
 package sentinel
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -18,68 +13,17 @@ import (
 	"github.com/lockstep-sim/lockstep/internal/redistest"
 )
 
-// needRedis skips the test where redis-server is not installed.
-func needRedis(t *testing.T) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("skipped: redis-server is not installed (.ci/run installs it)")
-	}
-	return bin
-}
-
 // startSentinels starts n Sentinels of the test's own on free ports of
-// 127.0.0.1 (redis-server CONF --sentinel), each with a config file of its
-// own it may rewrite, monitoring nothing, and waits until they answer.
+// 127.0.0.1 (redistest.StartSentinel: redis-server CONF --sentinel, each
+// with a config file of its own it may rewrite, monitoring nothing), and
+// waits until they answer.
 func startSentinels(t *testing.T, n int) []string {
 	t.Helper()
-	bin := needRedis(t)
-	dir := t.TempDir()
 	addrs := make([]string, n)
 	for i := range addrs {
-		addrs[i] = startSentinel(t, bin, dir)
+		addrs[i] = redistest.StartSentinel(t)
 	}
 	return addrs
-}
-
-func startSentinel(t *testing.T, bin, dir string) string {
-	t.Helper()
-	for attempt := 0; ; attempt++ {
-		port := redistest.FreePort(t)
-		conf := filepath.Join(dir, fmt.Sprintf("sentinel-%d.conf", port))
-		text := fmt.Sprintf("port %d\nbind 127.0.0.1\nprotected-mode no\nsentinel resolve-hostnames no\ndir %s\nlogfile %s\n",
-			port, dir, filepath.Join(dir, fmt.Sprintf("sentinel-%d.log", port)))
-		if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		cmd := exec.Command(bin, conf, "--sentinel")
-		dieWithTest(cmd)
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start redis-server --sentinel: %v", err)
-		}
-		stop := func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }
-		addr := "127.0.0.1:" + strconv.Itoa(port)
-		if answers(addr) {
-			t.Cleanup(stop)
-			return addr
-		}
-		stop()
-		if attempt == 2 {
-			t.Fatalf("Sentinel on port %d did not come up", port)
-		}
-	}
-}
-
-// answers waits up to 5 s for a Sentinel to answer on addr.
-func answers(addr string) bool {
-	c := redis.NewSentinelClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 100 * time.Millisecond})
-	defer c.Close()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if c.Ping(context.Background()).Err() == nil {
-			return true
-		}
-	}
-	return false
 }
 
 // group is a Group over addrs, closed when the test ends.
