@@ -34,10 +34,7 @@ func (s *Server) Addr() string { return "127.0.0.1:" + strconv.Itoa(s.Port) }
 // test is skipped.
 func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("skipped: redis-server is not installed (.ci/run installs it)")
-	}
+	bin := serverBinary(t)
 	dir := t.TempDir()
 	for attempt := 0; ; attempt++ {
 		port := FreePort(t)
@@ -125,4 +122,15 @@ func (s *Server) Kill(t testing.TB) {
 		t.Fatal(err)
 	}
 	_ = s.cmd.Wait()
+}
+
+// serverBinary is redis-server's path; without it on the PATH the test is
+// skipped.
+func serverBinary(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("skipped: redis-server is not installed (.ci/run installs it)")
+	}
+	return bin
 }

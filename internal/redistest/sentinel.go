@@ -19,10 +19,7 @@ import (
 // it answers. Without redis-server on the PATH the test is skipped.
 func StartSentinel(t testing.TB) string {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("skipped: redis-server is not installed (.ci/run installs it)")
-	}
+	bin := serverBinary(t)
 	dir := t.TempDir()
 	for attempt := 0; ; attempt++ {
 		port := FreePort(t)
