@@ -458,6 +458,9 @@ func (p *lessonParser) setup(l line) error {
 			if v == "" {
 				return p.errAt(l, f, "want key=NAME")
 			}
+			if err := p.keyLength(l, f, v); err != nil {
+				return err
+			}
 			s.Key = v
 		case "replica", "rejoin", "cluster":
 			if v != "" {
@@ -741,6 +744,9 @@ func (p *lessonParser) client(l line) error {
 		case "key":
 			if v == "" {
 				return p.errAt(l, f, "want key=NAME: the lock's key this client takes")
+			}
+			if err := p.keyLength(l, f, v); err != nil {
+				return err
 			}
 			prog.Key = v
 			p.s.Setup.ClientKeys = p.s.Setup.ClientKeys || v != p.s.Setup.WithDefaults().Key
