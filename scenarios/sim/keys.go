@@ -85,6 +85,14 @@ func LockCommands() []string {
 	return names
 }
 
+// Keyless says whether cmd, lower case ("wait", or "script|load" for a
+// subcommand), is a command a lock may send that names no key: lockstep
+// monitor gives such a command the run of its connection's earlier ones.
+func Keyless(cmd string) bool {
+	spec, ok := lockCommands[cmd]
+	return ok && spec == keysNone
+}
+
 // KeyPatterns are the ACL key patterns of a lock's keys (ACL SETUSER
 // ~pattern): key itself, keys under "key:", keys that start with "{key}".
 // Glob characters in key are escaped.
