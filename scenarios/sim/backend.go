@@ -36,8 +36,10 @@ type Backend interface {
 	// Dial opens a connection for a lock client. Kill cuts it.
 	Dial(ctx context.Context) (net.Conn, error)
 	// Read returns the run's keys on the server with their TTLs in virtual
-	// time left after now (-1: no expiry), sorted by key. It reads outside
-	// the gate: no command of a lock client, no step.
+	// time left after now (-1: no expiry), sorted by key, each value cut
+	// to MaxValue bytes (Cut, CutHead): the engine compares values by what
+	// Read keeps of them. It reads outside the gate: no command of a lock
+	// client, no step.
 	Read(now time.Duration) ([]KeyState, error)
 	// Advance moves the server's clock to virtual time t, delta after the
 	// last advance: keys due by then expire. A server with a clock of its
@@ -285,19 +287,17 @@ func (b *memBackend) Read(time.Duration) ([]KeyState, error) {
 	var keys []KeyState
 	for _, k := range m.Keys() {
 		ks := KeyState{Key: k, Type: m.Type(k), TTL: -1}
-		switch ks.Type {
+		switch v := b.stored(k); ks.Type {
 		case "string":
-			ks.Value, _ = m.Get(k)
+			ks.Value = Cut(v.str, MaxValue)
 		case "hash":
-			fields, _ := m.HKeys(k)
-			slices.Sort(fields)
-			pairs := make([]string, len(fields))
-			for i, f := range fields {
-				pairs[i] = f + "=" + m.HGet(k, f)
+			pairs := make([]string, 0, len(v.hash)/2)
+			for i := 0; i < len(v.hash); i += 2 {
+				pairs = append(pairs, v.hash[i]+"="+v.hash[i+1])
 			}
-			ks.Value = strings.Join(pairs, " ")
+			ks.Value = Cut(strings.Join(pairs, " "), MaxValue)
 		default:
-			ks.Value = "(" + ks.Type + ")"
+			ks.Value = v.str
 		}
 		if ttl := m.TTL(k); ttl > 0 {
 			ks.TTL = ttl
@@ -307,23 +307,46 @@ func (b *memBackend) Read(time.Duration) ([]KeyState, error) {
 	return keys, nil
 }
 
-// put writes a key as replication delivers it: value, fields, what is left of
-// its TTL.
-func (b *memBackend) put(k KeyState, ttl time.Duration) {
+// stored is a key's value whole, as replication copies it from one
+// embedded server to another; a snapshot keeps only its start (MaxValue).
+type stored struct {
+	typ  string
+	str  string   // a string's value; another type's name, "(list)"
+	hash []string // a hash's fields, sorted, each followed by its value
+}
+
+// stored reads key k whole.
+func (b *memBackend) stored(k string) stored {
 	m := b.m
-	m.Del(k.Key)
-	if k.Type == "hash" {
-		var fv []string
-		for _, pair := range strings.Fields(k.Value) {
-			f, v, _ := strings.Cut(pair, "=")
-			fv = append(fv, f, v)
+	v := stored{typ: m.Type(k)}
+	switch v.typ {
+	case "string":
+		v.str, _ = m.Get(k)
+	case "hash":
+		fields, _ := m.HKeys(k)
+		slices.Sort(fields)
+		for _, f := range fields {
+			v.hash = append(v.hash, f, m.HGet(k, f))
 		}
-		m.HSet(k.Key, fv...)
+	default:
+		v.str = "(" + v.typ + ")"
+	}
+	return v
+}
+
+// put writes key k as replication delivers it: value, fields, what is left
+// of its TTL. A type other than a string or a hash arrives as a string of
+// its name.
+func (b *memBackend) put(k string, v stored, ttl time.Duration) {
+	m := b.m
+	m.Del(k)
+	if v.typ == "hash" {
+		m.HSet(k, v.hash...)
 	} else {
-		_ = m.Set(k.Key, k.Value)
+		_ = m.Set(k, v.str)
 	}
 	if ttl > 0 {
-		m.SetTTL(k.Key, ttl)
+		m.SetTTL(k, ttl)
 	}
 }
 

@@ -869,7 +869,9 @@ func shortCommand(cmd redis.Cmder, err error) string {
 	case strings.HasPrefix(reply, "(error) "):
 		reply = "ERR"
 	default:
-		if u, err := strconv.Unquote(reply); err == nil {
+		if v, ok := stringReply(cmd); ok {
+			reply = Cut(v, MaxValue) // a few words: no more of a value than a snapshot shows
+		} else if u, err := strconv.Unquote(reply); err == nil {
 			reply = u
 		}
 	}
@@ -931,22 +933,19 @@ func shortWrite(r writeResult) Text {
 
 // --- commands and replies, redis-cli style ------------------------------
 
+// cmdArgs are a command's arguments as a trace keeps them (keptArgs).
 func cmdArgs(cmd redis.Cmder) []string {
 	if b, ok := batchOf(cmd); ok {
-		return b.args()
+		return keptArgs(b.args())
 	}
-	args := cmd.Args()
-	out := make([]string, len(args))
-	for i, a := range args {
-		out[i] = fmt.Sprint(a)
-	}
-	return out
+	return keptArgs(cmd.Args())
 }
 
 // formatCommand renders a command as redis-cli would take it. A Lua script
 // body shows as the name on its first comment line (EVAL <release> 1 key
 // A#1), or, for a script without one (a library's), as "script" and the
-// first 8 hex digits of its SHA-1 — the name its EVALSHA shows too.
+// first 8 hex digits of its SHA-1 — the name its EVALSHA shows too (of
+// the whole body, which the arguments a trace keeps may have cut).
 func formatCommand(cmd redis.Cmder) string {
 	if b, ok := batchOf(cmd); ok {
 		return b.format()
@@ -960,7 +959,7 @@ func formatCommand(cmd redis.Cmder) string {
 		case i == 0 || keywords[a]:
 			parts[i] = strings.ToUpper(a)
 		case i == 1 && script:
-			parts[i] = "<" + scriptName(args[0], a) + ">"
+			parts[i] = "<" + scriptName(args[0], rawArg(cmd.Args()[1])) + ">"
 		case a == "" || strings.ContainsAny(a, " \"\n"):
 			parts[i] = strconv.Quote(a)
 		default:
@@ -996,22 +995,23 @@ func formatReply(cmd redis.Cmder, err error) string {
 	return replyOf(cmd, err)
 }
 
-// replyOf is formatReply for one command, never a batch's.
+// replyOf is formatReply for one command, never a batch's: at most MaxArg
+// bytes of any value in it (Cut).
 func replyOf(cmd redis.Cmder, err error) string {
 	if errors.Is(err, redis.Nil) {
 		return "(nil)"
 	}
 	if err != nil {
-		return "(error) " + err.Error()
+		return Cut("(error) "+err.Error(), MaxArg)
 	}
 	name := strings.ToLower(cmd.Name())
 	switch c := cmd.(type) {
 	case *redis.StatusCmd:
-		return c.Val()
+		return Cut(c.Val(), MaxArg)
 	case *redis.IntCmd:
 		return "(integer) " + strconv.FormatInt(c.Val(), 10)
 	case *redis.StringCmd:
-		return strconv.Quote(c.Val())
+		return strconv.Quote(Cut(c.Val(), MaxArg))
 	case *redis.BoolCmd:
 		if name == "set" {
 			if c.Val() {
@@ -1030,12 +1030,24 @@ func replyOf(cmd redis.Cmder, err error) string {
 			if v == "OK" {
 				return v
 			}
-			return strconv.Quote(v)
+			return strconv.Quote(Cut(v, MaxArg))
 		default:
-			return fmt.Sprint(v)
+			return Cut(fmt.Sprint(v), MaxArg)
 		}
 	}
-	return fmt.Sprint(cmd)
+	return Cut(fmt.Sprint(cmd), MaxArg)
+}
+
+// stringReply is a command's reply when it is a bulk string.
+func stringReply(cmd redis.Cmder) (string, bool) {
+	switch c := cmd.(type) {
+	case *redis.StringCmd:
+		return c.Val(), c.Err() == nil
+	case *redis.Cmd:
+		v, ok := c.Val().(string)
+		return v, ok && c.Err() == nil
+	}
+	return "", false
 }
 
 func boolInt(b bool) string {

@@ -14,7 +14,8 @@ type replEntry struct {
 	replica  int
 	key      string
 	deleted  bool
-	state    KeyState
+	state    KeyState      // as the snapshot showed it
+	value    stored        // whole, for the replica
 	expireAt time.Duration // absolute virtual time, 0 for none
 }
 
@@ -34,6 +35,7 @@ func (w *World) enqueueReplication(p int, changes []change) {
 			e.deleted = true
 		} else {
 			e.state = ch.after
+			e.value = w.servers[p].b.(*memBackend).stored(ch.key)
 			if ch.after.TTL > 0 {
 				e.expireAt = w.now + ch.after.TTL
 			}
@@ -60,9 +62,9 @@ func (w *World) applyReplication() {
 		case e.deleted || e.expireAt > 0 && left <= 0:
 			mem.del(e.key)
 		case e.expireAt > 0:
-			mem.put(e.state, left)
+			mem.put(e.key, e.value, left)
 		default:
-			mem.put(e.state, 0)
+			mem.put(e.key, e.value, 0)
 		}
 		srv.keys = w.readKeys(srv, srv.keys)
 		for i := range srv.keys {
@@ -172,8 +174,9 @@ func (w *World) rejoin() {
 	primary := w.servers[p]
 	mem := w.newMem()
 	mem.Advance(w.now, 0)
+	from := primary.b.(*memBackend)
 	for _, k := range primary.keys {
-		mem.put(k, max(k.TTL, 0))
+		mem.put(k.Key, from.stored(k.Key), max(k.TTL, 0))
 	}
 	dead.b = mem
 	dead.up = true

@@ -118,12 +118,10 @@ func (b batch) commands() []redis.Cmder {
 }
 
 // args are the batch's commands' arguments, one after another.
-func (b batch) args() []string {
-	var out []string
+func (b batch) args() []any {
+	var out []any
 	for _, c := range b.cmds {
-		for _, a := range c.Args() {
-			out = append(out, fmt.Sprint(a))
-		}
+		out = append(out, c.Args()...)
 	}
 	return out
 }

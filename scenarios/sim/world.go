@@ -741,7 +741,9 @@ func (w *World) tick() {
 // --- servers --------------------------------------------------------------
 
 // readKeys reads a server's keys, keeping each key's writer from prev. A
-// server that cannot be read stops the run.
+// key or value that has not changed since prev is prev's string, so that
+// every snapshot shares one copy of it (a real server's reading is a new
+// one each time). A server that cannot be read stops the run.
 func (w *World) readKeys(srv *server, prev []KeyState) []KeyState {
 	if !srv.up {
 		return nil
@@ -756,7 +758,10 @@ func (w *World) readKeys(srv *server, prev []KeyState) []KeyState {
 	}
 	for i := range keys {
 		if old, ok := findKey(prev, keys[i].Key); ok {
-			keys[i].Writer = old.Writer
+			keys[i].Key, keys[i].Writer = old.Key, old.Writer
+			if keys[i].Value == old.Value {
+				keys[i].Value = old.Value
+			}
 		}
 	}
 	return keys
