@@ -60,6 +60,10 @@ usage:
                                       servers: ACL users, keys, the replica
                                       lease, Sentinel master names, a promoted
                                       replica; --dry-run only lists
+  lockstep monitor --redis ADDR [--all]
+                                      a server's MONITOR for the room: the
+                                      locks' commands of lockstep's runs, each
+                                      after its run; --all every line
   lockstep lessons list | show ID     the built-in lesson files; show prints
                                       one, a start for your own
   lockstep docs [--lang zh] DIR       regenerate the failure-mode pages (docs/)
@@ -83,7 +87,7 @@ failover), or --cluster ADDR[,ADDR…] (a Redis Cluster), and --no-acl and
 const exitCodes = "exit codes: 0 ok, 1 unmet expectations (explore: a counterexample found),\n2 bad input or a run that could not complete, 3 (check on real servers) a cell\nuntrusted and none unmet\n"
 
 // commands are the subcommands, as an unknown command lists them.
-var commands = []string{"list", "play", "check", "explore", "bench", "clean", "lessons", "docs", "site", "completion", "help"}
+var commands = []string{"list", "play", "check", "explore", "bench", "clean", "monitor", "lessons", "docs", "site", "completion", "help"}
 
 // cli is one run of the command line: where it writes and the exit code its
 // command chose.
@@ -118,7 +122,7 @@ func (a *cli) newRoot() *cobra.Command {
 	root.RunE = func(c *cobra.Command, pos []string) error {
 		return a.done(cmdTUI(c.Context(), c, a.tui, pos, a.stdout))
 	}
-	root.AddCommand(a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.benchCmd(), a.cleanCmd(), a.lessonsCmd(), a.docsCmd(), a.siteCmd())
+	root.AddCommand(a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.benchCmd(), a.cleanCmd(), a.monitorCmd(), a.lessonsCmd(), a.docsCmd(), a.siteCmd())
 	root.SetHelpCommand(helpCmd(root))
 	withCompletion(root)
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) {

@@ -144,7 +144,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"completion", "tcsh"}, `unknown shell "tcsh"; valid: bash, fish, powershell, zsh`},
 		{[]string{"completion", "bsh"}, `unknown shell "bsh"; did you mean bash or zsh?`},
 		// Issue #28 item 13: bench is a command like the others.
-		{[]string{"benc"}, `unknown command "benc"; did you mean bench? valid: list, play, check, explore, bench, clean, lessons,`},
+		{[]string{"benc"}, `unknown command "benc"; did you mean bench? valid: list, play, check, explore, bench, clean, monitor, lessons,`},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			code, _, stderr := runCLI(t, tc.args...)

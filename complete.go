@@ -236,6 +236,9 @@ func withCompletion(root *cobra.Command) {
 		case "clean":
 			c.ValidArgsFunction = noFiles
 			completeFlags(c, cleanCompletions)
+		case "monitor":
+			c.ValidArgsFunction = noFiles
+			completeFlags(c, map[string]completeFunc{"redis": noFiles})
 		case "lessons":
 			c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 				switch {

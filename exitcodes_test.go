@@ -47,7 +47,7 @@ func exitCases(unmet string) []exitCase {
 		{"every other command", []string{"docs"}, 2},
 		{"every other command", []string{"bench"}, 2},
 		{"every other command", []string{"clean"}, 2},
-		{"every other command", []string{"clean"}, 2},
+		{"every other command", []string{"monitor"}, 2},
 		{"every other command", []string{"--no-such-flag"}, 2},
 	}
 }
