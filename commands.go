@@ -61,7 +61,7 @@ func addTUIFlags(fs *pflag.FlagSet) *tuiFlags {
 	fs.IntVar(&f.opts.Step, "step", 0, "open the player at step `N` (numbered from 0, as play prints them)")
 	fs.BoolVar(&f.opts.StopAtViolation, "stop-at-violation", false, "autoplay stops at every step where an invariant breaks")
 	fs.BoolVar(&f.opts.NoSpoilers, "no-spoilers", false, "hide what the lesson expects to break, and the rows below the cursor, for a class that should guess first")
-	fs.BoolVar(&f.live, "live", false, "play each lesson live: a Redis command goes at each → (with --redis, MONITOR shows it arrive then; the lesson's time stands still in between)")
+	fs.BoolVar(&f.live, "live", false, "play each lesson live: a Redis command goes at each → (with --redis, lockstep monitor --redis ADDR shows it arrive then; the lesson's time stands still in between)")
 	fs.StringVar(&f.trace, "trace", "", "open the player on a saved trace `FILE` (play --format json, explore --out)")
 	fs.StringVar(&f.lessons, "lessons", "", "list the lesson files in `DIR` beside the built-in lessons")
 	fs.StringVar(&f.course, "course", "", "open a course `FILE`: a class's lessons, in order (docs/lessons.md)")
