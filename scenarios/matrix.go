@@ -139,6 +139,50 @@ func slowerSecond(second, drift time.Duration) time.Duration {
 	return max(2*second, min((drift*5/2).Round(time.Millisecond), maxSlowerSecond))
 }
 
+// runLanes runs every job, parallel at a time. The exclusive ones (cells
+// that reconfigure the shared replica) run one after another in a lane of
+// their own, from the start, beside parallel-1 workers for the rest: run
+// after the others, as they once were, they made the last minutes of a
+// check on real servers one cell at a time. With parallel 1 they run
+// first, then the rest, one at a time.
+func runLanes[J any](jobs []J, exclusive func(J) bool, parallel int, run func(J)) {
+	var lane, rest []J
+	for _, j := range jobs {
+		if exclusive(j) {
+			lane = append(lane, j)
+		} else {
+			rest = append(rest, j)
+		}
+	}
+	workers := max(parallel, 1)
+	var wg sync.WaitGroup
+	if len(lane) > 0 {
+		if workers == 1 {
+			rest = append(lane, rest...)
+		} else {
+			workers--
+			wg.Go(func() {
+				for _, j := range lane {
+					run(j)
+				}
+			})
+		}
+	}
+	queue := make(chan J)
+	for range workers {
+		wg.Go(func() {
+			for j := range queue {
+				run(j)
+			}
+		})
+	}
+	for _, j := range rest {
+		queue <- j
+	}
+	close(queue)
+	wg.Wait()
+}
+
 // maxSlowerSecond bounds how slow a drift makes a cell run again: a
 // minute-long lesson then takes a minute of real time.
 const maxSlowerSecond = time.Second
@@ -187,31 +231,16 @@ func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lo
 			r.Untrusted, r.Pass = true, false
 		}
 	}
-	jobs := make(chan job)
-	var exclusive []job // cells that reconfigure the shared replica
-	var wg sync.WaitGroup
-	for range max(parallel, 1) {
-		wg.Go(func() {
-			for j := range jobs {
-				run(j)
-			}
-		})
-	}
+	var jobs []job
 	for si, s := range scs {
 		for ii, impl := range impls {
-			j := job{si*len(impls) + ii, s, impl}
-			if target != nil && s.Setup.Replica && impl.Nodes == 1 && target.Replica != nil {
-				exclusive = append(exclusive, j)
-				continue
-			}
-			jobs <- j
+			jobs = append(jobs, job{si*len(impls) + ii, s, impl})
 		}
 	}
-	close(jobs)
-	wg.Wait()
-	for _, j := range exclusive {
-		run(j)
+	reconfigures := func(j job) bool {
+		return target != nil && j.s.Setup.Replica && j.impl.Nodes == 1 && target.Replica != nil
 	}
+	runLanes(jobs, reconfigures, parallel, run)
 	// A cell whose run failed (an implementation that panics, a server
 	// that refuses the run) is a result of its own: the other cells still
 	// stand. An interruption or a server gone ends the whole check; what
