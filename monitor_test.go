@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -34,7 +35,7 @@ func startMonitor(t *testing.T, args ...string) *monitorProcess {
 	t.Helper()
 	p := &monitorProcess{cmd: exec.Command(os.Args[0], append([]string{"monitor"}, args...)...), stderr: &strings.Builder{}, done: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), "LOCKSTEP_TEST_MAIN=1")
-	p.cmd.Stderr = p.stderr
+	p.cmd.Stderr = lockedWriter{&p.mu, p.stderr}
 	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +61,19 @@ func startMonitor(t *testing.T, args ...string) *monitorProcess {
 	return p
 }
 
+// lockedWriter writes to w under mu: a process's stderr, read while it
+// runs.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}
+
 // waitFor waits until a line of stdout matches re (ten seconds at most).
 func (p *monitorProcess) waitFor(t *testing.T, re *regexp.Regexp) {
 	t.Helper()
@@ -71,7 +85,7 @@ func (p *monitorProcess) waitFor(t *testing.T, re *regexp.Regexp) {
 			return
 		}
 	}
-	t.Fatalf("no line matching %s; stdout:\n%s\nstderr:\n%s", re, p.stdout(), p.stderr)
+	t.Fatalf("no line matching %s; stdout:\n%s\nstderr:\n%s", re, p.stdout(), p.stderrText())
 }
 
 func (p *monitorProcess) stdout() string {
