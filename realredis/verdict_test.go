@@ -34,15 +34,10 @@ func refusing(t *testing.T, reply string) string {
 			c.WriteLen(0)
 		},
 		// The run reads the keys it named: none is there.
-		"TYPE":    func(c *server.Peer, _ string, _ []string) { c.WriteInline("none") },
-		"PTTL":    func(c *server.Peer, _ string, _ []string) { c.WriteInt(-2) },
-		"HGETALL": func(c *server.Peer, _ string, _ []string) { c.WriteLen(0) },
-		"MGET": func(c *server.Peer, _ string, keys []string) {
-			c.WriteLen(len(keys))
-			for range keys {
-				c.WriteNull()
-			}
-		},
+		"TYPE":     func(c *server.Peer, _ string, _ []string) { c.WriteInline("none") },
+		"PTTL":     func(c *server.Peer, _ string, _ []string) { c.WriteInt(-2) },
+		"HGETALL":  func(c *server.Peer, _ string, _ []string) { c.WriteLen(0) },
+		"GETRANGE": func(c *server.Peer, _ string, _ []string) { c.WriteBulk("") },
 	}
 	for name, h := range handlers {
 		if err := srv.Register(name, h); err != nil {

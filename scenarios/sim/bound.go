@@ -23,22 +23,25 @@ const (
 	MaxArg = 4096
 )
 
-// Cut is s as a trace keeps it, at most max bytes and a marker: s itself
+// Cut is s as a trace keeps it, at most limit bytes and a marker: s itself
 // when it fits, else a copy of its start and "…(+N bytes)" for the N bytes
 // left out.
-func Cut(s string, max int) string {
-	return CutHead(s[:min(len(s), max+utf8.UTFMax)], len(s), max)
+func Cut(s string, limit int) string {
+	return CutHead(s[:min(len(s), limit+utf8.UTFMax)], len(s), limit)
 }
 
 // CutHead is Cut of a value of size bytes of which head is the start, as
 // much as was read of it (a real server's GETRANGE): head when it is the
-// whole value and fits, else the first max bytes of head and the marker.
-// The cut falls before a character that would be split.
-func CutHead(head string, size, max int) string {
-	if size <= max && len(head) == size {
+// whole value and fits, else the first limit bytes of head and the marker.
+// The cut falls before a character that would be split. A size below
+// head's length (the value changed between the two readings) counts as
+// head's.
+func CutHead(head string, size, limit int) string {
+	size = max(size, len(head))
+	if size <= limit && len(head) == size {
 		return head
 	}
-	n := min(len(head), max)
+	n := min(len(head), limit)
 	for i := n; i > 0 && i > n-utf8.UTFMax && n < len(head); i-- {
 		if utf8.RuneStart(head[i]) {
 			n = i
@@ -88,20 +91,20 @@ func argLen(a any) int {
 // of something larger), cut to MaxValue when cut says so. Bytes are the
 // text they hold, as Redis gets them.
 func argText(a any, cut bool) string {
-	max := MaxArg
+	limit := MaxArg
 	if cut {
-		max = MaxValue
+		limit = MaxValue
 	}
 	switch a := a.(type) {
 	case string:
-		if len(a) <= max {
+		if len(a) <= limit {
 			return strings.Clone(a)
 		}
-		return Cut(a, max)
+		return Cut(a, limit)
 	case []byte:
-		return CutHead(string(a[:min(len(a), max+utf8.UTFMax)]), len(a), max)
+		return CutHead(string(a[:min(len(a), limit+utf8.UTFMax)]), len(a), limit)
 	}
-	return Cut(fmt.Sprint(a), max)
+	return Cut(fmt.Sprint(a), limit)
 }
 
 // rawArg is an argument as text, without copying a string.

@@ -96,6 +96,17 @@ func TestCut(t *testing.T) {
 			t.Errorf("Cut(%q, %d) = %q, want %q", tc.s, tc.max, got, tc.want)
 		}
 	}
+	// A real server's reading: the head GETRANGE sent, the size STRLEN
+	// said, which may disagree when the value changed in between.
+	for _, tc := range []struct {
+		head string
+		size int
+		want string
+	}{{"abc", 3, "abc"}, {"abc", 10, "abc…(+7 bytes)"}, {"abcdef", 2, "abcd…(+2 bytes)"}} {
+		if got := CutHead(tc.head, tc.size, 4); got != tc.want {
+			t.Errorf("CutHead(%q, %d, 4) = %q, want %q", tc.head, tc.size, got, tc.want)
+		}
+	}
 	big := strings.Repeat("x", 1<<20)
 	if c := Cut(big, MaxValue); unsafe.StringData(c) == unsafe.StringData(big) {
 		t.Error("Cut returns a part of the text it cut: it keeps all of it in memory")

@@ -47,37 +47,14 @@ func (b *backend) served(names []string) []string {
 	return out
 }
 
-// bySlot groups the indexes of names as one MGET may read them: all
-// together, but on a cluster one group per hash slot (an MGET across slots
-// is refused with CROSSSLOT).
-func (b *backend) bySlot(names []string) [][]int {
-	if len(b.run.Target.Slots) == 0 {
-		all := make([]int, len(names))
-		for i := range names {
-			all[i] = i
-		}
-		return [][]int{all}
-	}
-	var groups [][]int
-	at := map[int]int{}
-	for i, k := range names {
-		slot := sim.HashSlot(k)
-		g, ok := at[slot]
-		if !ok {
-			g = len(groups)
-			at[slot] = g
-			groups = append(groups, nil)
-		}
-		groups[g] = append(groups[g], i)
-	}
-	return groups
-}
-
-// read reads names in one round trip: one MGET for every value a string
-// holds (what locks keep) and a PTTL per key; a key last seen as a hash
-// adds its HGETALL, one last seen as another type its TYPE. Keys that
-// reading leaves unsettled (their type changed) are read again in full, a
-// second round trip.
+// read reads names in one round trip: a PTTL per key and what its value
+// takes, by the type it had at the last reading — a string (what locks
+// keep) or a new key its first MaxValue+1 bytes with GETRANGE, and with
+// STRLEN its length when it was longer than a snapshot keeps; a hash its
+// HGETALL; another type its TYPE. No more of a string comes than a
+// snapshot keeps (sim.CutHead): a lock's 512 MB value is never downloaded.
+// Keys that reading leaves unsettled (their type changed, a string grew
+// past MaxValue, or is empty) are read again in full, a second round trip.
 func (b *backend) read(ctx context.Context, names []string, now time.Duration) ([]sim.KeyState, error) {
 	if len(names) == 0 {
 		return nil, nil
@@ -86,7 +63,7 @@ func (b *backend) read(ctx context.Context, names []string, now time.Duration) (
 	if err != nil {
 		return nil, err
 	}
-	found := map[string]sim.KeyState{}
+	found, long := map[string]sim.KeyState{}, map[string]bool{}
 	var again []string
 	for i, k := range names {
 		ks, settled, err := r.key(i, k)
@@ -97,23 +74,23 @@ func (b *backend) read(ctx context.Context, names []string, now time.Duration) (
 			again = append(again, k)
 		case ks.Type != "none":
 			ks.TTL = b.virtualTTL(r.pttls[i].Val(), r.wall, now)
-			found[k] = ks
+			found[k], long[k] = ks, r.lens[i] != nil && r.lens[i].Val() > sim.MaxValue
 		}
 	}
 	if len(again) > 0 {
-		if err := b.readFull(ctx, again, now, found); err != nil {
+		if err := b.readFull(ctx, again, now, found, long); err != nil {
 			return nil, err
 		}
 	}
-	return b.remember(names, found), nil
+	return b.remember(names, found, long), nil
 }
 
-// reading is one pipelined reading of a run's keys.
+// reading is one pipelined reading of a run's keys, by index.
 type reading struct {
 	wall   time.Time // when the replies came
-	values []any     // each key's MGET reply, by index
-	mgets  []mget    // the MGETs they came from: one, or one per slot
 	pttls  []*redis.DurationCmd
+	heads  []*redis.StringCmd          // GETRANGE, but for a key last seen as a hash or another type
+	lens   []*redis.IntCmd             // STRLEN, for a key last seen as a long string
 	hashes []*redis.MapStringStringCmd // nil but for a key last seen as a hash
 	types  []*redis.StatusCmd          // nil but for a key last seen as another type
 }
@@ -121,20 +98,17 @@ type reading struct {
 // query sends the reading of names.
 func (b *backend) query(ctx context.Context, names []string) (*reading, error) {
 	n := len(names)
-	r := &reading{pttls: make([]*redis.DurationCmd, n),
-		hashes: make([]*redis.MapStringStringCmd, n), types: make([]*redis.StatusCmd, n)}
+	r := &reading{pttls: make([]*redis.DurationCmd, n), heads: make([]*redis.StringCmd, n),
+		lens: make([]*redis.IntCmd, n), hashes: make([]*redis.MapStringStringCmd, n), types: make([]*redis.StatusCmd, n)}
 	_, err := b.obs.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for _, g := range b.bySlot(names) {
-			keys := make([]string, len(g))
-			for j, i := range g {
-				keys[j] = names[i]
-			}
-			r.mgets = append(r.mgets, mget{p.MGet(ctx, keys...), g})
-		}
 		for i, k := range names {
 			r.pttls[i] = p.PTTL(ctx, k)
 			switch b.types[k] {
 			case "", "string":
+				r.heads[i] = p.GetRange(ctx, k, 0, sim.MaxValue)
+				if b.long[k] {
+					r.lens[i] = p.StrLen(ctx, k)
+				}
 			case "hash":
 				r.hashes[i] = p.HGetAll(ctx, k)
 			default:
@@ -147,35 +121,12 @@ func (b *backend) query(ctx context.Context, names []string) (*reading, error) {
 	if err != nil && !isRedisReply(err) {
 		return nil, err // the connection's, not a reply's
 	}
-	r.values = make([]any, n)
-	for _, m := range r.mgets {
-		if err := m.cmd.Err(); err != nil {
-			return r, err
-		}
-		vals := m.cmd.Val()
-		for j, i := range m.index {
-			if j < len(vals) {
-				r.values[i] = vals[j]
-			} else {
-				r.values[i] = short{} // a server that answered MGET short
-			}
-		}
-	}
 	return r, nil
 }
 
-// mget is one MGET of a reading and the indexes of the keys it read.
-type mget struct {
-	cmd   *redis.SliceCmd
-	index []int
-}
-
-// short stands for a value an MGET's reply left out.
-type short struct{}
-
 // key is key i of the reading, called name, without its TTL: Type "none"
 // when it is gone, settled false when the reading cannot say (its type
-// changed since the last one).
+// changed since the last one, or str cannot).
 func (r *reading) key(i int, name string) (ks sim.KeyState, settled bool, err error) {
 	if err := r.pttls[i].Err(); err != nil {
 		return ks, false, err
@@ -186,14 +137,15 @@ func (r *reading) key(i int, name string) (ks sim.KeyState, settled bool, err er
 	if r.pttls[i].Val() == -2 {
 		return ks, true, nil // gone, or expired while it was being read
 	}
-	if _, missing := r.values[i].(short); missing {
-		return ks, false, nil // a server that answered MGET short
-	} else if v, ok := r.values[i].(string); ok {
-		ks.Type, ks.Value = "string", sim.CleanText(v)
-		return ks, true, nil
+	if r.heads[i] != nil {
+		v, ok, err := r.str(i)
+		if ok {
+			ks.Type, ks.Value = "string", sim.CleanText(v)
+		}
+		return ks, ok, err
 	}
 	if h := r.hashes[i]; h != nil && h.Err() == nil && len(h.Val()) > 0 {
-		ks.Type, ks.Value = "hash", hashValue(h.Val())
+		ks.Type, ks.Value = "hash", sim.Cut(hashValue(h.Val()), sim.MaxValue)
 		return ks, true, nil
 	}
 	if t := r.types[i]; t != nil && t.Err() == nil && !slices.Contains([]string{"none", "string", "hash"}, t.Val()) {
@@ -203,17 +155,51 @@ func (r *reading) key(i int, name string) (ks sim.KeyState, settled bool, err er
 	return ks, false, nil
 }
 
-// readFull reads names with TYPE, PTTL, GET and HGETALL each, in one round
-// trip, into found.
-func (b *backend) readFull(ctx context.Context, names []string, now time.Duration, found map[string]sim.KeyState) error {
+// str is key i's value as a snapshot keeps it, from its GETRANGE and its
+// STRLEN; ok false when the reading cannot say: the key holds another type
+// now, or nothing (an empty string, or a key gone between its PTTL and its
+// GETRANGE), or more than a snapshot keeps while its length was not asked.
+func (r *reading) str(i int) (v string, ok bool, err error) {
+	head, n := r.heads[i], r.lens[i]
+	err = head.Err()
+	if n != nil {
+		err = errors.Join(err, n.Err())
+	}
+	if err != nil {
+		if isWrongType(err) {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	switch {
+	case head.Val() == "":
+		return "", false, nil
+	case n == nil && len(head.Val()) > sim.MaxValue:
+		return "", false, nil
+	case n == nil:
+		return head.Val(), true, nil
+	}
+	return sim.CutHead(head.Val(), int(n.Val()), sim.MaxValue), true, nil
+}
+
+// isWrongType says whether err is Redis's answer to a command on a key of
+// another type.
+func isWrongType(err error) bool { return strings.Contains(err.Error(), "WRONGTYPE") }
+
+// readFull reads names with TYPE, PTTL, GETRANGE, STRLEN and HGETALL each,
+// in one round trip, into found, and into long those that are strings
+// longer than a snapshot keeps.
+func (b *backend) readFull(ctx context.Context, names []string, now time.Duration, found map[string]sim.KeyState, long map[string]bool) error {
 	types := make([]*redis.StatusCmd, len(names))
 	pttls := make([]*redis.DurationCmd, len(names))
-	strs := make([]*redis.StringCmd, len(names))
+	heads := make([]*redis.StringCmd, len(names))
+	lens := make([]*redis.IntCmd, len(names))
 	hashes := make([]*redis.MapStringStringCmd, len(names))
 	_, err := b.obs.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, k := range names {
 			types[i], pttls[i] = p.Type(ctx, k), p.PTTL(ctx, k)
-			strs[i], hashes[i] = p.Get(ctx, k), p.HGetAll(ctx, k)
+			heads[i], lens[i] = p.GetRange(ctx, k, 0, sim.MaxValue), p.StrLen(ctx, k)
+			hashes[i] = p.HGetAll(ctx, k)
 		}
 		return nil
 	})
@@ -222,23 +208,29 @@ func (b *backend) readFull(ctx context.Context, names []string, now time.Duratio
 		return err
 	}
 	for i, k := range names {
-		ks, ok, err := fullKey(k, types[i], pttls[i], strs[i], hashes[i])
+		ks, ok, err := fullKey(k, types[i], pttls[i], stringRead{heads[i], lens[i]}, hashes[i])
 		if err != nil {
 			return err
 		}
 		if ok {
 			ks.TTL = b.virtualTTL(pttls[i].Val(), wall, now)
-			found[k] = ks
+			found[k], long[k] = ks, ks.Type == "string" && lens[i].Val() > sim.MaxValue
 		}
 	}
 	return nil
 }
 
-// fullKey is key name from its TYPE, PTTL, GET and HGETALL, without its
-// TTL; ok false when it is gone. Its type and PTTL must have come back; its
-// value only by the command its type takes (a GET of a hash says
-// WRONGTYPE).
-func fullKey(name string, typ *redis.StatusCmd, pttl *redis.DurationCmd, str *redis.StringCmd, hash *redis.MapStringStringCmd) (ks sim.KeyState, ok bool, err error) {
+// stringRead is a string's GETRANGE and STRLEN.
+type stringRead struct {
+	head *redis.StringCmd
+	len  *redis.IntCmd
+}
+
+// fullKey is key name from its TYPE, PTTL, GETRANGE, STRLEN and HGETALL,
+// without its TTL; ok false when it is gone. Its type and PTTL must have
+// come back; its value only by the commands its type takes (a GETRANGE of
+// a hash says WRONGTYPE).
+func fullKey(name string, typ *redis.StatusCmd, pttl *redis.DurationCmd, str stringRead, hash *redis.MapStringStringCmd) (ks sim.KeyState, ok bool, err error) {
 	if err := errors.Join(typ.Err(), pttl.Err()); err != nil {
 		return ks, false, err
 	}
@@ -246,12 +238,12 @@ func fullKey(name string, typ *redis.StatusCmd, pttl *redis.DurationCmd, str *re
 	switch {
 	case ks.Type == "none" || pttl.Val() == -2:
 		return ks, false, nil
-	case ks.Type == "string" && errors.Is(str.Err(), redis.Nil):
-		return ks, false, nil // gone between TYPE and GET
 	case ks.Type == "string":
-		ks.Value, err = sim.CleanText(str.Val()), str.Err()
+		if err = errors.Join(str.head.Err(), str.len.Err()); err == nil {
+			ks.Value = sim.CleanText(sim.CutHead(str.head.Val(), int(str.len.Val()), sim.MaxValue))
+		}
 	case ks.Type == "hash":
-		ks.Value, err = hashValue(hash.Val()), hash.Err()
+		ks.Value, err = sim.Cut(hashValue(hash.Val()), sim.MaxValue), hash.Err()
 	default:
 		ks.Value = "(" + sim.CleanText(ks.Type) + ")"
 	}
@@ -281,10 +273,11 @@ func (b *backend) virtualTTL(pttl time.Duration, wall time.Time, now time.Durati
 	return max(ttl, time.Millisecond)
 }
 
-// remember keeps the type of each key found, for the next reading, and
-// returns the keys found in the order of names (sorted).
-func (b *backend) remember(names []string, found map[string]sim.KeyState) []sim.KeyState {
-	b.types = map[string]string{}
+// remember keeps the type of each key found, and which are long strings,
+// for the next reading, and returns the keys found in the order of names
+// (sorted).
+func (b *backend) remember(names []string, found map[string]sim.KeyState, long map[string]bool) []sim.KeyState {
+	b.types, b.long = map[string]string{}, long
 	var keys []sim.KeyState
 	for _, k := range names {
 		if ks, ok := found[k]; ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -80,11 +81,13 @@ func observed(t *testing.T, m *miniredis.Miniredis) (*backend, *atomic.Int32) {
 }
 
 // A snapshot reads the run's keys in one round trip of as few commands as
-// there can be, since MONITOR shows each as a line: one MGET for every
-// string's value and a PTTL per key. It was TYPE, PTTL, GET and HGETALL for
-// each key, four lines a key a snapshot: 112 of the 180 lines MONITOR
-// showed for one live get-then-del run. Every one comes from a connection
-// named lockstep-observer, which a MONITOR filter can leave out (#28 item 9).
+// there can be, since MONITOR shows each as a line: a PTTL per key and a
+// GETRANGE for a string's value (no more of it than a snapshot keeps). It
+// was TYPE, PTTL, GET and HGETALL for each key, four lines a key a
+// snapshot: 112 of the 180 lines MONITOR showed for one live get-then-del
+// run; then an MGET of every value, whole, and a PTTL per key. Every one
+// comes from a connection named lockstep-observer, which a MONITOR filter
+// can leave out (#28 item 9).
 func TestReadIsOneRoundTripOnANamedConnection(t *testing.T) {
 	m := miniredis.RunT(t)
 	log := logCommands(m)
@@ -103,7 +106,7 @@ func TestReadIsOneRoundTripOnANamedConnection(t *testing.T) {
 		if len(keys) != 2 || keys[0].Value != "A#1" || keys[0].TTL <= 0 || keys[1].Value != "7" || keys[1].TTL != -1 {
 			t.Fatalf("read %d: %+v", i, keys)
 		}
-		want := prefixed(ObserverName+" ", []string{"MGET", "PTTL", "PTTL", "PTTL"})
+		want := prefixed(ObserverName+" ", []string{"PTTL", "GETRANGE", "PTTL", "GETRANGE", "PTTL", "GETRANGE"})
 		if got := log.take(); i > 0 && !slices.Equal(got, want) {
 			t.Errorf("read %d sent %q; want %q", i, got, want)
 		}
@@ -153,7 +156,7 @@ func TestReadEveryTypeAndATypeThatChanged(t *testing.T) {
 	read("first read")
 	log.take()
 	read("again")
-	if got, w := log.take(), prefixed(ObserverName+" ", []string{"MGET", "PTTL", "TYPE", "PTTL", "HGETALL", "PTTL"}); !slices.Equal(got, w) || trips.Load() != 1 {
+	if got, w := log.take(), prefixed(ObserverName+" ", []string{"PTTL", "TYPE", "PTTL", "HGETALL", "PTTL", "GETRANGE"}); !slices.Equal(got, w) || trips.Load() != 1 {
 		t.Errorf("a read of known types sent %q in %d round trips; want %q in one", got, trips.Load(), w)
 	}
 	m.Del("p:str")
@@ -165,5 +168,66 @@ func TestReadEveryTypeAndATypeThatChanged(t *testing.T) {
 	read("types changed")
 	if n := trips.Load(); n != 2 {
 		t.Errorf("a changed type took %d round trips; want 2", n)
+	}
+}
+
+// received counts the bytes read on a connection.
+type received struct {
+	net.Conn
+	n *atomic.Int64
+}
+
+func (r received) Read(b []byte) (int, error) {
+	n, err := r.Conn.Read(b)
+	r.n.Add(int64(n))
+	return n, err
+}
+
+// A lock may store 512 MB under its key; the observer reads no more of a
+// string than a snapshot keeps (#37 item 3: a 32 MB value took 10.1 GB in
+// a run, every snapshot a download and a copy, and a 512 MB one outlasted
+// a reading's bound: "could not be reached"). A string longer than
+// sim.MaxValue comes as its first bytes and the marker of what is left;
+// the reading that finds it long takes a second round trip for its length
+// (STRLEN), and the readings after it send STRLEN at once.
+func TestReadALongStringIsNotDownloaded(t *testing.T) {
+	m := miniredis.RunT(t)
+	log := logCommands(m)
+	long := "A#1:" + strings.Repeat("x", 8<<20)
+	m.Set("p:lock", long)
+	m.SetTTL("p:lock", 30*time.Second)
+	b, trips := observed(t, m)
+	got := new(atomic.Int64)
+	o := observerOptions(b.opts, ioTimeout)
+	o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		return writes{received{c, got}, trips}, err
+	}
+	b.obs.Close()
+	b.obs = redis.NewClient(o)
+	if _, err := b.read(t.Context(), []string{"p:other"}, 0); err != nil { // connects
+		t.Fatal(err)
+	}
+	want := long[:sim.MaxValue] + "…(+" + strconv.Itoa(len(long)-sim.MaxValue) + " bytes)"
+	for i, sent := range [][]string{
+		{"PTTL", "GETRANGE", "TYPE", "PTTL", "GETRANGE", "STRLEN", "HGETALL"},
+		{"PTTL", "GETRANGE", "STRLEN"},
+	} {
+		trips.Store(0)
+		got.Store(0)
+		log.take()
+		keys, err := b.read(t.Context(), []string{"p:lock"}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(keys) != 1 || keys[0].Value != want || keys[0].Type != "string" {
+			t.Fatalf("read %d: %.400q; want the value %.300q", i, keys, want)
+		}
+		if n := got.Load(); n > 4*sim.MaxValue {
+			t.Errorf("read %d received %d bytes for a value of %d", i, n, len(long))
+		}
+		if w := prefixed(ObserverName+" ", sent); !slices.Equal(log.take(), w) || trips.Load() != int32(len(sent)/4+1) {
+			t.Errorf("read %d: want %q in %d round trips, got %d", i, w, len(sent)/4+1, trips.Load())
+		}
 	}
 }

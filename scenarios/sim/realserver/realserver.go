@@ -86,8 +86,11 @@ type backend struct {
 	// returns then.
 	stopCut func() bool
 	relay   *relay // a replica's, once it follows its primary
-	// types are the types of the run's keys at the last reading (read.go).
+	// types are the types of the run's keys at the last reading, and long
+	// those of them that were strings longer than a snapshot keeps
+	// (read.go).
 	types map[string]string
+	long  map[string]bool
 	// busy is the server's busy threshold, read before the run (script.go).
 	busy time.Duration
 
