@@ -4,11 +4,13 @@
 // (lockstep site DIR).
 //
 // The page reads the traces as play --format json writes them (the one trace
-// format of both players, docs/trace-schema.md): a page for one run embeds
-// its JSON as it is; a site's lesson page, which holds every
-// implementation's run, embeds them as one JSON array, gzipped (the runs
-// of one timeline have much in common) and base64-encoded, and the browser
-// inflates it. The player's script and styles
+// format of both players, docs/trace-schema.md), each event's snapshot
+// holding only what changed since the previous event's (changes.go): a
+// page for one run embeds its JSON as it is, up to a mebibyte; a site's
+// lesson page, which holds every implementation's run, and a longer run's
+// page embed them as one JSON array, gzipped (the runs of one timeline
+// have much in common) and base64-encoded, and the browser inflates it. A
+// page embeds at most MaxPageJSON. The player's script and styles
 // (player.js, player.css) are inline; nothing is fetched from the network,
 // and the page opens from file://.
 package web
@@ -43,7 +45,8 @@ var (
 type Encoding int
 
 const (
-	// Plain embeds each trace's JSON as it is: a page for one run.
+	// Plain embeds each trace's JSON as it is: a page for one run. Beyond
+	// a mebibyte of JSON it embeds them as Gzip does.
 	Plain Encoding = iota
 	// Gzip embeds the traces as one JSON array, gzipped, in base64: a
 	// site's lesson page, with every implementation's run.
@@ -142,32 +145,71 @@ func htmlLang(lang string) string {
 	return "en"
 }
 
-// embed writes the traces as data elements. JSON's encoder escapes <, >
+// MaxPageJSON is the most a player page embeds of traces, in bytes of
+// their JSON as the page holds it (snapshots as changes, before gzip).
+// Within it the page stays light in a browser: headless Chromium takes
+// about 0.8 GB at the bound, whatever the events (a few hundred thousand
+// small ones, or 28,000 whose every snapshot changes on nine servers); the
+// widest lesson the limits allow makes a page of 36 MB, its run and its
+// fix's (docs/trace-schema.md, "In a player page"). Beyond, Write writes
+// nothing and returns a *TooLargeError.
+const MaxPageJSON = 64 << 20
+
+// plainMax is the most trace JSON a Plain page embeds as it is: more is
+// gzipped, as Gzip's is (the widest lesson's page, 36 MB as JSON, is
+// 1.6 MB gzipped).
+const plainMax = 1 << 20
+
+// TooLargeError is Write's error for traces beyond MaxPageJSON.
+type TooLargeError struct {
+	// Bytes is how much the page would have embedded, Runs and Events how
+	// many traces and events.
+	Bytes, Runs, Events int
+}
+
+func (e *TooLargeError) Error() string {
+	runs := "this run"
+	if e.Runs > 1 {
+		runs = fmt.Sprintf("these %d runs", e.Runs)
+	}
+	return fmt.Sprintf("a player page holds at most %d MiB of trace JSON; %s, %d events, would take %.1f MiB",
+		MaxPageJSON>>20, runs, e.Events, float64(e.Bytes)/(1<<20))
+}
+
+// embed writes the traces as data elements: each its JSON, or all of
+// them gzipped (Gzip, or beyond plainMax). JSON's encoder escapes <, >
 // and &, so no string of a trace can close its element.
 func (p Player) embed(w io.Writer) error {
-	if p.Encoding == Gzip {
-		return p.embedGzip(w)
-	}
+	var all [][]byte
+	size, events := 0, 0
 	for _, tr := range p.Traces {
-		b, err := json.Marshal(tr)
+		b, err := json.Marshal(asChanges(tr))
 		if err != nil {
 			return err
 		}
-		if _, err := fmt.Fprintf(w, "<script type=\"application/json\" class=\"lockstep-trace\" data-impl=\"%s\">%s</script>\n",
-			html.EscapeString(tr.Impl), b); err != nil {
+		all = append(all, b)
+		size += len(b)
+		events += len(tr.Events)
+	}
+	if size > MaxPageJSON {
+		return &TooLargeError{Bytes: size, Runs: len(p.Traces), Events: events}
+	}
+	if p.Encoding == Gzip || size > plainMax {
+		return p.embedGzip(w, all)
+	}
+	for i, tr := range p.Traces {
+		if _, err := fmt.Fprintf(w, "<script type=\"application/json\" class=\"lockstep-trace\" data-impl=\"%s\" data-snapshots=\"changes\">%s</script>\n",
+			html.EscapeString(tr.Impl), all[i]); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// embedGzip writes the traces as one gzipped array; data-impls names
-// them, in order.
-func (p Player) embedGzip(w io.Writer) error {
-	b, err := json.Marshal(p.Traces)
-	if err != nil {
-		return err
-	}
+// embedGzip writes the traces (their JSON, in order) as one gzipped
+// array; data-impls names them, in order.
+func (p Player) embedGzip(w io.Writer, traces [][]byte) error {
+	b := append(append([]byte("["), bytes.Join(traces, []byte(","))...), ']')
 	z, err := gzipped(b)
 	if err != nil {
 		return err
@@ -176,7 +218,7 @@ func (p Player) embedGzip(w io.Writer) error {
 	for _, tr := range p.Traces {
 		names = append(names, tr.Impl)
 	}
-	_, err = fmt.Fprintf(w, "<script type=\"application/octet-stream\" id=\"lockstep-traces\" data-impls=\"%s\" data-encoding=\"gzip+base64\">%s</script>\n",
+	_, err = fmt.Fprintf(w, "<script type=\"application/octet-stream\" id=\"lockstep-traces\" data-impls=\"%s\" data-encoding=\"gzip+base64\" data-snapshots=\"changes\">%s</script>\n",
 		html.EscapeString(strings.Join(names, " ")), base64.StdEncoding.EncodeToString(z))
 	return err
 }

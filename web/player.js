@@ -104,14 +104,26 @@
   // ── Traces ───────────────────────────────────────────────────────────
   // A page for one run holds each trace as JSON (script.lockstep-trace);
   // a site's page holds them all as one gzipped array (#lockstep-traces).
+  // Either way an event's snapshot holds only what changed since the
+  // previous event's (web/changes.go); whole makes every snapshot whole,
+  // sharing what did not change.
   const cache = new Map();
   let bundle = null;
   async function load(name) {
     if (!cache.has(name)) {
       const script = [...document.querySelectorAll("script.lockstep-trace")].find((s) => s.dataset.impl === name);
-      cache.set(name, script ? JSON.parse(script.textContent) : (await unbundle())[name]);
+      cache.set(name, whole(script ? JSON.parse(script.textContent) : (await unbundle())[name]));
     }
     return cache.get(name);
+  }
+  function whole(t) {
+    let prev = { servers: [], clients: [], resource: null };
+    const fill = (now, before) => (now ? now.map((x, k) => x ?? before[k]) : before);
+    for (const e of t.events) {
+      const c = e.snapshot || {};
+      e.snapshot = prev = { servers: fill(c.servers, prev.servers), clients: fill(c.clients, prev.clients), resource: c.resource || prev.resource };
+    }
+    return t;
   }
   function unbundle() {
     if (!bundle) bundle = inflate($("lockstep-traces"));

@@ -15,8 +15,8 @@ import (
 // traceElement is one embedded trace (a page for one run), bundle the
 // gzipped array of a site's page.
 var (
-	traceElement = regexp.MustCompile(`<script type="application/json" class="lockstep-trace" data-impl="([^"]*)">([^<]*)</script>`)
-	bundle       = regexp.MustCompile(`<script type="application/octet-stream" id="lockstep-traces" data-impls="([^"]*)" data-encoding="gzip\+base64">([^<]*)</script>`)
+	traceElement = regexp.MustCompile(`<script type="application/json" class="lockstep-trace" data-impl="([^"]*)" data-snapshots="changes">([^<]*)</script>`)
+	bundle       = regexp.MustCompile(`<script type="application/octet-stream" id="lockstep-traces" data-impls="([^"]*)" data-encoding="gzip\+base64" data-snapshots="changes">([^<]*)</script>`)
 )
 
 // EmbeddedTraces reads back the traces a page embeds, by implementation
@@ -27,10 +27,11 @@ func EmbeddedTraces(page []byte) (map[string]json.RawMessage, []string, error) {
 	var order []string
 	for _, m := range traceElement.FindAllSubmatch(page, -1) {
 		name := html.UnescapeString(string(m[1]))
-		if !json.Valid(m[2]) {
-			return nil, nil, fmt.Errorf("%s: not JSON", name)
+		tr, err := wholeTrace(m[2])
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
-		out[name] = m[2]
+		out[name] = tr
 		order = append(order, name)
 	}
 	if m := bundle.FindSubmatch(page); m != nil {
@@ -47,7 +48,9 @@ func EmbeddedTraces(page []byte) (map[string]json.RawMessage, []string, error) {
 			return nil, nil, fmt.Errorf("%d traces for %d names", len(traces), len(names))
 		}
 		for i, name := range names {
-			out[name] = traces[i]
+			if out[name], err = wholeTrace(traces[i]); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", name, err)
+			}
 		}
 		order = append(order, names...)
 	}
