@@ -9,3 +9,23 @@ import "github.com/lockstep-sim/lockstep/scenarios/sim"
 func LaneCells(tr *sim.Trace, i int, lang string) map[string]string {
 	return laneCells(tr, i, lang)
 }
+
+// AlignedRow is one row of compare mode: the event of each trace on it
+// (-1 for none), and whether the two are identical.
+type AlignedRow struct {
+	L, R int
+	Same bool
+}
+
+// Align is compare mode's rows for a beside b, as the TUI's player lines
+// them up, and the first row where they differ (-1 if none). The player
+// page lines them up the same, and its browser test checks it against
+// this.
+func Align(a, b *sim.Trace) ([]AlignedRow, int) {
+	rows, diverge := align(a, b)
+	out := make([]AlignedRow, len(rows))
+	for i, p := range rows {
+		out[i] = AlignedRow{L: p.l, R: p.r, Same: p.same}
+	}
+	return out, diverge
+}

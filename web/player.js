@@ -20,6 +20,7 @@
       noDiverge: "the two timelines never differ",
       needCompare: "d jumps to where two implementations differ: press c to compare first",
       oneImpl: "this page holds one implementation, so there is nothing to compare it with: lockstep site writes every implementation's run",
+      tooMany: "these two runs have too many events at the same moments to be compared here",
       stopsOn: "autoplay stops at each violation", stopsOff: "autoplay runs to the end",
       t: "t", stock: "stock", clients: "Clients", invariants: "Invariants", noKeys: "(no keys)", down: "DOWN",
       noTTL: "no TTL", clock: "clock %s ahead", lag: "lag %s, %s pending", crashed: "crashed", paused: "PAUSED",
@@ -37,6 +38,7 @@
       noDiverge: "两条时间线完全一致，没有差异",
       needCompare: "d 跳到两种实现出现差异的地方：先按 c 进入对比",
       oneImpl: "这个页面只有一种实现，没有可对比的：lockstep site 会写出每种实现的运行",
+      tooMany: "这两次运行在同一时刻的事件太多，无法在这里对比",
       stopsOn: "自动播放会在每个违规处停下", stopsOff: "自动播放一直放到结尾",
       t: "时间", stock: "库存", clients: "客户端", invariants: "不变量", noKeys: "（空）", down: "宕机",
       noTTL: "没有过期时间", clock: "时钟快了 %s", lag: "延迟 %s，%s 条待复制", crashed: "已崩溃", paused: "进程停顿",
@@ -193,32 +195,38 @@
   }
 
   // ── Compare mode: two traces aligned (tui/align.go) ──────────────────
+  // align lines two traces up as the TUI does: along their longest common
+  // subsequence of steps, two points for an identical pair, one for a pair
+  // in the same slot, and between equally good moves time order. The TUI
+  // fills one table of scores for every pair of events, n × m; two events
+  // pair only in the same slot, so at the same instant, and the best
+  // alignment is the best one of each instant's events: here a table for
+  // each instant that both traces have, Σ nₜ × mₜ cells (for the widest
+  // lesson's two runs 5.5 million, where n × m is 1.5 billion: 6 GB). A
+  // lesson's instant holds a few hundred events (a try on each of nine
+  // servers for each of eight clients, its say lines); two runs whose
+  // instants would need more than MAX_CELLS (256 MB) are not aligned
+  // (null), and the page says so.
+  const MAX_CELLS = 1 << 26;
   const slot = (e) => `${e.t_ns}|${e.kind}|${e.actor || ""}|${e.server || ""}`;
   const signature = (e) => slot(e) + "|" + (e.text ? e.text.en : "");
   function align(a, b) {
     const n = a.events.length, m = b.events.length;
     const ka = a.events.map(slot), kb = b.events.map(slot);
     const fa = a.events.map(signature), fb = b.events.map(signature);
-    const score = Array.from({ length: n + 1 }, () => new Int32Array(m + 1));
-    for (let i = n - 1; i >= 0; i--) {
-      for (let j = m - 1; j >= 0; j--) {
-        let best = Math.max(score[i + 1][j], score[i][j + 1]);
-        if (fa[i] === fb[j]) best = Math.max(best, score[i + 1][j + 1] + 2);
-        else if (ka[i] === kb[j]) best = Math.max(best, score[i + 1][j + 1] + 1);
-        score[i][j] = best;
-      }
-    }
+    const score = scores(a, b, ka, kb, fa, fb);
+    if (!score) return null;
     const out = [];
     let i = 0, j = 0, first = -1;
     while (i < n || j < m) {
       let p;
-      if (i < n && j < m && fa[i] === fb[j] && score[i][j] === score[i + 1][j + 1] + 2) p = { l: i++, r: j++, same: true };
-      else if (i < n && j < m && ka[i] === kb[j] && score[i][j] === score[i + 1][j + 1] + 1) p = { l: i++, r: j++, same: false };
+      if (i < n && j < m && fa[i] === fb[j] && score(i, j) === score(i + 1, j + 1) + 2) p = { l: i++, r: j++, same: true };
+      else if (i < n && j < m && ka[i] === kb[j] && score(i, j) === score(i + 1, j + 1) + 1) p = { l: i++, r: j++, same: false };
       else {
         let skipA = j >= m;
         if (i < n && j < m) {
-          skipA = score[i + 1][j] > score[i][j + 1] ||
-            (score[i + 1][j] === score[i][j + 1] && a.events[i].t_ns <= b.events[j].t_ns);
+          const down = score(i + 1, j), right = score(i, j + 1);
+          skipA = down > right || (down === right && a.events[i].t_ns <= b.events[j].t_ns);
         }
         p = skipA ? { l: i++, r: -1, same: false } : { l: -1, r: j++, same: false };
       }
@@ -226,6 +234,54 @@
       if (!p.same && first < 0) first = out.length - 1;
     }
     return [out, first];
+  }
+  // scores is score(i, j), the best alignment of a's events from i on with
+  // b's from j on: the sum, over the instants from the later of the two
+  // events' on, of the best alignment of what each trace has left there.
+  function scores(a, b, ka, kb, fa, fb) {
+    const n = a.events.length, m = b.events.length;
+    const blocks = (t) => {
+      const at = new Map();
+      t.events.forEach((e, i) => { if (!at.has(e.t_ns)) at.set(e.t_ns, { from: i, to: i + 1 }); else at.get(e.t_ns).to = i + 1; });
+      return at;
+    };
+    const ba = blocks(a), bb = blocks(b);
+    const shared = [...ba.keys()].filter((t) => bb.has(t)).sort((x, y) => x - y);
+    const size = (t) => (ba.get(t).to - ba.get(t).from + 1) * (bb.get(t).to - bb.get(t).from + 1);
+    if (shared.reduce((n, t) => n + size(t), 0) > MAX_CELLS) return null;
+    const table = new Map();
+    let later = 0; // the scores of the instants after this one, whole
+    for (let k = shared.length - 1; k >= 0; k--) {
+      const t = shared[k], x = ba.get(t), y = bb.get(t);
+      const w = y.to - y.from + 1, cells = new Int32Array((x.to - x.from + 1) * w);
+      for (let i = x.to - 1; i >= x.from; i--) {
+        for (let j = y.to - 1; j >= y.from; j--) {
+          const c = (i - x.from) * w + (j - y.from);
+          let best = Math.max(cells[c + w], cells[c + 1]);
+          if (fa[i] === fb[j]) best = Math.max(best, cells[c + w + 1] + 2);
+          else if (ka[i] === kb[j]) best = Math.max(best, cells[c + w + 1] + 1);
+          cells[c] = best;
+        }
+      }
+      table.set(t, { x, y, w, cells, later });
+      later += cells[0];
+    }
+    // The instants after t's, whole, and t's own from a's i and b's j on.
+    const at = (t, i, j) => {
+      const s = table.get(t);
+      return s.later + s.cells[(Math.max(i, s.x.from) - s.x.from) * s.w + (Math.max(j, s.y.from) - s.y.from)];
+    };
+    const after = (t) => { // the instants after t, whole
+      let lo = 0, hi = shared.length;
+      while (lo < hi) { const mid = (lo + hi) >> 1; if (shared[mid] <= t) lo = mid + 1; else hi = mid; }
+      return lo < shared.length ? at(shared[lo], -1, -1) : 0;
+    };
+    return (i, j) => {
+      if (i >= n || j >= m) return 0;
+      const t = Math.max(a.events[i].t_ns, b.events[j].t_ns);
+      if (!table.has(t)) return after(t);
+      return at(t, a.events[i].t_ns === t ? i : -1, b.events[j].t_ns === t ? j : -1);
+    };
   }
   // sides are the events each trace shows at the current row.
   function sides() {
@@ -340,25 +396,87 @@
     $("speed").value = String(st.speed);
   }
 
+  // ── The timeline ─────────────────────────────────────────────────────
+  // A timeline of up to WINDOW rows is drawn whole. A longer one (the
+  // widest lesson's run has 38,674 events: a row each, 770,000 cells,
+  // 2.7 GB in Chromium) draws the WINDOW rows around what is
+  // in view, between two empty rows as tall as the rows they stand for
+  // would be (at the drawn rows' mean height), so that the scroller's
+  // range and its bar are the whole timeline's. Scrolling near the end of
+  // the drawn rows, or to a place they do not reach, draws the window
+  // there, keeping the row at the top of the view where it was; moving
+  // the cursor outside it draws it around the cursor (markCurrent).
+  const WINDOW = 300;
+  const win = { lo: 0, hi: 0, height: 24 }; // the drawn rows, and their mean height in px
   function drawTimeline() {
     const table = $("timeline");
     table.replaceChildren();
     table.classList.toggle("compare", st.compare);
-    if (st.compare) return drawCompareTimeline(table);
-    const lanes = lanesOf(tr);
     const head = el("tr");
-    head.append(el("th", "t", ui("t")), el("th", "n", "#"));
-    lanes.forEach((l) => {
-      const th = el("th", "", l === "stock" ? ui("stock") : l);
-      th.dataset.lane = l;
-      head.append(th);
-    });
-    const body = el("tbody");
-    tr.events.forEach((e, i) => body.append(eventRow(e, i, lanes)));
-    table.append(el("thead"), body);
+    if (st.compare) {
+      head.append(el("th", "t", ui("t")), el("th", "", st.impl), el("th", "sep", ""), el("th", "", st.other));
+    } else {
+      head.append(el("th", "t", ui("t")), el("th", "n", "#"));
+      lanesOf(tr).forEach((l) => {
+        const th = el("th", "", l === "stock" ? ui("stock") : l);
+        th.dataset.lane = l;
+        head.append(th);
+      });
+    }
+    table.append(el("thead"), el("tbody"));
     table.tHead.append(head);
+    drawRows(pos() - Math.floor(WINDOW / 3));
   }
-  function eventRow(e, i, lanes) {
+  // drawRows draws the window of rows from lo (within the timeline).
+  function drawRows(lo) {
+    const n = length(), body = $("timeline").tBodies[0];
+    win.lo = Math.max(0, Math.min(lo, n - WINDOW));
+    win.hi = Math.min(n, win.lo + WINDOW);
+    const row = st.compare ? compareRow : eventRow, lanes = st.compare ? [] : lanesOf(tr);
+    const drawn = [];
+    for (let i = win.lo; i < win.hi; i++) drawn.push(row(i, lanes));
+    body.replaceChildren(gap(win.lo), ...drawn, gap(n - win.hi));
+    if (drawn.length > 0 && n > WINDOW) {
+      const top = drawn[0].getBoundingClientRect().top, bottom = drawn[drawn.length - 1].getBoundingClientRect().bottom;
+      if (bottom > top) win.height = (bottom - top) / drawn.length;
+    }
+    body.querySelectorAll("tr.gap").forEach((g) => { g.firstChild.style.height = g.dataset.rows * win.height + "px"; });
+  }
+  // gap stands for rows not drawn; none when there are none.
+  function gap(rows) {
+    if (rows <= 0) return "";
+    const g = el("tr", "gap");
+    g.dataset.rows = String(rows);
+    g.setAttribute("aria-hidden", "true");
+    const td = el("td");
+    td.colSpan = st.compare ? 4 : 2 + lanesOf(tr).length;
+    g.append(td);
+    return g;
+  }
+  const drawnRow = (i) => $("timeline").querySelector(st.compare ? `tr[data-row="${i}"]` : `tr[data-step="${i}"]`);
+  // follow draws the window where the timeline's scroller shows rows it
+  // lacks, or shows rows within a screen of its end.
+  function follow() {
+    const n = length(), box = $("timeline-box");
+    if (n <= WINDOW || !tr) return;
+    const top = drawnRow(win.lo), end = drawnRow(win.hi - 1);
+    if (!top || !end) return;
+    const b = box.getBoundingClientRect(), screen = box.clientHeight;
+    const first = top.getBoundingClientRect(), last = end.getBoundingClientRect();
+    const above = win.lo === 0 || first.top <= b.top - screen, below = win.hi === n || last.bottom >= b.bottom + screen;
+    if (above && below) return;
+    // The row at the view's top: drawn, or one the gaps stand for.
+    let at;
+    if (first.top > b.top) at = Math.max(0, win.lo - Math.ceil((first.top - b.top) / win.height));
+    else if (last.bottom < b.top) at = Math.min(n - 1, win.hi + Math.floor((b.top - last.bottom) / win.height));
+    else for (at = win.lo; at < win.hi - 1 && drawnRow(at).getBoundingClientRect().bottom <= b.top; at++);
+    const inside = at >= win.lo && at < win.hi;
+    const was = inside ? drawnRow(at).getBoundingClientRect().top : b.top;
+    drawRows(at - Math.floor(WINDOW / 3));
+    box.scrollTop += drawnRow(at).getBoundingClientRect().top - was;
+  }
+  function eventRow(i, lanes) {
+    const e = tr.events[i];
     const row = el("tr", "k-" + e.kind);
     row.dataset.step = String(i);
     row.append(el("td", "t", secs(e.t_ns).slice(0, -1)), el("td", "n", String(i)));
@@ -376,22 +494,18 @@
     });
     return row;
   }
-  function drawCompareTimeline(table) {
-    const head = el("tr");
-    head.append(el("th", "t", ui("t")), el("th", "", st.impl), el("th", "sep", ""), el("th", "", st.other));
-    const body = el("tbody");
-    rows.forEach((r, i) => {
-      const t = r.l >= 0 ? tr.events[r.l].t_ns : otr.events[r.r].t_ns;
-      const row = el("tr", r.same ? "same" : "differ");
-      row.dataset.row = String(i);
-      if (i === diverge) row.classList.add("diverge");
-      if (isViolation(i)) row.classList.add("k-violation");
-      row.append(el("td", "t", secs(t).slice(0, -1)), el("td", "side", sideText(tr, r.l)),
-        el("td", "sep", r.same ? "│" : "≠"), el("td", "side", sideText(otr, r.r)));
-      body.append(row);
-    });
-    table.append(el("thead"), body);
-    table.tHead.append(head);
+  function compareRow(i) {
+    const r = rows[i];
+    const t = r.l >= 0 ? tr.events[r.l].t_ns : otr.events[r.r].t_ns;
+    const row = el("tr", r.same ? "same" : "differ");
+    row.dataset.row = String(i);
+    row.dataset.l = String(r.l);
+    row.dataset.r = String(r.r);
+    if (i === diverge) row.classList.add("diverge");
+    if (isViolation(i)) row.classList.add("k-violation");
+    row.append(el("td", "t", secs(t).slice(0, -1)), el("td", "side", sideText(tr, r.l)),
+      el("td", "sep", r.same ? "│" : "≠"), el("td", "side", sideText(otr, r.r)));
+    return row;
   }
 
   // draw shows the current position: the cursor, the state, the words.
@@ -419,7 +533,8 @@
   function markCurrent() {
     const box = $("timeline-box");
     box.querySelectorAll("tr.current").forEach((r) => { r.classList.remove("current"); r.removeAttribute("aria-current"); });
-    const row = box.querySelector(st.compare ? `tr[data-row="${st.row}"]` : `tr[data-step="${st.step}"]`);
+    if (pos() < win.lo || pos() >= win.hi) drawRows(pos() - Math.floor(WINDOW / 3));
+    const row = drawnRow(pos());
     if (!row) return;
     row.classList.add("current");
     row.setAttribute("aria-current", "step");
@@ -582,7 +697,13 @@
     try {
       tr = await load(st.impl);
       otr = st.compare ? await load(st.other) : null;
-      [rows, diverge] = st.compare ? align(tr, otr) : [[], -1];
+      const aligned = st.compare ? align(tr, otr) : [[], -1];
+      if (!aligned) {
+        st.compare = false;
+        otr = null;
+        st.flash = ui("tooMany");
+      }
+      [rows, diverge] = aligned || [[], -1];
       if (keep) {
         if (st.compare) st.row = rowAt(keep); else st.step = stepAt(tr, keep);
       }
@@ -705,6 +826,12 @@
     });
     $("other").addEventListener("change", () => switchTo($("other").value));
     document.querySelectorAll("#langs button").forEach((b) => b.addEventListener("click", () => setLang(b.dataset.lang)));
+    let following = false;
+    $("timeline-box").addEventListener("scroll", () => {
+      if (following) return;
+      following = true;
+      requestAnimationFrame(() => { following = false; follow(); });
+    });
     $("timeline").addEventListener("click", (ev) => {
       const row = ev.target.closest("tr[data-step], tr[data-row]");
       if (row) move(Number(st.compare ? row.dataset.row : row.dataset.step));
