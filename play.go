@@ -22,7 +22,6 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
-	"github.com/lockstep-sim/lockstep/web"
 )
 
 // realParallel is how many cells check runs at once on real servers: they
@@ -247,7 +246,7 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 		return 0, err
 	}
 	if f.format == "html" {
-		err = htmlPage(ctx, stdout, s, tr, target, f.lang)
+		err = htmlPage(ctx, stdout, stderr, s, tr, target, f.lang)
 	} else {
 		err = f.render(fs, stdout, tr)
 	}
@@ -290,7 +289,7 @@ func render(w io.Writer, tr *sim.Trace, format, lang string) error {
 	case "mermaid":
 		return report.Mermaid(w, tr, lang)
 	case "html":
-		return web.Player{Traces: []*sim.Trace{tr}, Lang: lang}.Write(w)
+		return writePage(w, io.Discard, []*sim.Trace{tr}, lang)
 	}
 	return report.Timeline(w, tr, lang)
 }
