@@ -25,7 +25,7 @@ func (a *cli) monitorCmd() *cobra.Command {
 		`monitor shows what the locks of lockstep's runs send to a real server as it
 arrives, for a room to watch beside a live lesson: MONITOR, read by lockstep,
 which leaves out its own connections (named lockstep-observer: the snapshots'
-MGET and PTTL, the checks, the cleanup), every connection's handshake (HELLO,
+reads, the checks, the cleanup), every connection's handshake (HELLO,
 AUTH, SELECT, PING, CLIENT SETNAME and SETINFO) and every command of another
 program. Each line is MONITOR's, after the run it belongs to: the 8 hex
 digits of the run's keys (lockstep:<8 hex>:…), one for all the cells of a

@@ -9,7 +9,7 @@ import (
 
 // MonitorFilter tells, line by line, the commands the locks of lockstep's
 // runs send from everything else MONITOR shows: lockstep's own reads (the
-// snapshots' MGET and PTTL, the checks, the cleanup), every connection's
+// snapshots' reads, the checks, the cleanup), every connection's
 // handshake, other programs' commands.
 //
 // MONITOR names a client by its address, not by its name, and an address
