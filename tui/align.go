@@ -24,49 +24,41 @@ func signature(e sim.Event) string {
 	return slot(e) + "|" + e.Text.EN
 }
 
+// maxAlignCells bounds the scores align keeps: 2²⁶ of them, 256 MiB, as
+// the player page's MAX_CELLS. A lesson's instant holds a few hundred
+// events (a try on each of nine servers for each of eight clients, its say
+// lines): the widest lesson's two runs need 5.5 million.
+const maxAlignCells = 1 << 26
+
 // align lines two traces up along their longest common subsequence of
 // steps, so that what both runs did at the same moment sits on one row —
 // identical or not — and what only one did stands alone. Among equally long
-// alignments it prefers identical events. It returns the rows and the first
-// row where the traces differ, -1 if they never do.
-func align(a, b *sim.Trace) ([]pair, int) {
+// alignments it prefers identical events, and between equally good moves
+// time order. It returns the rows and the first row where the traces
+// differ, -1 if they never do; ok is false, and there are no rows, when
+// the two runs have too many events at the same instants to be aligned
+// within maxAlignCells.
+//
+// Two events pair only in the same slot, so at the same instant, and the
+// traces are in time order (Validate makes sure of a file's): the best
+// alignment is the best one of each instant's events, a table for each
+// instant both traces have (Σ nₜ × mₜ scores) instead of one for every
+// pair of events (n × m: 12 GB for the widest lesson's two runs).
+func align(a, b *sim.Trace) (rows []pair, diverge int, ok bool) {
+	s, ok := newScores(a, b)
+	if !ok {
+		return nil, -1, false
+	}
 	n, m := len(a.Events), len(b.Events)
-	ka, kb := make([]string, n), make([]string, m)
-	fa, fb := make([]string, n), make([]string, m)
-	for i, e := range a.Events {
-		ka[i], fa[i] = slot(e), signature(e)
-	}
-	for j, e := range b.Events {
-		kb[j], fb[j] = slot(e), signature(e)
-	}
-	// score[i][j] is the best alignment of a[i:] and b[j:]: two points for
-	// an identical pair, one for a pair in the same slot.
-	score := make([][]int, n+1)
-	for i := range score {
-		score[i] = make([]int, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			best := max(score[i+1][j], score[i][j+1])
-			switch {
-			case fa[i] == fb[j]:
-				best = max(best, score[i+1][j+1]+2)
-			case ka[i] == kb[j]:
-				best = max(best, score[i+1][j+1]+1)
-			}
-			score[i][j] = best
-		}
-	}
-	var rows []pair
-	diverge := -1
+	diverge = -1
 	i, j := 0, 0
 	for i < n || j < m {
 		var p pair
 		switch {
-		case i < n && j < m && fa[i] == fb[j] && score[i][j] == score[i+1][j+1]+2:
+		case i < n && j < m && s.fa[i] == s.fb[j] && s.at(i, j) == s.at(i+1, j+1)+2:
 			p = pair{i, j, true}
 			i, j = i+1, j+1
-		case i < n && j < m && ka[i] == kb[j] && score[i][j] == score[i+1][j+1]+1:
+		case i < n && j < m && s.ka[i] == s.kb[j] && s.at(i, j) == s.at(i+1, j+1)+1:
 			p = pair{i, j, false}
 			i, j = i+1, j+1
 		default:
@@ -74,8 +66,8 @@ func align(a, b *sim.Trace) ([]pair, int) {
 			// score; between equally good moves, time order.
 			skipA := j >= m
 			if i < n && j < m {
-				skipA = score[i+1][j] > score[i][j+1] ||
-					score[i+1][j] == score[i][j+1] && a.Events[i].T <= b.Events[j].T
+				down, right := s.at(i+1, j), s.at(i, j+1)
+				skipA = down > right || down == right && a.Events[i].T <= b.Events[j].T
 			}
 			if skipA {
 				p = pair{i, -1, false}
@@ -90,5 +82,5 @@ func align(a, b *sim.Trace) ([]pair, int) {
 			diverge = len(rows) - 1
 		}
 	}
-	return rows, diverge
+	return rows, diverge, true
 }

@@ -196,7 +196,7 @@ func TestNothingToJumpTo(t *testing.T) {
 	// Compare mode on two traces that never differ (a trace beside itself).
 	p := &m.player
 	p.compare, p.other, p.otr = true, p.impl, p.tr
-	p.rows, p.diverge = align(p.tr, p.otr)
+	p.rows, p.diverge, _ = align(p.tr, p.otr)
 	if p.diverge >= 0 {
 		t.Fatalf("a trace differs from itself at row %d", p.diverge)
 	}

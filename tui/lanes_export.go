@@ -18,11 +18,15 @@ type AlignedRow struct {
 }
 
 // Align is compare mode's rows for a beside b, as the TUI's player lines
-// them up, and the first row where they differ (-1 if none). The player
-// page lines them up the same, and its browser test checks it against
-// this.
+// them up, and the first row where they differ (-1 if none); no rows (and
+// -1) for two runs with too many events at the same instants to compare,
+// which the TUI does not compare. The player page lines them up the same,
+// and its browser test checks it against this.
 func Align(a, b *sim.Trace) ([]AlignedRow, int) {
-	rows, diverge := align(a, b)
+	rows, diverge, ok := align(a, b)
+	if !ok {
+		return nil, -1
+	}
 	out := make([]AlignedRow, len(rows))
 	for i, p := range rows {
 		out[i] = AlignedRow{L: p.l, R: p.r, Same: p.same}

@@ -141,13 +141,9 @@ func (p *playerView) arrived(traces map[cell]*sim.Trace) tea.Cmd {
 		if otr == nil {
 			return nil
 		}
-		p.tr, p.otr = tr, otr
-		p.rows, p.diverge = align(tr, otr)
-		p.row = 0
-		if p.hasAt {
-			p.row = p.rowAt(p.at)
-		}
-	} else {
+		p.compareWith(tr, otr)
+	}
+	if !p.compare {
 		p.tr = tr
 		p.step = 0
 		if p.hasAt {
@@ -167,6 +163,24 @@ func (p *playerView) arrived(traces map[cell]*sim.Trace) tea.Cmd {
 		cmds = append(cmds, p.key(k, p.keys, traces))
 	}
 	return tea.Batch(cmds...)
+}
+
+// compareWith lines tr and otr up for compare mode, or, for two runs with
+// too many events at the same instants to align (align's bound), says so
+// and stays on tr.
+func (p *playerView) compareWith(tr, otr *sim.Trace) {
+	rows, diverge, ok := align(tr, otr)
+	if !ok {
+		p.compare, p.otr, p.rows = false, nil, nil
+		p.flash = text.New("these two runs have too many events at the same moments to be compared here",
+			"这两次运行在同一时刻的事件太多，无法在这里对比")
+		return
+	}
+	p.tr, p.otr, p.rows, p.diverge = tr, otr, rows, diverge
+	p.row = 0
+	if p.hasAt {
+		p.row = p.rowAt(p.at)
+	}
 }
 
 func (p *playerView) ready() bool {

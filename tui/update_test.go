@@ -149,7 +149,7 @@ func TestCompareMode(t *testing.T) {
 func TestAlignCoversBothTraces(t *testing.T) {
 	traces := allTraces()
 	a, b := traces[cell{"del-other", "set-nx-ex"}], traces[cell{"del-other", "uuid-lua-watchdog"}]
-	rows, _ := align(a, b)
+	rows, _, _ := align(a, b)
 	nextL, nextR := 0, 0
 	for _, r := range rows {
 		if r.l >= 0 {
@@ -171,7 +171,7 @@ func TestAlignCoversBothTraces(t *testing.T) {
 	if nextL != len(a.Events) || nextR != len(b.Events) {
 		t.Errorf("aligned %d/%d and %d/%d events", nextL, len(a.Events), nextR, len(b.Events))
 	}
-	if rows, d := align(a, a); d != -1 || len(rows) != len(a.Events) {
+	if rows, d, _ := align(a, a); d != -1 || len(rows) != len(a.Events) {
 		t.Errorf("a trace against itself: divergence %d, %d rows", d, len(rows))
 	}
 }
