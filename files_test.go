@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -57,7 +58,7 @@ func TestLargeTraceRefusedUnread(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	_, err = loadTrace(context.Background(), name)
 	runtime.ReadMemStats(&after)
-	if want := name + ": larger than 64 MiB (67108865 bytes), the most a trace file may be"; err == nil || err.Error() != want {
+	if want := name + ": larger than 1024 MiB (1073741825 bytes), the most a trace file may be"; err == nil || err.Error() != want {
 		t.Errorf("loadTrace: %v, want %q", err, want)
 	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > 1<<20 {
@@ -66,10 +67,17 @@ func TestLargeTraceRefusedUnread(t *testing.T) {
 }
 
 // A trace that grows while it is read is still cut at the limit: the
-// reader reads through a LimitReader, whatever the size said.
+// reader reads through a LimitReader, whatever the size said. Here a valid
+// trace followed by more white space than the limit (a mebibyte here)
+// allows.
 func TestTraceReadToTheLimit(t *testing.T) {
-	_, err := readTrace(context.Background(), bytes.NewReader(make([]byte, maxTraceSize+1)), "growing.json")
-	if err == nil || !strings.Contains(err.Error(), "growing.json: larger than 64 MiB") {
+	grown := io.MultiReader(strings.NewReader(mustJSON(t, engineTrace(t))), bytes.NewReader(bytes.Repeat([]byte(" "), 1<<20)))
+	_, err := readTraceUpTo(context.Background(), grown, "growing.json", 1<<20)
+	if err == nil || !strings.Contains(err.Error(), "growing.json: larger than 1 MiB") {
+		t.Errorf("readTrace: %v", err)
+	}
+	_, err = readTraceUpTo(context.Background(), bytes.NewReader(make([]byte, 1<<20+1)), "zeros.json", 1<<20)
+	if err == nil || !strings.Contains(err.Error(), "zeros.json: larger than 1 MiB") {
 		t.Errorf("readTrace: %v", err)
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,9 +13,13 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
-// maxTraceSize bounds a trace file. The largest trace lockstep writes is
-// about 300 KB; a file two hundred times that is not one of its traces.
-const maxTraceSize = 64 << 20
+// maxTraceSize bounds a trace file. The largest trace lockstep writes
+// within a lesson's bounds (docs/lessons.md) is about 666 MB: the widest
+// world, eight clients on nine servers, its four pairs of clients on four
+// keys of 128 characters each (the widest lesson, one key, writes 199 MB).
+// Read an event at a time (decodeTrace), a trace of 1 GiB loads in about
+// 2 GB; a larger file is not one of lockstep's traces.
+const maxTraceSize = 1 << 30
 
 // loadTrace reads a trace written by play --format json or explore --out:
 // a regular file no larger than maxTraceSize, which is known before a byte
@@ -36,18 +39,28 @@ func loadTrace(ctx context.Context, path string) (*sim.Trace, error) {
 // again against its implementation and must end the same way: the file is a
 // claim, the replay checks it.
 func readTrace(ctx context.Context, r io.Reader, name string) (*sim.Trace, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxTraceSize+1))
+	return readTraceUpTo(ctx, r, name, maxTraceSize)
+}
+
+// readTraceUpTo is readTrace with a limit of its own (the tests' smaller
+// one).
+func readTraceUpTo(ctx context.Context, r io.Reader, name string, limit int64) (*sim.Trace, error) {
+	in := &countReader{r: io.LimitReader(r, limit+1)}
+	tr, err := decodeTrace(in)
 	if err != nil {
-		return nil, errUsage{fmt.Errorf("read %s: %w", name, err)}
+		// A file cut at the limit does not decode: say it was too large.
+		_, _ = io.Copy(io.Discard, in)
 	}
-	if len(b) > maxTraceSize {
-		return nil, errUsage{fmt.Errorf("%s: larger than %s, the most a trace file may be", name, mib(maxTraceSize))}
+	if in.n > limit {
+		return nil, errUsage{fmt.Errorf("%s: larger than %s, the most a trace file may be", name, mib(limit))}
+	}
+	if in.err != nil {
+		return nil, errUsage{fmt.Errorf("read %s: %w", name, in.err)}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", name, err)
 	}
-	var tr sim.Trace
-	if err := json.Unmarshal(b, &tr); err != nil {
+	if err != nil {
 		return nil, errUsage{fmt.Errorf("%s: not a lockstep trace: %w", name, err)}
 	}
 	// Cleaned first, so that the errors below quote no escape sequence.
@@ -56,7 +69,7 @@ func readTrace(ctx context.Context, r io.Reader, name string) (*sim.Trace, error
 		return nil, errUsage{fmt.Errorf("%s: %w", name, err)}
 	}
 	if tr.Schedule == nil {
-		return &tr, nil
+		return tr, nil
 	}
 	if err := explore.ValidateSchedule(tr.Schedule); err != nil {
 		return nil, errUsage{fmt.Errorf("%s: %w", name, err)}
@@ -65,7 +78,7 @@ func readTrace(ctx context.Context, r io.Reader, name string) (*sim.Trace, error
 	if tr.External {
 		// A lock of the user's own (locktest): its code is not here to
 		// make the schedule again; the trace is shown as recorded.
-		return &tr, nil
+		return tr, nil
 	}
 	if err != nil {
 		return nil, errUsage{fmt.Errorf("%s: impl: %w", name, err)}
@@ -83,4 +96,21 @@ func readTrace(ctx context.Context, r io.Reader, name string) (*sim.Trace, error
 	}
 	again.Title = tr.Title
 	return again, nil
+}
+
+// countReader counts the bytes read through it and keeps the first error
+// other than io.EOF.
+type countReader struct {
+	r   io.Reader
+	n   int64
+	err error
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }
