@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -397,8 +398,10 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 				}
 			}
 			if err := st.Do(m.ID); err != nil {
+				// A call blocked for good, a panic: the schedule that
+				// led there makes it again.
 				st.Close()
-				return nil, fmt.Errorf("%s after %v: %w", m.ID, moves, err)
+				return nil, fmt.Errorf("after the moves %s: %w", strings.Join(slices.Concat(opts.Prefix, moves, []string{m.ID}), ", "), err)
 			}
 			out = append(out, child{m.ID, hash(st), bits(st)})
 			seen(st)

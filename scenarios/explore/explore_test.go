@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/lockstep-sim/lockstep/internal/race"
+	"github.com/lockstep-sim/lockstep/internal/stall"
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
@@ -565,5 +566,21 @@ func TestSearchOfATransactionLock(t *testing.T) {
 	}
 	if got := brokenIDs(r); !slices.Contains(got, sim.InvMutex) {
 		t.Errorf("watch-multi-unwatched: broken %v; want mutex", got)
+	}
+}
+
+// Issue #38, item 4: a Release that blocks for good is the search's error,
+// naming the call and the schedule that led to it, as every lesson reports
+// it; the search is not "complete, nothing broken".
+func TestSearchOfABlockedReleaseIsAnError(t *testing.T) {
+	res, err := Search(context.Background(), stall.Stuck(), Options{Depth: 12})
+	if err == nil {
+		t.Fatalf("no error: complete %v, %d states, found %v", res.Complete, res.States, brokenIDs(res))
+	}
+	for _, want := range []string{"A's Release is blocked in the lock implementation stall-release, at github.com/lockstep-sim/lockstep/internal/stall.(*lock).Release (stall.go:",
+		"nothing in the run can wake it", "after the moves A, "} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error lacks %q: %v", want, err)
+		}
 	}
 }

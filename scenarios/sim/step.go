@@ -477,6 +477,9 @@ func (s *Stepper) do(id string) error {
 		// there, and runs until it blocks again.
 		w.passTo(next)
 		w.drain()
+		if s.stuckAt(next) {
+			return w.err
+		}
 		for _, i := range slices.Sorted(maps.Keys(s.restartAt)) {
 			if s.restartAt[i] <= w.now {
 				delete(s.restartAt, i)
@@ -553,6 +556,27 @@ func (s *Stepper) do(id string) error {
 		return w.err
 	}
 	return nil
+}
+
+// stuckAt fails the run, as a lesson's run fails, when time passed to
+// next, the horizon, for lock code blocked with nothing of the engine's
+// due, and no timer of the lock's woke it on the way: that call is
+// blocked for good (a Release waiting on a channel nobody closes), and a
+// search must not count what follows as a verdict.
+func (s *Stepper) stuckAt(next time.Duration) bool {
+	w := s.w
+	if w.bub == nil || next < w.setup.Horizon || len(w.inbox) > 0 || len(s.runnable()) > 0 {
+		return false
+	}
+	if _, due := w.nextDeadline(); due {
+		return false
+	}
+	a := w.libBlocked()
+	if a == nil {
+		return false
+	}
+	w.stuck(a)
+	return true
 }
 
 // run lets actor a go to its next stop. A read of the resource right after
