@@ -18,6 +18,10 @@ import (
 	"github.com/lockstep-sim/lockstep/text"
 )
 
+// exploreLookup finds the implementation explore searches: a variable, so
+// that a test can search a lock outside the catalogue.
+var exploreLookup = lockimpl.Lookup
+
 // cmdExplore searches an implementation's schedules for counterexamples.
 func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stderr io.Writer) (int, error) {
 	if err := checkLang(f.lang); err != nil {
@@ -32,7 +36,7 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 	if f.impl == "" {
 		return 0, errUsage{fmt.Errorf("explore needs --impl NAME; valid: %s", strings.Join(lockimpl.Names(), ", "))}
 	}
-	impl, err := lockimpl.Lookup(f.impl)
+	impl, err := exploreLookup(f.impl)
 	if err != nil {
 		return 0, unknownName(f.lang, kindImpl, f.impl, lockimpl.Names())
 	}

@@ -401,7 +401,7 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 				// A call blocked for good, a panic: the schedule that
 				// led there makes it again.
 				st.Close()
-				return nil, fmt.Errorf("after the moves %s: %w", strings.Join(slices.Concat(opts.Prefix, moves, []string{m.ID}), ", "), err)
+				return nil, fmt.Errorf("the search stopped after the moves %s: %w", strings.Join(slices.Concat(opts.Prefix, moves, []string{m.ID}), ", "), err)
 			}
 			out = append(out, child{m.ID, hash(st), bits(st)})
 			seen(st)
