@@ -254,8 +254,11 @@ func list(ids []string) string {
 	return "{" + strings.Join(ids, ",") + "}"
 }
 
-// JSON writes v as indented JSON.
+// JSON writes v as indented JSON; a trace with events an event at a time.
 func JSON(w io.Writer, v any) error {
+	if tr, ok := v.(*sim.Trace); ok && len(tr.Events) > 0 {
+		return traceJSON(w, tr)
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
