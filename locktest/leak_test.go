@@ -17,5 +17,7 @@ func TestMain(m *testing.M) {
 		// A Release blocked for good on a channel of its own: every lesson
 		// says so (TestReleaseThatNeverReturns), and nothing can end a
 		// goroutine that waits for nothing.
-		goleak.IgnoreTopFunction("github.com/lockstep-sim/lockstep/locktest.stuckRelease.Release"))
+		goleak.IgnoreTopFunction("github.com/lockstep-sim/lockstep/locktest.stuckRelease.Release"),
+		// internal/stall's, in the search too (TestSearchOfABlockedRelease).
+		goleak.IgnoreTopFunction("github.com/lockstep-sim/lockstep/internal/stall.(*lock).Release"))
 }

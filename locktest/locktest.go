@@ -22,6 +22,16 @@
 // examples/mylock is a complete module that does this, with a watchdog
 // written as plain Go; lockimpl/redislock.go and lockimpl/redsync.go wrap
 // two libraries.
+//
+// No verdict is a pass. A lesson or search in which a call of the lock
+// blocks for good (a Release waiting on a channel nobody closes) is an
+// error naming the call, the line it waits at and, for the search, the
+// moves that led there. A search that stops at its time bound (20 s; 10
+// minutes with Widen; SearchTimeout sets it) before its depth reports
+// what it found and a Problem whose Invariant is Unfinished, saying how
+// deep it got: a failure of the test, or, with AllowUnfinished, a skip
+// said in the test's log. Before #38 such a search passed in silence, a
+// lock too slow to search to its depth as if it had been found sound.
 package locktest
 
 import (
@@ -62,8 +72,10 @@ type config struct {
 		once sync.Once
 		path string
 	}
-	timeout time.Duration
-	redis   string // real servers for the lessons, as --redis takes them
+	timeout time.Duration // the search's; 0: its default, 20 s or Widen's 10 minutes
+	// unfinishedOK makes a search stopped at its bound a skip (AllowUnfinished).
+	unfinishedOK bool
+	redis        string // real servers for the lessons, as --redis takes them
 }
 
 // Allow accepts that lesson (an id, Explored for the search, or "*" for
@@ -85,9 +97,27 @@ func Lessons(lessons ...scenarios.Scenario) Option {
 }
 
 // Widen makes the search wider: three clients, two attempts each, and
-// crashes and pauses besides expiry; it takes minutes rather than seconds.
-// LOCKSTEP_LOCKTEST_WIDE=1 in the environment does the same.
+// crashes and pauses besides expiry, to the explorer's depth of 30 moves,
+// for at most 10 minutes (SearchTimeout changes it); it takes minutes
+// rather than seconds, and a search it stops at that bound fails the test
+// as any unfinished search does. LOCKSTEP_LOCKTEST_WIDE=1 in the
+// environment does the same.
 func Widen() Option { return func(c *config) { c.wide = true } }
+
+// Unfinished is the name a problem gives a search that stopped at its
+// time bound before its depth, where an invariant's id would go.
+const Unfinished = "unfinished"
+
+// SearchTimeout bounds the search's wall-clock time: 20 s by default, 10
+// minutes with Widen. A search it stops before its depth fails the test
+// (see AllowUnfinished).
+func SearchTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+
+// AllowUnfinished accepts a search that stops at its time bound before its
+// depth: what it found is reported as ever, and the rest is a skip, said
+// with t.Log, not a failure. Allow, even of every invariant, does not
+// accept it: the invariants were not judged beyond where the search got.
+func AllowUnfinished() Option { return func(c *config) { c.unfinishedOK = true } }
 
 // NoSearch skips the search: the lessons only.
 func NoSearch() Option { return func(c *config) { c.search = false } }
@@ -112,8 +142,10 @@ func Redis(addrs string) Option { return func(c *config) { c.redis = addrs } }
 
 // Problem is an invariant a lesson (or the search) broke.
 type Problem struct {
-	Lock      string
-	Lesson    string // a lesson's id, or Explored
+	Lock   string
+	Lesson string // a lesson's id, or Explored
+	// Invariant is the id of the invariant broken, or Unfinished: the
+	// search stopped at its time bound before its depth.
 	Invariant string
 	Step      int
 	T         time.Duration
@@ -127,6 +159,9 @@ type Problem struct {
 }
 
 func (p Problem) String() string {
+	if p.Invariant == Unfinished {
+		return fmt.Sprintf("%s × %s: the search did not finish\n%s", p.Lesson, p.Lock, p.Explanation)
+	}
 	s := fmt.Sprintf("%s × %s: %s broken at step %d (t=%s)\n%s", p.Lesson, p.Lock, p.Invariant, p.Step, sim.Secs(p.T), p.Explanation)
 	if p.Trace != "" {
 		s += "\n  step through it: lockstep --trace " + p.Trace
@@ -136,7 +171,9 @@ func (p Problem) String() string {
 
 // Run checks info against every lesson and the search, and fails t for each
 // problem the options do not allow. A run that cannot complete (the lock
-// panicked, stalled, or the search failed) fails t too.
+// panicked, stalled, blocked in a call for good, or the search failed)
+// fails t too, and so does a search that stopped at its time bound before
+// its depth, unless AllowUnfinished makes that a logged skip.
 //
 // Run puts the lessons and the search in a child process of the test
 // binary, which runs this test again (only the call of Run that started
@@ -160,7 +197,9 @@ func Run(t testing.TB, info lockimpl.Info, opts ...Option) {
 	}
 	var allowed []string
 	for _, p := range problems {
-		if p.Allowed {
+		if p.Allowed && p.Invariant == Unfinished {
+			t.Logf("%s", p) // a skip the caller asked for: said in full
+		} else if p.Allowed {
 			allowed = append(allowed, p.Lesson+" "+p.Invariant)
 		} else {
 			t.Errorf("%s", p)
@@ -176,7 +215,7 @@ func Run(t testing.TB, info lockimpl.Info, opts ...Option) {
 
 // newConfig is the configuration opts and the environment give.
 func newConfig(opts []Option) *config {
-	c := &config{allowed: map[string][]string{}, search: true, timeout: 20 * time.Second}
+	c := &config{allowed: map[string][]string{}, search: true}
 	for _, o := range opts {
 		o(c)
 	}
@@ -197,7 +236,8 @@ func checkInfo(info lockimpl.Info) error {
 }
 
 // Check is Run without a testing.TB: the problems it finds, allowed ones
-// included, and the errors of runs that could not complete. It runs in the
+// included (an unfinished search among them, as Run fails or logs it),
+// and the errors of runs that could not complete. It runs in the
 // calling process: a panic in a goroutine the lock started itself ends it.
 func Check(info lockimpl.Info, opts ...Option) ([]Problem, error) {
 	c := newConfig(opts)
@@ -315,11 +355,20 @@ func fixLine(s scenarios.Scenario, lock, inv string) string {
 // own default depth.
 const SearchDepth = 14
 
+// The search's default time bounds: the plain search's, and Widen's.
+const (
+	SearchTimeoutDefault = 20 * time.Second
+	WideTimeoutDefault   = 10 * time.Minute
+)
+
 func (c *config) explore(info lockimpl.Info) ([]Problem, error) {
-	opts := explore.Options{Depth: SearchDepth, Timeout: c.timeout}
+	opts := explore.Options{Depth: SearchDepth, Timeout: SearchTimeoutDefault}
 	if c.wide {
-		opts = explore.Options{Clients: 3, Attempts: 2, Timeout: 10 * time.Minute,
+		opts = explore.Options{Clients: 3, Attempts: 2, Timeout: WideTimeoutDefault,
 			Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash, sim.FaultPause}}
+	}
+	if c.timeout > 0 {
+		opts.Timeout = c.timeout
 	}
 	res, err := explore.Search(context.Background(), info, opts)
 	if err != nil {
@@ -334,7 +383,24 @@ func (c *config) explore(info lockimpl.Info) ([]Problem, error) {
 			"moves: "+strings.Join(f.Trace.Schedule.Moves, ", "))
 		problems = append(problems, p)
 	}
+	if res.TimedOut {
+		problems = append(problems, c.unfinished(info.Name, res))
+	}
 	return problems, nil
+}
+
+// unfinished is the problem of a search that stopped at its time bound
+// before its depth: nothing it found says the lock keeps its invariants
+// in the schedules it did not reach.
+func (c *config) unfinished(lock string, res explore.Result) Problem {
+	o := res.Options
+	how := "give it more time (locktest.SearchTimeout), make the lock's calls cheaper, or skip what it did not reach with locktest.AllowUnfinished"
+	if c.unfinishedOK {
+		how = "skipped, as AllowUnfinished asks"
+	}
+	return Problem{Lock: lock, Lesson: Explored, Invariant: Unfinished, Allowed: c.unfinishedOK, Explanation: fmt.Sprintf(
+		"  the search (%d clients, %d attempts, faults %s) stopped at its time bound of %s, %d moves deep of the %d asked (every schedule of up to %d moves searched, %d states); deeper ones are not judged\n  %s",
+		o.Clients, o.Attempts, faults(o.Faults), o.Timeout, res.Depth, o.Depth, res.Depth, res.States, how)}
 }
 
 func faults(fs []sim.Fault) string {
