@@ -28,25 +28,23 @@ import (
 // 50 MiB).
 
 func TestBrowserWidePage(t *testing.T) {
-	browseWide(t, wideRuns(t, "15s"), 15_000, 32<<20, true)
+	browseWide(t, wideRuns(t, "15s"), 15_000, 32<<20)
 }
 
 func TestLongBrowserWidestPage(t *testing.T) {
 	if os.Getenv("LOCKSTEP_LONG") != "1" {
 		t.Skip("LOCKSTEP_LONG=1 plays the widest lesson and opens its page (40 s)")
 	}
-	// Not against the TUI's alignment, whose table of n × m scores is 12
-	// GB for these two runs.
-	browseWide(t, wideRuns(t, "5m"), 15_000, 128<<20, false)
+	browseWide(t, wideRuns(t, "5m"), 15_000, 128<<20)
 }
 
 // browseWide opens the page of a long run and its fix: it opens at its top
 // with the first row current and at most maxNodes DOM nodes in the
 // document; steps, jumps to the end and to a step the address names, each
 // row in view; scrolls the timeline to places it has not drawn and finds
-// their rows there; compares, as the TUI does when asTheTUI; and the JS
+// their rows there; compares, in the TUI's rows; and the JS
 // heap stays under maxHeap.
-func browseWide(t *testing.T, traces []*sim.Trace, maxNodes, maxHeap int, asTheTUI bool) {
+func browseWide(t *testing.T, traces []*sim.Trace, maxNodes, maxHeap int) {
 	b := newBrowser(t)
 	tr := traces[0]
 	last := len(tr.Events) - 1
@@ -88,14 +86,10 @@ func browseWide(t *testing.T, traces []*sim.Trace, maxNodes, maxHeap int, asTheT
 	b.keys("c")
 	b.wait(`document.getElementById("player").dataset.compare === "true"`)
 	b.currentRowInView("c, compare mode")
-	if asTheTUI {
-		b.sameRowsAsTheTUI(traces[0], traces[1])
-	}
+	b.sameRowsAsTheTUI(traces[0], traces[1])
 	b.keys("G")
 	b.currentRowInView("G in compare mode")
-	if asTheTUI {
-		b.sameRowsAsTheTUI(traces[0], traces[1])
-	}
+	b.sameRowsAsTheTUI(traces[0], traces[1])
 	b.metricsUnder("compared", maxNodes, maxHeap)
 	b.noConsoleErrors()
 }
