@@ -58,3 +58,33 @@ func TestNoScriptCreditsTheCodeThatFallsBack(t *testing.T) {
 		}
 	}
 }
+
+// A restarted server has forgotten its scripts, as Redis does (its script
+// cache lives in memory only): the first EVALSHA a node gets after its
+// restart is answered NOSCRIPT, embedded as on a real server, and the lock's
+// EVAL follows (#38, item 9). Before, an embedded restart kept miniredis's
+// script cache and the EVALSHA ran.
+func TestRestartedServerForgetsScripts(t *testing.T) {
+	checked := 0
+	for _, r := range sharedCheck(t) {
+		if r.Trace == nil || r.Impl != "redislock" {
+			continue
+		}
+		restarted := map[string]bool{}
+		for _, e := range r.Trace.Events {
+			switch {
+			case e.Short.EN == "UP (empty)":
+				restarted[e.Server] = true
+			case restarted[e.Server] && len(e.Args) > 0 && strings.EqualFold(e.Args[0], "evalsha"):
+				restarted[e.Server] = false
+				checked++
+				if !strings.HasPrefix(e.Reply, "(error) NOSCRIPT") {
+					t.Errorf("%s × %s, step %d: the first EVALSHA on %s after its restart got %q, want NOSCRIPT", r.Scenario, r.Impl, e.Step, e.Server, e.Reply)
+				}
+			}
+		}
+	}
+	if checked == 0 {
+		t.Fatal("no cell of redislock sends EVALSHA to a restarted server")
+	}
+}

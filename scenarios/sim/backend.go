@@ -239,8 +239,20 @@ func (b *memBackend) Kill() {
 // server itself keeps running, so connections survive the "restart".
 func (b *memBackend) Stop() {}
 
+// Start brings the server back empty, as a real restart without
+// persistence does: no keys and no scripts (Redis keeps its script cache in
+// memory only, so an EVALSHA after a restart gets NOSCRIPT there too). The
+// flush goes past the guard's hook, which would refuse SCRIPT FLUSH from a
+// client, and the hook is back before the server is up again.
 func (b *memBackend) Start() error {
 	b.m.FlushAll()
+	if srv := b.m.Server(); srv != nil {
+		srv.SetPreHook(nil)
+		srv.Dispatch(mrserver.NewPeer(bufio.NewWriter(io.Discard)), scriptFlush)
+		if len(b.guard) > 0 || b.slots != nil {
+			srv.SetPreHook(b.refuse)
+		}
+	}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,5 +88,37 @@ func TestEmbeddedServerReusedEmpty(t *testing.T) {
 		t.Error("a killed server served again")
 	} else {
 		again.Close()
+	}
+}
+
+// An embedded restart forgets the scripts as a real one does (Redis keeps
+// its script cache in memory only): EVALSHA after it gets NOSCRIPT, and
+// the guarded server still refuses what its run's user may not do (#38,
+// item 9).
+func TestEmbeddedRestartForgetsScripts(t *testing.T) {
+	ctx := context.Background()
+	b := newMemBackend()
+	if err := b.Guard("lock"); err != nil {
+		t.Fatal(err)
+	}
+	rc := redis.NewClient(&redis.Options{Protocol: 2, DisableIdentity: true,
+		Dialer: func(ctx context.Context, _, _ string) (net.Conn, error) { return b.Dial(ctx) }})
+	defer func() { _ = rc.Close(); b.Close() }()
+	script := redis.NewScript("return redis.call('GET', KEYS[1])")
+	if err := script.Load(ctx, rc).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := script.EvalSha(ctx, rc, []string{"lock"}).Err(); err != nil && !errors.Is(err, redis.Nil) {
+		t.Fatalf("EVALSHA before the restart: %v", err)
+	}
+	b.Stop()
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := script.EvalSha(ctx, rc, []string{"lock"}).Err(); err == nil || !strings.HasPrefix(err.Error(), "NOSCRIPT") {
+		t.Errorf("EVALSHA after the restart: %v, want NOSCRIPT", err)
+	}
+	if err := rc.Set(ctx, "someone-else", "x", 0).Err(); err == nil {
+		t.Error("after the restart, SET someone-else was not refused")
 	}
 }

@@ -112,7 +112,7 @@ func (t *Timeline) RestartServer(i int) {
 		w.fail(fmt.Errorf("restart %s: %w", srv.name, err))
 		return
 	}
-	srv.up = true
+	srv.up, srv.scripts = true, nil
 	srv.keys = w.readKeys(srv, nil)
 	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textServerRestarted(srv.name),
 		Short: Text{EN: "UP (empty)", ZH: "重启（空）"}})

@@ -178,6 +178,11 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 		err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name}
 	} else if !g.w.servers[srv].up {
 		err = &NodeDownError{Server: g.w.servers[srv].name}
+	} else if noScript := g.w.servers[srv].scripts.unknownScript(cmd); noScript != nil {
+		err = noScript // what Redis answers; not sent (scripts.go)
+		if g.c.mute[g.node] {
+			err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name, ReplyLost: true}
+		}
 	} else if wc, isWait := parseWait(cmd, srv); isWait && embedded && !inBatch(cmd) {
 		// Embedded servers have no real replicas (miniredis answers
 		// WAIT with 0): the engine answers from its replication queue,
@@ -204,6 +209,7 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 		err = next(context.WithValue(ctx, nestedKey{}, true), run)
 		g.w.inflight.Add(-1)
 		srv = int(g.c.conn[g.node].Load())
+		g.w.servers[srv].scripts.learn(cmd, err)
 		if errors.Is(err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// The deadline passed on the way (real time, on a real
 			// server): go-redis sent nothing.

@@ -195,6 +195,7 @@ type server struct {
 	readAt  time.Time
 	ahead   time.Duration // how far its clock has jumped ahead
 	latency time.Duration // how late a command reaches it (Timeline.Slow)
+	scripts scriptCache   // the scripts the run gave it since it started
 }
 
 type client struct {

@@ -1,0 +1,78 @@
+package sim
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// A server's script cache, as the run knows it: the SHA1s of the scripts
+// the run's own commands gave that server since it started (EVAL, EVAL_RO,
+// SCRIPT LOAD). Redis keeps the cache in memory only, so a restart
+// forgets it, and a replica promoted by a failover never had it (scripts
+// replicate as their effects). The gate answers an EVALSHA of a script
+// the server has not been given, as Redis does, with NOSCRIPT, and does not
+// send it: on an embedded server and on a real one alike, which keeps
+// scripts that other runs, or this run before a restart it only played,
+// left there. go-redis's Script.Run then sends the script with EVAL.
+// Commands in a pipeline or transaction are sent as they are.
+type scriptCache map[string]bool
+
+// errNoScript is Redis's answer to an EVALSHA of an unknown script.
+type errNoScript struct{}
+
+func (errNoScript) Error() string { return "NOSCRIPT No matching script. Please use EVAL." }
+func (errNoScript) RedisError()   {}
+
+// unknownScript is NOSCRIPT for a plain EVALSHA or EVALSHA_RO of a script
+// the cache does not have, and nil for every other command.
+func (c scriptCache) unknownScript(cmd redis.Cmder) error {
+	args := cmd.Args()
+	if inBatch(cmd) || len(args) < 2 {
+		return nil
+	}
+	switch strings.ToLower(fmt.Sprint(args[0])) {
+	case "evalsha", "evalsha_ro":
+		if !c[strings.ToLower(fmt.Sprint(args[1]))] {
+			return errNoScript{}
+		}
+	}
+	return nil
+}
+
+// learn adds the script a command gave the server, once it ran: EVAL's
+// (compiled, whatever its reply, unless it did not compile) and SCRIPT
+// LOAD's.
+func (c *scriptCache) learn(cmd redis.Cmder, err error) {
+	args := cmd.Args()
+	if inBatch(cmd) || len(args) < 2 {
+		return
+	}
+	var src string
+	switch name := strings.ToLower(fmt.Sprint(args[0])); {
+	case name == "eval", name == "eval_ro":
+		src = fmt.Sprint(args[1])
+	case name == "script" && len(args) > 2 && strings.EqualFold(fmt.Sprint(args[1]), "load"):
+		src = fmt.Sprint(args[2])
+	default:
+		return
+	}
+	if err != nil && (strings.Contains(err.Error(), "compiling") || !isRedisError(err)) {
+		return
+	}
+	if *c == nil {
+		*c = scriptCache{}
+	}
+	sum := sha1.Sum([]byte(src))
+	(*c)[hex.EncodeToString(sum[:])] = true
+}
+
+// isRedisError says whether err is a server's error reply.
+func isRedisError(err error) bool {
+	var re redis.Error
+	return errors.As(err, &re)
+}
