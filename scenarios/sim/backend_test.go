@@ -122,3 +122,28 @@ func TestEmbeddedRestartForgetsScripts(t *testing.T) {
 		t.Error("after the restart, SET someone-else was not refused")
 	}
 }
+
+// A guarded embedded server refuses a foreign key inside a script in
+// Redis's words (Redis 7.0.15: the call's error, "script: SHA1, on
+// @user_script:LINE."), not miniredis's compile error with its traceback
+// (#38, item 9: the README says both answer alike).
+func TestEmbeddedScriptRefusalInRedisWords(t *testing.T) {
+	ctx := context.Background()
+	b := newMemBackend()
+	if err := b.Guard("lock"); err != nil {
+		t.Fatal(err)
+	}
+	rc := redis.NewClient(&redis.Options{Protocol: 2, DisableIdentity: true,
+		Dialer: func(ctx context.Context, _, _ string) (net.Conn, error) { return b.Dial(ctx) }})
+	defer func() { _ = rc.Close(); b.Close() }()
+	for _, tc := range []struct{ script, want string }{
+		{"return redis.call('GET', 'other')", "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments script: 3b0b57995a47ae0e1bb20220278b82568130ec0f, on @user_script:1."},
+		{"local x = 1\nreturn redis.call('GET', 'other')", "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments script: 1ff4fe43addb80950d17b70e37e5643bfb0fa93e, on @user_script:2."},
+		{"return redis.call('FLUSHALL')", "ERR The user executing the script can't run this command or subcommand script: 0602318aae32acfcc8425701de027a440970423c, on @user_script:1."},
+	} {
+		cmd := rc.Eval(ctx, tc.script, nil)
+		if got := asRedisScriptError(cmd, cmd.Err()); got == nil || got.Error() != tc.want {
+			t.Errorf("EVAL %q: %v, want %q", tc.script, got, tc.want)
+		}
+	}
+}

@@ -209,6 +209,9 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 		err = next(context.WithValue(ctx, nestedKey{}, true), run)
 		g.w.inflight.Add(-1)
 		srv = int(g.c.conn[g.node].Load())
+		if embedded {
+			err = asRedisScriptError(cmd, err) // scripts.go
+		}
 		g.w.servers[srv].scripts.learn(cmd, err)
 		if errors.Is(err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// The deadline passed on the way (real time, on a real

@@ -19,7 +19,7 @@ func TestGuardRefusesWhatIsNotTheLocks(t *testing.T) {
 	want := map[string]string{
 		"hostile-flushall":  "NOPERM this user has no permissions to run the 'flushall' command",
 		"hostile-flushdb":   "NOPERM this user has no permissions to run the 'flushdb' command",
-		"hostile-lua-body":  "The user executing the script can't access at least one of the keys",
+		"hostile-lua-body":  "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments script: ",
 		"hostile-rename":    "NOPERM this user has no permissions to access one of the keys",
 		"hostile-eval-keys": "NOPERM this user has no permissions to access one of the keys",
 		// The gate's refusal: Redis itself lets every user log in again.
@@ -40,6 +40,11 @@ func TestGuardRefusesWhatIsNotTheLocks(t *testing.T) {
 			}
 			if refused.Impl != info.Name || refused.Actor != "A" || !strings.Contains(err.Error(), want[info.Name]) {
 				t.Errorf("err = %v, want %s's refusal: %q", err, info.Name, want[info.Name])
+			}
+			// In Redis's words, embedded too: not miniredis's compile
+			// error with gopher-lua's traceback (#38, item 9).
+			if strings.Contains(err.Error(), "stack traceback") || strings.Contains(err.Error(), "Error compiling script") {
+				t.Errorf("err = %v: miniredis's words, not Redis's", err)
 			}
 		})
 	}

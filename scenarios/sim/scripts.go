@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -76,3 +77,41 @@ func isRedisError(err error) bool {
 	var re redis.Error
 	return errors.As(err, &re)
 }
+
+// embeddedScriptError matches miniredis's reply to a script whose
+// redis.call failed: the error of the call, wrapped as a compile error
+// with gopher-lua's traceback.
+var embeddedScriptError = regexp.MustCompile(`^ERR Error compiling script \(new function\): :(\d+): ([A-Z][A-Z_-]* .*?) stack traceback:`)
+
+// asRedisScriptError gives an embedded server's error for a script whose
+// redis.call failed in Redis's words: the call's error, the script's SHA1
+// and its line ("ERR The user executing the script can't access at least
+// one of the keys mentioned in the command arguments script: 3b0b…, on
+// @user_script:1.", as Redis 7 answers). Any other error is err.
+func asRedisScriptError(cmd redis.Cmder, err error) error {
+	if err == nil {
+		return nil
+	}
+	m := embeddedScriptError.FindStringSubmatch(err.Error())
+	args := cmd.Args()
+	if m == nil || inBatch(cmd) || len(args) < 2 {
+		return err
+	}
+	var sha string
+	switch strings.ToLower(fmt.Sprint(args[0])) {
+	case "eval", "eval_ro":
+		sum := sha1.Sum([]byte(fmt.Sprint(args[1])))
+		sha = hex.EncodeToString(sum[:])
+	case "evalsha", "evalsha_ro":
+		sha = strings.ToLower(fmt.Sprint(args[1]))
+	default:
+		return err
+	}
+	return scriptCallError(fmt.Sprintf("%s script: %s, on @user_script:%s.", m[2], sha, m[1]))
+}
+
+// scriptCallError is a server's error reply for a script's failed call.
+type scriptCallError string
+
+func (e scriptCallError) Error() string { return string(e) }
+func (scriptCallError) RedisError()     {}
