@@ -391,6 +391,7 @@ type hold struct {
 
 // violate records a violation right after the event that caused it.
 func (w *World) violate(inv string, text Text) {
+	text = w.canonText(text)
 	step := w.record(Event{Kind: KindViolation, Invariant: inv, Text: text, Short: same("✗ " + inv)})
 	w.judge.broke(inv, step, w.now, text)
 }

@@ -370,6 +370,9 @@ func (w *World) handle(m msg) {
 		a.state = stateRunning
 		w.running++
 	}
+	if m.cmd != nil {
+		w.seeTokens(a.client, m.cmd)
+	}
 	switch m.kind {
 	case msgGate, msgPoint:
 		w.running--

@@ -180,6 +180,7 @@ func (s *Stepper) Broken() []string {
 func (s *Stepper) Trace() *Trace {
 	tr := s.w.trace
 	tr.Events = slices.Clone(tr.Events)
+	tr.Tokens = slices.Clone(tr.Tokens)
 	tr.Verdicts = slices.Clone(s.w.judge.verdicts)
 	return &tr
 }

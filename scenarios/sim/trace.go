@@ -40,6 +40,10 @@ type Trace struct {
 	// user's own, through locktest): Impl names it, and a schedule is shown
 	// as recorded, since it cannot be made again without that code.
 	External bool `json:"external,omitempty"`
+	// Tokens are the values clients wrote that Env.Token did not hand out
+	// (a lock's own crypto/rand or UUID tokens), each with the name the
+	// rest of the trace shows it by ("A~1"), in the order they came.
+	Tokens []RawToken `json:"tokens,omitempty"`
 }
 
 // Schedule is a run of a Stepper in the explorer's standard world: how many

@@ -207,6 +207,10 @@ func (t *Trace) Clean() {
 		v := &t.Verdicts[i]
 		v.Invariant, v.Reason = CleanText(v.Invariant), cleanText(v.Reason)
 	}
+	for i := range t.Tokens {
+		tok := &t.Tokens[i]
+		tok.Name, tok.Value = CleanText(tok.Name), CleanText(tok.Value)
+	}
 	if s := t.Schedule; s != nil {
 		for i, f := range s.Faults {
 			s.Faults[i] = Fault(CleanText(string(f)))

@@ -167,6 +167,7 @@ type World struct {
 	rows     map[string]*resource // the rows of clients' own keys (Program.Key)
 	judge    judge
 	trace    Trace
+	names    renamer // the lock's own tokens' names in the trace (tokens.go)
 	pausedAt map[*client]time.Duration
 	// deferred: cancellations (msgUngate, msgGiveUp) of clients the run
 	// has stopped, handled when they go on (ctxEnded).
@@ -801,6 +802,7 @@ func (w *World) record(e Event) int {
 	e.Step = len(w.trace.Events)
 	e.T = w.now
 	e.Snap = w.snapshot()
+	w.canonEvent(&e)
 	w.trace.Events = append(w.trace.Events, e)
 	if w.pacer != nil && w.pacer.Event != nil {
 		header := w.trace
