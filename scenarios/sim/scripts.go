@@ -23,10 +23,14 @@ import (
 // Commands in a pipeline or transaction are sent as they are.
 type scriptCache map[string]bool
 
-// errNoScript is Redis's answer to an EVALSHA of an unknown script.
+// errNoScript is Redis's answer to an EVALSHA of an unknown script, with
+// the gate's note that it was not sent: lockstep monitor, beside a run on a
+// real server, shows no such command.
 type errNoScript struct{}
 
-func (errNoScript) Error() string { return "NOSCRIPT No matching script. Please use EVAL." }
+func (errNoScript) Error() string {
+	return "NOSCRIPT No matching script. Please use EVAL. (lockstep: the run has not given this server the script; not sent)"
+}
 func (errNoScript) RedisError()   {}
 
 // unknownScript is NOSCRIPT for a plain EVALSHA or EVALSHA_RO of a script
