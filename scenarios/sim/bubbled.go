@@ -206,6 +206,30 @@ func (w *World) libBlocked() *actor {
 	return nil
 }
 
+// lateWake bounds how far past the lesson's end wakesLater lets the
+// bubble's clock run. With no timer set the clock gets there at once; a
+// timer of the lock's that wakes lock code sooner ends the wait there.
+const lateWake = time.Hour
+
+// wakesLater says whether a timer of the lock's, set for after the run's
+// time, wakes lock code that then sends the scheduler a message, within
+// lateWake of virtual time: the lesson is over, so the run's time stays
+// where it is, and the message waits in the inbox for the shutdown, which
+// answers it with redis.ErrClosed. Lock code that a timer wakes and that
+// goes back to waiting without a message (a ticker's loop with nothing to
+// do) is not seen: it counts as blocked once lateWake has passed.
+func (w *World) wakesLater() bool {
+	timer := time.NewTimer(lateWake)
+	defer timer.Stop()
+	select {
+	case m := <-w.ch:
+		w.inbox = append(w.inbox, m)
+		return true
+	case <-timer.C:
+		return false
+	}
+}
+
 // stuck fails the run for actor a, blocked in lock code when nothing in the
 // run can wake it.
 func (w *World) stuck(a *actor) {
@@ -217,8 +241,8 @@ func (w *World) stuck(a *actor) {
 		where = ","
 	}
 	w.fail(fmt.Errorf("%s is blocked in the lock implementation %s%s and nothing in the run can wake it: "+
-		"every goroutine of the run waits, no timer of the lock's is set, and none of its commands is at the gate",
-		callName(a), w.impl.Name, where))
+		"every goroutine of the run waits, no timer of the lock's wakes it (up to %s past the lesson's end), and none of its commands is at the gate",
+		callName(a), w.impl.Name, where, lateWake))
 }
 
 // callName names what actor a is in: "A's Release", "A.watchdog".

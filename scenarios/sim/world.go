@@ -592,8 +592,7 @@ func (w *World) runUntil(target time.Duration, untilQuiet bool) {
 			continue
 		}
 		if untilQuiet {
-			w.awaitLib(target)
-			if len(w.inbox) > 0 {
+			if w.awaitLib(target) {
 				continue
 			}
 			break
@@ -610,18 +609,25 @@ func (w *World) runUntil(target time.Duration, untilQuiet bool) {
 
 // awaitLib lets the bubble's clock run until horizon for an actor blocked in
 // lock code with nothing else due: a timer of the lock's own may wake it
-// (then its message is in the inbox, and the run's time moves there). If
-// none does, the actor is stuck.
-func (w *World) awaitLib(horizon time.Duration) {
+// (then its message is in the inbox, the run's time moves there, and
+// awaitLib reports true: the run goes on). If none does by the horizon,
+// the lesson is over; the actor is stuck only if no timer wakes it after
+// the horizon either (wakesLater): a watchdog's ticker or a retry's sleep
+// due just past the lesson's end is lock code the lesson ended, not lock
+// code blocked for good.
+func (w *World) awaitLib(horizon time.Duration) bool {
 	a := w.libBlocked()
 	if a == nil || w.bub == nil {
-		return
+		return len(w.inbox) > 0
 	}
 	if reached := w.passTime(horizon); len(w.inbox) > 0 {
 		w.advance(reached)
-		return
+		return true
 	}
-	w.stuck(a)
+	if !w.wakesLater() {
+		w.stuck(a)
+	}
+	return false
 }
 
 // runnableNow says whether some actor in line may move now.
