@@ -31,7 +31,7 @@ type errNoScript struct{}
 func (errNoScript) Error() string {
 	return "NOSCRIPT No matching script. Please use EVAL. (lockstep: the run has not given this server the script; not sent)"
 }
-func (errNoScript) RedisError()   {}
+func (errNoScript) RedisError() {}
 
 // unknownScript is NOSCRIPT for a plain EVALSHA or EVALSHA_RO of a script
 // the cache does not have, and nil for every other command.
