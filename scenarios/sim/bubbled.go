@@ -34,6 +34,9 @@ import (
 // for something outside the run (a mutex held for good, a channel made
 // outside it) — is given up: in returns, the world is wedged (Err says
 // why), and the scheduler stops the run once that lock code comes back.
+// The run's progress is looked at stallChecks times a bound, so a stall
+// is named within a tenth of the bound after it, not up to twice the bound
+// as a timer reset on progress did.
 func (w *World) in(f func()) {
 	if w.bub == nil {
 		f()
@@ -43,9 +46,9 @@ func (w *World) in(f func()) {
 		return
 	}
 	done := w.bub.Start(f)
-	timer := time.NewTimer(w.stall)
-	defer timer.Stop()
-	seen := w.progress.Load()
+	tick := time.NewTicker(max(w.stall/stallChecks, time.Millisecond))
+	defer tick.Stop()
+	seen, since := w.progress.Load(), time.Now()
 	for {
 		select {
 		case p := <-done:
@@ -53,29 +56,41 @@ func (w *World) in(f func()) {
 				panic(p)
 			}
 			return
-		case <-timer.C:
+		case now := <-tick.C:
 			if n := w.progress.Load(); n != seen || w.pacing.Load() > 0 {
 				// It went on, or it waits for a live run's presenter.
-				seen = n
-				timer.Reset(w.stall)
+				seen, since = n, now
 				continue
 			}
-			w.wedge(done)
-			return
+			if now.Sub(since) >= w.stall {
+				w.wedge(done)
+				return
+			}
 		}
 	}
 }
 
+// stallChecks is how many times within a stall bound in looks at the
+// run's progress.
+const stallChecks = 10
+
 // wedge gives the run up: the call on the scheduler's goroutine has not
 // come back (done). The scheduler fails the run as soon as it can; the
-// world is closed once the call has returned.
+// world is closed once the call has returned. The error says where the
+// lock code was when it was given up, as a blocked call's does.
 func (w *World) wedge(done <-chan any) {
 	who := "lock code"
 	if p := w.last.Load(); p != nil {
 		who = *p
 	}
-	w.wedged = fmt.Errorf("stalled: %s did not reach a Redis command, a sleep or a program point, nor block, within %s of wall time: "+
-		"it runs without end, or waits for something outside the run (a mutex held for good, a channel made outside it, the network)", who, w.stall)
+	where := ""
+	if a := w.lastA.Load(); a != nil {
+		if at := w.whereRunning(a); at != "" {
+			where = ", " + at
+		}
+	}
+	w.wedged = fmt.Errorf("stalled: %s did not reach a Redis command, a sleep or a program point, nor block, within %s of wall time%s: "+
+		"it runs without end, or waits for something outside the run (a mutex held for good, a channel made outside it, the network)", who, w.stall, where)
 	w.aborted.Store(true)
 	w.wedgedDone = done
 }
@@ -85,6 +100,7 @@ func (w *World) mark(a *actor) {
 	if w.bub != nil {
 		name := a.name + inCall(a)
 		w.last.Store(&name)
+		w.lastA.Store(a)
 	}
 }
 

@@ -2,6 +2,8 @@ package sim
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"sync/atomic"
@@ -442,5 +444,44 @@ func TestStallThenComeBackIsNoRace(t *testing.T) {
 	// scheduler's after RunOn's read.
 	for end := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(end); {
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// forever is lock code that computes until the test ends (foreverFree),
+// as for {} in TryAcquire would for good.
+type forever struct{}
+
+var foreverFree atomic.Bool
+
+func (forever) TryAcquire(context.Context) (bool, error) {
+	for !foreverFree.Load() { // foreverLine
+	}
+	return false, nil
+}
+func (forever) Release(context.Context) error { return nil }
+
+// foreverLine is the line of forever's loop.
+var foreverLine = func() int {
+	_, file, _, _ := runtime.Caller(0)
+	src, _ := os.ReadFile(file)
+	for i, l := range strings.Split(string(src), "\n") {
+		if strings.HasSuffix(l, "for !foreverFree.Load() { // foreverLine") {
+			return i + 1
+		}
+	}
+	return 0
+}()
+
+// A stall names the line the lock code spins on, as a blocked call's
+// error names the line it waits on (#38, item 8).
+func TestStallNamesTheLine(t *testing.T) {
+	shortStall(t, 50*time.Millisecond)
+	foreverFree.Store(false)
+	t.Cleanup(func() { foreverFree.Store(true) })
+	info := lockimpl.Info{Name: "forever", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock { return forever{} }}
+	_, err := Run(Setup{}, func(tl *Timeline) { tl.Client("A", Program{}); tl.RunToEnd() }, info)
+	want := fmt.Sprintf("stalled: A (in its lock's TryAcquire) did not reach a Redis command, a sleep or a program point, nor block, within 50ms of wall time, at github.com/lockstep-sim/lockstep/scenarios/sim.forever.TryAcquire (sim_test.go:%d): it runs without end", foreverLine)
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v\nwant %s", err, want)
 	}
 }

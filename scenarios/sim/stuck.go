@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"strings"
 	"sync/atomic"
@@ -21,9 +22,76 @@ const actorLabel = "lockstep-actor"
 
 var worldIDs atomic.Uint64
 
-// labelActor labels the calling goroutine as actor a's.
+// labelActor labels the calling goroutine as actor a's, and notes its
+// goroutine's id for a stall (whereRunning).
 func (w *World) labelActor(a *actor) {
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(actorLabel, w.actorKey(a))))
+	var buf [64]byte
+	line := string(buf[:runtime.Stack(buf[:], false)])
+	if id, _, ok := strings.Cut(strings.TrimPrefix(line, "goroutine "), " "); ok {
+		w.goids.Store(a, id)
+	}
+}
+
+// whereRunning says where actor a's own goroutine is now, running or not:
+// "at pkg.(*lock).TryAcquire (lock.go:42)"; "" if it cannot be found. A
+// stall's error names it. The goroutine profile (whereBlocked) reads a
+// running goroutine's line one instruction early, at times the line of its
+// function's start; the traceback of every goroutine reads it exactly.
+func (w *World) whereRunning(a *actor) string {
+	id, ok := w.goids.Load(a)
+	if !ok {
+		return ""
+	}
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	head := "goroutine " + id.(string) + " ["
+	for _, rec := range strings.Split(string(buf), "\n\n") {
+		if strings.HasPrefix(rec, head) {
+			return tracebackAt(rec)
+		}
+	}
+	return ""
+}
+
+// tracebackAt reads one goroutine of runtime.Stack's traceback: its first
+// frame that is not the standard library's runtime, synchronisation or
+// clock.
+func tracebackAt(rec string) string {
+	lines := strings.Split(rec, "\n")
+	for i := 1; i+1 < len(lines); i += 2 {
+		call, file := lines[i], strings.Fields(lines[i+1])
+		if strings.HasPrefix(call, "created by ") || len(file) == 0 {
+			break
+		}
+		fn := call
+		if j := strings.LastIndexByte(call, '('); j > 0 {
+			fn = call[:j]
+		}
+		if stdFrame(fn) {
+			continue
+		}
+		return fmt.Sprintf("at %s (%s)", fn, filepath.Base(file[0]))
+	}
+	return ""
+}
+
+// stdFrame says whether function fn is the standard library's runtime,
+// synchronisation or clock, which a lock waits or spins in, not where.
+func stdFrame(fn string) bool {
+	for _, p := range []string{"runtime.", "sync.", "sync/", "internal/", "time."} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *World) actorKey(a *actor) string { return fmt.Sprintf("%d/%s", w.id, a.name) }
@@ -55,7 +123,7 @@ func blockedAt(rec string) string {
 			continue
 		}
 		fn, _, _ := strings.Cut(f[1], "+0x")
-		if strings.HasPrefix(fn, "runtime.") || strings.HasPrefix(fn, "sync.") || strings.HasPrefix(fn, "internal/") {
+		if stdFrame(fn) {
 			continue
 		}
 		return fmt.Sprintf("at %s (%s)", fn, filepath.Base(f[2]))

@@ -124,6 +124,8 @@ type World struct {
 	inbox    []msg
 	progress atomic.Uint64          // messages handled: a run that makes none stalls
 	last     atomic.Pointer[string] // who the scheduler last let go, for a stall
+	lastA    atomic.Pointer[actor]  // that actor; nil for the lock's New
+	goids    sync.Map               // *actor → its goroutine's id, for a stall
 	wedged   error                  // set by the caller when the run stalled (see in)
 	// wedgedDone: the stalled call's end; aborted tells the scheduler.
 	wedgedDone <-chan any
@@ -512,6 +514,7 @@ func (w *World) newLock(env lockimpl.Env) lockimpl.Lock {
 	if w.bub != nil {
 		name := "the lock implementation " + w.impl.Name + "'s New"
 		w.last.Store(&name)
+		w.lastA.Store(nil)
 	}
 	go func() {
 		defer func() {
