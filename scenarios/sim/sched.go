@@ -364,6 +364,9 @@ func (w *World) handle(m msg) {
 		closed(m)
 		return
 	}
+	if a.client != nil {
+		a.client.takeToken()
+	}
 	if a.state == stateLib {
 		// Blocked in lock code by the runtime's account, yet it went on: a
 		// goroutine outside the run woke it. It runs again.

@@ -208,11 +208,16 @@ type client struct {
 	// conn is the server each go-redis client's connection goes to. Its
 	// dialer sets it, and go-redis may dial from a goroutine of its own
 	// (a probe after a failed dial): atomic.
-	conn  []atomic.Int32
-	lock  lockimpl.Lock
-	biz   *actor
-	token string
-	count int // tokens handed out
+	conn []atomic.Int32
+	lock lockimpl.Lock
+	biz  *actor
+	// token and count are the last Env.Token handed out and how many: the
+	// scheduler's copy, taken from minted when it handles a message of the
+	// client's (takeToken). Lock code may call Env.Token while the
+	// scheduler records an event, from a goroutine woken in lock code.
+	token  string
+	count  int
+	minted minted
 	// key is the lock's key the client takes (Program.Key, or the setup's).
 	key string
 	// claim is the lock token the client shows the resource (GuardToken):
@@ -435,16 +440,12 @@ func (w *World) addClient(name string, p Program) *client {
 	}
 	c.key = w.clientKey(p)
 	c.lock = w.newLock(lockimpl.Env{
-		Nodes: c.rdb,
-		Key:   c.key,
-		TTL:   w.toReal(ttl),
-		Lease: w.toReal(p.Lease),
-		Clock: vclock{w},
-		Token: func() string {
-			c.count++
-			c.token = fmt.Sprintf("%s#%d", c.name, c.count)
-			return c.token
-		},
+		Nodes:    c.rdb,
+		Key:      c.key,
+		TTL:      w.toReal(ttl),
+		Lease:    w.toReal(p.Lease),
+		Clock:    vclock{w},
+		Token:    c.minted.next(c.name),
 		Go:       w.spawn,
 		Fan:      w.fan,
 		Replicas: w.replicas(),
@@ -941,4 +942,32 @@ func sameKeys(a, b []KeyState) bool {
 		}
 	}
 	return true
+}
+
+// minted is Env.Token's side of a client's tokens: lock code calls it on
+// goroutines of its own, the scheduler reads it in takeToken.
+type minted struct {
+	mu    sync.Mutex
+	token string
+	count int
+}
+
+// next is Env.Token for the client named name: name#1, name#2, ….
+func (m *minted) next(name string) func() string {
+	return func() string {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.count++
+		m.token = fmt.Sprintf("%s#%d", name, m.count)
+		return m.token
+	}
+}
+
+// takeToken brings the scheduler's copy of c's token up to date. The
+// scheduler calls it for each message of c's goroutines, so what a trace
+// shows does not depend on when lock code ran between two messages.
+func (c *client) takeToken() {
+	c.minted.mu.Lock()
+	c.token, c.count = c.minted.token, c.minted.count
+	c.minted.mu.Unlock()
 }
