@@ -108,7 +108,7 @@ func TestRealPasswordDatabaseSocket(t *testing.T) {
 
 // A server that stops answering in the middle of a run (SIGSTOP) does not
 // hang lockstep: the run ends with an error that names the server, and an
-// interruption (a signal cancels the run's context) ends it within 2 s, its
+// interruption (a signal cancels the run's context) ends it at once, its
 // cleanup bounded too and saying what it could not remove, and where.
 func TestRealStalledServer(t *testing.T) {
 	s, _ := scenarios.Lookup("setnx-no-ex")
@@ -161,8 +161,10 @@ func TestRealStalledServer(t *testing.T) {
 		begin := time.Now()
 		select {
 		case err := <-done:
-			if took := time.Since(begin); took > 2*time.Second {
-				t.Errorf("the run ended %s after the interruption; want within 2 s", took)
+			// Not a speed target: a run that ignored the interruption
+			// would wait for the stalled server's 10 s bound and more.
+			if took := time.Since(begin); took > 5*time.Second {
+				t.Errorf("the run ended %s after the interruption; want within 5 s", took)
 			}
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("interrupted run: %v, want context.Canceled", err)

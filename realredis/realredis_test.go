@@ -90,7 +90,9 @@ func TestUnreachable(t *testing.T) {
 	if !strings.Contains(msg, "127.0.0.1:1") {
 		t.Errorf("error %q does not name the address", msg)
 	}
-	if d := time.Since(start); d > checkTimeout+500*time.Millisecond {
+	// Not a speed target: a connect that retried would go on for far
+	// longer than the check's own bound.
+	if d := time.Since(start); d > 3*checkTimeout {
 		t.Errorf("took %s to report an unreachable server", d)
 	}
 }
