@@ -134,7 +134,8 @@ func (p *monitorProcess) stderrText() string {
 // commands, each after its run, and leaves lockstep's own reads out; with
 // --all it prints every line, no password among them (the monitor's
 // own connects with one). Ctrl-C and SIGTERM end it with exit 0 at once
-// (within 5 s, however loaded the machine); the server closing its connection is exit 2, naming the server.
+// (within 5 s, however loaded the machine); the server closing its
+// connection is exit 2, naming the server.
 func TestRealMonitorCommand(t *testing.T) {
 	const password = "s3cret-for-monitor"
 	srv := redistest.Start(t, "--requirepass", password)
