@@ -7,6 +7,7 @@ package plainwatchdog
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -35,6 +36,10 @@ type lock struct {
 	stop, done chan struct{}
 	// unwatched takes the lock without starting the watchdog.
 	unwatched bool
+	// afterFunc renews on a chain of time.AfterFunc timers instead of a
+	// goroutine on a ticker.
+	afterFunc bool
+	timed     timed
 }
 
 // TryAcquire makes one attempt, SET NX PX with a token, and starts the
@@ -46,7 +51,14 @@ func (l *lock) TryAcquire(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	l.token = token
-	if !l.unwatched {
+	switch {
+	case l.afterFunc:
+		l.done = make(chan struct{})
+		l.timed.mu.Lock()
+		l.timed.stopped = false
+		l.renewAfter(token, l.done)
+		l.timed.mu.Unlock()
+	case !l.unwatched:
 		l.stop, l.done = make(chan struct{}), make(chan struct{})
 		go l.watch(token, l.stop, l.done)
 	}
@@ -74,10 +86,67 @@ func (l *lock) watch(token string, stop <-chan struct{}, done chan<- struct{}) {
 	}
 }
 
+// timed is the time.AfterFunc watchdog's state: the timer of the next
+// renewal, and whether Release has stopped it. done is closed once by
+// whoever ends the chain: Release, when it stops a timer that had not
+// fired, or the timer's function, when it finds the chain stopped or a
+// renewal fails.
+type timed struct {
+	mu      sync.Mutex
+	timer   *time.Timer
+	stopped bool
+}
+
+// renewAfter sets the timer of the next renewal, a third of the lease
+// away. Its function runs on a goroutine of the runtime's.
+func (l *lock) renewAfter(token string, done chan struct{}) {
+	l.timed.timer = time.AfterFunc(l.env.TTL/3, func() { l.renewTimed(token, done) })
+}
+
+// renewTimed renews the lease and sets the next timer, unless Release
+// stopped the chain or the renewal finds the lock gone or fails.
+func (l *lock) renewTimed(token string, done chan struct{}) {
+	t := &l.timed
+	t.mu.Lock()
+	stopped := t.stopped
+	t.mu.Unlock()
+	if stopped {
+		close(done)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.env.TTL/3)
+	n, err := renew.Run(ctx, l.env.Nodes[0], []string{l.env.Key}, token, l.env.TTL.Milliseconds()).Int()
+	cancel()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err != nil || n == 0 || t.stopped {
+		close(done)
+		return
+	}
+	l.renewAfter(token, done)
+}
+
+// stopTimed stops the time.AfterFunc chain and waits until no renewal
+// runs.
+func (l *lock) stopTimed() {
+	t := &l.timed
+	t.mu.Lock()
+	t.stopped = true
+	if t.timer.Stop() {
+		close(l.done)
+	}
+	t.mu.Unlock()
+	<-l.done
+}
+
 // Release stops the watchdog, waits for it, and deletes the key if it is
 // still ours.
 func (l *lock) Release(ctx context.Context) error {
-	if l.stop != nil {
+	switch {
+	case l.afterFunc && l.done != nil:
+		l.stopTimed()
+		l.done = nil
+	case l.stop != nil:
 		close(l.stop)
 		<-l.done
 		l.stop = nil
@@ -96,6 +165,11 @@ func (l *lock) Release(ctx context.Context) error {
 // Info is the lock, named "plain-watchdog".
 var Info = lockimpl.Info{Name: "plain-watchdog", Nodes: 1,
 	New: func(env lockimpl.Env) lockimpl.Lock { return &lock{env: env} }}
+
+// AfterFunc is the same lock renewing on time.AfterFunc timers, named
+// "afterfunc-watchdog".
+var AfterFunc = lockimpl.Info{Name: "afterfunc-watchdog", Nodes: 1,
+	New: func(env lockimpl.Env) lockimpl.Lock { return &lock{env: env, afterFunc: true} }}
 
 // Unwatched is the same lock without its watchdog, named
 // "plain-unwatched": a lease that work longer than it outlives.

@@ -323,7 +323,10 @@ func (w *World) start(a *actor) {
 	a.resume <- nil
 }
 
-// runnable says whether a parked actor may move now.
+// runnable says whether a parked actor may move now. A hung client's call
+// holds up its business goroutine only: every goroutine its lock started —
+// Env.Go's, a go statement's, a time.AfterFunc's — runs on, as a watchdog
+// does in a live process whose business thread is stuck.
 func (w *World) runnable(a *actor) bool {
 	if a.sent {
 		// A pipeline's command already on the wire: nothing of its
@@ -332,7 +335,7 @@ func (w *World) runnable(a *actor) bool {
 	}
 	c := a.client
 	held := a.held || a.flight && a.parent.held
-	return a.state == stateParked && !held && !c.paused && !c.crashed && !(c.hung && !a.bg)
+	return a.state == stateParked && !held && !c.paused && !c.crashed && !(c.hung && a == c.biz)
 }
 
 // enqueue puts a at the back of the line.
