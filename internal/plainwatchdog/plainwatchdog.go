@@ -1,7 +1,7 @@
 // Package plainwatchdog is a lock whose watchdog is written the way teams
 // write one, with nothing of lockstep's in it: a go statement, a
 // time.Ticker at a third of the lease, and a context.WithTimeout around
-// each renewal. It is for the tests that show the engine runs such code as
+// each renewal (AfterFunc: a chain of time.AfterFunc timers instead). It is for the tests that show the engine runs such code as
 // written, on virtual time.
 package plainwatchdog
 
