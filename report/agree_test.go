@@ -32,7 +32,7 @@ func TestAgreement(t *testing.T) {
 	for _, want := range []string{
 		"gc-pause  =    -R+O ·",
 		"1 uuid-lua · 2 redlock · 3 mine",
-		"gc-pause: expiry+pause, 2 clients, 5 attempts, 12 moves, liveness 1m0s",
+		"gc-pause: expiry+pause, 2 clients, 6 attempts, 12 moves, liveness 1m0s",
 		"1 of 2 cells agree",
 	} {
 		if !strings.Contains(b.String(), want) {

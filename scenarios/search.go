@@ -131,9 +131,10 @@ var lackingVerbs = []string{"partition", "drop-replies", "slow", "rejoin"}
 //     (its process, a watchdog, runs on) is what lifts that rule;
 //   - clients: two, the explorer's standard pair (a lesson's explore line
 //     asks for three where its failure needs a third); attempts: as many as a waiter
-//     needs to wait out the liveness bound, retrying every half lease (at
-//     most explore.MaxAttempts), or one when every client of the lesson
-//     tries once;
+//     needs to wait out the liveness bound, retrying every half lease, and
+//     one more to be still waiting when it runs out (at most
+//     explore.MaxAttempts), or one when every client of the lesson tries
+//     once or the bound is under half a lease;
 //   - liveness: the lesson's bound as the same multiple of the lease;
 //   - a lease its clients pass (client … lease=D): the shortest, as the
 //     same part of the explorer's lease, for every client of the search.
@@ -182,8 +183,11 @@ func (p *lessonParser) deriveSearch() Search {
 		q.Depth = 14
 	}
 	q.Attempts = 1
-	if !once {
-		q.Attempts = min(int(q.Liveness/(explore.TTL/2))+1, explore.MaxAttempts)
+	if n := int(q.Liveness / (explore.TTL / 2)); !once && n > 0 {
+		// n retries half a lease apart reach the bound itself; the search
+		// judges liveness once that instant's work has run, so the waiter
+		// that gives up there breaks nothing. One more outlasts it.
+		q.Attempts = min(n+2, explore.MaxAttempts)
 	}
 	return q
 }

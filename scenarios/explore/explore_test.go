@@ -181,15 +181,47 @@ func pauseStaleWrite(t *testing.T, names ...string) {
 }
 
 // A crash while holding a lock without a lease orphans it: with retries,
-// the waiter's liveness breaks.
+// the waiter's liveness breaks. Four attempts (t=0, 15, 30, 45): with three,
+// the last fails at the bound's own instant and the waiter gives up then,
+// within the bound.
 func TestCrashOrphansSetnx(t *testing.T) {
-	r := search(t, "setnx", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 3})
+	r := search(t, "setnx", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 4})
 	f, ok := r.Broken(sim.InvLiveness)
 	if !ok {
 		t.Fatalf("no liveness counterexample (%d states, depth %d)", r.States, r.Depth)
 	}
 	if !slices.Contains(f.Trace.Schedule.Moves, "crash A") && !slices.Contains(f.Trace.Schedule.Moves, "crash B") {
 		t.Errorf("the counterexample %v crashes nobody", f.Trace.Schedule.Moves)
+	}
+}
+
+// A crashed holder's lease runs out at the very instant the liveness bound
+// (the lease) does, and the waiter's retry is due then too: liveness is
+// judged once that retry has run, and the retry gets the lock. setnx's lock
+// never runs out, so its waiter still waits in vain (TestCrashOrphansSetnx).
+func TestCrashedLeaseFreesTheWaiterInTime(t *testing.T) {
+	r := search(t, "uuid-lua", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 3})
+	if f, ok := r.Broken(sim.InvLiveness); ok {
+		t.Errorf("liveness broken in %d moves: %v", f.Moves, f.Trace.Schedule.Moves)
+	}
+	if !r.Complete || len(r.Found) != 0 {
+		t.Errorf("complete %v, found %v", r.Complete, brokenIDs(r))
+	}
+	// The schedule the search reported: at t=30s B's retry wakes, A's key
+	// expires, and B's SET takes the lock.
+	in, err := lockimpl.Lookup("uuid-lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := []string{"A", "A", "B", "B", "crash A", "time", "B", "B", "time", "B", "B"}
+	tr, err := Replay(context.Background(), in, &sim.Schedule{Clients: 2, Attempts: 3,
+		Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash}, Moves: moves})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := tr.Events[len(tr.Events)-1]
+	if got := tr.Broken(); len(got) != 0 || last.T != 30*time.Second || last.Snap.Clients[1].Belief != sim.BeliefHolds {
+		t.Errorf("broken %v; at t=%v B is %s, want holds at 30s", got, last.T, last.Snap.Clients[1].Belief)
 	}
 }
 

@@ -488,13 +488,7 @@ func (s *Stepper) do(id string) error {
 			}
 		}
 		w.wakeDue()
-		// Who wakes now moves before the liveness bound is judged, as in a
-		// scripted run: a retry due at the bound gets its chance.
-		w.applyReplication()
-		w.checkWaits()
-		if len(s.runnable()) == 0 {
-			w.checkLiveness()
-		}
+		s.tick()
 		s.noteLeases()
 		if len(w.trace.Events) == before {
 			// Nothing expired or replicated: the trace still says so, with
@@ -550,13 +544,30 @@ func (s *Stepper) do(id string) error {
 		s.restartAt[i] = w.now + w.setup.TTL + RestartDelay
 		w.stopServer(i)
 	}
-	w.tick()
+	s.tick()
 	s.noteLeases()
 	s.schedule = append(s.schedule, id)
 	if w.err != nil {
 		return w.err
 	}
 	return nil
+}
+
+// tick handles what is due after a move, as the world's tick does, but
+// judges the liveness bound only once nothing can move at this instant: the
+// moves of one instant are the work due at it (a retry that woke, the
+// command it sends), and a waiter whose retry is due when the bound runs out
+// — a crashed holder's lease expiring then too — gets its chance before it
+// is judged, as in a scripted run, which judges after the instant settles.
+// Time cannot pass the bound while a client can move (nextTime), so the
+// bound is judged at its instant or not at all.
+func (s *Stepper) tick() {
+	w := s.w
+	w.applyReplication()
+	w.checkWaits()
+	if len(s.runnable()) == 0 {
+		w.checkLiveness()
+	}
 }
 
 // stuckAt fails the run, as a lesson's run fails, when time passed to
