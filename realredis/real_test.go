@@ -262,8 +262,10 @@ func TestRealFailoverLosesTheWrite(t *testing.T) {
 }
 
 // slowFirst is uuid-lua, except that in a cell's first run (its keys are
-// not under a "slower" prefix) every acquire first spends 40 ms of wall
-// time, as on a busy machine: that run keeps to its clock only within 40 ms.
+// not under a "slower" prefix) every acquire first spends 40 ms of CPU, as
+// on a busy machine: that run keeps to its clock only within 40 ms. (A
+// time.Sleep would not do: a lock waiting on the wall clock is blocked, and
+// the run goes on without it.)
 type slowFirst struct {
 	lockimpl.Lock
 	slow bool
@@ -271,7 +273,7 @@ type slowFirst struct {
 
 func (l slowFirst) TryAcquire(ctx context.Context) (bool, error) {
 	if l.slow {
-		time.Sleep(40 * time.Millisecond)
+		spin(40 * time.Millisecond)
 	}
 	return l.Lock.TryAcquire(ctx)
 }
@@ -433,13 +435,19 @@ func TestRealUntrustedCellIsNotAPass(t *testing.T) {
 	}
 }
 
-// slowAlways is a lock whose every acquire first spends wait of wall time.
+// slowAlways is a lock whose every acquire first spends wait of CPU.
 type slowAlways struct {
 	lockimpl.Lock
 	wait time.Duration
 }
 
+// spin runs for d of wall time without blocking.
+func spin(d time.Duration) {
+	for start := time.Now(); time.Since(start) < d; {
+	}
+}
+
 func (l slowAlways) TryAcquire(ctx context.Context) (bool, error) {
-	time.Sleep(l.wait)
+	spin(l.wait)
 	return l.Lock.TryAcquire(ctx)
 }

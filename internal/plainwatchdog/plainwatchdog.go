@@ -1,7 +1,8 @@
 // Package plainwatchdog is a lock whose watchdog is written the way teams
 // write one, with nothing of lockstep's in it: a go statement, a
 // time.Ticker at a third of the lease, and a context.WithTimeout around
-// each renewal (AfterFunc: a chain of time.AfterFunc timers instead). It is for the tests that show the engine runs such code as
+// each renewal (AfterFunc: a chain of time.AfterFunc timers instead; EnvGo:
+// the same goroutine started through Env.Go). It is for the tests that show the engine runs such code as
 // written, on virtual time.
 package plainwatchdog
 
@@ -39,7 +40,9 @@ type lock struct {
 	// afterFunc renews on a chain of time.AfterFunc timers instead of a
 	// goroutine on a ticker.
 	afterFunc bool
-	timed     timed
+	// envGo starts the watchdog's goroutine through Env.Go.
+	envGo bool
+	timed timed
 }
 
 // TryAcquire makes one attempt, SET NX PX with a token, and starts the
@@ -58,6 +61,10 @@ func (l *lock) TryAcquire(ctx context.Context) (bool, error) {
 		l.timed.stopped = false
 		l.renewAfter(token, l.done)
 		l.timed.mu.Unlock()
+	case l.envGo:
+		stop, done := make(chan struct{}), make(chan struct{})
+		l.stop, l.done = stop, done
+		l.env.Go(ctx, "watchdog", func(context.Context) { l.watch(token, stop, done) })
 	case !l.unwatched:
 		l.stop, l.done = make(chan struct{}), make(chan struct{})
 		go l.watch(token, l.stop, l.done)
@@ -170,6 +177,11 @@ var Info = lockimpl.Info{Name: "plain-watchdog", Nodes: 1,
 // "afterfunc-watchdog".
 var AfterFunc = lockimpl.Info{Name: "afterfunc-watchdog", Nodes: 1,
 	New: func(env lockimpl.Env) lockimpl.Lock { return &lock{env: env, afterFunc: true} }}
+
+// EnvGo is the same lock with its watchdog's goroutine started through
+// Env.Go, named "envgo-watchdog".
+var EnvGo = lockimpl.Info{Name: "envgo-watchdog", Nodes: 1,
+	New: func(env lockimpl.Env) lockimpl.Lock { return &lock{env: env, envGo: true} }}
 
 // Unwatched is the same lock without its watchdog, named
 // "plain-unwatched": a lease that work longer than it outlives.

@@ -249,6 +249,10 @@ func (w *World) wakesLater() bool {
 // stuck fails the run for actor a, blocked in lock code when nothing in the
 // run can wake it.
 func (w *World) stuck(a *actor) {
+	past := lateWake.String()
+	if w.real != nil {
+		past = w.stall.String() + " of wall time"
+	}
 	where := w.whereBlocked(a)
 	if where != "" {
 		where = ", " + where + ","
@@ -258,7 +262,7 @@ func (w *World) stuck(a *actor) {
 	}
 	w.fail(fmt.Errorf("%s is blocked in the lock implementation %s%s and nothing in the run can wake it: "+
 		"every goroutine of the run waits, no timer of the lock's wakes it (up to %s past the lesson's end), and none of its commands is at the gate",
-		callName(a), w.impl.Name, where, lateWake))
+		callName(a), w.impl.Name, where, past))
 }
 
 // callName names what actor a is in: "A's Release", "A.watchdog".

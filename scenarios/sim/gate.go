@@ -49,6 +49,16 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			return next(ctx, cmd)
 		}
 		a := actorFrom(ctx)
+		root := goroutineRoot()
+		if root == rootActor {
+			// An actor's own goroutine (the business one, Env.Go's): the
+			// command is that actor's, whatever context it was sent with
+			// (context.Background, or the context of the TryAcquire that
+			// started a watchdog).
+			if own := g.w.ownActor(g.c); own != nil {
+				a = own
+			}
+		}
 		if a == nil {
 			// Lock code that sends with a context of its own making
 			// (context.Background in a watchdog's goroutine): the command is
@@ -60,7 +70,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			return redis.ErrClosed
 		}
 		x, kind := a, msgGate
-		if root := goroutineRoot(); root != rootActor {
+		if root != rootActor {
 			// A goroutine the lock code started itself: its command is a
 			// flight, a move of its own.
 			x = &actor{client: a.client, parent: a, flight: true, bg: a.bg,

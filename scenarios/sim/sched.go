@@ -114,7 +114,9 @@ func (w *World) quiesced() {
 // drainReal is drain on real servers, whose network the runtime cannot see
 // into: it waits for messages on the wall clock. Lock code that sends from
 // goroutines of its own may go quiet without a message; after quietWindow
-// without one, and no reply on its way, the run is taken as quiet.
+// without one, and no reply on its way, the run is taken as quiet. So is a
+// run whose running actors all wait in-process (realquiet.go): a watchdog
+// in its select on a ticker, a Release waiting for it.
 func (w *World) drainReal() {
 	timer := time.NewTimer(w.stall)
 	defer timer.Stop()
@@ -122,7 +124,7 @@ func (w *World) drainReal() {
 	defer quiet.Stop()
 	for (w.running > 0 || w.loose || w.fanRunning > 0) && w.err == nil {
 		var tick <-chan time.Time
-		if w.flights && (w.running > 0 || w.loose) && !w.replyDue() {
+		if (w.running > 0 || w.loose) && !w.replyDue() {
 			resetTimer(quiet, quietWindow)
 			tick = quiet.C
 		}
@@ -130,6 +132,9 @@ func (w *World) drainReal() {
 		case m := <-w.ch:
 			w.handle(m)
 		case <-tick:
+			if !w.flights && !w.runningBlocked() {
+				continue // it runs: the stall bound still counts
+			}
 			w.quiesced()
 			continue
 		case <-timer.C:
@@ -172,13 +177,26 @@ func (w *World) replyDue() bool {
 	return false
 }
 
+// stalled gives a real run up: no message for the stall bound. The error
+// names each running actor and the line its goroutine is at, as an
+// embedded stall does.
 func (w *World) stalled() {
-	names := w.runningNames()
+	var names []string
+	for _, a := range w.actors {
+		if a.state != stateRunning {
+			continue
+		}
+		name := a.name + inCall(a)
+		if at := w.whereRunning(a); at != "" {
+			name += " " + at
+		}
+		names = append(names, name)
+	}
 	if w.fanRunning > 0 {
 		names = append(names, fmt.Sprintf("%d call(s) of Env.Fan", w.fanRunning))
 	}
-	w.fail(fmt.Errorf("stalled: %s did not reach a Redis command, a clock sleep or a program point within %s",
-		strings.Join(names, ", "), w.stall))
+	w.fail(fmt.Errorf("stalled: %s did not reach a Redis command, a clock sleep or a program point within %s of wall time",
+		strings.Join(names, "; "), w.stall))
 	w.abandon()
 }
 

@@ -30,7 +30,23 @@ func (w *World) labelActor(a *actor) {
 	line := string(buf[:runtime.Stack(buf[:], false)])
 	if id, _, ok := strings.Cut(strings.TrimPrefix(line, "goroutine "), " "); ok {
 		w.goids.Store(a, id)
+		w.onGoroutine.Store(id, a)
 	}
+}
+
+// ownActor is the actor whose own goroutine calls it, if it is one of
+// client c's: the goroutine, not the context, says whose a command is.
+func (w *World) ownActor(c *client) *actor {
+	var buf [64]byte
+	line := string(buf[:runtime.Stack(buf[:], false)])
+	id, _, ok := strings.Cut(strings.TrimPrefix(line, "goroutine "), " ")
+	if !ok {
+		return nil
+	}
+	if a, ok := w.onGoroutine.Load(id); ok && a.(*actor).client == c {
+		return a.(*actor)
+	}
+	return nil
 }
 
 // whereRunning says where actor a's own goroutine is now, running or not:
@@ -43,17 +59,8 @@ func (w *World) whereRunning(a *actor) string {
 	if !ok {
 		return ""
 	}
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
 	head := "goroutine " + id.(string) + " ["
-	for _, rec := range strings.Split(string(buf), "\n\n") {
+	for _, rec := range strings.Split(allStacks(), "\n\n") {
 		if strings.HasPrefix(rec, head) {
 			return tracebackAt(rec)
 		}

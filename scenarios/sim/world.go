@@ -126,7 +126,10 @@ type World struct {
 	last     atomic.Pointer[string] // who the scheduler last let go, for a stall
 	lastA    atomic.Pointer[actor]  // that actor; nil for the lock's New
 	goids    sync.Map               // *actor → its goroutine's id, for a stall
-	wedged   error                  // set by the caller when the run stalled (see in)
+	// onGoroutine is goids the other way round: the actor whose goroutine
+	// sends a command (gate.go).
+	onGoroutine sync.Map
+	wedged      error // set by the caller when the run stalled (see in)
 	// wedgedDone: the stalled call's end; aborted tells the scheduler.
 	wedgedDone <-chan any
 	aborted    atomic.Bool
@@ -485,9 +488,7 @@ func (w *World) replicas() int {
 //
 //go:noinline
 func (w *World) runActor(a *actor, fn func()) {
-	if w.bub != nil {
-		w.labelActor(a)
-	}
+	w.labelActor(a)
 	var crash error
 	func() {
 		defer func() {
@@ -621,6 +622,9 @@ func (w *World) runUntil(target time.Duration, untilQuiet bool) {
 // code blocked for good.
 func (w *World) awaitLib(horizon time.Duration) bool {
 	a := w.libBlocked()
+	if a != nil && w.real != nil {
+		return w.awaitLibReal(a, horizon)
+	}
 	if a == nil || w.bub == nil {
 		return len(w.inbox) > 0
 	}
