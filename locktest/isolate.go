@@ -45,10 +45,9 @@ type childRun struct {
 // unitReport is one line of a child's report: a unit started, or ended
 // with its problems and errors.
 type unitReport struct {
-	Unit     string    `json:"unit"`
-	Done     bool      `json:"done,omitempty"`
-	Problems []Problem `json:"problems,omitempty"`
-	Errors   []string  `json:"errors,omitempty"`
+	Unit string `json:"unit"`
+	Done bool   `json:"done,omitempty"`
+	Report
 }
 
 // calls counts the calls of Run in each run of a test (-count runs it
@@ -90,7 +89,7 @@ func runPattern(name string) string {
 
 // isolated runs the units in children until one gets to the end, and
 // gathers their reports, in the order the units come in the lessons.
-func isolated(t *testing.T, info lockimpl.Info) ([]Problem, error) {
+func isolated(t *testing.T, info lockimpl.Info) (Report, error) {
 	spec := childRun{Call: nextCall(t)}
 	dir := t.TempDir()
 	var units []string // in the order the children started them
@@ -105,7 +104,7 @@ func isolated(t *testing.T, info lockimpl.Info) ([]Problem, error) {
 		runErr := cmd.Run()
 		reports, err := readReports(spec.Out)
 		if err != nil {
-			return nil, fmt.Errorf("locktest: the child process's report: %w", err)
+			return Report{}, fmt.Errorf("locktest: the child process's report: %w", err)
 		}
 		var started []string // under way when the child ended
 		for _, r := range reports {
@@ -122,11 +121,11 @@ func isolated(t *testing.T, info lockimpl.Info) ([]Problem, error) {
 		}
 		switch {
 		case runErr == nil && len(done) == 0:
-			return nil, fmt.Errorf("locktest: the child process ran none of %s's lessons: its test did not call Run as this one did (call %d); keep a test that calls locktest.Run to its calls of Run", info.Name, spec.Call)
+			return Report{}, fmt.Errorf("locktest: the child process ran none of %s's lessons: its test did not call Run as this one did (call %d); keep a test that calls locktest.Run to its calls of Run", info.Name, spec.Call)
 		case runErr == nil:
 			return gather(units, done)
 		case len(started) == 0:
-			return nil, fmt.Errorf("locktest: the child process running %s's lessons failed outside them: %v\n%s", info.Name, runErr, tail(out.String(), 20))
+			return Report{}, fmt.Errorf("locktest: the child process running %s's lessons failed outside them: %v\n%s", info.Name, runErr, tail(out.String(), 20))
 		case len(started) > 1 && !spec.Serial:
 			// Several lessons were under way: one at a time from here,
 			// so that the next death names its lesson.
@@ -139,24 +138,22 @@ func isolated(t *testing.T, info lockimpl.Info) ([]Problem, error) {
 			what = "the search"
 		}
 		spec.Skip = append(spec.Skip, unit)
-		done[unit] = unitReport{Unit: unit, Done: true, Errors: []string{fmt.Sprintf(
+		done[unit] = unitReport{Unit: unit, Done: true, Report: Report{Errors: []string{fmt.Sprintf(
 			"%s could not run: the process died in it (%v), as it does when a goroutine the lock started itself panics (one started with Env.Go is a lesson's error without that): %s",
-			what, runErr, crash(out.String()))}}
+			what, runErr, crash(out.String()))}}}
 	}
 }
 
 // gather puts the units' reports together in order.
-func gather(units []string, done map[string]unitReport) ([]Problem, error) {
-	var problems []Problem
-	var errs []string
+func gather(units []string, done map[string]unitReport) (Report, error) {
+	var rep Report
 	for _, u := range units {
-		r := done[u]
-		problems, errs = append(problems, r.Problems...), append(errs, r.Errors...)
+		rep.add(done[u].Report)
 	}
 	if r, ok := done["lockimpl.Info"]; ok {
-		errs = append(errs, r.Errors...)
+		rep.Errors = append(rep.Errors, r.Errors...)
 	}
-	return problems, joinErrs(errs)
+	return rep, nil
 }
 
 func readReports(path string) ([]unitReport, error) {
@@ -221,7 +218,7 @@ func runChild(t testing.TB, spec childRun, info lockimpl.Info, opts []Option) {
 	}
 	c := newConfig(opts)
 	if err := checkInfo(info); err != nil {
-		report(unitReport{Unit: "lockimpl.Info", Done: true, Errors: []string{err.Error()}})
+		report(unitReport{Unit: "lockimpl.Info", Done: true, Report: Report{Errors: []string{err.Error()}}})
 		return
 	}
 	// The lessons side by side, as Check runs them (real servers: mostly
@@ -244,17 +241,16 @@ func runChild(t testing.TB, spec childRun, info lockimpl.Info, opts []Option) {
 		report(unitReport{Unit: s.ID})
 		wg.Go(func() {
 			defer func() { <-slots }()
-			ps, errs, err := c.checkLessons(info, []scenarios.Scenario{s})
+			r, err := c.checkLessons(info, []scenarios.Scenario{s})
 			if err != nil {
-				errs = append(errs, err.Error())
+				r.Errors = append(r.Errors, err.Error())
 			}
-			report(unitReport{Unit: s.ID, Done: true, Problems: ps, Errors: errs})
+			report(unitReport{Unit: s.ID, Done: true, Report: r})
 		})
 	}
 	wg.Wait()
 	if c.search && !slices.Contains(spec.Skip, Explored) {
 		report(unitReport{Unit: Explored})
-		ps, errs := c.checkSearch(info)
-		report(unitReport{Unit: Explored, Done: true, Problems: ps, Errors: errs})
+		report(unitReport{Unit: Explored, Done: true, Report: c.checkSearch(info)})
 	}
 }

@@ -46,7 +46,11 @@ func TestGoroutinePanicIsTheLessonsError(t *testing.T) {
 		Run(t, panickyInfo, opts...) // the child's part: the lessons
 		return
 	}
-	problems, err := isolated(t, panickyInfo)
+	rep, err := isolated(t, panickyInfo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := rep.Problems, rep.err()
 	if err == nil || !strings.Contains(err.Error(), "oversell × panicky could not run: the process died in it") ||
 		!strings.Contains(err.Error(), "panic: a goroutine of the lock's own panics") {
 		t.Errorf("err = %v; want oversell's error, with the panic", err)

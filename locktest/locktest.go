@@ -37,6 +37,12 @@
 // deep it got: a failure of the test, or, with AllowUnfinished, a skip
 // said in the test's log. Before #38 such a search passed in silence, a
 // lock too slow to search to its depth as if it had been found sound.
+//
+// Run fails once for each lesson that could not run and logs what held,
+// what was skipped and why, and how far the search got; Inspect returns
+// the same as a Report (new in #38), and Check, as before, what broke and
+// the errors, now one error per lesson, each on its own line, where they
+// were one line joined by "; ".
 package locktest
 
 import (
@@ -82,6 +88,10 @@ type config struct {
 	unfinishedOK bool
 	redis        string // real servers for the lessons, as --redis takes them
 	once         bool   // each lesson runs once, not twice (Once; twice.go)
+	// The search's depth, attempts and liveness bound (Depth, Attempts,
+	// Liveness); 0: the default's, or Widen's.
+	depth, attempts int
+	liveness        time.Duration
 }
 
 // Allow accepts that lesson (an id, Explored for the search, or "*" for
@@ -103,12 +113,30 @@ func Lessons(lessons ...scenarios.Scenario) Option {
 }
 
 // Widen makes the search wider: three clients, two attempts each, and
-// crashes and pauses besides expiry, to the explorer's depth of 30 moves,
-// for at most 10 minutes (SearchTimeout changes it); it takes minutes
-// rather than seconds, and a search it stops at that bound fails the test
-// as any unfinished search does. LOCKSTEP_LOCKTEST_WIDE=1 in the
-// environment does the same.
+// crashes and pauses besides expiry, WideDepth moves deep, for at most 10
+// minutes (SearchTimeout changes it); it takes a minute or more rather
+// than seconds, and a search it stops at that bound fails the test as any
+// unfinished search does. LOCKSTEP_LOCKTEST_WIDE=1 in the environment does
+// the same. Depth, Attempts and Liveness change it.
 func Widen() Option { return func(c *config) { c.wide = true } }
+
+// WideDepth is Widen's depth in moves: on a 2-core machine the catalogue's
+// uuid-lua searches it whole in about a minute (101,320 states); each two
+// moves more cost about three times as long.
+const WideDepth = 14
+
+// Depth sets how many moves the search looks ahead (SearchDepth, or
+// Widen's WideDepth, by default; at most explore.MaxMoves).
+func Depth(moves int) Option { return func(c *config) { c.depth = moves } }
+
+// Attempts sets how many times each of the search's clients tries to
+// acquire (1, or Widen's 2, by default; at most explore.MaxAttempts).
+func Attempts(n int) Option { return func(c *config) { c.attempts = n } }
+
+// Liveness sets the search's liveness bound: how long a client may wait
+// while no live client holds the lock (by default the explorer's lease,
+// 30 s).
+func Liveness(d time.Duration) Option { return func(c *config) { c.liveness = d } }
 
 // Unfinished is the name a problem gives a search that stopped at its
 // time bound before its depth, where an invariant's id would go.
@@ -200,15 +228,20 @@ func Run(t testing.TB, info lockimpl.Info, opts ...Option) {
 		runChild(t, spec, info, opts)
 		return
 	}
-	var problems []Problem
+	var rep Report
 	var err error
 	if tt, ok := t.(*testing.T); ok && testing.Testing() {
-		problems, err = isolated(tt, info)
+		rep, err = isolated(tt, info)
 	} else {
-		problems, err = Check(info, opts...)
+		rep, err = Inspect(info, opts...)
 	}
+	if err != nil {
+		t.Error(err)
+		return
+	}
+	logReport(t, info.Name, rep)
 	var allowed []string
-	for _, p := range problems {
+	for _, p := range rep.Problems {
 		if p.Allowed && p.Invariant == Unfinished {
 			t.Logf("%s", p) // a skip the caller asked for: said in full
 		} else if p.Allowed {
@@ -220,8 +253,8 @@ func Run(t testing.TB, info lockimpl.Info, opts ...Option) {
 	if len(allowed) > 0 {
 		t.Logf("%s: %d known weaknesses, allowed: %s", info.Name, len(allowed), strings.Join(allowed, ", "))
 	}
-	if err != nil {
-		t.Error(err)
+	for _, e := range rep.Errors {
+		t.Error("locktest: " + e) // each on its own: one lesson's is often a page
 	}
 }
 
@@ -252,26 +285,11 @@ func checkInfo(info lockimpl.Info) error {
 // and the errors of runs that could not complete. It runs in the
 // calling process: a panic in a goroutine the lock started itself ends it.
 func Check(info lockimpl.Info, opts ...Option) ([]Problem, error) {
-	c := newConfig(opts)
-	if err := checkInfo(info); err != nil {
-		return nil, err
-	}
-	problems, errs, err := c.checkLessons(info, c.lessonList())
+	r, err := Inspect(info, opts...)
 	if err != nil {
 		return nil, err
 	}
-	if c.search {
-		ps, e := c.checkSearch(info)
-		problems, errs = append(problems, ps...), append(errs, e...)
-	}
-	return problems, joinErrs(errs)
-}
-
-func joinErrs(errs []string) error {
-	if len(errs) > 0 {
-		return fmt.Errorf("locktest: %s", strings.Join(errs, "; "))
-	}
-	return nil
+	return r.Problems, r.err()
 }
 
 func (c *config) lessonList() []scenarios.Scenario {
@@ -281,48 +299,58 @@ func (c *config) lessonList() []scenarios.Scenario {
 	return scenarios.All()
 }
 
-// checkLessons runs lessons against info: the problems they show, and the
-// errors of lessons that could not run. err: none of them could.
-func (c *config) checkLessons(info lockimpl.Info, lessons []scenarios.Scenario) (problems []Problem, errs []string, err error) {
+// checkLessons runs lessons against info: the problems they show, the
+// lessons that held or were skipped, and the errors of lessons that could
+// not run. err: none of them could.
+func (c *config) checkLessons(info lockimpl.Info, lessons []scenarios.Scenario) (Report, error) {
 	results, err := c.runLessons(lessons, info)
 	if err != nil {
-		return nil, nil, err
+		return Report{}, err
 	}
-	errs = c.again(info, lessons, results)
+	rep := Report{Errors: c.again(info, lessons, results)}
 	for i, r := range results {
-		if r.Error != "" {
+		switch {
+		case r.Error != "":
 			cell := r.Scenario + " × " + r.Impl
-			errs = append(errs, fmt.Sprintf("%s could not run: %s", cell, strings.TrimPrefix(r.Error, cell+": ")))
-			continue
-		}
-		if r.Skipped != "" {
-			continue
-		}
-		if r.Drift > r.Margin {
-			errs = append(errs, fmt.Sprintf("%s × %s: the run kept its clock only to %s, beyond its margin of %s (a busy machine or a slow server); its verdicts are not judged",
+			rep.Errors = append(rep.Errors, fmt.Sprintf("%s could not run: %s", cell, strings.TrimPrefix(r.Error, cell+": ")))
+		case r.Skipped != "":
+			rep.Skipped = append(rep.Skipped, r.Scenario+": "+r.Skipped)
+		case r.Drift > r.Margin:
+			rep.Errors = append(rep.Errors, fmt.Sprintf("%s × %s: the run kept its clock only to %s, beyond its margin of %s: something held the scheduler up that long, lock code that computes or waits on a connection of its own, a busy machine or a slow server (a lock's sleeps, time.Sleep or Env.Clock, do not); its verdicts are not judged",
 				r.Scenario, r.Impl, r.Drift, r.Margin))
-			continue
-		}
-		s := lessons[i]
-		for _, v := range r.Verdicts {
-			if !v.Broken {
-				continue
+		default:
+			ps := c.lessonProblems(info, lessons[i], r)
+			if len(ps) == 0 {
+				rep.Held = append(rep.Held, r.Scenario)
 			}
-			p := c.problem(info.Name, s.ID, v, r.Trace)
-			p.Explanation = fmt.Sprintf("  %s: %s\n  %s\n  %s", s.ID, s.Title.EN, v.Reason.EN, fixLine(s, info.Name, v.Invariant))
-			problems = append(problems, p)
+			rep.Problems = append(rep.Problems, ps...)
 		}
 	}
-	return problems, errs, nil
+	return rep, nil
+}
+
+// lessonProblems are the invariants lesson s broke in result r.
+func (c *config) lessonProblems(info lockimpl.Info, s scenarios.Scenario, r scenarios.Result) []Problem {
+	var problems []Problem
+	for _, v := range r.Verdicts {
+		if !v.Broken {
+			continue
+		}
+		p := c.problem(info.Name, s.ID, v, r.Trace)
+		p.Explanation = fmt.Sprintf("  %s: %s\n  %s\n  %s", s.ID, s.Title.EN, v.Reason.EN, fixLine(s, info.Name, v.Invariant))
+		problems = append(problems, p)
+	}
+	return problems
 }
 
 // checkSearch runs the search against info.
-func (c *config) checkSearch(info lockimpl.Info) ([]Problem, []string) {
-	ps, err := c.explore(info)
+func (c *config) checkSearch(info lockimpl.Info) Report {
+	ps, searched, err := c.explore(info)
+	rep := Report{Problems: ps, Search: searched}
 	if err != nil {
-		return ps, []string{err.Error()}
+		rep.Errors = []string{err.Error()}
 	}
-	return ps, nil
+	return rep
 }
 
 // realParallel is how many lessons run at once on real servers: they
@@ -374,19 +402,30 @@ const (
 	WideTimeoutDefault   = 10 * time.Minute
 )
 
-func (c *config) explore(info lockimpl.Info) ([]Problem, error) {
+func (c *config) explore(info lockimpl.Info) ([]Problem, *Searched, error) {
 	opts := explore.Options{Depth: SearchDepth, Timeout: SearchTimeoutDefault}
 	if c.wide {
-		opts = explore.Options{Clients: 3, Attempts: 2, Timeout: WideTimeoutDefault,
+		opts = explore.Options{Clients: 3, Attempts: 2, Depth: WideDepth, Timeout: WideTimeoutDefault,
 			Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash, sim.FaultPause}}
 	}
 	if c.timeout > 0 {
 		opts.Timeout = c.timeout
 	}
+	if c.depth > 0 {
+		opts.Depth = c.depth
+	}
+	if c.attempts > 0 {
+		opts.Attempts = c.attempts
+	}
+	opts.Liveness = c.liveness
+	start := time.Now()
 	res, err := explore.Search(context.Background(), info, opts)
 	if err != nil {
-		return nil, fmt.Errorf("the search: %w", err)
+		return nil, nil, fmt.Errorf("the search: %w", err)
 	}
+	o := res.Options
+	searched := &Searched{Clients: o.Clients, Attempts: o.Attempts, Faults: faults(o.Faults), Depth: o.Depth,
+		Reached: res.Depth, States: res.States, Finished: !res.TimedOut && !res.OverBudget, Elapsed: time.Since(start)}
 	var problems []Problem
 	for _, f := range res.Found {
 		v := f.Trace.Verdict(f.Invariant)
@@ -399,7 +438,7 @@ func (c *config) explore(info lockimpl.Info) ([]Problem, error) {
 	if res.TimedOut {
 		problems = append(problems, c.unfinished(info.Name, res))
 	}
-	return problems, nil
+	return problems, searched, nil
 }
 
 // unfinished is the problem of a search that stopped at its time bound

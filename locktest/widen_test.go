@@ -1,0 +1,39 @@
+package locktest
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+)
+
+// Issue #38, item 2: the wide search of the catalogue's own uuid-lua breaks
+// no liveness. A crashed holder's lease runs out at the instant the bound
+// does; the waiter's retry due then is judged after it has run, not before
+// (it reported "liveness broken in 11 moves: A, A, B, B, C, crash A, time,
+// C, crash B, time, C"). What a pause breaks — mutex and the stale write,
+// as for every lease lock — the search still finds, and is allowed here;
+// the search finishes at Widen's depth, and Run passes and says in its log
+// how long the search took. About a minute on two cores: LOCKSTEP_LONG=1.
+func TestLongWidenUUIDLua(t *testing.T) {
+	if os.Getenv("LOCKSTEP_LONG") != "1" {
+		t.Skip("the wide search, a minute: LOCKSTEP_LONG=1 runs it")
+	}
+	info, err := lockimpl.Lookup("uuid-lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []Option{Widen(), lessonsByID(t, "oversell"), Allow(Explored, sim.InvMutex, sim.InvResource), TraceDir(t.TempDir())}
+	r := &recorder{TB: t}
+	Run(r, info, opts...)
+	for _, e := range r.errs {
+		t.Error(e)
+	}
+	logs := strings.Join(r.logs, "\n")
+	if !strings.Contains(logs, "uuid-lua: the search (3 clients, 2 attempts, faults expiry,crash,pause) finished: every schedule of up to 14 moves of the 14 asked") {
+		t.Errorf("the log does not say the search finished:\n%s", logs)
+	}
+	t.Log(logs)
+}
