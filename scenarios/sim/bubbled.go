@@ -89,8 +89,8 @@ func (w *World) wedge(done <-chan any) {
 			where = ", " + at
 		}
 	}
-	w.wedged = fmt.Errorf("stalled: %s did not reach a Redis command, a sleep or a program point, nor block, within %s of wall time%s: "+
-		"it runs without end, or waits for something outside the run (a mutex held for good, a channel made outside it, the network)", who, w.stall, where)
+	w.wedged = fmt.Errorf("%w: %s did not reach a Redis command, a sleep or a program point, nor block, within %s of wall time%s: "+
+		"it runs without end, or waits for something outside the run (a mutex held for good, a channel made outside it, the network)", ErrStalled, who, w.stall, where)
 	w.aborted.Store(true)
 	w.wedgedDone = done
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -15,6 +16,28 @@ import (
 // it forever. It is a debugging aid on the wall clock and never shows in a
 // trace; a world takes it when it is built (World.stall).
 var stallTimeout = 10 * time.Second
+
+// ErrStalled is in the error of a run that gave up lock code which sent
+// nothing for the stall bound: it spins, computes for longer than the
+// bound, or waits for something outside the run.
+var ErrStalled = errors.New("stalled")
+
+type stallKey struct{}
+
+// WithStallTimeout sets the stall bound of the runs started with ctx: how
+// long lock code may go without a message of the wall clock before the run
+// gives it up (10 s by default).
+func WithStallTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, stallKey{}, d)
+}
+
+// stallFrom is ctx's stall bound, or stallTimeout.
+func stallFrom(ctx context.Context) time.Duration {
+	if d, ok := ctx.Value(stallKey{}).(time.Duration); ok && d > 0 {
+		return d
+	}
+	return stallTimeout
+}
 
 // settle runs actors, one at a time, until none can move without time
 // passing. The running actor keeps going until it sleeps, finishes or is
@@ -195,8 +218,8 @@ func (w *World) stalled() {
 	if w.fanRunning > 0 {
 		names = append(names, fmt.Sprintf("%d call(s) of Env.Fan", w.fanRunning))
 	}
-	w.fail(fmt.Errorf("stalled: %s did not reach a Redis command, a clock sleep or a program point within %s of wall time",
-		strings.Join(names, "; "), w.stall))
+	w.fail(fmt.Errorf("%w: %s did not reach a Redis command, a clock sleep or a program point within %s of wall time",
+		ErrStalled, strings.Join(names, "; "), w.stall))
 	w.abandon()
 }
 

@@ -294,7 +294,7 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target, b *bubble.Bubble) (*World, error) {
 	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg), done: make(chan struct{}),
 		pausedAt: map[*client]time.Duration{},
-		pacer:    pacerFrom(ctx), ctx: ctx, bub: b, stall: stallTimeout, id: worldIDs.Add(1)}
+		pacer:    pacerFrom(ctx), ctx: ctx, bub: b, stall: stallFrom(ctx), id: worldIDs.Add(1)}
 	s := &w.setup
 	w.res = resource{name: rowName(s.Key), value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
