@@ -158,15 +158,16 @@ func (w *World) checkLiveness() {
 	if !on || w.now < d {
 		return
 	}
-	var waiting, hung []string
-	self := false
+	var waiting, self, hung []string
 	for _, c := range w.clients {
 		if c.crashed {
 			continue
 		}
 		if c.belief == BeliefWaiting || c.reentering {
 			waiting = append(waiting, c.name)
-			self = self || c.reentering
+		}
+		if c.reentering {
+			self = append(self, c.name)
 		}
 		if c.belief == BeliefHolds && c.hung {
 			hung = append(hung, c.name)

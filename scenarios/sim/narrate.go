@@ -797,7 +797,7 @@ func plural(n int) string {
 	return "s"
 }
 
-func textLiveness(waitingList []string, d time.Duration, self bool, hungList []string, keyHeld bool) Text {
+func textLiveness(waitingList []string, d time.Duration, selfList []string, hungList []string, keyHeld bool) Text {
 	waiting, waitingZH := andList(waitingList), strings.Join(waitingList, "、")
 	has := "has"
 	if len(waitingList) > 1 {
@@ -810,11 +810,8 @@ func textLiveness(waitingList []string, d time.Duration, self bool, hungList []s
 			EN: fmt.Sprintf("%s %s waited %s while the holder, %s, is hung and still keeps the lock", waiting, has, Secs(d), hung),
 			ZH: fmt.Sprintf("%s 已等待 %s，而持有者 %s 已经卡死，却仍占着锁", waitingZH, secsZH(d), hungZH),
 		}
-	case self:
-		return Text{
-			EN: fmt.Sprintf("%s has waited %s for a lock it holds itself: it has deadlocked on itself", waiting, Secs(d)),
-			ZH: fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", waitingZH, secsZH(d)),
-		}
+	case len(selfList) > 0:
+		return textSelfDeadlock(waitingList, d, selfList)
 	case !keyHeld:
 		return Text{
 			EN: fmt.Sprintf("%s %s waited %s for a lock nobody holds: every attempt fails", waiting, has, Secs(d)),
@@ -825,6 +822,39 @@ func textLiveness(waitingList []string, d time.Duration, self bool, hungList []s
 		EN: fmt.Sprintf("%s %s waited %s while no live client holds the lock: it is orphaned", waiting, has, Secs(d)),
 		ZH: fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁无人释放（死锁）", waitingZH, secsZH(d)),
 	}
+}
+
+// textSelfDeadlock is liveness broken by clients that wait for the lock
+// they hold themselves (a nested acquire of a lock that is not
+// reentrant), and whoever waits behind them.
+func textSelfDeadlock(waitingList []string, d time.Duration, selfList []string) Text {
+	self, selfZH := andList(selfList), strings.Join(selfList, "、")
+	has, it, holds, itself := "has", "it", "holds", "itself"
+	if len(selfList) > 1 {
+		has, it, holds, itself = "have", "they", "hold", "themselves"
+	}
+	t := Text{
+		EN: fmt.Sprintf("%s %s waited %s for a lock %s %s %s: %s %s deadlocked on %s", self, has, Secs(d), it, holds, itself, it, has, itself),
+		ZH: fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", selfZH, secsZH(d)),
+	}
+	var others []string
+	for _, c := range waitingList {
+		if !slices.Contains(selfList, c) {
+			others = append(others, c)
+		}
+	}
+	if len(others) > 0 {
+		waits, behind := "waits", "it"
+		if len(others) > 1 {
+			waits = "wait"
+		}
+		if len(selfList) > 1 {
+			behind = "them"
+		}
+		t.EN += fmt.Sprintf(", and %s %s behind %s", andList(others), waits, behind)
+		t.ZH += fmt.Sprintf("；%s 也在后面等着", strings.Join(others, "、"))
+	}
+	return t
 }
 
 // --- short labels -------------------------------------------------------
