@@ -4,6 +4,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -25,7 +26,10 @@ func TestLongWidenUUIDLua(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := []Option{Widen(), lessonsByID(t, "oversell"), Allow(Explored, sim.InvMutex, sim.InvResource), TraceDir(t.TempDir())}
+	// CI runs it at nice 15 beside its other steps: it may get a fraction
+	// of a core, and Widen's ten minutes are not the point here.
+	opts := []Option{Widen(), SearchTimeout(25 * time.Minute), lessonsByID(t, "oversell"),
+		Allow(Explored, sim.InvMutex, sim.InvResource), TraceDir(t.TempDir())}
 	r := &recorder{TB: t}
 	Run(r, info, opts...)
 	for _, e := range r.errs {
