@@ -59,6 +59,9 @@ var statesCache struct {
 
 const statesFresh = time.Millisecond
 
+// sendFrame is World.send's frame in a traceback.
+const sendFrame = "lockstep/scenarios/sim.(*World).send("
+
 // goroutineStates maps each goroutine's id to its state in the traceback
 // ("chan receive", "IO wait", "running" …).
 func goroutineStates() map[string]string {
@@ -75,6 +78,11 @@ func goroutineStates() map[string]string {
 			continue
 		}
 		st, _, _ := strings.Cut(strings.TrimSuffix(rest, "]:"), ",")
+		if strings.Contains(rec, sendFrame) {
+			// On its way to the scheduler, which is not listening while
+			// it reads this: not blocked in lock code.
+			st = "sending"
+		}
 		states[id] = st
 	}
 	statesCache.at, statesCache.states = time.Now(), states
