@@ -140,7 +140,7 @@ func TestRealSkippedLessonsAreLogged(t *testing.T) {
 			t.Errorf("the log does not name %s as skipped:\n%s", id, logs)
 		}
 	}
-	if !strings.Contains(logs, "uuid-lua: 1 lessons broke nothing: oversell") {
+	if !strings.Contains(logs, "uuid-lua: 1 lesson broke nothing: oversell") {
 		t.Errorf("the log does not say oversell held:\n%s", logs)
 	}
 }

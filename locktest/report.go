@@ -47,8 +47,12 @@ func (s *Searched) String() string {
 	if !s.Finished {
 		how = "did not finish"
 	}
-	return fmt.Sprintf("the search (%d clients, %d attempts, faults %s) %s: every schedule of up to %d moves of the %d asked, %d states, in %s",
-		s.Clients, s.Attempts, s.Faults, how, s.Reached, s.Depth, s.States, s.Elapsed.Round(time.Millisecond))
+	attempts := "attempts"
+	if s.Attempts == 1 {
+		attempts = "attempt"
+	}
+	return fmt.Sprintf("the search (%d clients, %d %s, faults %s) %s: every schedule of up to %d moves of the %d asked, %d states, in %s",
+		s.Clients, s.Attempts, attempts, s.Faults, how, s.Reached, s.Depth, s.States, s.Elapsed.Round(time.Millisecond))
 }
 
 // add puts r's parts after a's.
@@ -95,8 +99,12 @@ func logReport(t interface{ Logf(string, ...any) }, lock string, r Report) {
 	for _, s := range r.Skipped {
 		t.Logf("%s: skipped %s", lock, s)
 	}
-	if len(r.Held) > 0 {
-		t.Logf("%s: %d lessons broke nothing: %s", lock, len(r.Held), strings.Join(r.Held, ", "))
+	if n := len(r.Held); n > 0 {
+		lessons := "lessons"
+		if n == 1 {
+			lessons = "lesson"
+		}
+		t.Logf("%s: %d %s broke nothing: %s", lock, n, lessons, strings.Join(r.Held, ", "))
 	}
 	if r.Search != nil {
 		t.Logf("%s: %s", lock, r.Search)

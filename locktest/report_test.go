@@ -42,7 +42,7 @@ func TestInspectSaysWhatHeldAndHowFarTheSearchWent(t *testing.T) {
 	if s == nil || !s.Finished || s.Depth != SearchDepth || s.Reached != SearchDepth || s.States == 0 || s.Clients != 2 {
 		t.Fatalf("search %+v; want a finished one, %d moves deep", s, SearchDepth)
 	}
-	if want := "the search (2 clients, 1 attempts, faults expiry) finished: every schedule of up to 14 moves of the 14 asked"; !strings.HasPrefix(s.String(), want) {
+	if want := "the search (2 clients, 1 attempt, faults expiry) finished: every schedule of up to 14 moves of the 14 asked"; !strings.HasPrefix(s.String(), want) {
 		t.Errorf("search says %q, want it to start %q", s, want)
 	}
 }
@@ -66,7 +66,7 @@ func TestRunFailsOncePerLessonThatCouldNotRun(t *testing.T) {
 	r = &recorder{TB: t}
 	Run(r, info, lessonsByID(t, "oversell", "gc-pause"), Allow("gc-pause"), TraceDir(t.TempDir()))
 	logs := strings.Join(r.logs, "\n")
-	for _, want := range []string{"uuid-lua: 1 lessons broke nothing: oversell", "uuid-lua: the search (2 clients, 1 attempts, faults expiry) finished"} {
+	for _, want := range []string{"uuid-lua: 1 lesson broke nothing: oversell", "uuid-lua: the search (2 clients, 1 attempt, faults expiry) finished"} {
 		if !strings.Contains(logs, want) {
 			t.Errorf("the log lacks %q:\n%s", want, logs)
 		}
