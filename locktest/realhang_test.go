@@ -9,7 +9,6 @@ import (
 	"github.com/lockstep-sim/lockstep/internal/plainwatchdog"
 	"github.com/lockstep-sim/lockstep/internal/redistest"
 	"github.com/lockstep-sim/lockstep/lockimpl"
-	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
 // Issue #38, item 6: on a real server a watchdog started through Env.Go on
@@ -22,15 +21,8 @@ import (
 // judged.
 func TestRealEnvGoWatchdogIsJudged(t *testing.T) {
 	srv := redistest.Start(t)
-	var lessons []scenarios.Scenario
-	for _, id := range []string{"oversell", "gc-pause", "hung-holder", "reentrant-call", "guard-token"} {
-		s, err := scenarios.Lookup(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lessons = append(lessons, s)
-	}
-	problems, err := Check(plainwatchdog.EnvGo, Redis(srv.Addr()), Lessons(lessons...), NoSearch(), TraceDir(t.TempDir()))
+	lessons := lessonsByID(t, "oversell", "gc-pause", "hung-holder", "reentrant-call", "guard-token")
+	problems, err := Check(plainwatchdog.EnvGo, Redis(srv.Addr()), lessons, NoSearch(), TraceDir(t.TempDir()))
 	if err != nil {
 		t.Fatalf("every lesson should be judged: %v", err)
 	}
@@ -83,15 +75,8 @@ func (l *sleepRetry) Release(ctx context.Context) error {
 func TestRealWallClockSleepIsJudged(t *testing.T) {
 	srv := redistest.Start(t)
 	info := lockimpl.Info{Name: "sleep-retry", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock { return &sleepRetry{env: env} }}
-	var lessons []scenarios.Scenario
-	for _, id := range []string{"oversell", "get-then-del", "retries", "give-up", "guard-token"} {
-		s, err := scenarios.Lookup(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lessons = append(lessons, s)
-	}
-	if _, err := Check(info, Redis(srv.Addr()), Lessons(lessons...), NoSearch(), TraceDir(t.TempDir())); err != nil {
+	lessons := lessonsByID(t, "oversell", "get-then-del", "retries", "give-up", "guard-token")
+	if _, err := Check(info, Redis(srv.Addr()), lessons, NoSearch(), TraceDir(t.TempDir())); err != nil {
 		t.Fatalf("every lesson should be judged: %v", err)
 	}
 }
