@@ -73,7 +73,7 @@ type Options struct {
 	// First stops the search at the first level that breaks an invariant.
 	First bool
 	// Named keeps states apart that differ only in which client is which.
-	// By default they count as one (sim.Stepper.Hash): the clients run the
+	// By default they count as one (Hash): the clients run the
 	// same program, so such states have the same futures up to the names,
 	// and a search with three clients has up to six times fewer states.
 	// Set it for an implementation whose behaviour depends on its client's
@@ -342,9 +342,9 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 		}
 		return b
 	}
-	hash := (*sim.Stepper).Hash
+	hash := func(st *sim.Stepper) uint64 { return Hash(st.State()) }
 	if opts.Named {
-		hash = (*sim.Stepper).HashNamed
+		hash = func(st *sim.Stepper) uint64 { return HashNamed(st.State()) }
 	}
 	visited := map[uint64]bool{hash(st): true}
 	root.broken = bits(st)

@@ -493,7 +493,7 @@ func TestAcquireStartIsState(t *testing.T) {
 				t.Fatalf("%s: %v", m, err)
 			}
 		}
-		return st.Hash()
+		return Hash(st.State())
 	}
 	if hash("B", "time") == hash("time", "B") {
 		t.Error("B's acquire begun before time passed and after it: one state")

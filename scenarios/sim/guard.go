@@ -2,8 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 )
 
 // Guard is a check the protected resource makes on every write by itself,
@@ -83,27 +81,4 @@ func (r *resource) refuses(read, readVer int, token string) Guard {
 		}
 	}
 	return GuardNone
-}
-
-// claimClasses writes, for a state's hash, which of the clients' lock
-// tokens (in the order given) and the row's stamp are equal: each as the
-// index of the first of them it equals. That, not the tokens' spelling, is
-// what GuardToken's future refusals depend on.
-func claimClasses(clients []*client, owner string) string {
-	vals := make([]string, 0, len(clients)+1)
-	for _, c := range clients {
-		vals = append(vals, c.claim)
-	}
-	vals = append(vals, owner)
-	var b strings.Builder
-	b.WriteString("T")
-	for i, v := range vals {
-		for k := range i + 1 {
-			if vals[k] == v {
-				b.WriteString(strconv.Itoa(k) + " ")
-				break
-			}
-		}
-	}
-	return b.String() + "|"
 }

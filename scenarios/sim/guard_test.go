@@ -224,17 +224,3 @@ func texts(tr *Trace) []string {
 	}
 	return out
 }
-
-// The state's hash sees which tokens are equal, not how they are spelt.
-func TestClaimClasses(t *testing.T) {
-	cs := func(a, b string) []*client { return []*client{{claim: a}, {claim: b}} }
-	if claimClasses(cs("A#1", "B#1"), "B#1") == claimClasses(cs("A#1", "B#1"), "A#1") {
-		t.Error("the row's stamp does not count")
-	}
-	if claimClasses(cs("A#1", "B#1"), "B#1") != claimClasses(cs("A#2", "B#7"), "B#7") {
-		t.Error("the tokens' spelling counts")
-	}
-	if claimClasses(cs("1", "1"), "1") == claimClasses(cs("A#1", "B#1"), "B#1") {
-		t.Error("equal tokens count as different ones")
-	}
-}

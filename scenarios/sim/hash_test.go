@@ -32,9 +32,4 @@ func TestHashTokenRule(t *testing.T) {
 			t.Errorf("isNumber(%q) = %v", v, !num)
 		}
 	}
-	tn := &tokenNames{is: map[string]bool{"tok-b": true, "tok-a": true}, names: map[string]string{}}
-	if got := tn.value("string", "tok-b") + " " + tn.value("hash", "tok-a=2") + " " + tn.value("string", "4") +
-		" " + tn.name("tok-b") + " " + tn.value("hash", "x=tok-a"); got != "\x00v0 \x00v1=2 4 \x00v0 x=\x00v1" {
-		t.Errorf("renamed %q", got)
-	}
 }

@@ -56,9 +56,6 @@ type Cutter interface {
 // Sentinels' failover looks at what they said.
 const sentinelPoll = 100 * time.Millisecond
 
-// sentinelFailover says whether this run's failover is the Sentinels'.
-func (w *World) sentinelFailover() bool { return w.sentinel != nil }
-
 // SentinelName is the master name on the Sentinels of a run whose keys are
 // under prefix: "lockstep-" and the prefix with dashes for its colons
 // ("lockstep-lockstep-3f9a1c2e-failover-uuid-lua"), a name of the run's

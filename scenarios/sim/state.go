@@ -1,0 +1,310 @@
+package sim
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// This file is the Stepper's world as the explorer sees it: State, a typed
+// view of everything a state is told apart by. Package explore hashes it
+// (explore/state.go); which of the world's fields the view holds, and why
+// each of the others is left out, is listed in state_test.go, and a test
+// fails for a field that is in neither list.
+
+// State is a Stepper's world at one instant, as the explorer tells states
+// apart: servers' keys and pending replication, every actor's position and
+// how long ago it last woke, every client's beliefs and tokens, the
+// resource, the invariants' state, the faults the Stepper has used. Times
+// are relative to the world's now (a key's TTL, the time left), so two
+// states that differ only in when they happen are the same view.
+type State struct {
+	// Key is the lock's key: the key whose value, or hash fields, are
+	// owner tokens.
+	Key string
+	// Servers in the world's order; Nodes are the logical nodes in route
+	// order, each with the server serving it.
+	Servers []ServerView
+	Nodes   []NodeView
+	// Repl are the writes on their way to a replica, in order.
+	Repl []ReplView
+	// Clients in creation order (A, B, …); Alike says they all run the
+	// same program without jitter, so that renaming them gives the same
+	// world.
+	Clients []ClientView
+	Alike   bool
+	// Actors in creation order.
+	Actors   []ActorView
+	Resource ResourceView
+	// Broken is each invariant's verdict, in invariant order.
+	Broken []bool
+	// Orphan: liveness's clock runs (a client waits while no live client
+	// holds the lock), since OrphanFor ago (negative).
+	Orphan    bool
+	OrphanFor time.Duration
+	// Promoting: Sentinel promotes the first node's replica in PromoteIn.
+	Promoting bool
+	PromoteIn time.Duration
+	// Tokens are the owner tokens the state holds anywhere, as Hash's rule
+	// in package explore defines them (tokens, lockArgs).
+	Tokens []string
+}
+
+// ServerView is one server.
+type ServerView struct {
+	Name string
+	Up   bool
+	Role string
+	// Ahead is how far its clock has jumped; Latency, how late a command
+	// reaches it.
+	Ahead, Latency time.Duration
+	// Replica and Primary are indexes into State.Servers, -1 for none.
+	Replica, Primary int
+	Keys             []KeyState
+}
+
+// NodeView is one logical node and what the Stepper's faults did to it.
+type NodeView struct {
+	Server int // index into State.Servers
+	// Restarted and Jumped: its server has been restarted, its clock has
+	// jumped (each fault strikes a node once).
+	Restarted, Jumped bool
+	// Down: stopped by the delayed-restart fault, back in RestartIn.
+	Down      bool
+	RestartIn time.Duration
+}
+
+// ReplView is one write on its way from a primary to its replica.
+type ReplView struct {
+	Replica int // index into State.Servers
+	Key     string
+	Deleted bool
+	Value   KeyState // its type and value
+	// DueIn is when it arrives; ExpireIn, when the key it carries expires
+	// (minus now when it does not).
+	DueIn, ExpireIn time.Duration
+}
+
+// ClientView is one client process.
+type ClientView struct {
+	Name   string
+	Belief Belief
+	Op     Op
+	// Token and Count: the last Env.Token handed out and how many.
+	Token string
+	Count int
+	Fence int64
+	// Claim is the lock token it shows the resource (GuardToken).
+	Claim                 string
+	Paused, Crashed, Hung bool
+	ReadVal, ReadVer      int
+	Lost                  bool // it has a watchdog's lost channel
+	HadPause, HadHang     bool // the Stepper's pause, hang fault has struck it
+	HadPartition          bool
+	Cut, Mute             []int // logical nodes cut off, whose replies are lost; sorted
+	GoneLeases            []Lease
+}
+
+// Lease is a holder's lease on a server whose lock key is gone (a restart
+// or a failover took it): it still ends the holder's lease there.
+type Lease struct {
+	Server int // index into State.Servers
+	EndsIn time.Duration
+}
+
+// ActorView is one actor: a client's business goroutine, a goroutine its
+// lock started through Env.Go, or a flight.
+type ActorView struct {
+	Name   string
+	Client int // index into State.Clients
+	Flight bool
+	// State and Park are its scheduling state and where it is parked,
+	// as numbers; Point is the program point it waits at.
+	State, Park int
+	Point       Op
+	Held        bool // frozen by a hold
+	Queued      bool // in line to run
+	Ended       bool // its context ended while its client was stopped
+	// Gated: parked at the gate with Cmd (its arguments) for logical node
+	// Node. OnItsWay: asleep on its way to a slow server, to run Cmd there.
+	Gated, OnItsWay bool
+	Node            int
+	Cmd             []string
+	// Sleeping until SleepIn; Waking: parked or blocked in lock code, woke
+	// WokeAgo ago (negative): lock code reads the clock when it wakes.
+	Sleeping, Waking bool
+	SleepIn, WokeAgo time.Duration
+}
+
+// ResourceView is the protected resource.
+type ResourceView struct {
+	Value, Version int
+	MaxFence       int64
+	Rejected       int
+	// TokenGuard: the store checks the lock token (GuardToken) against
+	// Owner, the token the row was last stamped with.
+	TokenGuard bool
+	Owner      string
+	Sold       []int // GuardUnique: the units sold, sorted
+}
+
+// State is the world's view for the explorer now.
+func (s *Stepper) State() State {
+	w := s.w
+	st := State{
+		Key:       w.setup.Key,
+		Alike:     s.alike(),
+		Orphan:    w.judge.orphan,
+		OrphanFor: w.judge.since - w.now,
+		Promoting: w.promoting,
+		PromoteIn: w.promoteAt - w.now,
+		Tokens:    s.tokens(),
+	}
+	for _, srv := range w.servers {
+		st.Servers = append(st.Servers, ServerView{Name: srv.name, Up: srv.up, Role: srv.role, Ahead: srv.ahead,
+			Latency: srv.latency, Replica: srv.replica, Primary: srv.primary, Keys: srv.keys})
+	}
+	for j, si := range w.route {
+		at, down := s.restartAt[j]
+		st.Nodes = append(st.Nodes, NodeView{Server: si, Restarted: s.restarted[j], Jumped: s.jumped[j],
+			Down: down, RestartIn: at - w.now})
+	}
+	for _, e := range w.repl {
+		st.Repl = append(st.Repl, ReplView{Replica: e.replica, Key: e.key, Deleted: e.deleted, Value: e.state,
+			DueIn: e.due - w.now, ExpireIn: e.expireAt - w.now})
+	}
+	for _, c := range w.clients {
+		st.Clients = append(st.Clients, s.clientView(c))
+	}
+	for _, a := range w.actors {
+		st.Actors = append(st.Actors, s.actorView(a))
+	}
+	r := w.res
+	st.Resource = ResourceView{Value: r.value, Version: r.version, MaxFence: r.maxFence, Rejected: r.rejected,
+		TokenGuard: r.guard == GuardToken, Owner: r.owner, Sold: slices.Sorted(maps.Keys(r.sold))}
+	for _, v := range w.judge.verdicts {
+		st.Broken = append(st.Broken, v.Broken)
+	}
+	return st
+}
+
+// alike says whether every client runs the same program without jitter
+// (whose draws follow the client's name).
+func (s *Stepper) alike() bool {
+	cs := s.w.clients
+	for _, c := range cs {
+		if c.prog != cs[0].prog || c.prog.Jitter {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Stepper) clientView(c *client) ClientView {
+	w := s.w
+	v := ClientView{Name: c.name, Belief: c.belief, Op: c.op, Token: c.token, Count: c.count, Fence: c.fence,
+		Claim: c.claim, Paused: c.paused, Crashed: c.crashed, Hung: c.hung, ReadVal: c.readVal, ReadVer: c.readVer,
+		Lost: c.lost != nil, HadPause: s.paused[c.name], HadHang: s.hung[c.name], HadPartition: s.parted[c.name],
+		Cut: slices.Sorted(maps.Keys(c.cut)), Mute: slices.Sorted(maps.Keys(c.mute))}
+	for si, end := range s.lease[c.name] {
+		if _, there := findKey(w.servers[si].keys, w.setup.Key); !there && end > w.now {
+			v.GoneLeases = append(v.GoneLeases, Lease{Server: si, EndsIn: end - w.now})
+		}
+	}
+	slices.SortFunc(v.GoneLeases, func(x, y Lease) int { return x.Server - y.Server })
+	return v
+}
+
+func (s *Stepper) actorView(a *actor) ActorView {
+	w := s.w
+	v := ActorView{Name: a.name, Client: slices.Index(w.clients, a.client), Flight: a.flight,
+		State: int(a.state), Park: int(a.park), Point: a.point, Held: a.held, Node: a.node,
+		Queued: slices.Contains(w.queue, a),
+		Ended:  slices.ContainsFunc(w.deferred, func(m msg) bool { return m.a == a })}
+	if a.cmd != nil {
+		v.Cmd = cmdArgs(a.cmd)
+	}
+	v.Gated = a.park == parkGate && a.cmd != nil
+	switch a.state {
+	case stateSleeping:
+		v.Sleeping, v.SleepIn = true, a.deadline-w.now
+		v.OnItsWay = a.inCmd && a.cmd != nil
+	case stateParked, stateFan, stateLib:
+		v.Waking, v.WokeAgo = true, a.woke-w.now
+	}
+	return v
+}
+
+// tokens finds the state's owner tokens, as Hash's rule defines them: a
+// client's Env.Token, the lock key's value or hash fields on a server or in
+// pending replication, the lock arguments of a command parked at the gate
+// — those that are not numbers.
+func (s *Stepper) tokens() []string {
+	w := s.w
+	is := map[string]bool{}
+	add := func(v string) {
+		if v != "" && !isNumber(v) {
+			is[v] = true
+		}
+	}
+	lock := func(k KeyState) {
+		if k.Key != w.setup.Key {
+			return
+		}
+		switch k.Type {
+		case "string":
+			add(k.Value)
+		case "hash":
+			for _, f := range k.Fields() {
+				add(f[0])
+			}
+		}
+	}
+	for _, c := range w.clients {
+		add(c.token)
+	}
+	for _, srv := range w.servers {
+		for _, k := range srv.keys {
+			lock(k)
+		}
+	}
+	for _, e := range w.repl {
+		if !e.deleted {
+			lock(e.state)
+		}
+	}
+	for _, a := range w.actors {
+		if a.park == parkGate && a.cmd != nil {
+			for _, v := range lockArgs(cmdArgs(a.cmd), w.setup.Key) {
+				add(v)
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(is))
+}
+
+// Fields are a hash key's field=value pairs as Value writes them, split at
+// each pair's last "=": values are counts, while a field, a base64 token,
+// may end in "=". A string's value is one field with no value.
+func (k KeyState) Fields() [][2]string {
+	var out [][2]string
+	for _, pair := range strings.Fields(k.Value) {
+		f, v := cutField(pair)
+		out = append(out, [2]string{f, v})
+	}
+	return out
+}
+
+// FormatCommand renders a command's arguments as the trace shows a
+// command: as redis-cli would take it, a script by its name.
+func FormatCommand(args []string) string {
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a
+	}
+	return formatCommand(redis.NewCmd(context.Background(), out...))
+}
