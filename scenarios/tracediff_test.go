@@ -1,0 +1,57 @@
+package scenarios_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/aymanbagabas/go-udiff"
+
+	"github.com/lockstep-sim/lockstep/report"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+)
+
+// traceText is a trace as lockstep play --format text prints it, in
+// English: what the text goldens hold and what a changed trace is diffed
+// as, so that a review reads the narration that changed, not a sum.
+func traceText(t *testing.T, tr *sim.Trace) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := report.Timeline(&b, tr, "en"); err != nil {
+		t.Fatalf("%s × %s: %v", tr.Scenario, tr.Impl, err)
+	}
+	return b.String()
+}
+
+// traceDiff is a unified diff of a cell's trace text, from old to new, or
+// "" when they are the same. Each changed line starts with - or +, beside
+// three lines of context.
+func traceDiff(oldName, newName, old, new string) string {
+	if old == new {
+		return ""
+	}
+	d := udiff.Unified(oldName, newName, old, new)
+	if !strings.HasSuffix(d, "\n") {
+		d += "\n"
+	}
+	return d
+}
+
+// A changed line shows as the old one beside the new one, with the
+// unchanged lines around it for context, and the labels say which is which.
+func TestTraceDiffNamesTheChangedLine(t *testing.T) {
+	old := "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n"
+	new := strings.Replace(old, "five", "FIVE", 1)
+	d := traceDiff("a/x.txt", "b/x.txt", old, new)
+	for _, want := range []string{"--- a/x.txt\n", "+++ b/x.txt\n", "-five\n", "+FIVE\n", " four\n", " six\n"} {
+		if !strings.Contains(d, want) {
+			t.Errorf("diff lacks %q:\n%s", want, d)
+		}
+	}
+	if strings.Contains(d, "one") {
+		t.Errorf("diff shows a line four away from the change:\n%s", d)
+	}
+	if d := traceDiff("a", "b", old, old); d != "" {
+		t.Errorf("diff of the same text: %q, want none", d)
+	}
+}
