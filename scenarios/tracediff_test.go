@@ -55,3 +55,32 @@ func TestTraceDiffNamesTheChangedLine(t *testing.T) {
 		t.Errorf("diff of the same text: %q, want none", d)
 	}
 }
+
+// A cell whose sum changed shows as its diff from the text at the sums'
+// commit, under its name; a cell that had no trace then, or has none now,
+// says so.
+func TestCellDiffsNameTheCellAndItsChangedLine(t *testing.T) {
+	base := "0123456789abcdef0123456789abcdef01234567"
+	old := map[string]string{
+		"del-other uuid-lua": "del-other × uuid-lua\n   0.000    0  » A takes the lock\n   0.000    1  A  A wants the lock\n",
+		"del-other redsync":  "same\n",
+		"oversell redlock":   "gone\n",
+	}
+	now := map[string]string{
+		"del-other uuid-lua": strings.Replace(old["del-other uuid-lua"], "takes", "grabs", 1),
+		"del-other redsync":  "same\n",
+		"give-up fenced":     "new\n",
+	}
+	got := cellDiffs(base, []string{"del-other uuid-lua", "del-other redsync", "oversell redlock", "give-up fenced"}, old, now)
+	for _, want := range []string{
+		"del-other × uuid-lua:\n--- del-other × uuid-lua at 0123456789ab\n+++ del-other × uuid-lua now\n",
+		"-   0.000    0  » A takes the lock\n+   0.000    0  » A grabs the lock\n",
+		"del-other × redsync:\nits text is the same; only its JSON changed\n",
+		"oversell × redlock is no cell any more\n",
+		"give-up × fenced: no trace at 0123456789ab\n",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("cellDiffs lacks %q:\n%s", want, got)
+		}
+	}
+}
