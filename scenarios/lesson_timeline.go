@@ -42,59 +42,95 @@ func (p *lessonParser) timelineVerb(l line) error {
 	case "client":
 		return p.client(l)
 	case "say":
-		if len(l.fields) != 1 {
-			return p.errAt(l, 1, "say takes no arguments: the text goes on indented en and zh lines below")
-		}
-		t, err := p.text(l)
-		if err != nil {
-			return err
-		}
-		p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.Say(t.EN, t.ZH) })
+		return p.say(l)
 	case "run":
 		return p.run(l)
 	case "hold":
 		return p.hold(l)
 	case "unhold", "pause", "resume", "hang", "unhang", "crash", "heal":
-		name, err := p.clientArg(l, 1)
-		if err != nil {
-			return err
-		}
-		if len(l.fields) > 2 {
-			return p.errAt(l, 2, "%s takes one client", verb)
-		}
-		act := map[string]func(*sim.Client){
-			"unhold": (*sim.Client).Unhold, "pause": (*sim.Client).Pause, "resume": (*sim.Client).Resume,
-			"hang": (*sim.Client).Hang, "unhang": (*sim.Client).Unhang, "crash": (*sim.Client).Crash,
-			"heal": (*sim.Client).Heal,
-		}[verb]
-		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { act(cs[name]) })
-		if verb == "unhold" || verb == "crash" {
-			delete(p.held, name)
-		}
+		return p.clientFault(l)
 	case "partition", "drop-replies":
-		name, err := p.clientArg(l, 1)
+		return p.cutOff(l)
+	case "failover", "rejoin", "stop-server", "restart-server", "clock-jump", "slow":
+		return p.serverFault(l)
+	case "expect":
+		return p.expectBlock(l)
+	}
+	return nil
+}
+
+// say reads a narration step: its text is on the indented lines below.
+func (p *lessonParser) say(l line) error {
+	if len(l.fields) != 1 {
+		return p.errAt(l, 1, "say takes no arguments: the text goes on indented en and zh lines below")
+	}
+	t, err := p.text(l)
+	if err != nil {
+		return err
+	}
+	p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.Say(t.EN, t.ZH) })
+	return nil
+}
+
+// clientFault reads a verb done to one client: unhold, pause, resume, hang,
+// unhang, crash or heal. Unhold and crash let go of the client's hold.
+func (p *lessonParser) clientFault(l line) error {
+	verb := l.fields[0]
+	name, err := p.clientArg(l, 1)
+	if err != nil {
+		return err
+	}
+	if len(l.fields) > 2 {
+		return p.errAt(l, 2, "%s takes one client", verb)
+	}
+	act := map[string]func(*sim.Client){
+		"unhold": (*sim.Client).Unhold, "pause": (*sim.Client).Pause, "resume": (*sim.Client).Resume,
+		"hang": (*sim.Client).Hang, "unhang": (*sim.Client).Unhang, "crash": (*sim.Client).Crash,
+		"heal": (*sim.Client).Heal,
+	}[verb]
+	p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { act(cs[name]) })
+	if verb == "unhold" || verb == "crash" {
+		delete(p.held, name)
+	}
+	return nil
+}
+
+// cutOff reads a network fault between one client and some servers:
+// partition (nothing gets through) or drop-replies (the replies are lost).
+func (p *lessonParser) cutOff(l line) error {
+	verb := l.fields[0]
+	name, err := p.clientArg(l, 1)
+	if err != nil {
+		return err
+	}
+	if len(l.fields) < 3 {
+		if verb == "drop-replies" {
+			return p.errAt(l, 2, "want the servers whose replies the client loses: drop-replies A redis-3")
+		}
+		return p.errAt(l, 2, "want the servers the client is cut off from: partition A redis-4 redis-5")
+	}
+	var nodes []int
+	for i := 2; i < len(l.fields); i++ {
+		n, err := p.server(l, i)
 		if err != nil {
 			return err
 		}
-		if len(l.fields) < 3 {
-			if verb == "drop-replies" {
-				return p.errAt(l, 2, "want the servers whose replies the client loses: drop-replies A redis-3")
-			}
-			return p.errAt(l, 2, "want the servers the client is cut off from: partition A redis-4 redis-5")
-		}
-		var nodes []int
-		for i := 2; i < len(l.fields); i++ {
-			n, err := p.server(l, i)
-			if err != nil {
-				return err
-			}
-			nodes = append(nodes, n)
-		}
-		if verb == "drop-replies" {
-			p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].DropReplies(nodes...) })
-			break
-		}
-		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].Partition(nodes...) })
+		nodes = append(nodes, n)
+	}
+	if verb == "drop-replies" {
+		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].DropReplies(nodes...) })
+		return nil
+	}
+	p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].Partition(nodes...) })
+	return nil
+}
+
+// serverFault reads a verb done to the servers: failover and rejoin, to
+// the replicated pair; stop-server, restart-server, clock-jump and slow,
+// to one server.
+func (p *lessonParser) serverFault(l line) error {
+	verb := l.fields[0]
+	switch verb {
 	case "failover", "rejoin":
 		if len(l.fields) != 1 {
 			return p.errAt(l, 1, "%s takes no arguments", verb)
@@ -145,8 +181,6 @@ func (p *lessonParser) timelineVerb(l line) error {
 			break
 		}
 		p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.ClockJump(n, d) })
-	case "expect":
-		return p.expectBlock(l)
 	}
 	return nil
 }
