@@ -196,7 +196,10 @@ func (w *writer) faults() {
 
 func (w *writer) repl() {
 	for _, e := range w.st.Repl {
-		fmt.Fprintf(&w.b, "R%d %s %v %s %s %s;", e.Replica, e.Key, e.Deleted, w.tok.value(e.Value), rel(e.DueIn), rel(e.ExpireIn))
+		// The writer goes with the write: the replica's key names it once
+		// the write lands, for the ownership invariant after a failover.
+		fmt.Fprintf(&w.b, "R%d %s %v %s %s %s %s %s;", e.Replica, e.Key, e.Deleted, w.tok.value(e.Value), rel(e.DueIn), rel(e.ExpireIn),
+			e.Value.Type, w.renameNode(e.Value.Writer))
 	}
 }
 
@@ -215,6 +218,12 @@ func (w *writer) clients() []sim.ClientView {
 		}
 		if c.HadPartition {
 			w.b.WriteString("p ")
+		}
+		if c.Attempts > 0 {
+			fmt.Fprintf(&w.b, "t%d ", c.Attempts)
+		}
+		if c.Reentering {
+			w.b.WriteString("e ")
 		}
 		// Leases whose key is gone (those of keys still there, the keys
 		// show).
@@ -265,6 +274,15 @@ func (w *writer) actors() {
 		if a.Ended {
 			// Its context ended while its client was stopped.
 			w.b.WriteString(" ended")
+		}
+		if a.Sent {
+			w.b.WriteString(" sent")
+		}
+		if a.Orphan {
+			w.b.WriteString(" orphan")
+		}
+		if a.Waiting {
+			fmt.Fprintf(&w.b, " W%d %d", a.WaitWant, a.WaitAhead)
 		}
 		if a.Gated {
 			fmt.Fprintf(&w.b, " %d %s", w.pos[a.Node], w.tok.command(a.Cmd))

@@ -101,12 +101,20 @@ type ClientView struct {
 	// Claim is the lock token it shows the resource (GuardToken).
 	Claim                 string
 	Paused, Crashed, Hung bool
-	ReadVal, ReadVer      int
-	Lost                  bool // it has a watchdog's lost channel
-	HadPause, HadHang     bool // the Stepper's pause, hang fault has struck it
-	HadPartition          bool
-	Cut, Mute             []int // logical nodes cut off, whose replies are lost; sorted
-	GoneLeases            []Lease
+	// Attempts is how many acquire attempts its current wait has made,
+	// while it waits and its program counts them (a cap on attempts, a
+	// backoff, jitter): the program's loop gives up at its cap, and
+	// draws its next wait from the count. 0 otherwise, when the count
+	// only tells the narration how long it waited.
+	Attempts int
+	// Reentering: a nested call waits for the lock the client holds.
+	Reentering        bool
+	ReadVal, ReadVer  int
+	Lost              bool // it has a watchdog's lost channel
+	HadPause, HadHang bool // the Stepper's pause, hang fault has struck it
+	HadPartition      bool
+	Cut, Mute         []int // logical nodes cut off, whose replies are lost; sorted
+	GoneLeases        []Lease
 }
 
 // Lease is a holder's lease on a server whose lock key is gone (a restart
@@ -127,8 +135,16 @@ type ActorView struct {
 	State, Park int
 	Point       Op
 	Held        bool // frozen by a hold
-	Queued      bool // in line to run
-	Ended       bool // its context ended while its client was stopped
+	// Sent: a pipeline's command parked at the gate, on the wire already.
+	// Orphan: on its way to a slow server with its client gone.
+	Sent, Orphan bool
+	// Waiting in a WAIT the engine answers for WaitWant replicas, with
+	// WaitAhead of the writes it waits for still on their way.
+	Waiting   bool
+	WaitWant  int64
+	WaitAhead int
+	Queued    bool // in line to run
+	Ended     bool // its context ended while its client was stopped
 	// Gated: parked at the gate with Cmd (its arguments) for logical node
 	// Node. OnItsWay: asleep on its way to a slow server, to run Cmd there.
 	Gated, OnItsWay bool
@@ -207,7 +223,8 @@ func (s *Stepper) alike() bool {
 func (s *Stepper) clientView(c *client) ClientView {
 	w := s.w
 	v := ClientView{Name: c.name, Belief: c.belief, Op: c.op, Token: c.token, Count: c.count, Fence: c.fence,
-		Claim: c.claim, Paused: c.paused, Crashed: c.crashed, Hung: c.hung, ReadVal: c.readVal, ReadVer: c.readVer,
+		Claim: c.claim, Paused: c.paused, Crashed: c.crashed, Hung: c.hung, Attempts: attemptsThatCount(c),
+		Reentering: c.reentering, ReadVal: c.readVal, ReadVer: c.readVer,
 		Lost: c.lost != nil, HadPause: s.paused[c.name], HadHang: s.hung[c.name], HadPartition: s.parted[c.name],
 		Cut: slices.Sorted(maps.Keys(c.cut)), Mute: slices.Sorted(maps.Keys(c.mute))}
 	for si, end := range s.lease[c.name] {
@@ -219,16 +236,33 @@ func (s *Stepper) clientView(c *client) ClientView {
 	return v
 }
 
+// attemptsThatCount is c's attempts, as ClientView.Attempts says.
+func attemptsThatCount(c *client) int {
+	p := c.prog
+	if c.belief != BeliefWaiting || p.Attempts == 0 && p.Backoff == 0 && !p.Jitter {
+		return 0
+	}
+	return c.attempts
+}
+
 func (s *Stepper) actorView(a *actor) ActorView {
 	w := s.w
 	v := ActorView{Name: a.name, Client: slices.Index(w.clients, a.client), Flight: a.flight,
-		State: int(a.state), Park: int(a.park), Point: a.point, Held: a.held, Node: a.node,
+		State: int(a.state), Park: int(a.park), Point: a.point, Held: a.held, Node: a.node, Sent: a.sent, Orphan: a.orphan,
 		Queued: slices.Contains(w.queue, a),
 		Ended:  slices.ContainsFunc(w.deferred, func(m msg) bool { return m.a == a })}
 	if a.cmd != nil {
 		v.Cmd = cmdArgs(a.cmd)
 	}
 	v.Gated = a.park == parkGate && a.cmd != nil
+	if wc := a.waitFor; wc != nil {
+		v.Waiting, v.WaitWant = true, wc.want
+		for _, e := range w.repl {
+			if e.seq <= wc.seq && w.servers[wc.server].replica == e.replica {
+				v.WaitAhead++
+			}
+		}
+	}
 	switch a.state {
 	case stateSleeping:
 		v.Sleeping, v.SleepIn = true, a.deadline-w.now

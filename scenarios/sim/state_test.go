@@ -1,0 +1,258 @@
+package sim
+
+import (
+	"maps"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/lockstep-sim/lockstep/lockimpl"
+)
+
+// notInState lists, for every type whose fields make up a Stepper's world,
+// the fields State leaves out, and why. Every other field is in the view:
+// TestStateSeesEveryField changes it and expects the view to change. A field
+// a type gains is in neither list until someone says which it is: the
+// explorer's search is only sound if what tells a state apart is in its
+// hash (package explore, Hash).
+var notInState = map[string]map[string]string{
+	"World": {
+		"setup":        "the run's setup: the same in every state of a search",
+		"impl":         "the lock: the same in every state of a search",
+		"ch":           "the scheduler's plumbing: empty at every state the explorer sees",
+		"done":         "the scheduler's plumbing",
+		"closing":      "the scheduler's plumbing: false until the world closes",
+		"inflight":     "the scheduler's plumbing: zero between moves",
+		"pending":      "flights that reached the gate are actors by the end of a move (Actors)",
+		"flights":      "says the lock sends from goroutines of its own: the same in every state of a lock",
+		"loose":        "a flight's goroutine may run: settled before a move ends",
+		"fanRunning":   "Env.Fan calls running lock code: settled before a move ends",
+		"err":          "what stopped the run: a search stops there",
+		"bub":          "the bubble the world runs in",
+		"inbox":        "messages received while time passed: handled before a move ends",
+		"progress":     "a count of messages, for the stall bound",
+		"last":         "who ran last, for a stall's error",
+		"lastA":        "who ran last, for a stall's error",
+		"goids":        "goroutine ids, for a stall's error",
+		"onGoroutine":  "goroutine ids, for the gate to tell whose a command is",
+		"wedged":       "a stall: a search stops there",
+		"wedgedDone":   "a stall: a search stops there",
+		"aborted":      "a stall: a search stops there",
+		"pacing":       "a live run's pacer: the explorer has none",
+		"stall":        "the stall bound: the same in every state",
+		"id":           "the world's id in the process",
+		"commands":     "counts for the verdict of a run whose every command failed (Served)",
+		"failed":       "counts for the verdict of a run whose every command failed (Served)",
+		"firstFailed":  "what the no-verdict error names",
+		"lockCalls":    "counts for the verdict of a run whose every call failed (Served)",
+		"lockErrs":     "counts for the verdict of a run whose every call failed (Served)",
+		"firstLockErr": "what the no-verdict error names",
+		"now":          "State's times are relative to it: two states apart only in when they happen are one",
+		"servers":      "", "route": "", "clients": "", "actors": "", "queue": "", "repl": "",
+		"running":      "the running actors: none between moves",
+		"replSeq":      "replication entries ever queued, WAIT's counter: WaitAhead says what a WAIT still waits for",
+		"promoting":    "",
+		"promoteAt":    "",
+		"sentinel":     "real runs' Sentinels: the explorer runs embedded servers",
+		"sentinelSaid": "real runs' Sentinels",
+		"diedAt":       "real runs' Sentinels",
+		"res":          "", "judge": "",
+		"rows":     "clients' own keys' rows (Program.Key): lessons only, not the explorer's programs",
+		"trace":    "the record of the run: what it shows follows from the moves, and two schedules to one state have different traces",
+		"names":    "the trace's names for the lock's own tokens",
+		"pausedAt": "when a pause began, for the resume's narration",
+		"deferred": "",
+		"real":     "real runs only",
+		"pacer":    "a live run's pacer: the explorer has none",
+		"ctx":      "the run's context",
+		"closed":   "true once the world has closed",
+	},
+	"client": {
+		"name": "", "token": "", "count": "", "claim": "", "belief": "", "op": "", "fence": "", "lost": "",
+		"paused": "", "crashed": "", "hung": "", "reentering": "", "cut": "", "mute": "", "attempts": "",
+		"readVal": "", "readVer": "",
+		"prog":        "its program: the same in every state (Alike says whether all clients run the same)",
+		"rdb":         "its go-redis clients",
+		"conn":        "which server each connection goes to: follows from the route and the servers up",
+		"lock":        "the lock's own state, hidden: assumed to follow from the rest (the keys it wrote, the commands it sends)",
+		"biz":         "its business actor (in Actors)",
+		"minted":      "Env.Token's draws as lock code makes them: token and count, taken from it, are the scheduler's copy",
+		"key":         "the lock's key it takes: the setup's, in the explorer",
+		"hungAt":      "when its hang began, for the unhang's narration",
+		"nestedKey":   "whether the key was there at a nested acquire, for the inner release's narration",
+		"jitter":      "the jitter's draws follow from its name and its attempts (Alike is false with jitter)",
+		"wantSince":   "when its wait began, for the give-up's narration (liveness's clock is the judge's)",
+		"acqCmds":     "commands its wait sent, for the give-up's narration",
+		"relCmds":     "commands its release sent, for the release's narration",
+		"attemptFrom": "where its attempt begins in the trace, for Redlock's quorum narration",
+	},
+	"actor": {
+		"name": "", "client": "", "flight": "", "state": "", "park": "", "point": "", "held": "", "sent": "",
+		"orphan": "", "cmd": "", "node": "", "deadline": "", "woke": "", "waitFor": "",
+		"id":        "creation order: the order of Actors",
+		"bg":        "a goroutine of Env.Go: its name says so (A.watchdog)",
+		"fan":       "a flight of Env.Fan: how the lock sends, the same in every state of a lock",
+		"parent":    "the actor a flight's lock call runs in: its name names the client",
+		"inCmd":     "its command's reply is on its way: at the end of a move only to a slow server, where the actor sleeps (OnItsWay)",
+		"sentAt":    "when it left for a slow server, for the narration",
+		"gaveUp":    "when its client stopped waiting, for the narration",
+		"resume":    "the scheduler's channel to it",
+		"op":        "its client's op (ClientView.Op) for the business goroutine, its parent's for a flight",
+		"hold":      "a scripted hold: the Stepper sets none",
+		"waitReply": "a WAIT's answer, set as it wakes",
+		"waitErr":   "a WAIT's answer, set as it wakes",
+	},
+	"server": {
+		"name": "", "up": "", "role": "", "replica": "", "primary": "", "keys": "", "ahead": "", "latency": "",
+		"b":       "its backend",
+		"lag":     "its replica's lag: the setup's",
+		"readAt":  "real servers only",
+		"scripts": "the scripts the run loaded: an EVALSHA's NOSCRIPT follows from the restarts (NodeView.Restarted) and the commands sent",
+	},
+	"resource": {
+		"value": "", "version": "", "maxFence": "", "rejected": "", "owner": "", "sold": "",
+		"guard":   "the store's guard: the setup's (TokenGuard says whether Owner counts)",
+		"name":    "its name: the setup's",
+		"initial": "its first value: the setup's",
+		"written": "some write came, for the narration: Version and Rejected say it",
+		"writers": "who wrote, for the lost update's narration",
+	},
+	"judge": {
+		"verdicts": "", "orphan": "", "since": "",
+		"pairs": "holder pairs already reported: a verdict breaks once (Broken)",
+	},
+	"replEntry": {
+		"due": "", "replica": "", "key": "", "deleted": "", "state": "", "expireAt": "",
+		"seq":   "order of queuing, for WAIT: WaitAhead counts by it",
+		"value": "the whole value for the replica: State shows it as the snapshot has it (Value)",
+	},
+	"Stepper": {
+		"w": "", "paused": "", "hung": "", "parted": "", "restarted": "", "jumped": "", "restartAt": "", "lease": "",
+		"faults":   "the faults enabled: the same in every state of a search",
+		"schedule": "the moves that led here: two schedules to one state are one state",
+	},
+}
+
+// Every field of the world is in notInState, one way or the other.
+func TestEveryWorldFieldIsListed(t *testing.T) {
+	types := map[string]reflect.Type{}
+	for _, v := range []any{World{}, client{}, actor{}, server{}, resource{}, judge{}, replEntry{}, Stepper{}} {
+		types[reflect.TypeOf(v).Name()] = reflect.TypeOf(v)
+	}
+	for name, typ := range types {
+		listed := notInState[name]
+		if listed == nil {
+			t.Errorf("type %s is not in notInState", name)
+			continue
+		}
+		for i := range typ.NumField() {
+			f := typ.Field(i).Name
+			if _, ok := listed[f]; !ok {
+				t.Errorf("%s.%s is neither in State nor listed as left out (notInState): say which, and why", name, f)
+			}
+		}
+		for f := range listed {
+			if _, ok := typ.FieldByName(f); !ok {
+				t.Errorf("notInState lists %s.%s, which is gone", name, f)
+			}
+		}
+	}
+}
+
+// Every scalar field State holds changes the view when it changes, in some
+// state of a short run.
+func TestStateSeesEveryField(t *testing.T) {
+	seen := map[string]bool{}
+	for _, name := range []string{"uuid-lua", "redlock"} {
+		in, err := lockimpl.Lookup(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewStepper(Setup{}, []Program{{Attempts: 2}, {Attempts: 2}}, in, []Fault{FaultExpiry, FaultPause})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for step := 0; step < 14; step++ {
+			s.w.in(func() {
+				s.w.repl = append(s.w.repl, replEntry{})
+				s.mutateEach(func(path string, changed bool) {
+					seen[path] = seen[path] || changed
+				})
+				s.w.repl = s.w.repl[:len(s.w.repl)-1]
+			})
+			moves := s.Moves()
+			if len(moves) == 0 {
+				break
+			}
+			if err := s.Do(moves[len(moves)/2].ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Close()
+	}
+	for _, path := range slices.Sorted(maps.Keys(seen)) {
+		if !seen[path] {
+			t.Errorf("%s is in State by notInState, but changing it never changed the view", path)
+		}
+	}
+}
+
+// mutateEach changes, one at a time, every scalar field of the world that
+// State holds (by notInState), reads the view, and puts the field back.
+func (s *Stepper) mutateEach(report func(path string, changed bool)) {
+	before := s.State()
+	check := func(typ string, v reflect.Value) {
+		for i := range v.NumField() {
+			name := v.Type().Field(i).Name
+			if notInState[typ][name] != "" {
+				continue
+			}
+			f := v.Field(i)
+			f = reflect.NewAt(f.Type(), unsafe.Pointer(f.UnsafeAddr())).Elem()
+			old := reflect.ValueOf(f.Interface())
+			if !mutate(f) {
+				continue
+			}
+			report(typ+"."+name, !reflect.DeepEqual(before, s.State()))
+			f.Set(old)
+		}
+	}
+	w := s.w
+	check("World", reflect.ValueOf(w).Elem())
+	check("resource", reflect.ValueOf(&w.res).Elem())
+	check("judge", reflect.ValueOf(&w.judge).Elem())
+	for _, c := range w.clients {
+		check("client", reflect.ValueOf(c).Elem())
+	}
+	for _, a := range w.actors {
+		check("actor", reflect.ValueOf(a).Elem())
+	}
+	for _, srv := range w.servers {
+		check("server", reflect.ValueOf(srv).Elem())
+	}
+	for i := range w.repl {
+		check("replEntry", reflect.ValueOf(&w.repl[i]).Elem())
+	}
+}
+
+// mutate changes a scalar: a bool flips, a number grows by one, a string
+// grows by a letter. It says whether it changed f.
+func mutate(f reflect.Value) bool {
+	switch f.Kind() {
+	case reflect.Bool:
+		f.SetBool(!f.Bool())
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		if f.Type() == reflect.TypeOf(time.Duration(0)) {
+			f.SetInt(f.Int() + int64(time.Second))
+		} else {
+			f.SetInt(f.Int() + 1)
+		}
+	case reflect.String:
+		f.SetString(f.String() + "x")
+	default:
+		return false
+	}
+	return true
+}
