@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/report"
+	"github.com/lockstep-sim/lockstep/scenarios/explore"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
+)
+
+// exploreLookup finds the implementation explore searches: a variable, so
+// that a test can search a lock outside the catalogue.
+var exploreLookup = lockimpl.Lookup
+
+// cmdExplore searches an implementation's schedules for counterexamples.
+func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stderr io.Writer) (int, error) {
+	if err := checkLang(f.lang); err != nil {
+		return 0, err
+	}
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(explore.GCPercent))
+	}
+	if len(pos) > 0 {
+		return 0, errUsage{fmt.Errorf("explore takes no arguments, got %q; use --impl NAME", pos)}
+	}
+	if f.impl == "" {
+		return 0, errUsage{fmt.Errorf("explore needs --impl NAME; valid: %s", strings.Join(lockimpl.Names(), ", "))}
+	}
+	impl, err := exploreLookup(f.impl)
+	if err != nil {
+		return 0, unknownName(f.lang, kindImpl, f.impl, lockimpl.Names())
+	}
+	var faults []sim.Fault
+	for name := range strings.SplitSeq(f.faults, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			if !slices.Contains(faultNames(), name) {
+				return 0, unknownName(f.lang, kindFault, name, faultNames())
+			}
+			faults = append(faults, sim.Fault(name))
+		}
+	}
+	if faults == nil {
+		faults = []sim.Fault{}
+	}
+	// Options treat zero as "the default"; on the command line a zero is a
+	// mistake, not a request for the default.
+	if f.depth < 1 {
+		return 0, errUsage{fmt.Errorf("--depth must be at least 1, not %d", f.depth)}
+	}
+	if f.timeout < 0 {
+		return 0, errUsage{fmt.Errorf("--timeout must be 0 (no limit) or more, not %s", f.timeout)}
+	}
+	if f.liveness <= 0 {
+		return 0, errUsage{fmt.Errorf("--liveness must be more than 0, not %s", f.liveness)}
+	}
+	if f.maxStates < 1 || f.maxStates > explore.MaxStatesBound {
+		return 0, errUsage{fmt.Errorf("--max-states must be 1 to %d (the memory bound), not %d", explore.MaxStatesBound, f.maxStates)}
+	}
+	if f.stock < 1 {
+		return 0, errUsage{fmt.Errorf("--stock must be at least 1, not %d", f.stock)}
+	}
+	var guard sim.Guard
+	if f.guard != "" {
+		if guard, err = sim.ParseGuard(f.guard); err != nil {
+			return 0, errUsage{fmt.Errorf("--guard: %w", err)}
+		}
+	}
+	if f.nodes != explore.DefaultNodes && impl.Nodes == 1 {
+		return 0, errUsage{fmt.Errorf("--nodes is for a lock on several servers (%s); %s runs on one", strings.Join(multiNode(), ", "), impl.Name)}
+	}
+	opts := explore.Options{Clients: f.clients, Nodes: f.nodes, Attempts: f.attempts, Faults: faults, Depth: f.depth, Timeout: f.timeout,
+		Liveness: f.liveness, Guard: guard, Stock: f.stock, Reenter: f.reenter, Lease: f.lease, MaxStates: f.maxStates}
+	if err := opts.Validate(); err != nil {
+		return 0, errUsage{err}
+	}
+	if isTerminal(stderr) {
+		opts.Progress = func(p explore.Progress) {
+			fmt.Fprintf(stderr, "\r\033[Kdepth %d · %s · %s", p.Depth, text.Count(p.States, "state", "states"), p.Elapsed.Round(100*time.Millisecond))
+		}
+	}
+	res, err := explore.Search(ctx, impl, opts)
+	if opts.Progress != nil {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return 0, err
+	}
+	if err := ctx.Err(); err != nil {
+		// A signal: the search stopped where it was, which is no result
+		// (Search itself cannot tell it from its timeout).
+		return 0, fmt.Errorf("explore stopped at depth %d after %d states: %w", res.Depth, res.States, err)
+	}
+	files, err := writeFound(f.out, res)
+	if err != nil {
+		return 0, err
+	}
+	// The files are named on stderr, so that stdout stays the report (or
+	// the JSON, whose findings name them too).
+	for _, path := range files {
+		fmt.Fprintln(stderr, "wrote", path)
+	}
+	switch {
+	case len(files) > 0:
+		fmt.Fprintln(stderr, "step through it: lockstep --trace", files[0])
+	case f.out != "":
+		fmt.Fprintln(stderr, "wrote nothing to", f.out+": no counterexample found")
+	}
+	code := exitOK
+	if len(res.Found) > 0 {
+		code = exitUnmet
+	}
+	if f.json {
+		return code, report.JSON(stdout, exploreJSON(res, files))
+	}
+	return code, report.Explore(stdout, res, f.lang)
+}
+
+// writeFound writes each counterexample of res as a trace file in dir,
+// if dir is set, and returns the files' paths in the order of res.Found.
+func writeFound(dir string, res explore.Result) ([]string, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var files []string
+	for _, found := range res.Found {
+		path := filepath.Join(dir, res.Impl+"-"+found.Invariant+".json")
+		if err := writeFile(path, func(w io.Writer) error { return report.JSON(w, found.Trace) }); err != nil {
+			return nil, err
+		}
+		files = append(files, path)
+	}
+	return files, nil
+}
+
+// multiNode names the implementations that run on several servers.
+func multiNode() []string {
+	var out []string
+	for _, in := range lockimpl.All() {
+		if in.Nodes > 1 {
+			out = append(out, in.Name)
+		}
+	}
+	return out
+}
+
+// guardNames lists the guards, for help.
+func guardNames() string {
+	names := make([]string, len(sim.Guards))
+	for i, g := range sim.Guards {
+		names[i] = string(g)
+	}
+	return strings.Join(names, ", ")
+}
+
+// faultNames are the faults explore may inject.
+func faultNames() []string {
+	names := make([]string, len(sim.Faults))
+	for i, f := range sim.Faults {
+		names[i] = string(f)
+	}
+	return names
+}
+
+// exploreJSON is a search result as explore --json prints it; files are
+// the trace files --out wrote, one a finding, if any.
+func exploreJSON(r explore.Result, files []string) any {
+	type finding struct {
+		Invariant string   `json:"invariant"`
+		Moves     []string `json:"moves"`
+		Step      int      `json:"step"`
+		T         int64    `json:"t_ns"`
+		File      string   `json:"file,omitempty"`
+	}
+	found := []finding{}
+	for i, f := range r.Found {
+		v := f.Trace.Verdict(f.Invariant)
+		fd := finding{Invariant: f.Invariant, Moves: f.Trace.Schedule.Moves, Step: v.Step, T: int64(v.T)}
+		if i < len(files) {
+			fd.File = files[i]
+		}
+		found = append(found, fd)
+	}
+	o := r.Options
+	nodes := 0 // a single server's lock: the field is left out
+	if in, err := lockimpl.Lookup(r.Impl); err == nil && in.Nodes > 1 {
+		nodes = o.Nodes
+	}
+	return struct {
+		Impl       string        `json:"impl"`
+		Clients    int           `json:"clients"`
+		Nodes      int           `json:"nodes,omitempty"`
+		Attempts   int           `json:"attempts"`
+		Faults     []sim.Fault   `json:"faults"`
+		Liveness   time.Duration `json:"liveness_ns"`
+		Guard      sim.Guard     `json:"guard,omitempty"`
+		Stock      int           `json:"stock,omitempty"`
+		Depth      int           `json:"depth"`
+		Complete   bool          `json:"complete"`
+		TimedOut   bool          `json:"timed_out"`
+		OverBudget bool          `json:"over_budget"`
+		States     int           `json:"states"`
+		Found      []finding     `json:"found"`
+	}{r.Impl, o.Clients, nodes, o.Attempts, o.Faults, o.Liveness, o.Guard, o.Stock, r.Depth, r.Complete, r.TimedOut, r.OverBudget, r.States, found}
+}
