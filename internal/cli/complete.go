@@ -143,62 +143,6 @@ var (
 	faultWords  = func(*cobra.Command) []cobra.Completion { return faultNames() }
 )
 
-// bashLists follows cobra's bash script. That script keeps the candidates
-// whose printf %q form starts with the word typed, and bash 5.2's printf %q
-// writes a comma as "\,": "uuid-lua,fen" matched none of "uuid-lua\,fenced"
-// and the TAB inserted nothing. So a word that is plain but for its commas
-// is handed to the script as printf %q writes it, and the candidates it
-// then inserts get their commas back bare, as typed (a bare comma is a
-// comma to bash outside braces). This wraps the script's function rather
-// than editing its text, which cobra may change under us.
-const bashLists = `
-# lockstep: comma lists (check --impl uuid-lua,fen<TAB>); see bashLists in
-# lockstep's complete.go.
-__lockstep_start_lists()
-{
-    local word=${COMP_WORDS[COMP_CWORD]} lead=${COMP_LINE:0:COMP_POINT} escaped i
-    printf -v escaped %q "$word"
-    # Not a plain word with commas, or the cursor inside it: as it is.
-    if [[ $escaped == "$word" || ${escaped//\\,/,} != "$word" || $lead != *"$word" ]]; then
-        __start_lockstep "$@"
-        return
-    fi
-    COMP_WORDS[COMP_CWORD]=$escaped
-    COMP_LINE=${lead%"$word"}$escaped${COMP_LINE:COMP_POINT}
-    COMP_POINT=$((COMP_POINT + ${#escaped} - ${#word}))
-    __start_lockstep "$@"
-    for i in "${!COMPREPLY[@]}"; do
-        [[ ${COMPREPLY[i]} == "$escaped"* ]] && COMPREPLY[i]=${COMPREPLY[i]//\\,/,}
-    done
-}
-
-if [[ $(type -t compopt) = "builtin" ]]; then
-    complete -o default -F __lockstep_start_lists lockstep
-else
-    complete -o default -o nospace -F __lockstep_start_lists lockstep
-fi
-`
-
-// withBashLists makes completion bash write bashLists after cobra's script.
-// It makes cobra's completion command itself, as cobra would when the
-// command line runs; execute calls it once the root has its output, which
-// cobra's completion commands keep from the moment they are made.
-func withBashLists(root *cobra.Command) {
-	root.InitDefaultCompletionCmd()
-	bash, _, err := root.Find([]string{"completion", "bash"})
-	if err != nil || bash.Name() != "bash" || bash.RunE == nil {
-		panic(fmt.Sprintf("no completion bash command: %v", err))
-	}
-	script := bash.RunE
-	bash.RunE = func(c *cobra.Command, args []string) error {
-		if err := script(c, args); err != nil {
-			return err
-		}
-		_, err := io.WriteString(c.OutOrStdout(), bashLists)
-		return err
-	}
-}
-
 // withCompletion sets the completions of the commands' arguments and flags.
 func withCompletion(root *cobra.Command) {
 	completeFlags(root, map[string]completeFunc{
@@ -258,5 +202,61 @@ func withCompletion(root *cobra.Command) {
 				return nil, cobra.ShellCompDirectiveFilterDirs
 			}
 		}
+	}
+}
+
+// bashLists follows cobra's bash script. That script keeps the candidates
+// whose printf %q form starts with the word typed, and bash 5.2's printf %q
+// writes a comma as "\,": "uuid-lua,fen" matched none of "uuid-lua\,fenced"
+// and the TAB inserted nothing. So a word that is plain but for its commas
+// is handed to the script as printf %q writes it, and the candidates it
+// then inserts get their commas back bare, as typed (a bare comma is a
+// comma to bash outside braces). This wraps the script's function rather
+// than editing its text, which cobra may change under us.
+const bashLists = `
+# lockstep: comma lists (check --impl uuid-lua,fen<TAB>); see bashLists in
+# lockstep's complete.go.
+__lockstep_start_lists()
+{
+    local word=${COMP_WORDS[COMP_CWORD]} lead=${COMP_LINE:0:COMP_POINT} escaped i
+    printf -v escaped %q "$word"
+    # Not a plain word with commas, or the cursor inside it: as it is.
+    if [[ $escaped == "$word" || ${escaped//\\,/,} != "$word" || $lead != *"$word" ]]; then
+        __start_lockstep "$@"
+        return
+    fi
+    COMP_WORDS[COMP_CWORD]=$escaped
+    COMP_LINE=${lead%"$word"}$escaped${COMP_LINE:COMP_POINT}
+    COMP_POINT=$((COMP_POINT + ${#escaped} - ${#word}))
+    __start_lockstep "$@"
+    for i in "${!COMPREPLY[@]}"; do
+        [[ ${COMPREPLY[i]} == "$escaped"* ]] && COMPREPLY[i]=${COMPREPLY[i]//\\,/,}
+    done
+}
+
+if [[ $(type -t compopt) = "builtin" ]]; then
+    complete -o default -F __lockstep_start_lists lockstep
+else
+    complete -o default -o nospace -F __lockstep_start_lists lockstep
+fi
+`
+
+// withBashLists makes completion bash write bashLists after cobra's script.
+// It makes cobra's completion command itself, as cobra would when the
+// command line runs; execute calls it once the root has its output, which
+// cobra's completion commands keep from the moment they are made.
+func withBashLists(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	bash, _, err := root.Find([]string{"completion", "bash"})
+	if err != nil || bash.Name() != "bash" || bash.RunE == nil {
+		panic(fmt.Sprintf("no completion bash command: %v", err))
+	}
+	script := bash.RunE
+	bash.RunE = func(c *cobra.Command, args []string) error {
+		if err := script(c, args); err != nil {
+			return err
+		}
+		_, err := io.WriteString(c.OutOrStdout(), bashLists)
+		return err
 	}
 }

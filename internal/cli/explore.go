@@ -11,12 +11,57 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/report"
 	"github.com/lockstep-sim/lockstep/scenarios/explore"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
+
+// exploreFlags are explore's flags.
+type exploreFlags struct {
+	lang, impl, faults, out, guard         string
+	clients, nodes, attempts, depth, stock int
+	maxStates                              int
+	timeout, liveness, lease               time.Duration
+	json, reenter                          bool
+}
+
+func (a *cli) exploreCmd() *cobra.Command {
+	c := command("explore --impl NAME [--clients 2|3] [--faults LIST] [--depth N]",
+		"search every schedule for counterexamples",
+		`explore tries every order of the clients' Redis commands, the passing of
+time and the allowed faults against one implementation, and reports the
+shortest schedule that breaks each invariant, as a trace. It exits 1 if
+it found one. docs/explore.md has the model and the bounds.`,
+		`  lockstep explore --impl uuid-get-del
+  lockstep explore --impl fenced --faults expiry,pause --depth 12
+  lockstep explore --impl set-nx-ex --out /tmp/cx`)
+	f := &exploreFlags{}
+	fs := c.Flags()
+	fs.StringVar(&f.impl, "impl", "", "the lock implementation `NAME` to search")
+	fs.IntVar(&f.clients, "clients", 2, "`N` clients: 2 or 3")
+	fs.IntVar(&f.nodes, "nodes", explore.DefaultNodes, "a lock on several servers (Redlock) runs on `N`: 3 or 5")
+	fs.IntVar(&f.attempts, "attempts", 1, "`N` acquire attempts per client, every TTL/2 (1: no retry)")
+	fs.StringVar(&f.faults, "faults", "expiry", "the faults allowed, a comma-separated `LIST` of: "+strings.Join(faultNames(), ", "))
+	fs.IntVar(&f.depth, "depth", explore.DefaultDepth, "try schedules of up to `N` moves")
+	fs.DurationVar(&f.liveness, "liveness", explore.TTL, "liveness breaks after a client waits `D` while no live client holds the lock")
+	fs.StringVar(&f.guard, "guard", "", "the resource's own check on every write, `NAME`: "+guardNames())
+	fs.IntVar(&f.stock, "stock", 100, "the resource's starting stock, `N`")
+	fs.BoolVar(&f.reenter, "reenter", false, "each client's critical section takes the lock again (a nested call)")
+	fs.DurationVar(&f.lease, "lease", 0, "each client passes the lease `D` to its lock itself, as Redisson's lock(leaseTime) (0: none)")
+	fs.IntVar(&f.maxStates, "max-states", explore.MaxStatesBound, "stop once the search has seen more than `N` states, at most the default (the search keeps every state it has seen: a million take about 1.3 GB); unlike --timeout, the same on every machine")
+	fs.DurationVar(&f.timeout, "timeout", time.Minute, "stop searching after `D` (0: no limit)")
+	fs.StringVar(&f.out, "out", "", "write each counterexample's trace to `DIR`/<impl>-<invariant>.json, each file named on stderr")
+	fs.BoolVar(&f.json, "json", false, "print the result as JSON")
+	fs.StringVar(&f.lang, "lang", "en", "the report in `LANG`: en or zh")
+	c.RunE = func(c *cobra.Command, pos []string) error {
+		return a.done(cmdExplore(c.Context(), f, pos, a.stdout, c.ErrOrStderr()))
+	}
+	return c
+}
 
 // exploreLookup finds the implementation explore searches: a variable, so
 // that a test can search a lock outside the catalogue.

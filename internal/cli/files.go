@@ -1,10 +1,14 @@
 package cli
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
@@ -70,3 +74,40 @@ func fileType(m fs.FileMode) string {
 }
 
 func mib(n int64) string { return fmt.Sprintf("%d MiB", n>>20) }
+
+// writeFile writes a report to path, all or nothing, with the permissions
+// of any file the user creates (0666 less the umask).
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := createTemp(filepath.Dir(path))
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(f.Name())
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// createTemp creates a new file in dir with mode 0666 (less the umask),
+// where os.CreateTemp would give 0600: the file is renamed into place and
+// must end up as readable as any other the user writes.
+func createTemp(dir string) (*os.File, error) {
+	for range 100 {
+		b := make([]byte, 6)
+		_, _ = rand.Read(b)
+		name := filepath.Join(dir, ".lockstep-"+hex.EncodeToString(b))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, errors.New("no free temporary name in " + dir)
+}

@@ -5,176 +5,64 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
-	"github.com/lockstep-sim/lockstep/realredis"
 	"github.com/lockstep-sim/lockstep/report"
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
-// realParallel is how many cells check runs at once on real servers: they
-// mostly wait for leases to run out, but each must keep up with the clock (a
-// cell that falls behind runs again, slower: scenarios.CheckOn).
-const realParallel = 8
-
-// check validates the flags without connecting to anything.
-func (r *realFlags) check() error {
-	if r.redis != "" && r.cluster != "" {
-		return errUsage{errors.New("--redis and --cluster are two kinds of servers: give one")}
-	}
-	if r.cluster != "" && (r.replica != "" || r.disposable) {
-		return errUsage{errors.New("--replica and --disposable go with --redis: a cluster's masters have replicas of their own, and lockstep does not reconfigure them")}
-	}
-	if r.sentinel != "" && (r.redis == "" || r.replica == "" || !r.disposable) {
-		return errUsage{errors.New("--sentinel goes with --redis ADDR --replica ADDR --disposable: the Sentinels promote the replica, which lockstep resynchronises for every run")}
-	}
-	if r.redis == "" && r.cluster == "" && (r.replica != "" || r.disposable || r.noACL) {
-		return errUsage{errors.New("--replica, --disposable and --no-acl go with --redis")}
-	}
-	if r.second < realredis.MinSecond || r.second > realredis.MaxSecond {
-		return errUsage{fmt.Errorf("--time-scale %s out of range; valid: %s to %s per scenario second", r.second, realredis.MinSecond, realredis.MaxSecond)}
-	}
-	return nil
+// playFlags are play's flags.
+type playFlags struct {
+	real                              *realFlags
+	lang, impl, format, trace, lesson string
+	from, to                          int
 }
 
-// target connects to the real servers, if any were given, and says on
-// stderr what earlier runs left there, if anything (noticeLeftovers).
-func (r *realFlags) target(ctx context.Context, stderr io.Writer) (*sim.Target, error) {
-	if err := r.check(); err != nil || !r.real() {
-		return nil, err
+func (a *cli) playCmd() *cobra.Command {
+	c := command("play SCENARIO [--impl NAME] [--format text|md|mermaid|json|html]",
+		"play one failure mode as a timeline",
+		`play runs one failure mode (or a lesson file of your own, or a saved trace)
+against a lock implementation and prints the trace: every command and reply,
+what each one means, and the step where an invariant breaks. The default
+implementation is the naive one the failure mode is about. When the run does
+not break what the lesson's expect block says for the implementation, play
+says so and exits 1, as check does. --format html writes one self-contained
+page, the player in a browser (it opens from file://, fetches nothing), with
+the run of the lesson's fix beside it for compare mode.`,
+		`  lockstep play get-then-del
+  lockstep play get-then-del --impl uuid-lua
+  lockstep play gc-pause --impl fenced --lang zh --format md
+  lockstep play get-then-del --format mermaid --from 23 --to 33
+  lockstep play get-then-del --format html > get-then-del.html
+  lockstep play --lesson mine/010-my-race.lesson --impl uuid-lua
+  lockstep play --trace /tmp/cx/set-nx-ex-ownership.json
+  lockstep play get-then-del --redis 127.0.0.1:6390 --time-scale 1s`)
+	f := &playFlags{}
+	fs := c.Flags()
+	fs.StringVar(&f.impl, "impl", "", "the lock implementation `NAME` (default: the failure mode's naive one)")
+	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text, md (a Markdown handout), mermaid (a sequence diagram), json (the trace) or html (a self-contained player page)")
+	fs.IntVar(&f.from, "from", 0, "with --format mermaid: the diagram from step `N` (numbered from 0, as the text timeline numbers them)")
+	fs.IntVar(&f.to, "to", 0, "with --format mermaid: the diagram up to step `M`, inclusive (default: the last)")
+	fs.StringVar(&f.lang, "lang", "en", "narration and messages in `LANG`: en or zh")
+	fs.StringVar(&f.lesson, "lesson", "", "play a lesson `FILE` of your own instead of a built-in failure mode")
+	fs.StringVar(&f.trace, "trace", "", "play a saved trace `FILE` (play --format json, explore --out) instead of a failure mode")
+	f.real = addRealFlags(fs)
+	c.RunE = func(c *cobra.Command, pos []string) error {
+		return a.done(cmdPlay(c.Context(), c.Flags(), f, pos, a.stdout, c.ErrOrStderr()))
 	}
-	addrs := r.redis
-	if r.cluster != "" {
-		addrs = r.cluster
-	}
-	var sentinels []string
-	if r.sentinel != "" {
-		sentinels = strings.Split(r.sentinel, ",")
-	}
-	t, err := realredis.Connect(ctx, realredis.Config{Addrs: strings.Split(addrs, ","), Cluster: r.cluster != "", Sentinels: sentinels,
-		Replica: r.replica, Disposable: r.disposable, NoACL: r.noACL, Second: r.second})
-	if err != nil {
-		return nil, errUsage{err}
-	}
-	cfg := realredis.CleanConfig{Addrs: strings.Split(addrs, ","), Cluster: r.cluster != "", Replica: r.replica, Sentinels: sentinels}
-	noticeLeftovers(ctx, stderr, cfg, realredis.Servers(t), t.Replica)
-	return t, nil
-}
-
-// noticeLeftovers prints one line on stderr when the servers hold what
-// earlier runs left: what, and the lockstep clean command that removes
-// it. The run itself removes none of it: another run may be using it.
-func noticeLeftovers(ctx context.Context, stderr io.Writer, cfg realredis.CleanConfig, servers []*redis.Options, replica *redis.Options) {
-	if line := realredis.Notice(ctx, cfg, servers, replica); line != "" {
-		fmt.Fprintln(stderr, "lockstep:", line)
-	}
-}
-
-// real says whether real servers were given (--redis or --cluster).
-func (r *realFlags) real() bool { return r.redis != "" || r.cluster != "" }
-
-func addrs(t *sim.Target) []string {
-	var out []string
-	for _, o := range t.Nodes {
-		out = append(out, o.Addr)
-	}
-	seen := map[string]bool{}
-	for _, r := range t.Slots {
-		if !seen[r.Master.Addr] {
-			seen[r.Master.Addr] = true
-			out = append(out, r.Master.Addr+" (cluster master)")
-		}
-	}
-	if t.Replica != nil {
-		out = append(out, t.Replica.Addr+" (replica)")
-	}
-	return out
+	return c
 }
 
 // formats are play's output formats.
 var formats = []string{"text", "md", "mermaid", "json", "html"}
-
-// closeTarget releases what a run held on real servers (the lease on the
-// replica); an error it meets joins the command's.
-func closeTarget(t *sim.Target, err *error) {
-	if t != nil {
-		*err = errors.Join(*err, t.Close())
-	}
-}
-
-// unreliable says when a run on real servers kept to its clock so unevenly
-// that a verdict near a TTL boundary may be off: its drift is beyond the
-// margins the timelines leave around those boundaries.
-func unreliable(tr *sim.Trace, t *sim.Target, margin time.Duration, lang string) error {
-	if t == nil || tr.Drift <= margin {
-		return nil
-	}
-	return errors.New(text.Newf(
-		"the verdict is unreliable: the run kept to its clock only within %s, more than its %s margins (a stalled server or a busy machine); run it again, or give a larger --time-scale",
-		"结论不可靠：这次运行与时钟的偏差达 %s，超过了 %s 的余量（服务器卡顿或机器繁忙）；请重跑，或加大 --time-scale",
-		tr.Drift.Round(100*time.Microsecond), margin).In(lang))
-}
-
-// cmdDocs writes the generated pages of docs/ into a directory, in lang.
-// checkCells runs cells on embedded servers, as many at once as there are
-// processors; cancelling ctx (a signal) stops them. The package's tests,
-// which put the same matrix through many commands, run each set of cells
-// once (cache_test.go); the engine's determinism is package scenarios' to
-// test.
-var checkCells = func(ctx context.Context, scs []scenarios.Scenario, impls []lockimpl.Info) ([]scenarios.Result, error) {
-	return scenarios.CheckCellsOn(ctx, nil, scs, impls, runtime.GOMAXPROCS(0))
-}
-
-func cmdDocs(ctx context.Context, lang string, pos []string, stdout io.Writer) (int, error) {
-	if err := checkLang(lang); err != nil {
-		return 0, err
-	}
-	if len(pos) != 1 {
-		return 0, errUsage{errors.New("docs needs the directory to write the pages to, e.g. lockstep docs docs")}
-	}
-	results, err := checkCells(ctx, scenarios.All(), lockimpl.All())
-	if err != nil {
-		return 0, err
-	}
-	pages, err := report.DocPagesIn(results, lang)
-	if err != nil {
-		return 0, err
-	}
-	if err := os.MkdirAll(pos[0], 0o755); err != nil {
-		return 0, err
-	}
-	names := slices.Sorted(maps.Keys(pages))
-	for _, name := range names {
-		path := filepath.Join(pos[0], name)
-		if err := writeFile(path, func(w io.Writer) error { _, err := w.Write(pages[name]); return err }); err != nil {
-			return 0, err
-		}
-		fmt.Fprintln(stdout, "wrote", path)
-	}
-	return exitOK, nil
-}
-
-func cmdList(lang string, pos []string, stdout io.Writer) (int, error) {
-	if len(pos) > 0 {
-		return 0, errUsage{fmt.Errorf("list takes no arguments, got %s", strings.Join(pos, " "))}
-	}
-	if err := checkLang(lang); err != nil {
-		return 0, err
-	}
-	return exitOK, report.List(stdout, lang)
-}
 
 func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string, stdout, stderr io.Writer) (code int, err error) {
 	if err := checkLang(f.lang); err != nil {
@@ -334,107 +222,4 @@ func (f *playFlags) checkSteps(fs *pflag.FlagSet) error {
 		return errUsage{fmt.Errorf("--from %d comes after --to %d", f.from, f.to)}
 	}
 	return nil
-}
-
-func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout, stderr io.Writer) (code int, err error) {
-	if len(pos) > 0 {
-		return 0, errUsage{fmt.Errorf("check takes no arguments, got %s", strings.Join(pos, " "))}
-	}
-	if err := checkLang(f.lang); err != nil {
-		return 0, err
-	}
-	lessons := scenarios.All()
-	if f.course != "" {
-		if f.lessons != "" {
-			return 0, errUsage{errors.New("--course FILE takes no --lessons: the course names its lessons")}
-		}
-		if lessons, err = courseLessons(f.course); err != nil {
-			return 0, err
-		}
-	}
-	if f.lessons != "" {
-		if lessons, err = readLessonDir(f.lessons); err != nil {
-			return 0, err
-		}
-	}
-	noteReplaced(stderr, lessons)
-	if lessons, err = pickLessons(lessons, f.scenarios, f.lang); err != nil {
-		return 0, err
-	}
-	impls, err := pickImpls(f.impls, f.lang)
-	if err != nil {
-		return 0, err
-	}
-	if f.explore {
-		return cmdCheckExplore(ctx, f, lessons, impls, stdout, stderr)
-	}
-	target, err := f.real.target(ctx, stderr)
-	if err != nil {
-		return 0, err
-	}
-	defer closeTarget(target, &err)
-	var results []scenarios.Result
-	if target != nil {
-		results, err = scenarios.CheckCellsOn(ctx, target, lessons, impls, realParallel)
-	} else {
-		results, err = checkCells(ctx, lessons, impls)
-	}
-	if err != nil {
-		return 0, err
-	}
-	if f.json {
-		err = report.JSON(stdout, results)
-	} else {
-		err = report.Matrix(stdout, results, f.lang)
-	}
-	if err != nil {
-		return 0, err
-	}
-	if f.junit != "" {
-		if err := writeFile(f.junit, func(w io.Writer) error { return report.JUnit(w, results) }); err != nil {
-			return 0, err
-		}
-	}
-	code, errored := checkCode(results)
-	if errored > 0 {
-		// The table is out, with every cell that ran; the ones that could
-		// not are a failed run, not an unmet expectation.
-		return 0, fmt.Errorf("%d of %d cells could not run (ERROR above)", errored, len(results))
-	}
-	return code, nil
-}
-
-// courseLessons are the lessons of the course in FILE, in its order, each
-// once.
-func courseLessons(path string) ([]scenarios.Scenario, error) {
-	c, err := readCourse(path)
-	if err != nil {
-		return nil, err
-	}
-	return c.Lessons(), nil
-}
-
-// checkCode is check's exit code for results, and how many cells could not
-// run: exitUnmet when a cell breaks other invariants than its lesson
-// expects, else exitUntrusted when a cell's verdict did not count, else
-// exitOK.
-func checkCode(results []scenarios.Result) (code, errored int) {
-	unmet, untrusted := false, false
-	for _, r := range results {
-		switch {
-		case r.Error != "":
-			errored++
-		case r.Untrusted:
-			untrusted = true
-		case !r.Pass:
-			unmet = true
-		}
-	}
-	switch {
-	case unmet:
-		return exitUnmet, errored
-	case untrusted:
-		return exitUntrusted, errored
-	}
-	return exitOK, errored
 }

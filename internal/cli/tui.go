@@ -22,6 +22,32 @@ import (
 	"github.com/lockstep-sim/lockstep/tui"
 )
 
+// tuiFlags are the terminal UI's flags, lockstep's own.
+type tuiFlags struct {
+	opts                   tui.Options
+	real                   *realFlags
+	trace, lessons, course string
+	live                   bool
+}
+
+func addTUIFlags(fs *pflag.FlagSet) *tuiFlags {
+	f := &tuiFlags{}
+	fs.StringVar(&f.opts.Scenario, "scenario", "", "open the player on the failure mode `ID`")
+	fs.StringVar(&f.opts.Impl, "impl", "", "with the implementation `NAME` (default: the failure mode's naive one)")
+	fs.StringVar(&f.opts.Lang, "lang", "en", "narration and messages in `LANG`: en or zh")
+	fs.BoolVar(&f.opts.Autoplay, "autoplay", false, "start playing at once")
+	fs.Float64Var(&f.opts.Speed, "speed", 2, "autoplay at `N` steps per second: 0.5, 1, 2, 4, 8 or 16")
+	fs.IntVar(&f.opts.Step, "step", 0, "open the player at step `N` (numbered from 0, as play prints them)")
+	fs.BoolVar(&f.opts.StopAtViolation, "stop-at-violation", false, "autoplay stops at every step where an invariant breaks")
+	fs.BoolVar(&f.opts.NoSpoilers, "no-spoilers", false, "hide what the lesson expects to break, and the rows below the cursor, for a class that should guess first")
+	fs.BoolVar(&f.live, "live", false, "play each lesson live: a Redis command goes at each → (with --redis, lockstep monitor --redis ADDR shows it arrive then; the lesson's time stands still in between)")
+	fs.StringVar(&f.trace, "trace", "", "open the player on a saved trace `FILE` (play --format json, explore --out)")
+	fs.StringVar(&f.lessons, "lessons", "", "list the lesson files in `DIR` beside the built-in lessons")
+	fs.StringVar(&f.course, "course", "", "open a course `FILE`: a class's lessons, in order (docs/lessons.md)")
+	f.real = addRealFlags(fs)
+	return f
+}
+
 // cmdTUI opens the terminal UI. Without a terminal (a pipe, CI) it prints
 // the overview instead of waiting for keys that never come.
 func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, stdout io.Writer) (code int, err error) {

@@ -98,19 +98,6 @@ func cmdClean(ctx context.Context, f *cleanFlags, pos []string, stdout io.Writer
 	return exitOK, errors.Join(w.err, err)
 }
 
-// lines writes a command's lines as they come, and keeps the first write
-// error (a closed pipe, a full disk) to return it.
-type lines struct {
-	w   io.Writer
-	err error
-}
-
-func (l *lines) printf(format string, args ...any) {
-	if l.err == nil {
-		_, l.err = fmt.Fprintf(l.w, format, args...)
-	}
-}
-
 // removeAll removes found, a line each, and sums up; the error says what
 // could not be removed.
 func removeAll(ctx context.Context, cl *realredis.Cleaner, found []realredis.Leftover, w *lines) error {
