@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 func (a *cli) lessonsCmd() *cobra.Command {
@@ -29,10 +30,7 @@ func cmdLessons(pos []string, stdout io.Writer) (int, error) {
 	case len(pos) == 0:
 		return 0, errUsage{errors.New("lessons needs a subcommand: list (the built-in lessons, with their files) or show ID (one lesson's file)")}
 	case !slices.Contains(subs, pos[0]):
-		if s := suggest(pos[0], subs); len(s) > 0 {
-			return 0, errUsage{fmt.Errorf("unknown command of lessons %q; did you mean %s? valid: list, show", pos[0], strings.Join(s, " or "))}
-		}
-		return 0, errUsage{fmt.Errorf("unknown command of lessons %q; valid: list, show", pos[0])}
+		return 0, unknownName("en", text.New("command of lessons", "lessons 的命令"), pos[0], subs)
 	case pos[0] == "list" && len(pos) > 1:
 		return 0, errUsage{fmt.Errorf("lessons list takes no arguments, not %q", strings.Join(pos[1:], " "))}
 	case pos[0] == "list":

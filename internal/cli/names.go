@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -16,18 +15,10 @@ import (
 
 // unknownName is the error for a name that is none of valid, in lang: it
 // lists the valid names and, when the name is a near miss of one or two of
-// them, says which was likely meant. what names the kind of name in English
-// and in Chinese ("scenario", "场景").
+// them, says which was likely meant (suggest.Unknown). what names the kind
+// of name in English and in Chinese ("scenario", "场景").
 func unknownName(lang string, what text.Text, name string, valid []string) error {
-	en := fmt.Sprintf("unknown %s %q; ", what.EN, name)
-	zh := fmt.Sprintf("未知的%s %q；", what.ZH, name)
-	if s := suggest(name, valid); len(s) > 0 {
-		en += "did you mean " + strings.Join(s, " or ") + "? "
-		zh += "是不是 " + strings.Join(s, " 或 ") + "？"
-	}
-	en += "valid: " + strings.Join(valid, ", ")
-	zh += "可选：" + strings.Join(valid, ", ")
-	return errUsage{errors.New(text.Text{EN: en, ZH: zh}.In(lang))}
+	return errUsage{errors.New(suggestpkg.Unknown(what, name, valid).In(lang))}
 }
 
 // The kinds of names a command line looks up.
@@ -46,10 +37,7 @@ func suggest(name string, valid []string) []string { return suggestpkg.Names(nam
 
 // unknownCommand is the error for a command lockstep does not have.
 func unknownCommand(name string) error {
-	if s := suggest(name, commands); len(s) > 0 {
-		return errUsage{fmt.Errorf("unknown command %q; did you mean %s? valid: %s", name, strings.Join(s, " or "), strings.Join(commands, ", "))}
-	}
-	return errUsage{fmt.Errorf("unknown command %q; valid: %s", name, strings.Join(commands, ", "))}
+	return unknownName("en", kindCommand, name, commands)
 }
 
 // unknownSubcommand is the error for a subcommand c does not have: an
@@ -64,14 +52,11 @@ func unknownSubcommand(c *cobra.Command, name string) error {
 			names = append(names, s.Name())
 		}
 	}
-	what := "command of " + c.Name()
+	what := text.Newf("command of %s", "%s 的命令", c.Name())
 	if c.Name() == "completion" {
-		what = "shell"
+		what = text.New("shell", "shell")
 	}
-	if s := suggest(name, names); len(s) > 0 {
-		return errUsage{fmt.Errorf("unknown %s %q; did you mean %s? valid: %s", what, name, strings.Join(s, " or "), strings.Join(names, ", "))}
-	}
-	return errUsage{fmt.Errorf("unknown %s %q; valid: %s", what, name, strings.Join(names, ", "))}
+	return unknownName("en", what, name, names)
 }
 
 // checkLang makes sure lang is one lockstep speaks.
