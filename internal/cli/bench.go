@@ -41,6 +41,9 @@ writes only keys under a prefix of its own and removes them at the end.`,
 	fs.StringVar(&f.replica, "replica", "", "`ADDR` of a replica of the first server: uuid-lua-wait then waits for it")
 	fs.StringVar(&f.impls, "impl", "", "only these implementations: `NAME[,NAME...]`")
 	fs.DurationVar(&f.duration, "duration", time.Second, "how long each implementation runs, `D`")
+	inOverview(c, entry("bench --redis ADDR[,ADDR…] [--impl LIST] [--duration D]", "time acquire+release pairs of every", "implementation on real servers"))
+	c.ValidArgsFunction = noFiles
+	completeFlags(c, map[string]completeFunc{"impl": list(implNames)})
 	c.RunE = func(c *cobra.Command, pos []string) error {
 		return a.done(cmdBench(c.Context(), f, pos, a.stdout, c.ErrOrStderr()))
 	}

@@ -51,6 +51,13 @@ lesson's expect block. It exits 1 if any cell differs from its expectation,
 	fs.BoolVar(&f.explore, "explore", false, "search each lesson's faults with the explorer and compare, cell by cell, with what the lesson breaks (docs/explore.md)")
 	fs.StringVar(&f.lang, "lang", "en", "the key and the summary in `LANG`: en or zh")
 	f.real = addRealFlags(fs)
+	inOverview(c, entry("check [--lessons DIR | --course FILE] [--json] [--junit FILE]", "run every failure mode (or every lesson",
+		"file in DIR, or a course's) against every", "implementation; exit 1 if any result", "differs from its lesson's expectation"))
+	c.ValidArgsFunction = noFiles
+	completeFlags(c, map[string]completeFunc{
+		"scenario": list(scenarioNames), "impl": list(implNames), "lang": one(langs), "lessons": dirs,
+	})
+	completeFlags(c, realCompletions)
 	c.RunE = func(c *cobra.Command, pos []string) error {
 		return a.done(cmdCheck(c.Context(), f, pos, a.stdout, c.ErrOrStderr()))
 	}

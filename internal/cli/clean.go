@@ -42,6 +42,10 @@ run it when no other lockstep run is using the servers.`,
 	fs.StringVar(&f.replica, "replica", "", "the runs' replica `ADDR`: its ACL users, and pointed back at the first server if a run left it a primary or following its relay")
 	fs.StringVar(&f.sentinel, "sentinel", "", "the runs' Sentinels `ADDR[,ADDR...]`: the master names runs gave them")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "only list what would be removed")
+	inOverview(c, entry("clean --redis ADDR[,ADDR…] [--replica ADDR] [--sentinel ADDR[,ADDR…]]", "remove what killed runs left on real",
+		"servers: ACL users, keys, the replica", "lease, Sentinel master names, a promoted", "replica; --dry-run only lists"))
+	c.ValidArgsFunction = noFiles
+	completeFlags(c, cleanCompletions)
 	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdClean(c.Context(), f, pos, a.stdout)) }
 	return c
 }

@@ -118,9 +118,7 @@ func (a *cli) done(code int, err error) error {
 // exit code and error.
 func (a *cli) execute(ctx context.Context, args []string, stderr io.Writer) (int, error) {
 	root := a.newRoot()
-	root.SetOut(a.stdout)
 	root.SetErr(stderr)
-	withBashLists(root) // after SetOut: see there
 	if len(args) == 0 || !strings.HasPrefix(args[0], "__complete") {
 		args = longFlags(root, args)
 		if err := flagsBeforeCommand(root, args); err != nil {

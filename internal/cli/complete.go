@@ -93,6 +93,15 @@ func positional(names func(*cobra.Command) []cobra.Completion) completeFunc {
 	}
 }
 
+// dirArg completes a directory for the first positional argument, and
+// nothing after it.
+func dirArg(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return nil, cobra.ShellCompDirectiveFilterDirs
+}
+
 func noFiles(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	return nil, cobra.ShellCompDirectiveNoFileComp
 }
@@ -126,8 +135,8 @@ var realCompletions = map[string]completeFunc{"redis": noFiles, "replica": noFil
 // cleanCompletions complete clean's flags, addresses all.
 var cleanCompletions = map[string]completeFunc{"redis": noFiles, "cluster": noFiles, "replica": noFiles, "sentinel": noFiles}
 
-// commandNames are the commands, for help COMMAND.
-func commandNames(c *cobra.Command) []cobra.Completion {
+// commandCompletions are the commands, for help COMMAND.
+func commandCompletions(c *cobra.Command) []cobra.Completion {
 	var out []cobra.Completion
 	for _, s := range c.Root().Commands() {
 		if s.IsAvailableCommand() && s.Name() != "help" {
@@ -142,68 +151,6 @@ var (
 	formatNames = fixed("text\ta text timeline", "md\ta Markdown handout", "mermaid\ta Mermaid sequence diagram", "json\tthe trace as JSON", "html\ta self-contained player page")
 	faultWords  = func(*cobra.Command) []cobra.Completion { return faultNames() }
 )
-
-// withCompletion sets the completions of the commands' arguments and flags.
-func withCompletion(root *cobra.Command) {
-	completeFlags(root, map[string]completeFunc{
-		"scenario": one(scenarioNames), "impl": one(implNames), "lang": one(langs),
-		"speed": one(fixed(speedWords()...)), "trace": files("json"), "lessons": dirs, "course": files("course"),
-	})
-	completeFlags(root, realCompletions)
-	for _, c := range root.Commands() {
-		switch c.Name() {
-		case "list":
-			c.ValidArgsFunction = noFiles
-			completeFlags(c, map[string]completeFunc{"lang": one(langs)})
-		case "play":
-			c.ValidArgsFunction = positional(scenarioNames)
-			completeFlags(c, map[string]completeFunc{
-				"impl": one(implNames), "format": one(formatNames), "lang": one(langs),
-				"lesson": files("lesson"), "trace": files("json"),
-			})
-			completeFlags(c, realCompletions)
-		case "check":
-			c.ValidArgsFunction = noFiles
-			completeFlags(c, map[string]completeFunc{
-				"scenario": list(scenarioNames), "impl": list(implNames), "lang": one(langs), "lessons": dirs,
-			})
-			completeFlags(c, realCompletions)
-		case "explore":
-			c.ValidArgsFunction = noFiles
-			completeFlags(c, map[string]completeFunc{
-				"impl": one(implNames), "faults": list(faultWords), "lang": one(langs),
-				"clients": one(fixed("2", "3")), "nodes": one(fixed("3", "5")), "out": dirs,
-			})
-		case "bench":
-			c.ValidArgsFunction = noFiles
-			completeFlags(c, map[string]completeFunc{"impl": list(implNames)})
-		case "clean":
-			c.ValidArgsFunction = noFiles
-			completeFlags(c, cleanCompletions)
-		case "monitor":
-			c.ValidArgsFunction = noFiles
-			completeFlags(c, map[string]completeFunc{"redis": noFiles})
-		case "lessons":
-			c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-				switch {
-				case len(args) == 0:
-					return one(fixed("list\tthe built-in lesson files", "show\tprint one"))(c, args, toComplete)
-				case len(args) == 1 && args[0] == "show":
-					return one(scenarioNames)(c, nil, toComplete)
-				}
-				return nil, cobra.ShellCompDirectiveNoFileComp
-			}
-		case "docs", "site":
-			completeFlags(c, map[string]completeFunc{"lang": one(langs)})
-			c.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-				if len(args) > 0 {
-					return nil, cobra.ShellCompDirectiveNoFileComp
-				}
-				return nil, cobra.ShellCompDirectiveFilterDirs
-			}
-		}
-	}
-}
 
 // bashLists follows cobra's bash script. That script keeps the candidates
 // whose printf %q form starts with the word typed, and bash 5.2's printf %q
@@ -241,16 +188,18 @@ else
 fi
 `
 
-// withBashLists makes completion bash write bashLists after cobra's script.
-// It makes cobra's completion command itself, as cobra would when the
-// command line runs; execute calls it once the root has its output, which
-// cobra's completion commands keep from the moment they are made.
-func withBashLists(root *cobra.Command) {
+// completionCmd is "lockstep completion bash|zsh|fish": cobra's command,
+// made as cobra would make it when the command line runs, whose bash
+// writes bashLists after cobra's script. newRoot makes it once the root
+// has its output, which cobra's completion commands keep from the moment
+// they are made.
+func completionCmd(root *cobra.Command) *cobra.Command {
 	root.InitDefaultCompletionCmd()
 	bash, _, err := root.Find([]string{"completion", "bash"})
 	if err != nil || bash.Name() != "bash" || bash.RunE == nil {
 		panic(fmt.Sprintf("no completion bash command: %v", err))
 	}
+	inOverview(bash.Parent(), entry("completion bash|zsh|fish", "a shell completion script: commands,", "flags, lesson and implementation names"))
 	script := bash.RunE
 	bash.RunE = func(c *cobra.Command, args []string) error {
 		if err := script(c, args); err != nil {
@@ -259,4 +208,5 @@ func withBashLists(root *cobra.Command) {
 		_, err := io.WriteString(c.OutOrStdout(), bashLists)
 		return err
 	}
+	return bash.Parent()
 }

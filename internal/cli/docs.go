@@ -24,6 +24,9 @@ into DIR, from the engine's traces: docs/ is lockstep docs docs (go generate
 runs it). With --lang zh the same pages in Chinese.`,
 		"  lockstep docs docs\n  lockstep docs --lang zh /tmp/docs-zh")
 	lang := c.Flags().String("lang", "en", "the pages in `LANG`: en or zh")
+	inOverview(c, entry("docs [--lang zh] DIR", "regenerate the failure-mode pages (docs/)", "from the engine's traces; in Chinese"))
+	completeFlags(c, map[string]completeFunc{"lang": one(langs)})
+	c.ValidArgsFunction = dirArg
 	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdDocs(c.Context(), *lang, pos, a.stdout)) }
 	return c
 }

@@ -57,6 +57,13 @@ it found one. docs/explore.md has the model and the bounds.`,
 	fs.StringVar(&f.out, "out", "", "write each counterexample's trace to `DIR`/<impl>-<invariant>.json, each file named on stderr")
 	fs.BoolVar(&f.json, "json", false, "print the result as JSON")
 	fs.StringVar(&f.lang, "lang", "en", "the report in `LANG`: en or zh")
+	inOverview(c, entry("explore --impl NAME [--clients 2|3] [--faults LIST] [--depth N]", "search every schedule of the clients'",
+		"commands, time and faults for the", "shortest counterexample of each", "invariant; exit 1 if one is found"))
+	c.ValidArgsFunction = noFiles
+	completeFlags(c, map[string]completeFunc{
+		"impl": one(implNames), "faults": list(faultWords), "lang": one(langs),
+		"clients": one(fixed("2", "3")), "nodes": one(fixed("3", "5")), "out": dirs,
+	})
 	c.RunE = func(c *cobra.Command, pos []string) error {
 		return a.done(cmdExplore(c.Context(), f, pos, a.stdout, c.ErrOrStderr()))
 	}

@@ -66,7 +66,7 @@ func flagsBeforeCommand(root *cobra.Command, args []string) error {
 			if f := lookupFlag(fs, a); f != nil && f.NoOptDefVal == "" && !strings.Contains(a, "=") {
 				i++ // its value
 			}
-		case slices.Contains(commands, a):
+		case slices.Contains(commandNames(root), a):
 			return errUsage{fmt.Errorf("flags go after the command: lockstep %s %s", a, strings.Join(args[:i], " "))}
 		default:
 			return nil

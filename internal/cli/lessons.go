@@ -19,6 +19,16 @@ func (a *cli) lessonsCmd() *cobra.Command {
 		`lessons list names the built-in lesson files; lessons show ID prints one,
 a start for a lesson of your own (docs/lessons.md describes the format).`,
 		"  lockstep lessons list\n  lockstep lessons show get-then-del > mine/010-my-race.lesson")
+	inOverview(c, entry("lessons list | show ID", "the built-in lesson files; show prints", "one, a start for your own"))
+	c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		switch {
+		case len(args) == 0:
+			return one(fixed("list\tthe built-in lesson files", "show\tprint one"))(c, args, toComplete)
+		case len(args) == 1 && args[0] == "show":
+			return one(scenarioNames)(c, nil, toComplete)
+		}
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
 	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdLessons(pos, a.stdout)) }
 	return c
 }

@@ -15,6 +15,9 @@ func (a *cli) listCmd() *cobra.Command {
 		"list prints the failure modes (lessons), each with the implementation it\nopens with, and the lock implementations.",
 		"  lockstep list\n  lockstep list --lang zh")
 	lang := langFlag(c.Flags())
+	inOverview(c, entry("list", "the failure modes and the lock", "implementations"))
+	c.ValidArgsFunction = noFiles
+	completeFlags(c, map[string]completeFunc{"lang": one(langs)})
 	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdList(*lang, pos, a.stdout)) }
 	return c
 }

@@ -44,6 +44,10 @@ exit 2.`,
 	fs := c.Flags()
 	fs.StringVar(&f.redis, "redis", "", "the real server `ADDR` to watch (required): host:port, [ipv6]:port, redis://[user:password@]host:port, rediss://… or unix://[:password@]/path, as for play --redis")
 	fs.BoolVar(&f.all, "all", false, "every line MONITOR shows, as it shows it: lockstep's own, other programs', the handshakes")
+	inOverview(c, entry("monitor --redis ADDR [--all]", "a server's MONITOR for the room: the",
+		"locks' commands of lockstep's runs, each", "after its run; --all every line"))
+	c.ValidArgsFunction = noFiles
+	completeFlags(c, map[string]completeFunc{"redis": noFiles})
 	c.RunE = func(c *cobra.Command, pos []string) error {
 		return a.done(cmdMonitor(c.Context(), f, pos, a.stdout, c.ErrOrStderr()))
 	}

@@ -35,16 +35,16 @@ var (
 // (internal/suggest).
 func suggest(name string, valid []string) []string { return suggestpkg.Names(name, valid) }
 
-// unknownCommand is the error for a command lockstep does not have.
-func unknownCommand(name string) error {
-	return unknownName("en", kindCommand, name, commands)
+// unknownCommand is the error for a command root's tree does not have.
+func unknownCommand(root *cobra.Command, name string) error {
+	return unknownName("en", kindCommand, name, commandNames(root))
 }
 
 // unknownSubcommand is the error for a subcommand c does not have: an
 // unknown command of lockstep's, an unknown shell of completion's.
 func unknownSubcommand(c *cobra.Command, name string) error {
 	if !c.HasParent() {
-		return unknownCommand(name)
+		return unknownCommand(c, name)
 	}
 	var names []string
 	for _, s := range c.Commands() {

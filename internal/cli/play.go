@@ -55,6 +55,17 @@ the run of the lesson's fix beside it for compare mode.`,
 	fs.StringVar(&f.lesson, "lesson", "", "play a lesson `FILE` of your own instead of a built-in failure mode")
 	fs.StringVar(&f.trace, "trace", "", "play a saved trace `FILE` (play --format json, explore --out) instead of a failure mode")
 	f.real = addRealFlags(fs)
+	inOverview(c,
+		entry("play SCENARIO [--impl NAME] [--format text|md|mermaid|json|html]", "play one failure mode as a text timeline",
+			"(default impl: the naive one it is about);", "html: one page, the player in a browser"),
+		entry("play --lesson FILE [--impl NAME] [--format …]", "play a lesson file of your own"),
+		entry("play --trace FILE [--format …]", "play a saved trace (a schedule found by", "explore is made again and checked)"))
+	c.ValidArgsFunction = positional(scenarioNames)
+	completeFlags(c, map[string]completeFunc{
+		"impl": one(implNames), "format": one(formatNames), "lang": one(langs),
+		"lesson": files("lesson"), "trace": files("json"),
+	})
+	completeFlags(c, realCompletions)
 	c.RunE = func(c *cobra.Command, pos []string) error {
 		return a.done(cmdPlay(c.Context(), c.Flags(), f, pos, a.stdout, c.ErrOrStderr()))
 	}

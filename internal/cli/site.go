@@ -27,6 +27,9 @@ fetched from the network: DIR works on any static host, or opened from
 disk.`,
 		"  lockstep site /tmp/course\n  lockstep site --lang zh public")
 	lang := c.Flags().String("lang", "en", "the pages open in `LANG`: en or zh (each page switches)")
+	inOverview(c, entry("site [--lang zh] DIR", "write the whole course as a static web", "site: every lesson's player page, every", "implementation, the self-check"))
+	completeFlags(c, map[string]completeFunc{"lang": one(langs)})
+	c.ValidArgsFunction = dirArg
 	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdSite(c.Context(), *lang, pos, a.stdout)) }
 	return c
 }

@@ -48,11 +48,29 @@ func addTUIFlags(fs *pflag.FlagSet) *tuiFlags {
 	return f
 }
 
+// tuiOverview are lockstep's own lines in the overview: the terminal UI's.
+var tuiOverview = []string{
+	entry("[--scenario ID [--impl NAME]] [--autoplay [--speed N]]", "the terminal UI: pick a failure mode and",
+		"an implementation, step through it,", "compare; x on the start screen opens the", "sandbox"),
+	entry("--scenario ID --step N [--stop-at-violation] [--no-spoilers]", "for a class: open at step N, stop",
+		"autoplay where an invariant breaks, keep", "the verdict hidden until it shows"),
+	entry("--trace FILE", "the player, on a saved trace"),
+	entry("--lessons DIR", "the TUI, with your lesson files beside the", "built-in lessons"),
+	entry("--course FILE", "the TUI on a course: a class's lessons in", "order (docs/lessons.md)"),
+}
+
+// tuiCompletions complete the terminal UI's flags, but for the real
+// servers' (realCompletions).
+var tuiCompletions = map[string]completeFunc{
+	"scenario": one(scenarioNames), "impl": one(implNames), "lang": one(langs),
+	"speed": one(fixed(speedWords()...)), "trace": files("json"), "lessons": dirs, "course": files("course"),
+}
+
 // cmdTUI opens the terminal UI. Without a terminal (a pipe, CI) it prints
 // the overview instead of waiting for keys that never come.
 func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, stdout io.Writer) (code int, err error) {
 	if len(pos) > 0 {
-		return 0, unknownCommand(pos[0])
+		return 0, unknownCommand(c.Root(), pos[0])
 	}
 	opts, err := f.options(ctx, c.Flags())
 	if err != nil {
