@@ -92,48 +92,9 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 	if err != nil {
 		return 0, unknownName(f.lang, kindImpl, f.impl, lockimpl.Names())
 	}
-	var faults []sim.Fault
-	for name := range strings.SplitSeq(f.faults, ",") {
-		if name = strings.TrimSpace(name); name != "" {
-			if !slices.Contains(faultNames(), name) {
-				return 0, unknownName(f.lang, kindFault, name, faultNames())
-			}
-			faults = append(faults, sim.Fault(name))
-		}
-	}
-	if faults == nil {
-		faults = []sim.Fault{}
-	}
-	// Options treat zero as "the default"; on the command line a zero is a
-	// mistake, not a request for the default.
-	if f.depth < 1 {
-		return 0, errUsage{fmt.Errorf("--depth must be at least 1, not %d", f.depth)}
-	}
-	if f.timeout < 0 {
-		return 0, errUsage{fmt.Errorf("--timeout must be 0 (no limit) or more, not %s", f.timeout)}
-	}
-	if f.liveness <= 0 {
-		return 0, errUsage{fmt.Errorf("--liveness must be more than 0, not %s", f.liveness)}
-	}
-	if f.maxStates < 1 || f.maxStates > explore.MaxStatesBound {
-		return 0, errUsage{fmt.Errorf("--max-states must be 1 to %d (the memory bound), not %d", explore.MaxStatesBound, f.maxStates)}
-	}
-	if f.stock < 1 {
-		return 0, errUsage{fmt.Errorf("--stock must be at least 1, not %d", f.stock)}
-	}
-	var guard sim.Guard
-	if f.guard != "" {
-		if guard, err = sim.ParseGuard(f.guard); err != nil {
-			return 0, errUsage{fmt.Errorf("--guard: %w", err)}
-		}
-	}
-	if f.nodes != explore.DefaultNodes && impl.Nodes == 1 {
-		return 0, errUsage{fmt.Errorf("--nodes is for a lock on several servers (%s); %s runs on one", strings.Join(multiNode(), ", "), impl.Name)}
-	}
-	opts := explore.Options{Clients: f.clients, Nodes: f.nodes, Attempts: f.attempts, Faults: faults, Depth: f.depth, Timeout: f.timeout,
-		Liveness: f.liveness, Guard: guard, Stock: f.stock, Reenter: f.reenter, Lease: f.lease, MaxStates: f.maxStates}
-	if err := opts.Validate(); err != nil {
-		return 0, errUsage{err}
+	opts, err := f.options(impl)
+	if err != nil {
+		return 0, err
 	}
 	if isTerminal(stderr) {
 		opts.Progress = func(p explore.Progress) {
@@ -175,6 +136,56 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 		return code, report.JSON(stdout, exploreJSON(res, files))
 	}
 	return code, report.Explore(stdout, res, f.lang)
+}
+
+// options checks explore's flags other than --impl (impl is the lock it
+// names) and --lang, and returns the search's options they set.
+func (f *exploreFlags) options(impl lockimpl.Info) (explore.Options, error) {
+	var faults []sim.Fault
+	for name := range strings.SplitSeq(f.faults, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			if !slices.Contains(faultNames(), name) {
+				return explore.Options{}, unknownName(f.lang, kindFault, name, faultNames())
+			}
+			faults = append(faults, sim.Fault(name))
+		}
+	}
+	if faults == nil {
+		faults = []sim.Fault{}
+	}
+	// Options treat zero as "the default"; on the command line a zero is a
+	// mistake, not a request for the default.
+	if f.depth < 1 {
+		return explore.Options{}, errUsage{fmt.Errorf("--depth must be at least 1, not %d", f.depth)}
+	}
+	if f.timeout < 0 {
+		return explore.Options{}, errUsage{fmt.Errorf("--timeout must be 0 (no limit) or more, not %s", f.timeout)}
+	}
+	if f.liveness <= 0 {
+		return explore.Options{}, errUsage{fmt.Errorf("--liveness must be more than 0, not %s", f.liveness)}
+	}
+	if f.maxStates < 1 || f.maxStates > explore.MaxStatesBound {
+		return explore.Options{}, errUsage{fmt.Errorf("--max-states must be 1 to %d (the memory bound), not %d", explore.MaxStatesBound, f.maxStates)}
+	}
+	if f.stock < 1 {
+		return explore.Options{}, errUsage{fmt.Errorf("--stock must be at least 1, not %d", f.stock)}
+	}
+	var guard sim.Guard
+	if f.guard != "" {
+		var err error
+		if guard, err = sim.ParseGuard(f.guard); err != nil {
+			return explore.Options{}, errUsage{fmt.Errorf("--guard: %w", err)}
+		}
+	}
+	if f.nodes != explore.DefaultNodes && impl.Nodes == 1 {
+		return explore.Options{}, errUsage{fmt.Errorf("--nodes is for a lock on several servers (%s); %s runs on one", strings.Join(multiNode(), ", "), impl.Name)}
+	}
+	opts := explore.Options{Clients: f.clients, Nodes: f.nodes, Attempts: f.attempts, Faults: faults, Depth: f.depth, Timeout: f.timeout,
+		Liveness: f.liveness, Guard: guard, Stock: f.stock, Reenter: f.reenter, Lease: f.lease, MaxStates: f.maxStates}
+	if err := opts.Validate(); err != nil {
+		return explore.Options{}, errUsage{err}
+	}
+	return opts, nil
 }
 
 // writeFound writes each counterexample of res as a trace file in dir,
