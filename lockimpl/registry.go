@@ -1,8 +1,7 @@
 package lockimpl
 
 import (
-	"fmt"
-	"strings"
+	"errors"
 
 	"github.com/lockstep-sim/lockstep/internal/suggest"
 	"github.com/lockstep-sim/lockstep/text"
@@ -452,15 +451,13 @@ func Names() []string {
 	return names
 }
 
-// Lookup finds an implementation by name. The error lists the valid names.
+// Lookup finds an implementation by name. The error lists the valid names,
+// and the one likely meant (suggest.Unknown).
 func Lookup(name string) (Info, error) {
 	for _, in := range catalogue {
 		if in.Name == name {
 			return in, nil
 		}
 	}
-	if s := suggest.Names(name, Names()); len(s) > 0 {
-		return Info{}, fmt.Errorf("unknown implementation %q; did you mean %s? valid: %s", name, strings.Join(s, " or "), strings.Join(Names(), ", "))
-	}
-	return Info{}, fmt.Errorf("unknown implementation %q; valid: %s", name, strings.Join(Names(), ", "))
+	return Info{}, errors.New(suggest.Unknown(text.New("implementation", "锁实现"), name, Names()).EN)
 }

@@ -12,15 +12,17 @@ package scenarios
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"slices"
-	"strings"
 	"sync"
 
+	"github.com/lockstep-sim/lockstep/internal/suggest"
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // Scenario is one failure mode: a lesson.
@@ -173,12 +175,13 @@ func IDs() []string {
 	return ids
 }
 
-// Lookup finds a scenario by id. The error lists the valid ids.
+// Lookup finds a scenario by id. The error lists the valid ids, and the
+// one likely meant (suggest.Unknown).
 func Lookup(id string) (Scenario, error) {
 	for _, s := range catalogue() {
 		if s.ID == id {
 			return s, nil
 		}
 	}
-	return Scenario{}, fmt.Errorf("unknown scenario %q; valid: %s", id, strings.Join(IDs(), ", "))
+	return Scenario{}, errors.New(suggest.Unknown(text.New("scenario", "场景"), id, IDs()).EN)
 }

@@ -17,8 +17,8 @@ import (
 )
 
 // siteImpls are the implementations the browser's site holds, to keep the
-// test short: every lesson's naive one and its fix (sitecmd_test.go checks
-// the whole site's files).
+// test short: every lesson's naive one and its fix
+// (internal/cli/site_test.go checks the whole site's files).
 func siteImpls() []lockimpl.Info {
 	var out []lockimpl.Info
 	for _, in := range lockimpl.All() {

@@ -18,7 +18,7 @@ func TestSelfCheckPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, _ := scenarios.Lookup("get-then-del")
-	// As report/selfcheck.go has it (sitecmd_test.go checks the site's).
+	// As report/selfcheck.go has it (internal/cli/site_test.go checks the site's).
 	zh := "<!-- 由 `go run . docs --lang zh DIR` 生成 -->\n\n# 自查清单\n\n| 3 | 释放 | 误删 | [`get-then-del`](get-then-del.md) |\n"
 	page := selfCheckPage(string(en), zh, []scenarios.Scenario{s})
 	zhPart := page[strings.Index(page, `<div lang="zh-Hans"`):]

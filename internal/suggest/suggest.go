@@ -1,8 +1,32 @@
 // Package suggest guesses which name a mistyped one was meant to be, for
-// the "did you mean" of an error.
+// the "did you mean" of an error, and says so: Unknown is the one message
+// for a name that is none of the valid ones, wherever it is looked up.
 package suggest
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/lockstep-sim/lockstep/text"
+)
+
+// Unknown is the message for name, a what ("scenario", "场景") that is none
+// of valid, in English and Chinese: it lists valid and, when name is a near
+// miss of some of them (Names), says which was likely meant:
+//
+//	unknown scenario "get-then-dle"; did you mean get-then-del? valid: oversell, …
+//	未知的场景 "get-then-dle"；是不是 get-then-del？可选：oversell, …
+func Unknown(what text.Text, name string, valid []string) text.Text {
+	en := fmt.Sprintf("unknown %s %q; ", what.EN, name)
+	zh := fmt.Sprintf("未知的%s %q；", what.ZH, name)
+	if s := Names(name, valid); len(s) > 0 {
+		en += "did you mean " + strings.Join(s, " or ") + "? "
+		zh += "是不是 " + strings.Join(s, " 或 ") + "？"
+	}
+	en += "valid: " + strings.Join(valid, ", ")
+	zh += "可选：" + strings.Join(valid, ", ")
+	return text.Text{EN: en, ZH: zh}
+}
 
 // Names is the names in valid that name is most likely a mistyping of:
 // those at the smallest edit distance (a swap of two neighbours counts as

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/spf13/cobra"
+
+	"github.com/lockstep-sim/lockstep/bench"
+	"github.com/lockstep-sim/lockstep/realredis"
+)
+
+// benchFlags are bench's flags.
+type benchFlags struct {
+	redis, replica, impls string
+	duration              time.Duration
+}
+
+func (a *cli) benchCmd() *cobra.Command {
+	c := command("bench --redis ADDR[,ADDR...] [--replica ADDR] [--impl LIST] [--duration D]",
+		"what each lock costs on real Redis: acquire+release pairs per second",
+		`bench times acquire+release pairs of every implementation, one client
+without contention, against real servers, and prints pairs per second next
+to the limit the servers' round trip sets: one SET per round trip, so a lock
+that takes one round trip to acquire and one to release reaches half the
+SETs per second. The limit is measured just before each row. Single-instance
+locks use the first server, Redlock the first five; with --replica (a replica
+of the first server) uuid-lua-wait waits for its acknowledgement. bench
+writes only keys under a prefix of its own and removes them at the end.`,
+		`  R=127.0.0.1:6390,127.0.0.1:6391,127.0.0.1:6392,127.0.0.1:6393,127.0.0.1:6394
+  lockstep bench --redis $R --replica 127.0.0.1:6395
+  lockstep bench --redis 127.0.0.1:6379 --impl set-nx-ex,uuid-lua,fenced --duration 2s`)
+	f := &benchFlags{}
+	fs := c.Flags()
+	fs.StringVar(&f.redis, "redis", "", "the real servers `ADDR[,ADDR...]` (required), as for play --redis")
+	fs.StringVar(&f.replica, "replica", "", "`ADDR` of a replica of the first server: uuid-lua-wait then waits for it")
+	fs.StringVar(&f.impls, "impl", "", "only these implementations: `NAME[,NAME...]`")
+	fs.DurationVar(&f.duration, "duration", time.Second, "how long each implementation runs, `D`")
+	inOverview(c, entry("bench --redis ADDR[,ADDR…] [--impl LIST] [--duration D]", "time acquire+release pairs of every", "implementation on real servers"))
+	c.ValidArgsFunction = noFiles
+	completeFlags(c, map[string]completeFunc{"impl": list(implNames)})
+	c.RunE = func(c *cobra.Command, pos []string) error {
+		return a.done(cmdBench(c.Context(), f, pos, a.stdout, c.ErrOrStderr()))
+	}
+	return c
+}
+
+func cmdBench(ctx context.Context, f *benchFlags, pos []string, stdout, stderr io.Writer) (int, error) {
+	if len(pos) > 0 {
+		return 0, errUsage{fmt.Errorf("bench takes no arguments, got %q", strings.Join(pos, " "))}
+	}
+	if f.redis == "" {
+		return 0, errUsage{errors.New("bench measures real servers: give them with --redis ADDR[,ADDR...] (five for Redlock)")}
+	}
+	if f.duration <= 0 || f.duration > time.Minute {
+		return 0, errUsage{fmt.Errorf("--duration %s out of range; valid: more than 0, at most 1m", f.duration)}
+	}
+	impls, err := pickImpls(f.impls, "en")
+	if err != nil {
+		return 0, err
+	}
+	var nodes []*redis.Options
+	for _, a := range strings.Split(f.redis, ",") {
+		o, err := realredis.Parse(a)
+		if err != nil {
+			return 0, errUsage{err}
+		}
+		if _, err := realredis.Check(ctx, o); err != nil {
+			return 0, errUsage{err}
+		}
+		nodes = append(nodes, o)
+	}
+	if f.replica != "" {
+		o, err := realredis.Parse(f.replica)
+		if err != nil {
+			return 0, errUsage{err}
+		}
+		if _, err := realredis.Check(ctx, o); err != nil {
+			return 0, errUsage{err}
+		}
+	}
+	// bench touches only the --redis servers: the notice is of theirs.
+	noticeLeftovers(ctx, stderr, realredis.CleanConfig{Addrs: strings.Split(f.redis, ",")}, nodes, nil)
+	prefix, err := bench.NewPrefix()
+	if err != nil {
+		return 0, err
+	}
+	res, err := bench.Run(ctx, bench.Config{Nodes: nodes, Replica: f.replica != "", Prefix: prefix, Duration: f.duration, Impls: impls})
+	if err != nil {
+		return 0, err
+	}
+	return exitOK, bench.Print(stdout, res)
+}

@@ -1,0 +1,33 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lockstep-sim/lockstep/report"
+)
+
+func (a *cli) listCmd() *cobra.Command {
+	c := command("list", "the failure modes and the lock implementations",
+		"list prints the failure modes (lessons), each with the implementation it\nopens with, and the lock implementations.",
+		"  lockstep list\n  lockstep list --lang zh")
+	lang := langFlag(c.Flags())
+	inOverview(c, entry("list", "the failure modes and the lock", "implementations"))
+	c.ValidArgsFunction = noFiles
+	completeFlags(c, map[string]completeFunc{"lang": one(langs)})
+	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdList(*lang, pos, a.stdout)) }
+	return c
+}
+
+func cmdList(lang string, pos []string, stdout io.Writer) (int, error) {
+	if len(pos) > 0 {
+		return 0, errUsage{fmt.Errorf("list takes no arguments, got %s", strings.Join(pos, " "))}
+	}
+	if err := checkLang(lang); err != nil {
+		return 0, err
+	}
+	return exitOK, report.List(stdout, lang)
+}

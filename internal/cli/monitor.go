@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/lockstep-sim/lockstep/realredis"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+)
+
+// monitorFlags are monitor's flags.
+type monitorFlags struct {
+	redis string
+	all   bool
+}
+
+func (a *cli) monitorCmd() *cobra.Command {
+	c := command("monitor --redis ADDR [--all]",
+		"watch a real server's MONITOR: the locks' commands of lockstep's runs",
+		`monitor shows what the locks of lockstep's runs send to a real server as it
+arrives, for a room to watch beside a live lesson: MONITOR, read by lockstep,
+which leaves out its own connections (named lockstep-observer: the snapshots'
+reads, the checks, the cleanup), every connection's handshake (HELLO,
+AUTH, SELECT, PING, CLIENT SETNAME and SETINFO) and every command of another
+program. Each line is MONITOR's, after the run it belongs to: the 8 hex
+digits of the run's keys (lockstep:<8 hex>:…), one for all the cells of a
+check. A script's own commands ([0 lua]) show by their keys. An address is
+lockstep's own from the line that names it so until the next connection on
+it begins (HELLO, or AUTH), so a lock whose client has a port an observer
+had before still shows. On a unix socket MONITOR gives every client one
+address, and lockstep's reads there show too: run lockstep over TCP. --all
+prints every line MONITOR shows, passwords redacted. It runs until Ctrl-C
+(exit 0); a server it cannot reach, or one that closes the connection, is
+exit 2.`,
+		`  lockstep monitor --redis 127.0.0.1:6390
+  lockstep monitor --redis ${LOCKSTEP_REDIS%%,*}
+  lockstep monitor --redis redis://:secret@127.0.0.1:6390 --all`)
+	f := &monitorFlags{}
+	fs := c.Flags()
+	fs.StringVar(&f.redis, "redis", "", "the real server `ADDR` to watch (required): host:port, [ipv6]:port, redis://[user:password@]host:port, rediss://… or unix://[:password@]/path, as for play --redis")
+	fs.BoolVar(&f.all, "all", false, "every line MONITOR shows, as it shows it: lockstep's own, other programs', the handshakes")
+	inOverview(c, entry("monitor --redis ADDR [--all]", "a server's MONITOR for the room: the",
+		"locks' commands of lockstep's runs, each", "after its run; --all every line"))
+	c.ValidArgsFunction = noFiles
+	completeFlags(c, map[string]completeFunc{"redis": noFiles})
+	c.RunE = func(c *cobra.Command, pos []string) error {
+		return a.done(cmdMonitor(c.Context(), f, pos, a.stdout, c.ErrOrStderr()))
+	}
+	return c
+}
+
+// check says what is wrong with monitor's arguments, if anything.
+func (f *monitorFlags) check(pos []string) error {
+	switch {
+	case len(pos) > 0:
+		return errUsage{fmt.Errorf("monitor takes no arguments, got %q", strings.Join(pos, " "))}
+	case f.redis == "":
+		return errUsage{errors.New("monitor watches a real server: give it with --redis ADDR")}
+	case strings.Contains(f.redis, ","):
+		return errUsage{fmt.Errorf("monitor watches one server, and --redis gives %d: give the one to watch (the first of $LOCKSTEP_REDIS is ${LOCKSTEP_REDIS%%%%,*}), and run one monitor for each", strings.Count(f.redis, ",")+1)}
+	}
+	return nil
+}
+
+// cmdMonitor prints MONITOR's lines, the locks' only unless --all, until
+// a signal ends it (exit 0) or the server closes the connection.
+func cmdMonitor(ctx context.Context, f *monitorFlags, pos []string, stdout, stderr io.Writer) (int, error) {
+	if err := f.check(pos); err != nil {
+		return 0, err
+	}
+	m, err := realredis.OpenMonitor(ctx, f.redis)
+	if ctx.Err() != nil {
+		return exitOK, nil // Ctrl-C is how a monitor ends
+	}
+	if err != nil {
+		return 0, errUsage{err}
+	}
+	defer m.Close()
+	what, show := "the locks' commands of lockstep's runs, each after its run", lockLines(realredis.NewMonitorFilter(m.Observers()), stderr)
+	if f.all {
+		what, show = "every line MONITOR shows", allLines
+	}
+	fmt.Fprintf(stderr, "lockstep: watching %s: %s; Ctrl-C stops\n", sim.CleanText(m.Addr()), what)
+	w := &lines{w: stdout}
+	err = m.Run(ctx, func(raw string) error {
+		if text, ok := show(raw); ok {
+			w.printf("%s\n", sim.CleanText(text))
+		}
+		return w.err
+	})
+	if ctx.Err() != nil {
+		return exitOK, w.err
+	}
+	return 0, err
+}
+
+// allLines is --all: every line, passwords redacted.
+func allLines(raw string) (string, bool) {
+	if l, ok := realredis.ParseMonitorLine(raw); ok {
+		return l.Redacted(), true
+	}
+	return raw, true
+}
+
+// lockLines is the default view: the lines filter takes for a lock's,
+// each after its run. The first line on a unix socket says, on stderr,
+// that lockstep's own lines there show too.
+func lockLines(filter *realredis.MonitorFilter, stderr io.Writer) func(string) (string, bool) {
+	warned := false
+	return func(raw string) (string, bool) {
+		l, ok := realredis.ParseMonitorLine(raw)
+		if !ok {
+			return "", false
+		}
+		if realredis.SharedAddr(l.Addr) && !warned {
+			warned = true
+			fmt.Fprintf(stderr, "lockstep: MONITOR gives every client on the unix socket one address (%s), so lockstep's own reads there cannot be told from a lock's and show too; run lockstep over TCP to leave them out\n", sim.CleanText(l.Addr))
+		}
+		run, ok := filter.Lock(l)
+		if !ok {
+			return "", false
+		}
+		return run + " " + l.Redacted(), true
+	}
+}
