@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/lockstep-sim/lockstep/internal/derive"
@@ -71,8 +72,8 @@ func files(ctx context.Context) error {
 	return rewrite("docs/explore.md", func(b []byte) ([]byte, error) {
 		out, done, err := derive.ExploreTable(ctx, b)
 		if len(done.Cells) > 0 {
-			fmt.Printf("docs/explore.md: searched %d cells in %s, reused %d: %v\n",
-				len(done.Cells), time.Since(start).Round(time.Second), done.Reused, done.Cells)
+			fmt.Printf("docs/explore.md: searched the %d cells the table lacked in %s (%s), kept the %d it had\n",
+				len(done.Cells), time.Since(start).Round(time.Second), summary(done.Cells), done.Reused)
 		}
 		return out, err
 	})
@@ -94,4 +95,23 @@ func rewrite(path string, derive func([]byte) ([]byte, error)) error {
 	}
 	fmt.Println("wrote", path)
 	return os.WriteFile(path, b, 0o644)
+}
+
+// summary says how many of cells ("lesson × impl") each implementation
+// has, in their order.
+func summary(cells []string) string {
+	var impls []string
+	n := map[string]int{}
+	for _, c := range cells {
+		_, impl, _ := strings.Cut(c, " × ")
+		if n[impl] == 0 {
+			impls = append(impls, impl)
+		}
+		n[impl]++
+	}
+	parts := make([]string, len(impls))
+	for i, impl := range impls {
+		parts[i] = fmt.Sprintf("%s: %d", impl, n[impl])
+	}
+	return strings.Join(parts, ", ")
 }
