@@ -1,7 +1,10 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"strings"
+	"testing"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
@@ -39,4 +42,34 @@ func refreshTable(was, now map[string]string) string {
 		return "run go generate ./..., which searches the cells the table lacks; then explain every new disagreement under \"Why they disagree\"."
 	}
 	return "cells it has changed, which go generate ./... keeps: LOCKSTEP_WRITE_EXPLORE_TABLE=1 go test -count=1 -timeout 60m -run TestExploreTableIsFresh . searches the whole table afresh (about 330 s); then explain every new disagreement under \"Why they disagree\"."
+}
+
+// The README's "Adding an implementation" and lockimpl's package doc give
+// the same steps: write the file, add the registry entry, run go generate
+// ./..., review the diff (#39, item 3: one said two steps, the other three).
+func TestAddingAnImplementationSaysTheSameSteps(t *testing.T) {
+	readme := readmeSection(t, "## Adding an implementation")
+	src, err := os.ReadFile("lockimpl/lock.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, _, _ := strings.Cut(string(src), "\npackage lockimpl")
+	_, pkg, ok := strings.Cut(pkg, "// Adding an implementation")
+	if !ok {
+		t.Fatal("lockimpl's package doc says nothing of adding an implementation")
+	}
+	steps := []string{"Write", "registry.go", "go generate ./...", "Review the diff"}
+	for name, doc := range map[string]string{"README.md": readme, "lockimpl's package doc": pkg} {
+		for i, step := range steps {
+			// The step's text: from its number to the next one's.
+			_, text, ok := strings.Cut(doc, fmt.Sprintf("%d. ", i+1))
+			text, _, _ = strings.Cut(text, fmt.Sprintf("%d. ", i+2))
+			if !ok || !strings.Contains(text, step) {
+				t.Errorf("%s: step %d does not say %q", name, i+1, step)
+			}
+		}
+		if strings.Contains(doc, fmt.Sprintf("%d. ", len(steps)+1)) {
+			t.Errorf("%s gives more steps than %q", name, steps)
+		}
+	}
 }
