@@ -5,9 +5,20 @@
 // reaches it only through Env: the clients it is given, the clock, the token
 // source and the way to start a background goroutine.
 //
-// Adding an implementation: write one file with a type that satisfies Lock and
-// a doc comment that says what it fixes and what it still misses, then add one
-// Info entry to the registry in registry.go.
+// Adding an implementation, as the README's "Adding an implementation" says:
+//
+//  1. Write one file with a type that satisfies Lock and a doc comment that
+//     says what it fixes and what it still misses.
+//  2. Add its Info to the catalogue in registry.go, in its place from the
+//     most naive to the most careful (or one line naming an Info its file
+//     declares).
+//  3. Run go generate ./... in the module's root: it runs the lock through
+//     every lesson, writes its row into each lesson's expect block, and
+//     regenerates the files that follow (docs/, the README's matrix and
+//     tables, docs/explore.md's table, docs/lessons.md's example).
+//  4. Review the diff: the new expect rows are the verdicts the lessons hold
+//     the lock to from now on; explain in docs/explore.md any cell where the
+//     search disagrees with a lesson, as go test names it.
 package lockimpl
 
 import (

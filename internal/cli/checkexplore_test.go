@@ -61,7 +61,7 @@ func TestExploreTableIsFresh(t *testing.T) {
 		return
 	}
 	if block != got {
-		t.Errorf("docs/explore.md's agreement table is stale: LOCKSTEP_WRITE_EXPLORE_TABLE=1 go test -run TestExploreTableIsFresh ./internal/cli/ writes it afresh; then explain every new disagreement under \"Why they disagree\".\nnow:\n%s", got)
+		t.Errorf("docs/explore.md's agreement table is stale: %s\nnow:\n%s", refreshTable(tableRows(block), tableRows(got)), got)
 	}
 }
 
@@ -75,9 +75,10 @@ func exploreRowsAreFresh(t *testing.T, ids []string) {
 	want, now := tableRows(block), tableRows(got)
 	for _, id := range ids {
 		if want[id] == "" {
-			t.Errorf("docs/explore.md's agreement table has no row %q", id)
+			t.Errorf("docs/explore.md's agreement table has no row %q: run go generate ./..., which searches the cells the table lacks", id)
 		} else if now[id] != want[id] {
-			t.Errorf("docs/explore.md's agreement table is stale in row %s: it says\n  %s\ncheck --explore says\n  %s\nLOCKSTEP_WRITE_EXPLORE_TABLE=1 go test -run TestExploreTableIsFresh ./internal/cli/ writes it afresh; then explain every new disagreement under \"Why they disagree\".", id, want[id], now[id])
+			t.Errorf("docs/explore.md's agreement table is stale in row %s: it says\n  %s\ncheck --explore says\n  %s\n%s", id, want[id], now[id],
+				refreshTable(map[string]string{id: want[id]}, map[string]string{id: now[id]}))
 		}
 	}
 }
@@ -195,7 +196,7 @@ func TestExploreDisagreementsExplained(t *testing.T) {
 		}
 	}
 	if want := len(scenarios.IDs()) * len(names); cells != want {
-		t.Errorf("read %d cells from the table, want %d; has its layout changed?", cells, want)
+		t.Errorf("read %d cells from the table, want %d: run go generate ./..., which searches the cells the table lacks (or has its layout changed?)", cells, want)
 	}
 }
 

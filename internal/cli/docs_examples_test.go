@@ -145,7 +145,7 @@ func TestLessonsPageExampleIsTheFile(t *testing.T) {
 	}
 	head, _, _ := strings.Cut(string(file), "story en")
 	if got, _, _ := strings.Cut(shown, "story en"); got != head {
-		t.Errorf("docs/lessons.md's example is not 030-get-then-del.lesson; the page shows:\n%s\nthe file has:\n%s", got, head)
+		t.Errorf("docs/lessons.md's example is not 030-get-then-del.lesson (go generate ./... quotes it afresh, with the page's annotations); the page shows:\n%s\nthe file has:\n%s", got, head)
 	}
 }
 

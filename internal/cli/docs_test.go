@@ -19,7 +19,8 @@ import (
 )
 
 // The pages in docs/ are what the engine produces now; a test, not a habit,
-// keeps them so. Regenerate with: go run . docs docs
+// keeps them so. Regenerate with: go generate ./... (which runs go run .
+// docs docs, after the lessons' missing expect rows).
 func TestDocsAreFresh(t *testing.T) {
 	wholeMatrix(t)
 	pages := englishPages(t)
@@ -31,11 +32,11 @@ func TestDocsAreFresh(t *testing.T) {
 	for name, want := range pages {
 		got, err := os.ReadFile(filepath.Join(repoRoot, "docs", name))
 		if err != nil {
-			t.Errorf("%v (run: go run . docs docs)", err)
+			t.Errorf("%v (run: go generate ./...)", err)
 			continue
 		}
 		if !bytes.Equal(got, want) {
-			t.Errorf("docs/%s is stale: run go run . docs docs", name)
+			t.Errorf("docs/%s is stale: run go generate ./...", name)
 		}
 	}
 }
@@ -55,7 +56,7 @@ func TestReadmeDiagramIsFresh(t *testing.T) {
 	got := rest[:bytes.Index(rest, []byte("```"))]
 	want := mustRun(t, "play", "get-then-del", "--format", "mermaid")
 	if string(got) != want {
-		t.Errorf("the README's diagram is stale; replace it with the output of: go run . play get-then-del --format mermaid")
+		t.Errorf("the README's diagram is stale (it is go run . play get-then-del --format mermaid): run go generate ./...")
 	}
 }
 
@@ -89,13 +90,14 @@ func TestReadmeMatrixIsFresh(t *testing.T) {
 	}
 	block, _, _ = strings.Cut(block, "```")
 	if want := mustRunShared(t, "check"); block != want {
-		t.Errorf("the README's matrix (%s) is stale; replace its code block with the output of: go run . check", heading)
+		t.Errorf("the README's matrix (%s) is stale (it is go run . check): run go generate ./...", heading)
 	}
 }
 
 // The README's tables of failure modes and implementations list exactly the
-// catalogue, in its order: each row is written by hand (what happens, what
-// it is), so a test asks for the row a new entry needs.
+// catalogue, in its order: go generate ./... writes a row a new entry needs,
+// from the lesson's summary or the implementation's, for its author to make
+// better in the diff; a row that is there is the author's.
 func TestReadmeListsTheCatalogue(t *testing.T) {
 	for _, tc := range []struct {
 		heading, what, row string
@@ -114,7 +116,7 @@ func TestReadmeListsTheCatalogue(t *testing.T) {
 		}
 		for _, name := range tc.want {
 			if !slices.Contains(got, name) {
-				t.Errorf("README.md, %s: no row for the %s %q; add one:\n"+tc.row, tc.heading, tc.what, name, name)
+				t.Errorf("README.md, %s: no row for the %s %q: run go generate ./..., which adds\n"+tc.row, tc.heading, tc.what, name, name)
 			}
 		}
 		for _, name := range got {
