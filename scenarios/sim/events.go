@@ -77,30 +77,11 @@ func (w *World) commandDone(a *actor, m msg) {
 			return gone
 		})
 	}
-	var owned []change
 	for j, ch := range changes {
-		i := slices.IndexFunc(after, func(k KeyState) bool { return k.Key == ch.key })
-		switch ch.kind {
-		case changeCreated, changeValue:
-			if ch.kind == changeValue && ch.key == c.key && ch.before.Writer != "" && ch.before.Writer != c.name {
-				// An overwrite takes another client's lock from under it.
-				owned = append(owned, ch)
-			}
+		if ch.kind == changeCreated || ch.kind == changeValue {
+			i := slices.IndexFunc(after, func(k KeyState) bool { return k.Key == ch.key })
 			after[i].Writer = c.name
 			changes[j].after.Writer = c.name
-		case changeDeleted, changeExtended:
-			if ch.key == c.key && ch.before.Writer != "" && ch.before.Writer != c.name {
-				owned = append(owned, ch)
-			}
-		}
-	}
-	if len(owned) == 0 && extendedOther(m.cmd, m.err, c.key) {
-		// An expire command that said yes renewed the lock, whether or not
-		// its TTL moved by more than a real server's reading can tell
-		// (ttlTolerance): a renewal of another client's lock is one.
-		if k, ok := findKey(before, c.key); ok && k.Writer != "" && k.Writer != c.name {
-			after2, _ := findKey(after, c.key)
-			owned = append(owned, change{key: k.Key, kind: changeExtended, before: k, after: after2})
 		}
 	}
 	srv.keys = after
@@ -133,9 +114,7 @@ func (w *World) commandDone(a *actor, m msg) {
 		e.Short.EN, e.Short.ZH = CleanText(e.Short.EN), CleanText(e.Short.ZH)
 	}
 	w.emit(e)
-	for _, ch := range owned {
-		w.violate(InvOwnership, textOwnership(c.name, ch))
-	}
+	w.observe(observation{kind: obsCommand, client: c, changes: changes, before: before, after: after, cmd: m.cmd, err: m.err})
 	for _, k := range expired {
 		w.emit(Event{Kind: KindExpire, Server: srv.name, Text: textExpired(k, srv.name),
 			Short: Text{EN: "expired", ZH: "过期"}})
@@ -335,9 +314,7 @@ func (w *World) passPoint(a *actor) {
 		res := w.rowOf(c)
 		r := res.write(c.name, c.readVal-1, c.readVer, c.fence, c.claim)
 		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textWrite(c.name, res.name, r), Short: shortWrite(r)})
-		if r.lostUpdate {
-			w.violate(InvResource, textLostUpdate(c.name, r))
-		}
+		w.observe(observation{kind: obsWrite, client: c, write: r})
 	}
 }
 
@@ -387,13 +364,6 @@ type hold struct {
 	op    Op
 	after int
 	count int
-}
-
-// violate records a violation right after the event that caused it.
-func (w *World) violate(inv string, text Text) {
-	text = w.canonText(text)
-	step := w.record(Event{Kind: KindViolation, Invariant: inv, Text: text, Short: same("✗ " + inv)})
-	w.judge.broke(inv, step, w.now, text)
 }
 
 // --- key diffs ------------------------------------------------------------
@@ -455,19 +425,3 @@ func diffKeys(before, after []KeyState, tol time.Duration) []change {
 
 // isReply says whether err is a normal reply (nil) rather than a failure.
 func isReply(err error) bool { return err == nil || errors.Is(err, redis.Nil) }
-
-// extendedOther says whether cmd is a plain expire command on key that
-// succeeded: EXPIRE, PEXPIRE, EXPIREAT or PEXPIREAT answering 1.
-func extendedOther(cmd redis.Cmder, err error, key string) bool {
-	if err != nil {
-		return false
-	}
-	switch cmd.Name() {
-	case "expire", "pexpire", "expireat", "pexpireat":
-	default:
-		return false
-	}
-	args := cmd.Args()
-	ic, ok := cmd.(*redis.BoolCmd)
-	return ok && ic.Val() && len(args) > 1 && fmt.Sprint(args[1]) == key
-}

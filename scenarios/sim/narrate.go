@@ -5,7 +5,6 @@ import (
 	"crypto/sha1"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -721,29 +720,6 @@ func textResume(c string, d time.Duration) Text {
 		ZH: fmt.Sprintf("%s 的进程在 %s后恢复运行，并不知道自己停顿过", c, secsZH(d))}
 }
 
-func textMutex(holders []string) Text {
-	h := strings.Join(holders[:len(holders)-1], ", ") + " and " + holders[len(holders)-1]
-	both := "both"
-	if len(holders) > 2 {
-		both = "all"
-	}
-	return Text{EN: fmt.Sprintf("%s %s believe they hold the lock at the same time", h, both),
-		ZH: fmt.Sprintf("%s 同时认为自己持有锁：互斥被破坏", zhAndList(holders))}
-}
-
-func textOwnership(c string, ch change) Text {
-	if ch.kind == changeValue {
-		return Text{EN: fmt.Sprintf("%s overwrote the lock that %s wrote (%s → %s)", c, ch.before.Writer, ch.before.Value, ch.after.Value),
-			ZH: fmt.Sprintf("%s 覆盖了 %s 写入的锁（%s → %s）", c, ch.before.Writer, ch.before.Value, ch.after.Value)}
-	}
-	if ch.kind == changeDeleted {
-		return Text{EN: fmt.Sprintf("%s deleted the lock that %s wrote", c, ch.before.Writer),
-			ZH: fmt.Sprintf("%s 删除了 %s 写入的锁（误删）", c, ch.before.Writer)}
-	}
-	return Text{EN: fmt.Sprintf("%s extended the lock that %s wrote", c, ch.before.Writer),
-		ZH: fmt.Sprintf("%s 延长了 %s 写入的锁", c, ch.before.Writer)}
-}
-
 func textBgStopped(a, c string, renewals int) Text {
 	who, _ := actorZH(a)
 	return Text{
@@ -752,109 +728,11 @@ func textBgStopped(a, c string, renewals int) Text {
 	}
 }
 
-// textLostUpdate says what a write on a stale read did, in numbers: every
-// accepted write is one sale, so after n sales the stock should be
-// initial − n. The writes that landed after the read are the updates it
-// overwrites: their writers are named.
-func textLostUpdate(c string, r writeResult) Text {
-	sales := r.version + 1
-	lost := r.value - (r.initial - sales)
-	since := r.version - r.readVer
-	var names []string
-	for _, n := range r.since {
-		if !slices.Contains(names, n) {
-			names = append(names, n)
-		}
-	}
-	whoEN, whoZH := fmt.Sprintf("%d write%s landed since", since, plural(since)), fmt.Sprintf("之后又有 %d 次写入", since)
-	lostEN, lostZH := fmt.Sprintf("%d update%s lost", lost, plural(lost)), fmt.Sprintf("丢失了 %d 次更新", lost)
-	if len(names) > 0 {
-		whoEN = fmt.Sprintf("since then %s wrote", andList(names))
-		whoZH = fmt.Sprintf("之后 %s 写入过", strings.Join(names, "、"))
-		zh := strings.Join(names, "、")
-		switch {
-		case len(names) == 1 && lost == 1:
-			lostEN, lostZH = names[0]+"'s update is lost", zh+" 的更新丢失了"
-		case lost == len(names):
-			lostEN, lostZH = "the updates of "+andList(names)+" are lost", zh+" 的更新都丢失了"
-		default:
-			lostEN = fmt.Sprintf("%d update%s lost (by %s)", lost, plural(lost), andList(names))
-			lostZH = fmt.Sprintf("%s 的 %d 次更新丢失了", zh, lost)
-		}
-	}
-	return Text{
-		EN: fmt.Sprintf("%s's write is based on a stale read (it read %d; %s): %d sale%s so far, yet the stock went %d → %d — %s",
-			c, r.read, whoEN, sales, plural(sales), r.initial, r.value, lostEN),
-		ZH: fmt.Sprintf("%s 的写入基于陈旧的读数（它读到 %d，%s）：已卖出 %d 件，库存却从 %d 变成 %d——%s（超卖）",
-			c, r.read, whoZH, sales, r.initial, r.value, lostZH),
-	}
-}
-
 func plural(n int) string {
 	if n == 1 {
 		return ""
 	}
 	return "s"
-}
-
-func textLiveness(waitingList []string, d time.Duration, selfList []string, hungList []string, keyHeld bool) Text {
-	waiting, waitingZH := andList(waitingList), strings.Join(waitingList, "、")
-	has := "has"
-	if len(waitingList) > 1 {
-		has = "have"
-	}
-	switch {
-	case len(hungList) > 0:
-		hung, hungZH := andList(hungList), strings.Join(hungList, "、")
-		return Text{
-			EN: fmt.Sprintf("%s %s waited %s while the holder, %s, is hung and still keeps the lock", waiting, has, Secs(d), hung),
-			ZH: fmt.Sprintf("%s 已等待 %s，而持有者 %s 已经卡死，却仍占着锁", waitingZH, secsZH(d), hungZH),
-		}
-	case len(selfList) > 0:
-		return textSelfDeadlock(waitingList, d, selfList)
-	case !keyHeld:
-		return Text{
-			EN: fmt.Sprintf("%s %s waited %s for a lock nobody holds: every attempt fails", waiting, has, Secs(d)),
-			ZH: fmt.Sprintf("%s 已等待 %s，锁明明没人持有，每次加锁却都失败", waitingZH, secsZH(d)),
-		}
-	}
-	return Text{
-		EN: fmt.Sprintf("%s %s waited %s while no live client holds the lock: it is orphaned", waiting, has, Secs(d)),
-		ZH: fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁无人释放（死锁）", waitingZH, secsZH(d)),
-	}
-}
-
-// textSelfDeadlock is liveness broken by clients that wait for the lock
-// they hold themselves (a nested acquire of a lock that is not
-// reentrant), and whoever waits behind them.
-func textSelfDeadlock(waitingList []string, d time.Duration, selfList []string) Text {
-	self, selfZH := andList(selfList), strings.Join(selfList, "、")
-	has, it, holds, itself := "has", "it", "holds", "itself"
-	if len(selfList) > 1 {
-		has, it, holds, itself = "have", "they", "hold", "themselves"
-	}
-	t := Text{
-		EN: fmt.Sprintf("%s %s waited %s for a lock %s %s %s: %s %s deadlocked on %s", self, has, Secs(d), it, holds, itself, it, has, itself),
-		ZH: fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", selfZH, secsZH(d)),
-	}
-	var others []string
-	for _, c := range waitingList {
-		if !slices.Contains(selfList, c) {
-			others = append(others, c)
-		}
-	}
-	if len(others) > 0 {
-		waits, behind := "waits", "it"
-		if len(others) > 1 {
-			waits = "wait"
-		}
-		if len(selfList) > 1 {
-			behind = "them"
-		}
-		t.EN += fmt.Sprintf(", and %s %s behind %s", andList(others), waits, behind)
-		t.ZH += fmt.Sprintf("；%s 也在后面等着", strings.Join(others, "、"))
-	}
-	return t
 }
 
 // --- short labels -------------------------------------------------------

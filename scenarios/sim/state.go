@@ -174,8 +174,8 @@ func (s *Stepper) State() State {
 	st := State{
 		Key:       w.setup.Key,
 		Alike:     s.alike(),
-		Orphan:    w.judge.orphan,
-		OrphanFor: w.judge.since - w.now,
+		Orphan:    w.judge.liveness().orphan,
+		OrphanFor: w.judge.liveness().since - w.now,
 		Promoting: w.promoting,
 		PromoteIn: w.promoteAt - w.now,
 		Tokens:    s.tokens(),

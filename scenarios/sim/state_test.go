@@ -120,14 +120,20 @@ var notInState = map[string]map[string]string{
 		"writers": "who wrote, for the lost update's narration",
 	},
 	"judge": {
-		"verdicts": "", "orphan": "", "since": "",
+		"verdicts": "",
+		"checks":   "each invariant's check: their state is listed under their own types",
+	},
+	"mutexCheck": {
 		"pairs": "holder pairs already reported: a verdict breaks once (Broken)",
 	},
+	"livenessCheck": {"orphan": "", "since": ""},
 	"replEntry": {
 		"due": "", "replica": "", "key": "", "deleted": "", "state": "", "expireAt": "",
 		"seq":   "order of queuing, for WAIT: WaitAhead counts by it",
 		"value": "the whole value for the replica: State shows it as the snapshot has it (Value)",
 	},
+	"ownershipCheck": {},
+	"resourceCheck":  {},
 	"Stepper": {
 		"w": "", "paused": "", "hung": "", "parted": "", "restarted": "", "jumped": "", "restartAt": "", "lease": "",
 		"faults":   "the faults enabled: the same in every state of a search",
@@ -140,6 +146,14 @@ func TestEveryWorldFieldIsListed(t *testing.T) {
 	types := map[string]reflect.Type{}
 	for _, v := range []any{World{}, client{}, actor{}, server{}, resource{}, judge{}, replEntry{}, Stepper{}} {
 		types[reflect.TypeOf(v).Name()] = reflect.TypeOf(v)
+	}
+	// Each invariant's check keeps state of its own in the world.
+	for _, inv := range Invariants {
+		typ := reflect.TypeOf(inv.newCheck())
+		if typ.Kind() == reflect.Pointer {
+			typ = typ.Elem()
+		}
+		types[typ.Name()] = typ
 	}
 	for name, typ := range types {
 		listed := notInState[name]
@@ -223,6 +237,7 @@ func (s *Stepper) mutateEach(report func(path string, changed bool)) {
 	check("World", reflect.ValueOf(w).Elem())
 	check("resource", reflect.ValueOf(&w.res).Elem())
 	check("judge", reflect.ValueOf(&w.judge).Elem())
+	check("livenessCheck", reflect.ValueOf(w.judge.liveness()).Elem())
 	for _, c := range w.clients {
 		check("client", reflect.ValueOf(c).Elem())
 	}

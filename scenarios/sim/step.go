@@ -560,7 +560,7 @@ func (s *Stepper) tick() {
 	w.applyReplication()
 	w.checkWaits()
 	if len(s.runnable()) == 0 {
-		w.checkLiveness()
+		w.observe(observation{kind: obsInstant})
 	}
 }
 

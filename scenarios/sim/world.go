@@ -751,7 +751,7 @@ func (w *World) advance(t time.Duration) {
 func (w *World) tick() {
 	w.applyReplication()
 	w.checkWaits()
-	w.checkLiveness()
+	w.observe(observation{kind: obsInstant})
 }
 
 // --- servers --------------------------------------------------------------
@@ -799,8 +799,7 @@ func findKey(keys []KeyState, k string) (KeyState, bool) {
 func (w *World) emit(e Event) {
 	w.record(e)
 	if e.Kind != KindViolation && e.Kind != KindNarration {
-		w.checkMutex()
-		w.judge.updateLiveness(w)
+		w.observe(observation{kind: obsEvent})
 	}
 }
 

@@ -1,0 +1,189 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// InvLiveness: once the holder is dead, done or hung, a waiting client gets
+// the lock within a bounded time.
+const InvLiveness = "liveness"
+
+func init() {
+	register(Invariant{ID: InvLiveness, rank: 3, Name: Text{EN: InvLiveness, ZH: "活性"},
+		Rule: Text{
+			EN: "once the holder is dead, done or hung, a waiting client gets the lock within a bounded time (no orphaned lock, no self-deadlock, no endless renewal)",
+			ZH: "持有者崩溃、结束或卡死后，等待的客户端能在有限时间内拿到锁（没有无人释放的锁、没有自己锁死自己、没有无限续期）"},
+		newCheck: func() check { return &livenessCheck{} }})
+}
+
+// livenessCheck: some client has been waiting for longer than the bound
+// (Setup.LivenessBound, 2 × TTL by default) while no live client holds the
+// lock. Its clock is kept after every event; it is judged only once an
+// instant's due work has run (obsInstant), so that a waiter whose retry is
+// due at the instant the bound runs out retries first.
+type livenessCheck struct {
+	// orphan: some client waits while no live client holds its lock, since
+	// since.
+	orphan bool
+	since  time.Duration
+}
+
+func (l *livenessCheck) observe(w *World, o observation) []Text {
+	switch o.kind {
+	case obsEvent:
+		l.update(w)
+	case obsInstant:
+		return l.judge(w)
+	}
+	return nil
+}
+
+// update tracks whether some client waits while no live client holds
+// the lock: from that moment the liveness bound runs. A holder whose business
+// goroutine hangs, or waits for the lock it holds itself, is not live: it
+// will not give the lock back.
+func (l *livenessCheck) update(w *World) {
+	// Per lock: clients with keys of their own wait for their own.
+	waiting, live := map[string]bool{}, map[string]bool{}
+	for _, c := range w.clients {
+		if c.crashed {
+			continue
+		}
+		switch {
+		case (c.belief == BeliefWaiting || c.reentering) && !c.paused:
+			// A paused waiter is not kept out by the lock: it is not
+			// trying.
+			waiting[c.key] = true
+		case (c.belief == BeliefHolds || c.op == OpRelease) && !c.hung:
+			// A client still releasing is at work on the lock too.
+			live[c.key] = true
+		}
+	}
+	orphan := false
+	for k := range waiting {
+		orphan = orphan || !live[k]
+	}
+	if orphan && !l.orphan {
+		l.since = w.now
+	}
+	l.orphan = orphan
+}
+
+// livenessDeadline is when the liveness bound runs out, if its clock runs
+// and it is not broken yet.
+func (j *judge) livenessDeadline(bound time.Duration) (time.Duration, bool) {
+	l := j.liveness()
+	if !l.orphan || j.isBroken(InvLiveness) {
+		return 0, false
+	}
+	return l.since + bound, true
+}
+
+// liveness is the liveness invariant's check.
+func (j *judge) liveness() *livenessCheck {
+	for _, c := range j.checks {
+		if l, ok := c.(*livenessCheck); ok {
+			return l
+		}
+	}
+	return &livenessCheck{}
+}
+
+// judge reports a broken liveness once the bound has run out.
+func (l *livenessCheck) judge(w *World) []Text {
+	d, on := w.judge.livenessDeadline(w.setup.LivenessBound)
+	if !on || w.now < d {
+		return nil
+	}
+	var waiting, self, hung []string
+	for _, c := range w.clients {
+		if c.crashed {
+			continue
+		}
+		if c.belief == BeliefWaiting || c.reentering {
+			waiting = append(waiting, c.name)
+		}
+		if c.reentering {
+			self = append(self, c.name)
+		}
+		if c.belief == BeliefHolds && c.hung {
+			hung = append(hung, c.name)
+		}
+	}
+	return []Text{textLiveness(waiting, w.now-l.since, self, hung, w.lockKeyAnywhere())}
+}
+
+// lockKeyAnywhere says whether the lock's key is on some server that is
+// up: a liveness break with it there is an orphaned lock; without it, the
+// waiters' attempts fail on a free lock.
+func (w *World) lockKeyAnywhere() bool {
+	for _, srv := range w.servers {
+		if _, ok := findKey(srv.keys, w.setup.Key); ok && srv.up {
+			return true
+		}
+	}
+	return false
+}
+
+func textLiveness(waitingList []string, d time.Duration, selfList []string, hungList []string, keyHeld bool) Text {
+	waiting, waitingZH := andList(waitingList), strings.Join(waitingList, "、")
+	has := "has"
+	if len(waitingList) > 1 {
+		has = "have"
+	}
+	switch {
+	case len(hungList) > 0:
+		hung, hungZH := andList(hungList), strings.Join(hungList, "、")
+		return Text{
+			EN: fmt.Sprintf("%s %s waited %s while the holder, %s, is hung and still keeps the lock", waiting, has, Secs(d), hung),
+			ZH: fmt.Sprintf("%s 已等待 %s，而持有者 %s 已经卡死，却仍占着锁", waitingZH, secsZH(d), hungZH),
+		}
+	case len(selfList) > 0:
+		return textSelfDeadlock(waitingList, d, selfList)
+	case !keyHeld:
+		return Text{
+			EN: fmt.Sprintf("%s %s waited %s for a lock nobody holds: every attempt fails", waiting, has, Secs(d)),
+			ZH: fmt.Sprintf("%s 已等待 %s，锁明明没人持有，每次加锁却都失败", waitingZH, secsZH(d)),
+		}
+	}
+	return Text{
+		EN: fmt.Sprintf("%s %s waited %s while no live client holds the lock: it is orphaned", waiting, has, Secs(d)),
+		ZH: fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁无人释放（死锁）", waitingZH, secsZH(d)),
+	}
+}
+
+// textSelfDeadlock is liveness broken by clients that wait for the lock
+// they hold themselves (a nested acquire of a lock that is not
+// reentrant), and whoever waits behind them.
+func textSelfDeadlock(waitingList []string, d time.Duration, selfList []string) Text {
+	self, selfZH := andList(selfList), strings.Join(selfList, "、")
+	has, it, holds, itself := "has", "it", "holds", "itself"
+	if len(selfList) > 1 {
+		has, it, holds, itself = "have", "they", "hold", "themselves"
+	}
+	t := Text{
+		EN: fmt.Sprintf("%s %s waited %s for a lock %s %s %s: %s %s deadlocked on %s", self, has, Secs(d), it, holds, itself, it, has, itself),
+		ZH: fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", selfZH, secsZH(d)),
+	}
+	var others []string
+	for _, c := range waitingList {
+		if !slices.Contains(selfList, c) {
+			others = append(others, c)
+		}
+	}
+	if len(others) > 0 {
+		waits, behind := "waits", "it"
+		if len(others) > 1 {
+			waits = "wait"
+		}
+		if len(selfList) > 1 {
+			behind = "them"
+		}
+		t.EN += fmt.Sprintf(", and %s %s behind %s", andList(others), waits, behind)
+		t.ZH += fmt.Sprintf("；%s 也在后面等着", strings.Join(others, "、"))
+	}
+	return t
+}

@@ -1,0 +1,81 @@
+package sim
+
+import (
+	"fmt"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// InvOwnership: no release or renewal removes or extends a lock value the
+// client did not write.
+const InvOwnership = "ownership"
+
+func init() {
+	register(Invariant{ID: InvOwnership, rank: 2, Name: Text{EN: InvOwnership, ZH: "归属"},
+		Rule: Text{
+			EN: "no release or renewal removes or extends a lock value the client did not write",
+			ZH: "释放或续期不会删除或延长不是自己写入的锁"},
+		newCheck: func() check { return ownershipCheck{} }})
+}
+
+// ownershipCheck is judged after every command: a command of client X
+// that deleted, overwrote or extended the TTL of the lock key whose value
+// another client wrote breaks it. Writers are tracked per server from the
+// changes each command makes (World.applyCommand).
+type ownershipCheck struct{}
+
+func (ownershipCheck) observe(w *World, o observation) []Text {
+	if o.kind != obsCommand {
+		return nil
+	}
+	c := o.client
+	var out []Text
+	for _, ch := range o.changes {
+		switch ch.kind {
+		case changeValue, changeDeleted, changeExtended:
+			// An overwrite takes another client's lock from under it.
+			if ch.key == c.key && ch.before.Writer != "" && ch.before.Writer != c.name {
+				out = append(out, textOwnership(c.name, ch))
+			}
+		}
+	}
+	if len(out) == 0 && extendedOther(o.cmd, o.err, c.key) {
+		// An expire command that said yes renewed the lock, whether or not
+		// its TTL moved by more than a real server's reading can tell
+		// (ttlTolerance): a renewal of another client's lock is one.
+		if k, ok := findKey(o.before, c.key); ok && k.Writer != "" && k.Writer != c.name {
+			after, _ := findKey(o.after, c.key)
+			out = append(out, textOwnership(c.name, change{key: k.Key, kind: changeExtended, before: k, after: after}))
+		}
+	}
+	return out
+}
+
+// extendedOther says whether cmd is a plain expire command on key that
+// succeeded: EXPIRE, PEXPIRE, EXPIREAT or PEXPIREAT answering 1.
+func extendedOther(cmd redis.Cmder, err error, key string) bool {
+	if err != nil {
+		return false
+	}
+	switch cmd.Name() {
+	case "expire", "pexpire", "expireat", "pexpireat":
+	default:
+		return false
+	}
+	args := cmd.Args()
+	ic, ok := cmd.(*redis.BoolCmd)
+	return ok && ic.Val() && len(args) > 1 && fmt.Sprint(args[1]) == key
+}
+
+func textOwnership(c string, ch change) Text {
+	if ch.kind == changeValue {
+		return Text{EN: fmt.Sprintf("%s overwrote the lock that %s wrote (%s → %s)", c, ch.before.Writer, ch.before.Value, ch.after.Value),
+			ZH: fmt.Sprintf("%s 覆盖了 %s 写入的锁（%s → %s）", c, ch.before.Writer, ch.before.Value, ch.after.Value)}
+	}
+	if ch.kind == changeDeleted {
+		return Text{EN: fmt.Sprintf("%s deleted the lock that %s wrote", c, ch.before.Writer),
+			ZH: fmt.Sprintf("%s 删除了 %s 写入的锁（误删）", c, ch.before.Writer)}
+	}
+	return Text{EN: fmt.Sprintf("%s extended the lock that %s wrote", c, ch.before.Writer),
+		ZH: fmt.Sprintf("%s 延长了 %s 写入的锁", c, ch.before.Writer)}
+}
