@@ -114,12 +114,16 @@ func faultList(fs []sim.Fault) string {
 }
 
 // verbFaults are the timeline verbs the explorer has a move for, and the
-// fault that offers it.
-var verbFaults = map[string]sim.Fault{
-	"pause": sim.FaultPause, "resume": sim.FaultPause, "crash": sim.FaultCrash, "failover": sim.FaultFailover,
-	"stop-server": sim.FaultRestart, "restart-server": sim.FaultRestart, "hang": sim.FaultHang, "unhang": sim.FaultHang,
-	"clock-jump": sim.FaultClockJump,
-}
+// fault that offers it: as each fault's record says (sim.FaultInfos).
+var verbFaults = func() map[string]sim.Fault {
+	m := map[string]sim.Fault{}
+	for _, f := range sim.FaultInfos() {
+		for _, v := range f.Verbs {
+			m[v] = f.Fault
+		}
+	}
+	return m
+}()
 
 // lackingVerbs are the timeline verbs the explorer has no move for.
 var lackingVerbs = []string{"partition", "drop-replies", "slow", "rejoin"}

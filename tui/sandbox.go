@@ -23,7 +23,7 @@ var faultSets = [][]sim.Fault{
 	{sim.FaultExpiry},
 	{sim.FaultExpiry, sim.FaultPause},
 	{sim.FaultExpiry, sim.FaultCrash},
-	{sim.FaultExpiry, sim.FaultPause, sim.FaultCrash, sim.FaultFailover, sim.FaultRestart, sim.FaultHang, sim.FaultClockJump, sim.FaultDelayedRestart, sim.FaultPartition},
+	sim.Faults, // every fault
 }
 
 // sandboxView is the sandbox: the student is the scheduler. It lists the

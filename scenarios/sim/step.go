@@ -17,65 +17,13 @@ import (
 // left to the caller: the explorer's search and the sandbox, where the
 // student is the scheduler.
 
-// Fault names a kind of move a Stepper may offer besides client steps and
-// the passing of time.
-type Fault string
-
-// The faults a Stepper can offer.
-const (
-	// FaultExpiry lets time pass while clients could run: a slow client,
-	// a delayed command, so that a lease can run out between two commands.
-	// Without it time passes only when no client can move.
-	FaultExpiry   Fault = "expiry"
-	FaultCrash    Fault = "crash"
-	FaultPause    Fault = "pause"
-	FaultFailover Fault = "failover"
-	FaultRestart  Fault = "restart"
-	// FaultHang lets a holder's business call get stuck while the rest of
-	// its process — a watchdog — runs on (a hung downstream call, work far
-	// longer than the lease), once per client.
-	FaultHang Fault = "hang"
-	// FaultClockJump lets a server's clock jump ahead by a whole lease
-	// (an NTP step, an operator's date command): every key there with a
-	// TTL expires at once. Once per server, while it holds such a key.
-	FaultClockJump Fault = "clock-jump"
-	// FaultDelayedRestart lets a server go down and come back empty only
-	// after RestartDelay, longer than the lease: the delayed-restart rule
-	// the Redlock spec gives against a node that restarts without
-	// persistence. Once per server.
-	FaultDelayedRestart Fault = "delayed-restart"
-	// FaultPartition lets the network between a holder and one server
-	// break, and heal: the client's process runs on, its watchdog too, but
-	// nothing it sends there arrives. Once per client, while it holds the
-	// lock (as the partition lesson's A does).
-	FaultPartition Fault = "partition"
-)
-
-// RestartDelay is how long, past the lease, a server stopped by the
-// delayed-restart fault stays down.
-const RestartDelay = time.Second
-
-// Faults lists every fault, in order.
-var Faults = []Fault{FaultExpiry, FaultCrash, FaultPause, FaultFailover, FaultRestart, FaultHang, FaultClockJump, FaultDelayedRestart, FaultPartition}
-
 // MoveKind says what a move does.
 type MoveKind string
 
-// The kinds of move.
+// The kinds of move besides the faults' (whose kinds their files give).
 const (
-	MoveStep     MoveKind = "step"     // an actor runs to its next stop: one Redis command, or one program point
-	MoveTime     MoveKind = "time"     // time passes to the next deadline
-	MoveCrash    MoveKind = "crash"    // a client's process ends
-	MovePause    MoveKind = "pause"    // a client's process stops (a GC pause)
-	MoveResume   MoveKind = "resume"   // it goes on
-	MoveFailover MoveKind = "failover" // the primary dies; Sentinel promotes its replica down-after later
-	MoveRestart  MoveKind = "restart"  // a server restarts empty
-	MoveHang     MoveKind = "hang"     // a holder's business call gets stuck; its watchdog runs on
-	MoveUnhang   MoveKind = "unhang"   // the call returns
-	MoveJump     MoveKind = "jump"     // a server's clock jumps ahead by a lease
-	MoveStop     MoveKind = "stop"     // a server goes down; it comes back empty after the lease and RestartDelay
-	MoveCut      MoveKind = "cut"      // the network between a client and a server breaks
-	MoveHeal     MoveKind = "heal"     // it heals
+	MoveStep MoveKind = "step" // an actor runs to its next stop: one Redis command, or one program point
+	MoveTime MoveKind = "time" // time passes to the next deadline
 )
 
 // Move is one choice a Stepper offers.
@@ -202,80 +150,7 @@ func (s *Stepper) moves(steps bool) []Move {
 		moves = append(moves, Move{Kind: MoveTime, ID: "time", Label: Text{
 			EN: "time passes to t=" + Secs(next), ZH: "时间流逝到第 " + secsZH(next)}})
 	}
-	for _, c := range w.clients {
-		live := !c.crashed && c.biz.state != stateDone && c.op != OpStart
-		if s.faults[FaultCrash] && live {
-			moves = append(moves, Move{Kind: MoveCrash, ID: "crash " + c.name,
-				Label: Text{EN: c.name + "'s process crashes", ZH: c.name + " 的进程崩溃"}})
-		}
-		if s.faults[FaultPause] && live && !c.paused && !s.paused[c.name] {
-			moves = append(moves, Move{Kind: MovePause, ID: "pause " + c.name,
-				Label: Text{EN: c.name + "'s process pauses (GC)", ZH: c.name + " 的进程停顿（GC）"}})
-		}
-		if c.paused && !c.crashed {
-			moves = append(moves, Move{Kind: MoveResume, ID: "resume " + c.name,
-				Label: Text{EN: c.name + "'s process resumes", ZH: c.name + " 的进程恢复"}})
-		}
-		if s.faults[FaultHang] && live && c.belief == BeliefHolds && !c.hung && !s.hung[c.name] {
-			moves = append(moves, Move{Kind: MoveHang, ID: "hang " + c.name,
-				Label: Text{EN: c.name + "'s business call hangs", ZH: c.name + " 的业务调用卡死"}})
-		}
-		if c.hung && !c.crashed {
-			moves = append(moves, Move{Kind: MoveUnhang, ID: "unhang " + c.name,
-				Label: Text{EN: c.name + "'s call returns", ZH: c.name + " 的调用返回"}})
-		}
-		if s.faults[FaultPartition] && live && c.belief == BeliefHolds && !s.parted[c.name] {
-			for i := range w.route {
-				srv := w.servers[w.route[i]].name
-				moves = append(moves, Move{Kind: MoveCut, ID: "partition " + c.name + " " + srv,
-					Label: Text{EN: "the network between " + c.name + " and " + srv + " breaks",
-						ZH: c.name + " 与 " + srv + " 之间的网络断了"}})
-			}
-		}
-		if len(c.cut) > 0 && !c.crashed {
-			moves = append(moves, Move{Kind: MoveHeal, ID: "heal " + c.name,
-				Label: Text{EN: "the network heals for " + c.name, ZH: c.name + " 的网络恢复"}})
-		}
-	}
-	if s.faults[FaultFailover] {
-		if p := w.servers[w.route[0]]; p.up && p.replica >= 0 {
-			d := w.setup.DownAfter
-			moves = append(moves, Move{Kind: MoveFailover, ID: "failover",
-				Label: Text{EN: p.name + " dies; Sentinel promotes its replica " + Secs(d) + " later",
-					ZH: p.name + " 宕机；" + secsZH(d) + "后哨兵把从库提升为主库"}})
-		}
-	}
-	if s.faults[FaultClockJump] {
-		for i := range w.route {
-			srv := w.servers[w.route[i]]
-			if srv.up && !s.jumped[i] && slices.ContainsFunc(srv.keys, func(k KeyState) bool { return k.TTL > 0 }) {
-				moves = append(moves, Move{Kind: MoveJump, ID: "clock-jump " + srv.name,
-					Label: Text{EN: srv.name + "'s clock jumps " + Secs(w.setup.TTL) + " ahead",
-						ZH: srv.name + " 的时钟向前跳 " + secsZH(w.setup.TTL)}})
-			}
-		}
-	}
-	if s.faults[FaultRestart] {
-		for i := range w.route {
-			srv := w.servers[w.route[i]]
-			if srv.up && !s.restarted[i] {
-				moves = append(moves, Move{Kind: MoveRestart, ID: "restart " + srv.name,
-					Label: Text{EN: srv.name + " restarts empty", ZH: srv.name + " 重启，数据清空"}})
-			}
-		}
-	}
-	if s.faults[FaultDelayedRestart] {
-		for i := range w.route {
-			srv := w.servers[w.route[i]]
-			if srv.up && !s.restarted[i] {
-				d := Secs(w.setup.TTL + RestartDelay)
-				moves = append(moves, Move{Kind: MoveStop, ID: "stop " + srv.name,
-					Label: Text{EN: srv.name + " goes down; it restarts empty after " + d,
-						ZH: srv.name + " 宕机；" + secsZH(w.setup.TTL+RestartDelay) + "后重启，数据清空"}})
-			}
-		}
-	}
-	return moves
+	return append(moves, s.faultMoves()...)
 }
 
 // restartDue is the earliest time a server stopped by the delayed-restart
@@ -495,48 +370,8 @@ func (s *Stepper) do(id string) error {
 		}
 		s.schedule = append(s.schedule, id)
 		return w.err
-	case MoveCrash:
-		s.client(id).Crash()
-	case MovePause:
-		c := s.client(id)
-		s.paused[c.Name()] = true
-		c.Pause()
-	case MoveResume:
-		s.client(id).Resume()
-		// Timeouts that passed during the pause are seen now.
-		w.drain()
-		w.wakeDue()
-	case MoveHang:
-		c := s.client(id)
-		s.hung[c.Name()] = true
-		c.Hang()
-	case MoveUnhang:
-		s.client(id).Unhang()
-		w.wakeDue()
-	case MoveCut:
-		// "partition A redis-2": the client is the middle word.
-		f := strings.Fields(id)
-		c := s.client(f[1])
-		s.parted[c.Name()] = true
-		c.Partition(s.node(id))
-	case MoveHeal:
-		s.client(id).Heal()
-	case MoveFailover:
-		w.failover()
-	case MoveJump:
-		i := s.node(id)
-		s.jumped[i] = true
-		t.ClockJump(i, w.setup.TTL)
-	case MoveRestart:
-		i := s.node(id)
-		s.restarted[i] = true
-		w.stopServer(i)
-		t.RestartServer(i)
-	case MoveStop:
-		i := s.node(id)
-		s.restarted[i] = true
-		s.restartAt[i] = w.now + w.setup.TTL + RestartDelay
-		w.stopServer(i)
+	default:
+		s.doFault(m)
 	}
 	s.tick()
 	s.noteLeases()

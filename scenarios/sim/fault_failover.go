@@ -1,0 +1,29 @@
+package sim
+
+// FaultFailover lets the first node's primary die: Sentinel promotes its
+// replica Setup.DownAfter later, with what it had received by then.
+const FaultFailover Fault = "failover"
+
+// MoveFailover: the primary dies; Sentinel promotes its replica
+// down-after later.
+const MoveFailover MoveKind = "failover"
+
+func init() {
+	registerFault(faultSpec{rank: 4, moveRank: 5, FaultInfo: FaultInfo{Fault: FaultFailover, Moves: "failover", Verbs: []string{"failover"},
+		Doc: Text{
+			EN: "the primary dies, and Sentinel promotes its replica (1 s behind) 1 s later, with the time move that gets there",
+			ZH: "主库宕机，1 秒后哨兵把从库（落后 1 秒）提升为主库，由走到那一刻的时间步完成"}},
+		kinds: []MoveKind{MoveFailover},
+		worldMoves: func(s *Stepper) []Move {
+			w := s.w
+			if p := w.servers[w.route[0]]; !s.faults[FaultFailover] || !p.up || p.replica < 0 {
+				return nil
+			}
+			p, d := w.servers[w.route[0]], w.setup.DownAfter
+			return []Move{{Kind: MoveFailover, ID: "failover",
+				Label: Text{EN: p.name + " dies; Sentinel promotes its replica " + Secs(d) + " later",
+					ZH: p.name + " 宕机；" + secsZH(d) + "后哨兵把从库提升为主库"}}}
+		},
+		do: func(s *Stepper, m Move) { s.w.failover() },
+	})
+}

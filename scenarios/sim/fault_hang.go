@@ -1,0 +1,43 @@
+package sim
+
+// FaultHang lets a holder's business call get stuck while the rest of its
+// process — a watchdog — runs on (a hung downstream call, work far longer
+// than the lease), once per client.
+const FaultHang Fault = "hang"
+
+// The hang's moves: a holder's business call gets stuck; it returns.
+const (
+	MoveHang   MoveKind = "hang"
+	MoveUnhang MoveKind = "unhang"
+)
+
+func init() {
+	registerFault(faultSpec{rank: 6, moveRank: 3, FaultInfo: FaultInfo{Fault: FaultHang, Moves: "hang A, unhang A", Verbs: []string{"hang", "unhang"},
+		Doc: Text{
+			EN: "A's business call gets stuck while it holds the lock, and returns; the rest of its process — a watchdog — runs on. Once per client",
+			ZH: "A 持有锁时业务调用卡住，之后返回；进程的其余部分（看门狗）照常运行。每个客户端一次"}},
+		kinds: []MoveKind{MoveHang, MoveUnhang},
+		clientMoves: func(s *Stepper, c *client, live bool) []Move {
+			var moves []Move
+			if s.faults[FaultHang] && live && c.belief == BeliefHolds && !c.hung && !s.hung[c.name] {
+				moves = append(moves, Move{Kind: MoveHang, ID: "hang " + c.name,
+					Label: Text{EN: c.name + "'s business call hangs", ZH: c.name + " 的业务调用卡死"}})
+			}
+			if c.hung && !c.crashed {
+				moves = append(moves, Move{Kind: MoveUnhang, ID: "unhang " + c.name,
+					Label: Text{EN: c.name + "'s call returns", ZH: c.name + " 的调用返回"}})
+			}
+			return moves
+		},
+		do: func(s *Stepper, m Move) {
+			c := s.client(m.ID)
+			if m.Kind == MoveHang {
+				s.hung[c.Name()] = true
+				c.Hang()
+				return
+			}
+			c.Unhang()
+			s.w.wakeDue()
+		},
+	})
+}

@@ -1,0 +1,43 @@
+package sim
+
+// FaultPause lets a client's whole process stop and go on (a GC pause),
+// once per client: it keeps its beliefs, and its timers fire when it
+// resumes.
+const FaultPause Fault = "pause"
+
+// The pause's moves: a client's process stops, and goes on.
+const (
+	MovePause  MoveKind = "pause"
+	MoveResume MoveKind = "resume"
+)
+
+func init() {
+	registerFault(faultSpec{rank: 3, moveRank: 2, FaultInfo: FaultInfo{Fault: FaultPause, Moves: "pause A, resume A", Verbs: []string{"pause", "resume"},
+		Doc: Text{EN: "A's whole process stops and goes on, once per client", ZH: "A 的整个进程停顿，然后继续，每个客户端一次"}},
+		kinds: []MoveKind{MovePause, MoveResume},
+		clientMoves: func(s *Stepper, c *client, live bool) []Move {
+			var moves []Move
+			if s.faults[FaultPause] && live && !c.paused && !s.paused[c.name] {
+				moves = append(moves, Move{Kind: MovePause, ID: "pause " + c.name,
+					Label: Text{EN: c.name + "'s process pauses (GC)", ZH: c.name + " 的进程停顿（GC）"}})
+			}
+			if c.paused && !c.crashed {
+				moves = append(moves, Move{Kind: MoveResume, ID: "resume " + c.name,
+					Label: Text{EN: c.name + "'s process resumes", ZH: c.name + " 的进程恢复"}})
+			}
+			return moves
+		},
+		do: func(s *Stepper, m Move) {
+			c := s.client(m.ID)
+			if m.Kind == MovePause {
+				s.paused[c.Name()] = true
+				c.Pause()
+				return
+			}
+			c.Resume()
+			// Timeouts that passed during the pause are seen now.
+			s.w.drain()
+			s.w.wakeDue()
+		},
+	})
+}
