@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // The rows insertRows writes are the ones a lesson file has, in its place:
@@ -123,5 +125,27 @@ func TestAddTableRows(t *testing.T) {
 	}
 	if want := "# x\n\n## T\n\n| name | what |\n| --- | --- |\n| `a` | A |\n| `b` | bee, by hand |\n| `c` | C |\n\n## U\n"; got != want {
 		t.Errorf("addTableRows:\n%s\nwant\n%s", got, want)
+	}
+}
+
+// docs/explore.md's table of moves lists every fault's moves as the
+// faults' records say (sim.FaultInfos): a fault added, or its doc changed,
+// shows there after go generate ./...
+func TestMovesTableIsFresh(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/explore.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := MovesTable(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != string(doc) {
+		t.Errorf("docs/explore.md's table of moves is stale: run go generate ./..., which writes it from the faults' records")
+	}
+	for _, f := range sim.FaultInfos() {
+		if f.Moves != "" && !strings.Contains(string(got), "(`--faults "+string(f.Fault)+"`)") {
+			t.Errorf("the table of moves has no row for %s", f.Fault)
+		}
 	}
 }

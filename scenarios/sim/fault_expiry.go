@@ -7,7 +7,7 @@ package sim
 const FaultExpiry Fault = "expiry"
 
 func init() {
-	registerFault(faultSpec{rank: 1, moveRank: 1, FaultInfo: FaultInfo{Fault: FaultExpiry, Moves: "time",
+	registerFault(faultSpec{rank: 1, moveRank: 1, FaultInfo: FaultInfo{Fault: FaultExpiry,
 		Doc: Text{
 			EN: "time may pass while clients could still move — a slow client, a delayed command — so a lease can run out between any two commands",
 			ZH: "客户端还能动时时间也可以流逝——客户端慢、命令被耽搁——于是租约可能在任意两条命令之间到期"}}})

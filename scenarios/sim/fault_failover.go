@@ -11,8 +11,8 @@ const MoveFailover MoveKind = "failover"
 func init() {
 	registerFault(faultSpec{rank: 4, moveRank: 5, FaultInfo: FaultInfo{Fault: FaultFailover, Moves: "failover", Verbs: []string{"failover"},
 		Doc: Text{
-			EN: "the primary dies, and Sentinel promotes its replica (1 s behind) 1 s later, with the time move that gets there",
-			ZH: "主库宕机，1 秒后哨兵把从库（落后 1 秒）提升为主库，由走到那一刻的时间步完成"}},
+			EN: "the primary dies, and Sentinel promotes its replica (1 s behind) 1 s later, with the time move that gets there: the failover lessons' `down-after`",
+			ZH: "主库宕机，1 秒后哨兵把从库（落后 1 秒）提升为主库，由走到那一刻的时间步完成：即故障转移课的 `down-after`"}},
 		kinds: []MoveKind{MoveFailover},
 		worldMoves: func(s *Stepper) []Move {
 			w := s.w

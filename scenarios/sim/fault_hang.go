@@ -14,8 +14,8 @@ const (
 func init() {
 	registerFault(faultSpec{rank: 6, moveRank: 3, FaultInfo: FaultInfo{Fault: FaultHang, Moves: "hang A, unhang A", Verbs: []string{"hang", "unhang"},
 		Doc: Text{
-			EN: "A's business call gets stuck while it holds the lock, and returns; the rest of its process — a watchdog — runs on. Once per client",
-			ZH: "A 持有锁时业务调用卡住，之后返回；进程的其余部分（看门狗）照常运行。每个客户端一次"}},
+			EN: "A's business call gets stuck while it holds the lock, and returns; the rest of its process — a watchdog — runs on. Once per client: a downstream call that hangs, or work far longer than the lease",
+			ZH: "A 持有锁时业务调用卡住，之后返回；进程的其余部分（看门狗）照常运行。每个客户端一次：下游调用卡住，或干活远超租约"}},
 		kinds: []MoveKind{MoveHang, MoveUnhang},
 		clientMoves: func(s *Stepper, c *client, live bool) []Move {
 			var moves []Move

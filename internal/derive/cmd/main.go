@@ -2,7 +2,7 @@
 // root) to write the files that follow from the lessons and the catalogue:
 //
 //	go run ./internal/derive/cmd expect   each lesson's missing expect rows
-//	go run ./internal/derive/cmd files    the README, docs/explore.md, docs/lessons.md
+//	go run ./internal/derive/cmd files    the README, docs/explore.md (the moves, the agreement), docs/lessons.md
 //
 // They are two runs, not one, and go run . docs docs runs between them:
 // the lessons are embedded in the binary, so the runs after expect are
@@ -70,6 +70,10 @@ func files(ctx context.Context) error {
 	}
 	start := time.Now()
 	return rewrite("docs/explore.md", func(b []byte) ([]byte, error) {
+		b, err := derive.MovesTable(b)
+		if err != nil {
+			return nil, err
+		}
 		out, done, err := derive.ExploreTable(ctx, b)
 		if len(done.Cells) > 0 {
 			fmt.Printf("docs/explore.md: searched the %d cells the table lacked in %s (%s), kept the %d it had\n",
