@@ -32,7 +32,14 @@
 // it gets its servers from there. Of a real run the engine keeps only the
 // clock (RealRun: virtual time on the wall clock, scaled).
 //
+// A Stepper is a world whose every move is chosen from outside (the
+// explorer's and the sandbox's): its moves are client steps, time, and the
+// faults' moves, each fault one file (fault.go says how); its State is the
+// typed view package explore hashes a state from (state.go). Each
+// invariant is one file too, judged from one place (invariants.go).
+//
 // Public face: Run, RunOn, Target, Setup, Script, Timeline, Client, Program,
-// Trace; for backends, Backend, Follower, RealRun, KeyState. Everything else
-// is internal.
+// Trace; for backends, Backend, Follower, RealRun, KeyState; for the
+// explorer, Stepper, Move, Fault, FaultInfo, State and its views,
+// FormatCommand; Invariant. Everything else is internal.
 package sim
