@@ -4,11 +4,14 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
-// This file closes a world: its goroutines stop, its clients' connections
-// close, a real run's Sentinels stop and its keys are removed, and its
-// servers go back to the pool.
+// This file closes a world: shutdown stops every actor and waits for its
+// goroutines to finish, the clients' connections close, a real run's
+// Sentinels stop and its keys are removed, and the servers go back to the
+// pool.
 
 // close stops every goroutine and server of the run, and ends its bubble.
 // On real servers it deletes the run's keys and points the replica back at
@@ -68,6 +71,52 @@ func (w *World) stop() {
 	}
 	w.err = err
 	w.settleTimers()
+}
+
+// shutdown stops every actor: parked ones are resumed with redis.ErrClosed,
+// and so is everything they do afterwards, until all goroutines have
+// finished. A stalled actor, stuck in lock code outside the gate and the
+// clock, cannot be stopped: it was abandoned when it stalled (before or
+// during the shutdown), and is told redis.ErrClosed whenever it comes back,
+// so its goroutine ends as soon as that code returns.
+func (w *World) shutdown() {
+	w.closing.Store(true)
+	w.err = nil
+	for {
+		// Whoever runs (a run that failed mid-command) goes on until it
+		// parks, finishes or stalls; then the next parked one is stopped.
+		w.drain()
+		w.err = nil // a stall on the way out: that actor is abandoned
+		var next *actor
+		for _, a := range w.actors {
+			if a.state == stateParked || a.state == stateSleeping {
+				next = a
+				break
+			}
+		}
+		if next == nil {
+			break
+		}
+		next.state = stateRunning
+		w.running++
+		if next.orphan {
+			// It never arrives; its goroutine ends.
+			w.running--
+			next.state = stateDone
+		} else if next.flight {
+			// Its goroutine goes back into lock code with the error, and
+			// whoever waits for it goes on.
+			w.running--
+			w.loosen(next)
+		}
+		next.resume <- redis.ErrClosed
+	}
+	// From now on no one reads ch (see send). A world may be closed twice.
+	select {
+	case <-w.done:
+	default:
+		close(w.done)
+	}
 }
 
 // closeReal has every server remove the run's keys, all at once; each
