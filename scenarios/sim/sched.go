@@ -1,43 +1,18 @@
 package sim
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
-// stallTimeout turns a hang into an error that names the actor: lock code
-// that spins, or blocks on something outside the run, would otherwise stop
-// it forever. It is a debugging aid on the wall clock and never shows in a
-// trace; a world takes it when it is built (World.stall).
-var stallTimeout = 10 * time.Second
-
-// ErrStalled is in the error of a run that gave up lock code which sent
-// nothing for the stall bound: it spins, computes for longer than the
-// bound, or waits for something outside the run.
-var ErrStalled = errors.New("stalled")
-
-type stallKey struct{}
-
-// WithStallTimeout sets the stall bound of the runs started with ctx: how
-// long lock code may go without a message of the wall clock before the run
-// gives it up (10 s by default).
-func WithStallTimeout(ctx context.Context, d time.Duration) context.Context {
-	return context.WithValue(ctx, stallKey{}, d)
-}
-
-// stallFrom is ctx's stall bound, or stallTimeout.
-func stallFrom(ctx context.Context) time.Duration {
-	if d, ok := ctx.Value(stallKey{}).(time.Duration); ok && d > 0 {
-		return d
-	}
-	return stallTimeout
-}
+// This file is the scheduler: settle lets the actors in line run one at a
+// time, handle applies each message an actor sends, and the line itself is
+// kept here (runnable, enqueue, dequeue, wakeDue), with the flights that lock
+// code sends from goroutines of its own (place, seat, loosen). Waiting for
+// the running actors, and the stall bound, are in drain.go; stopping them all
+// at the end, shutdown, is in close.go.
 
 // settle runs actors, one at a time, until none can move without time
 // passing. The running actor keeps going until it sleeps, finishes or is
@@ -58,169 +33,6 @@ func (w *World) settle() {
 		}
 		w.start(a)
 	}
-}
-
-// drain handles messages until no actor is running: each running actor, and
-// every goroutine lock code started, is parked at the gate, sleeping, or
-// blocked in lock code, and no message is on its way. In a bubble the Go
-// runtime says when that is (receive); on real servers a run that sends
-// from goroutines of its own is taken as quiet after quietWindow without a
-// message (drainReal).
-func (w *World) drain() {
-	w.drainOnce()
-	for w.err == nil && w.undefer() {
-		w.drainOnce()
-	}
-}
-
-// drainOnce is drain without the deferred cancellations.
-func (w *World) drainOnce() {
-	if w.bub == nil {
-		w.drainReal()
-		return
-	}
-	for w.err == nil && w.busy() {
-		if w.aborted.Load() {
-			// The caller gave the run up (in): it ends here.
-			w.fail(errStalled)
-			w.abandon()
-			w.refuseInbox()
-			return
-		}
-		m, ok := w.receive()
-		if !ok {
-			w.quiesced()
-			break
-		}
-		w.handle(m)
-		w.progress.Add(1)
-	}
-	if w.err == nil && !w.loose {
-		// Every call of an Env.Fan has stopped: the flights they
-		// parked take their place in line.
-		w.place()
-	}
-}
-
-// busy says whether some goroutine of the run may still send a message
-// without time passing.
-func (w *World) busy() bool {
-	return w.running > 0 || w.loose || w.fanRunning > 0 || len(w.inbox) > 0
-}
-
-// quiesced is what the run's going quiet means: running actors are blocked
-// in lock code (stateLib), flights whose goroutine went back into lock code
-// are done, and flights that reached the gate meanwhile take their place in
-// line, in a fixed order. An actor whose command is under way cannot be
-// blocked: its reply never came.
-func (w *World) quiesced() {
-	for _, a := range w.actors {
-		if a.state == stateRunning && a.inCmd {
-			w.fail(fmt.Errorf("stalled: %s's command %s got no reply", a.name, formatCommand(a.cmd)))
-			w.abandon()
-			return
-		}
-	}
-	for _, a := range w.actors {
-		switch {
-		case a.flight && a.state == stateLoose:
-			a.state = stateDone
-		case a.state == stateRunning:
-			w.running--
-			a.state = stateLib
-		}
-	}
-	w.loose = false
-	w.place()
-}
-
-// drainReal is drain on real servers, whose network the runtime cannot see
-// into: it waits for messages on the wall clock. Lock code that sends from
-// goroutines of its own may go quiet without a message; after quietWindow
-// without one, and no reply on its way, the run is taken as quiet. So is a
-// run whose running actors all wait in-process (realquiet.go): a watchdog
-// in its select on a ticker, a Release waiting for it.
-func (w *World) drainReal() {
-	timer := time.NewTimer(w.stall)
-	defer timer.Stop()
-	quiet := time.NewTimer(quietWindow)
-	defer quiet.Stop()
-	for (w.running > 0 || w.loose || w.fanRunning > 0) && w.err == nil {
-		var tick <-chan time.Time
-		if (w.running > 0 || w.loose) && !w.replyDue() {
-			resetTimer(quiet, quietWindow)
-			tick = quiet.C
-		}
-		select {
-		case m := <-w.ch:
-			w.handle(m)
-		case <-tick:
-			if !w.flights && !w.runningBlocked() {
-				continue // it runs: the stall bound still counts
-			}
-			w.quiesced()
-			continue
-		case <-timer.C:
-			w.stalled()
-			return
-		}
-		resetTimer(timer, w.stall)
-	}
-	if w.err == nil && !w.loose {
-		w.place()
-	}
-}
-
-// errStalled ends a run its caller gave up; the caller reports the stall.
-var errStalled = errors.New("stalled")
-
-// quietWindow is how long a real run that sends from goroutines of lock
-// code's own waits for a message before it takes the run as quiet.
-const quietWindow = 5 * time.Millisecond
-
-// resetTimer restarts timer with d.
-func resetTimer(timer *time.Timer, d time.Duration) {
-	if !timer.Stop() {
-		select {
-		case <-timer.C:
-		default:
-		}
-	}
-	timer.Reset(d)
-}
-
-// replyDue says whether a running actor's command is under way: its reply
-// will come.
-func (w *World) replyDue() bool {
-	for _, a := range w.actors {
-		if a.state == stateRunning && a.inCmd {
-			return true
-		}
-	}
-	return false
-}
-
-// stalled gives a real run up: no message for the stall bound. The error
-// names each running actor and the line its goroutine is at, as an
-// embedded stall does.
-func (w *World) stalled() {
-	var names []string
-	for _, a := range w.actors {
-		if a.state != stateRunning {
-			continue
-		}
-		name := a.name + inCall(a)
-		if at := w.whereRunning(a); at != "" {
-			name += " " + at
-		}
-		names = append(names, name)
-	}
-	if w.fanRunning > 0 {
-		names = append(names, fmt.Sprintf("%d call(s) of Env.Fan", w.fanRunning))
-	}
-	w.fail(fmt.Errorf("%w: %s did not reach a Redis command, a clock sleep or a program point within %s of wall time",
-		ErrStalled, strings.Join(names, "; "), w.stall))
-	w.abandon()
 }
 
 // waitsForFlights says whether client c has commands from goroutines of its
@@ -319,31 +131,6 @@ func (w *World) wakeLib(c *client) {
 		}
 	}
 	w.loose = true
-}
-
-func (w *World) runningNames() []string {
-	var names []string
-	for _, a := range w.actors {
-		if a.state == stateRunning {
-			names = append(names, a.name+inCall(a))
-		}
-	}
-	return names
-}
-
-// inCall names the lock call a running actor is in, for a stall: "'s
-// Release", "'s TryAcquire"; nothing outside one.
-func inCall(a *actor) string {
-	if a.bg || a.flight {
-		return ""
-	}
-	switch a.op {
-	case OpAcquire, OpReenter:
-		return " (in its lock's TryAcquire)"
-	case OpRelease, OpLeave:
-		return " (in its lock's Release)"
-	}
-	return ""
 }
 
 // start lets a parked actor go on: it sends its command, passes its program
@@ -571,73 +358,4 @@ func (w *World) nextSleeper() (time.Duration, bool) {
 		}
 	}
 	return best, found
-}
-
-// shutdown stops every actor: parked ones are resumed with redis.ErrClosed,
-// and so is everything they do afterwards, until all goroutines have
-// finished. A stalled actor, stuck in lock code outside the gate and the
-// clock, cannot be stopped: it was abandoned when it stalled (before or
-// during the shutdown), and is told redis.ErrClosed whenever it comes back,
-// so its goroutine ends as soon as that code returns.
-func (w *World) shutdown() {
-	w.closing.Store(true)
-	w.err = nil
-	for {
-		// Whoever runs (a run that failed mid-command) goes on until it
-		// parks, finishes or stalls; then the next parked one is stopped.
-		w.drain()
-		w.err = nil // a stall on the way out: that actor is abandoned
-		var next *actor
-		for _, a := range w.actors {
-			if a.state == stateParked || a.state == stateSleeping {
-				next = a
-				break
-			}
-		}
-		if next == nil {
-			break
-		}
-		next.state = stateRunning
-		w.running++
-		if next.orphan {
-			// It never arrives; its goroutine ends.
-			w.running--
-			next.state = stateDone
-		} else if next.flight {
-			// Its goroutine goes back into lock code with the error, and
-			// whoever waits for it goes on.
-			w.running--
-			w.loosen(next)
-		}
-		next.resume <- redis.ErrClosed
-	}
-	// From now on no one reads ch (see send). A world may be closed twice.
-	select {
-	case <-w.done:
-	default:
-		close(w.done)
-	}
-}
-
-// refuseInbox answers every message already taken and not yet handled
-// with redis.ErrClosed, and abandons its sender: the run was given up
-// between the two (a stalled call that came back and sent once more).
-// Left in the inbox, its sender would wait for an answer forever.
-func (w *World) refuseInbox() {
-	for _, m := range w.inbox {
-		m.a.state = stateAbandoned
-		w.handle(m)
-	}
-	w.inbox = nil
-}
-
-// abandon stops waiting for the actors still running: they stalled. The run
-// is over (w.err is set); see shutdown.
-func (w *World) abandon() {
-	for _, a := range w.actors {
-		if a.state == stateRunning {
-			a.state = stateAbandoned
-		}
-	}
-	w.running = 0
 }

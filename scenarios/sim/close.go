@@ -1,0 +1,139 @@
+package sim
+
+import (
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// This file closes a world: shutdown stops every actor and waits for its
+// goroutines to finish, the clients' connections close, a real run's
+// Sentinels stop and its keys are removed, and the servers go back to the
+// pool.
+
+// close stops every goroutine and server of the run, and ends its bubble.
+// On real servers it deletes the run's keys and points the replica back at
+// its primary.
+func (w *World) close() {
+	if w.closed {
+		return
+	}
+	w.closed = true
+	if w.wedged != nil {
+		// The stalled call may still come back: the run is closed then.
+		go func() {
+			<-w.wedgedDone
+			w.bub.Do(w.stop)
+			w.closeServers(w.bub.Close(closeLimit) == nil)
+		}()
+		return
+	}
+	w.in(w.stop)
+	clean := true
+	if w.bub != nil {
+		// Goroutines left blocked for good (lock code that never returned)
+		// are the lock's to answer for, and the run has said so.
+		clean = w.bub.Close(closeLimit) == nil
+	}
+	w.closeServers(clean)
+}
+
+// closeServers closes the run's servers once every goroutine of the run
+// has ended: an embedded server goes back to the pool for another world
+// (another bubble) only then. After a run that left goroutines behind, an
+// embedded server is dropped untouched: its connections may still be
+// theirs.
+func (w *World) closeServers(clean bool) {
+	for _, srv := range w.servers {
+		if _, embedded := srv.b.(*memBackend); embedded && !clean {
+			continue
+		}
+		srv.b.Close()
+	}
+}
+
+// closeLimit bounds how long closing a world waits for its goroutines.
+const closeLimit = 2 * time.Second
+
+// stop is close on the scheduler's goroutine.
+func (w *World) stop() {
+	err := w.err
+	w.shutdown()
+	for _, c := range w.clients {
+		for _, rc := range c.rdb {
+			_ = rc.Close()
+		}
+	}
+	if w.real != nil {
+		err = errors.Join(err, w.closeReal())
+	}
+	w.err = err
+	w.settleTimers()
+}
+
+// shutdown stops every actor: parked ones are resumed with redis.ErrClosed,
+// and so is everything they do afterwards, until all goroutines have
+// finished. A stalled actor, stuck in lock code outside the gate and the
+// clock, cannot be stopped: it was abandoned when it stalled (before or
+// during the shutdown), and is told redis.ErrClosed whenever it comes back,
+// so its goroutine ends as soon as that code returns.
+func (w *World) shutdown() {
+	w.closing.Store(true)
+	w.err = nil
+	for {
+		// Whoever runs (a run that failed mid-command) goes on until it
+		// parks, finishes or stalls; then the next parked one is stopped.
+		w.drain()
+		w.err = nil // a stall on the way out: that actor is abandoned
+		var next *actor
+		for _, a := range w.actors {
+			if a.state == stateParked || a.state == stateSleeping {
+				next = a
+				break
+			}
+		}
+		if next == nil {
+			break
+		}
+		next.state = stateRunning
+		w.running++
+		if next.orphan {
+			// It never arrives; its goroutine ends.
+			w.running--
+			next.state = stateDone
+		} else if next.flight {
+			// Its goroutine goes back into lock code with the error, and
+			// whoever waits for it goes on.
+			w.running--
+			w.loosen(next)
+		}
+		next.resume <- redis.ErrClosed
+	}
+	// From now on no one reads ch (see send). A world may be closed twice.
+	select {
+	case <-w.done:
+	default:
+		close(w.done)
+	}
+}
+
+// closeReal has every server remove the run's keys, all at once; each
+// bounds its own cleanup (see Backend.Cleanup). What they could not do is
+// in the error, server by server.
+func (w *World) closeReal() error {
+	var sentinelErr error
+	if w.sentinel != nil {
+		// Before the replica is pointed back at the primary: a Sentinel
+		// that still watched would take it for a misconfigured master.
+		sentinelErr = w.sentinel.Close()
+	}
+	errs := make([]error, len(w.servers), len(w.servers)+1)
+	var wg sync.WaitGroup
+	for i, srv := range w.servers {
+		wg.Go(func() { errs[i] = srv.b.Cleanup(srv.keys) })
+	}
+	wg.Wait()
+	return errors.Join(append(errs, sentinelErr)...)
+}

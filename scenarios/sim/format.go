@@ -1,0 +1,139 @@
+package sim
+
+import (
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// This file formats commands and replies as redis-cli shows them: a
+// command's arguments as a trace keeps them, a script by its name, a reply
+// as redis-cli prints it.
+
+// cmdArgs are a command's arguments as a trace keeps them (keptArgs).
+func cmdArgs(cmd redis.Cmder) []string {
+	if b, ok := batchOf(cmd); ok {
+		return keptArgs(b.args())
+	}
+	return keptArgs(cmd.Args())
+}
+
+// formatCommand renders a command as redis-cli would take it. A Lua script
+// body shows as the name on its first comment line (EVAL <release> 1 key
+// A#1), or, for a script without one (a library's), as "script" and the
+// first 8 hex digits of its SHA-1 — the name its EVALSHA shows too (of
+// the whole body, which the arguments a trace keeps may have cut).
+func formatCommand(cmd redis.Cmder) string {
+	if b, ok := batchOf(cmd); ok {
+		return b.format()
+	}
+	args := cmdArgs(cmd)
+	parts := make([]string, len(args))
+	script := len(args) > 1 && (strings.EqualFold(args[0], "eval") || strings.EqualFold(args[0], "evalsha") ||
+		strings.EqualFold(args[0], "eval_ro") || strings.EqualFold(args[0], "evalsha_ro"))
+	for i, a := range args {
+		switch {
+		case i == 0 || keywords[a]:
+			parts[i] = strings.ToUpper(a)
+		case i == 1 && script:
+			parts[i] = "<" + scriptName(args[0], rawArg(cmd.Args()[1])) + ">"
+		case a == "" || strings.ContainsAny(a, " \"\n"):
+			parts[i] = strconv.Quote(a)
+		default:
+			parts[i] = a
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// scriptName names the script argument of an EVAL (its body) or an EVALSHA
+// (its SHA-1): the first comment line up to a colon, else "script" and a
+// short hash.
+func scriptName(cmd, arg string) string {
+	if strings.HasPrefix(strings.ToLower(cmd), "evalsha") {
+		return "script " + arg[:min(8, len(arg))]
+	}
+	first, _, _ := strings.Cut(strings.TrimLeft(arg, " \t\r\n"), "\n")
+	if c, ok := strings.CutPrefix(first, "--"); ok && strings.TrimSpace(c) != "" {
+		name, _, _ := strings.Cut(strings.TrimSpace(c), ":")
+		return CleanText(name)
+	}
+	return fmt.Sprintf("script %x", sha1.Sum([]byte(arg)))[:len("script ")+8]
+}
+
+// keywords are the command options go-redis sends in lower case.
+var keywords = map[string]bool{"nx": true, "xx": true, "ex": true, "px": true, "keepttl": true}
+
+// formatReply renders a reply as redis-cli prints it.
+func formatReply(cmd redis.Cmder, err error) string {
+	if b, ok := batchOf(cmd); ok {
+		return b.reply(err)
+	}
+	return replyOf(cmd, err)
+}
+
+// replyOf is formatReply for one command, never a batch's: at most MaxArg
+// bytes of any value in it (Cut).
+func replyOf(cmd redis.Cmder, err error) string {
+	if errors.Is(err, redis.Nil) {
+		return "(nil)"
+	}
+	if err != nil {
+		return Cut("(error) "+err.Error(), MaxArg)
+	}
+	name := strings.ToLower(cmd.Name())
+	switch c := cmd.(type) {
+	case *redis.StatusCmd:
+		return Cut(c.Val(), MaxArg)
+	case *redis.IntCmd:
+		return "(integer) " + strconv.FormatInt(c.Val(), 10)
+	case *redis.StringCmd:
+		return strconv.Quote(Cut(c.Val(), MaxArg))
+	case *redis.BoolCmd:
+		if name == "set" {
+			if c.Val() {
+				return "OK"
+			}
+			return "(nil)"
+		}
+		return "(integer) " + boolInt(c.Val())
+	case *redis.Cmd:
+		switch v := c.Val().(type) {
+		case nil:
+			return "(nil)"
+		case int64:
+			return "(integer) " + strconv.FormatInt(v, 10)
+		case string:
+			if v == "OK" {
+				return v
+			}
+			return strconv.Quote(Cut(v, MaxArg))
+		default:
+			return Cut(fmt.Sprint(v), MaxArg)
+		}
+	}
+	return Cut(fmt.Sprint(cmd), MaxArg)
+}
+
+// stringReply is a command's reply when it is a bulk string.
+func stringReply(cmd redis.Cmder) (string, bool) {
+	switch c := cmd.(type) {
+	case *redis.StringCmd:
+		return c.Val(), c.Err() == nil
+	case *redis.Cmd:
+		v, ok := c.Val().(string)
+		return v, ok && c.Err() == nil
+	}
+	return "", false
+}
+
+func boolInt(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}

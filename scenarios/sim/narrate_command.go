@@ -1,0 +1,124 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// This file narrates a command that reached its server, in English and
+// Chinese: whose it was and what for, how it failed, and what it changed on
+// the server's keys.
+
+func ttlText(k KeyState) (string, string) {
+	if k.TTL < 0 {
+		return "no TTL", "没有过期时间"
+	}
+	return "TTL " + Secs(k.TTL), "TTL " + secsZH(k.TTL)
+}
+
+func textCommand(actor string, op Op, changes []change, err error) Text {
+	en, zh := commandOf(actor, op)
+	return commandText(en, zh, changes, err)
+}
+
+// textCommandLate is textCommand for a command that reaches its server
+// after its client stopped waiting for it (an orphan): client gave up at
+// gaveUp, and nobody reads the reply.
+func textCommandLate(actor string, op Op, changes []change, err error, client string, gaveUp time.Duration) Text {
+	en, zh := commandOf(actor, op)
+	en += fmt.Sprintf(" (%s stopped waiting for it at t=%s; it arrives only now, and nobody reads the reply)", client, Secs(gaveUp))
+	zh += fmt.Sprintf("（%s 在第 %s已不再等它；命令现在才到达，应答没有人读）", client, secsZH(gaveUp))
+	return commandText(en, zh, changes, err)
+}
+
+// commandOf names what a command of actor is for: "A/redis-3's acquire",
+// "A 在 redis-3 上加锁".
+func commandOf(actor string, op Op) (en, zh string) {
+	who, node := actorZH(actor)
+	if node != "" {
+		who += " 在 " + node + " 上"
+	}
+	switch op {
+	case OpAcquire:
+		en, zh = actor+"'s acquire", zhCat(who, "加锁")
+	case OpRelease:
+		en, zh = actor+"'s release", zhCat(who, "释放锁")
+	case OpRenew:
+		en, zh = actor+"'s renewal", zhCat(who, "续期")
+	case OpReenter:
+		en, zh = actor+"'s nested acquire", zhCat(who, "嵌套加锁")
+	case OpLeave:
+		en, zh = actor+"'s nested release", zhCat(who, "嵌套释放")
+	default:
+		en, zh = actor+"'s command", zhCat(who, "的命令")
+		if node != "" {
+			zh = strings.TrimSuffix(who, " 在 "+node+" 上") + " 发往 " + node + " 的命令"
+		}
+	}
+	return en, zh
+}
+
+// commandText is a command's narration: what it was for (en, zh), then
+// its failure and the changes it made.
+func commandText(en, zh string, changes []change, err error) Text {
+	var ens, zhs []string
+	var late *GaveUpError
+	var unsent *NotSentError
+	if errors.As(err, &late) {
+		ens = append(ens, textGaveUpEN(late))
+		zhs = append(zhs, textGaveUpZH(late))
+	} else if errors.As(err, &unsent) {
+		ens = append(ens, fmt.Sprintf("its timeout passed before %s sent it (%s): the command is never sent", unsent.Client, unsent.Err))
+		zhs = append(zhs, fmt.Sprintf("%s 还没发出它，超时时间就已经过了（客户端报错：`%s`）：这条命令不会再发出", unsent.Client, unsent.Err))
+	} else if redis.HasErrorPrefix(err, "NOSCRIPT") {
+		// EVALSHA first, and on NOSCRIPT the whole script with EVAL: two
+		// commands, one script call, sent by the code the gate found
+		// (noscript.go).
+		by := scriptFallback(err)
+		ens = append(ens, "the server does not have the script cached yet (NOSCRIPT); "+by.EN+" sends it whole next (EVAL): one script call, two commands")
+		zhs = append(zhs, "服务器上还没有缓存这段脚本（NOSCRIPT）；"+zhCat(by.ZH, "接着把整段脚本发过去（EVAL）：一次脚本调用，两条命令"))
+	} else if errors.Is(err, redis.TxFailedErr) {
+		ens = append(ens, "the transaction does nothing: a key it watches changed after its WATCH, so EXEC answers nil")
+		zhs = append(zhs, "事务没有执行：它 WATCH 的键在 WATCH 之后被改过，EXEC 返回 nil")
+	} else if !isReply(err) {
+		ens = append(ens, "the command fails ("+err.Error()+")")
+		zhs = append(zhs, "命令失败："+errZH(err))
+	}
+	for _, ch := range changes {
+		e, z := describeChange(ch)
+		ens = append(ens, e)
+		zhs = append(zhs, z)
+	}
+	if len(ens) == 0 {
+		ens, zhs = []string{"nothing changes"}, []string{"没有任何改变"}
+	}
+	return Text{EN: en + ": " + strings.Join(ens, "; "), ZH: zh + "：" + strings.Join(zhs, "；")}
+}
+
+func describeChange(ch change) (string, string) {
+	a, b := ch.after, ch.before
+	switch ch.kind {
+	case changeCreated:
+		te, tz := ttlText(a)
+		return fmt.Sprintf("%s = %s is written (%s)", a.Key, a.Value, te),
+			fmt.Sprintf("写入 %s = %s（%s）", a.Key, a.Value, tz)
+	case changeDeleted:
+		return fmt.Sprintf("%s is deleted (it held %s, written by %s)", b.Key, b.Value, b.Writer),
+			fmt.Sprintf("删除了 %s（原值 %s，由 %s 写入）", b.Key, b.Value, b.Writer)
+	case changeValue:
+		return fmt.Sprintf("%s is now %s", a.Key, a.Value),
+			fmt.Sprintf("%s 变为 %s", a.Key, a.Value)
+	case changeExtended:
+		te, tz := ttlText(a)
+		return fmt.Sprintf("%s is extended (%s)", a.Key, te),
+			fmt.Sprintf("%s 被续期（%s）", a.Key, tz)
+	default:
+		te, tz := ttlText(a)
+		return fmt.Sprintf("%s now has %s", a.Key, te),
+			fmt.Sprintf("%s 设置了 %s", a.Key, tz)
+	}
+}

@@ -1,0 +1,126 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstep-sim/lockstep/lockimpl"
+)
+
+// This file holds the short labels: an event in a few words, in English and
+// Chinese (Event.Short), for compact views such as a lane of the TUI's
+// timeline: "SET NX → OK", "holds A#1", "released".
+
+func slowShort(d time.Duration) Text {
+	if d == 0 {
+		return Text{EN: "fast again", ZH: "恢复"}
+	}
+	return Text{EN: "slow +" + Secs(d), ZH: "变慢 +" + secsZH(d)}
+}
+
+// same is a label that reads the same in both languages.
+func same(s string) Text { return Text{EN: s, ZH: s} }
+
+// shortCommand is a command and its reply in a few words: "SET NX → OK",
+// "EVAL release → 1", "GET → A#1".
+func shortCommand(cmd redis.Cmder, err error) string {
+	if inBatch(cmd) {
+		name := "EXEC"
+		switch r := formatReply(cmd, err); {
+		case r == "(nil)":
+			return name + " → nil" // a watched key changed: nothing ran
+		case strings.HasPrefix(r, "(error) "):
+			return name + " → ERR"
+		}
+		return name + " → OK"
+	}
+	args := cmdArgs(cmd)
+	name := strings.ToUpper(args[0])
+	switch name {
+	case "SET":
+		for _, a := range args[3:] {
+			if strings.EqualFold(a, "nx") {
+				name += " NX"
+			}
+		}
+	case "EVAL", "EVALSHA":
+		if len(args) > 1 && strings.HasPrefix(args[1], "-- ") {
+			script, _, _ := strings.Cut(strings.TrimPrefix(args[1], "-- "), ":")
+			name += " " + script
+		}
+	}
+	reply := formatReply(cmd, err)
+	switch {
+	case strings.HasPrefix(reply, "(integer) "):
+		reply = strings.TrimPrefix(reply, "(integer) ")
+	case reply == "(nil)":
+		reply = "nil"
+	case strings.HasPrefix(reply, "(error) "):
+		reply = "ERR"
+	default:
+		if v, ok := stringReply(cmd); ok {
+			reply = Cut(v, MaxValue) // a few words: no more of a value than a snapshot shows
+		} else if u, err := strconv.Unquote(reply); err == nil {
+			reply = u
+		}
+	}
+	return name + " → " + reply
+}
+
+func shortAcquired(token string, fence int64) Text {
+	t := Text{EN: "holds", ZH: "持有"}
+	if token != "" {
+		t.EN += " " + token
+		t.ZH += " " + token
+	}
+	if fence > 0 {
+		t.EN += fmt.Sprintf(" ⚑%d", fence)
+		t.ZH += fmt.Sprintf(" ⚑%d", fence)
+	}
+	return t
+}
+
+func shortQuorum(ok, nodes int) Text {
+	if ok >= nodes/2+1 {
+		return Text{EN: fmt.Sprintf("%d/%d OK: majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：过半数", ok, nodes)}
+	}
+	return Text{EN: fmt.Sprintf("%d/%d OK: no majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：未过半数", ok, nodes)}
+}
+
+func shortRefused(err error) Text {
+	if err != nil {
+		return Text{EN: "error", ZH: "出错"}
+	}
+	return Text{EN: "refused", ZH: "没抢到"}
+}
+
+func shortReleased(err error, sent bool) Text {
+	switch {
+	case err == nil:
+		return Text{EN: "released", ZH: "已释放"}
+	case errors.Is(err, lockimpl.ErrNotHeld) && !sent:
+		return Text{EN: "nothing to release", ZH: "无锁可放"}
+	case errors.Is(err, lockimpl.ErrNotHeld):
+		return Text{EN: "not its own", ZH: "不是自己的锁"}
+	default:
+		return Text{EN: "release failed", ZH: "释放失败"}
+	}
+}
+
+func shortWrite(r writeResult) Text {
+	switch {
+	case r.relative && r.rejected:
+		return Text{EN: "−1 ✗", ZH: "减 1 被拒"}
+	case r.relative:
+		return Text{EN: fmt.Sprintf("−1 → %d", r.value), ZH: fmt.Sprintf("减 1 → %d", r.value)}
+	}
+	if r.rejected {
+		return Text{EN: fmt.Sprintf("write %d ✗", r.value), ZH: fmt.Sprintf("写 %d 被拒", r.value)}
+	}
+	return Text{EN: fmt.Sprintf("write %d", r.value), ZH: fmt.Sprintf("写 %d", r.value)}
+}

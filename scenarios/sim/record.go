@@ -1,0 +1,121 @@
+package sim
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// This file records what the run does: readKeys reads a server's keys after
+// a change, emit and record append an event to the trace with a snapshot of
+// the world.
+
+// readKeys reads a server's keys, keeping each key's writer from prev. A
+// key or value that has not changed since prev is prev's string, so that
+// every snapshot shares one copy of it (a real server's reading is a new
+// one each time). A server that cannot be read stops the run.
+func (w *World) readKeys(srv *server, prev []KeyState) []KeyState {
+	if !srv.up {
+		return nil
+	}
+	if w.real != nil {
+		srv.readAt = time.Now()
+	}
+	keys, err := srv.b.Read(w.now)
+	if err != nil {
+		w.fail(w.runErr(fmt.Errorf("read %s: %w", srv.name, err)))
+		return prev
+	}
+	for i := range keys {
+		if old, ok := findKey(prev, keys[i].Key); ok {
+			keys[i].Key, keys[i].Writer = old.Key, old.Writer
+			if keys[i].Value == old.Value {
+				keys[i].Value = old.Value
+			}
+		}
+	}
+	return keys
+}
+
+func findKey(keys []KeyState, k string) (KeyState, bool) {
+	for _, ks := range keys {
+		if ks.Key == k {
+			return ks, true
+		}
+	}
+	return KeyState{}, false
+}
+
+// emit appends an event with a snapshot of the world, then judges the
+// invariants that look at beliefs.
+func (w *World) emit(e Event) {
+	w.record(e)
+	if e.Kind != KindViolation && e.Kind != KindNarration {
+		w.observe(observation{kind: obsEvent})
+	}
+}
+
+func (w *World) record(e Event) int {
+	if r := w.real; r != nil && !r.start.IsZero() {
+		late := time.Since(r.start) - time.Duration(float64(w.now)*r.f)
+		if len(w.trace.Events) == 0 || late < r.early {
+			r.early = late
+		}
+		r.late = max(r.late, late)
+		w.trace.Drift = r.late - r.early
+	}
+	e.Step = len(w.trace.Events)
+	e.T = w.now
+	e.Snap = w.snapshot()
+	w.canonEvent(&e)
+	w.trace.Events = append(w.trace.Events, e)
+	if w.pacer != nil && w.pacer.Event != nil {
+		header := w.trace
+		header.Events = nil
+		w.paced(func() { w.pacer.Event(header, e) })
+	}
+	return e.Step
+}
+
+func (w *World) snapshot() Snapshot {
+	var s Snapshot
+	for _, srv := range w.servers {
+		st := ServerState{Name: srv.name, Role: srv.role, Up: srv.up,
+			Keys: slices.Clone(srv.keys), ClockAhead: srv.ahead}
+		if srv.primary >= 0 {
+			st.ReplicaOf = w.servers[srv.primary].name
+			st.Lag = srv.lag
+			for _, e := range w.repl {
+				if e.replica == w.indexOf(srv) {
+					st.Pending++
+				}
+			}
+			if f, ok := srv.b.(Follower); ok {
+				st.Pending = f.Pending()
+			}
+		}
+		s.Servers = append(s.Servers, st)
+	}
+	for _, c := range w.clients {
+		cs := ClientState{Name: c.name, Belief: c.belief, Op: c.op, Token: c.token,
+			Fence: c.fence, Paused: c.paused, Crashed: c.crashed, Held: c.biz.held,
+			Hung: c.hung}
+		s.Clients = append(s.Clients, cs)
+	}
+	s.Resource = w.res.state()
+	return s
+}
+
+func (w *World) indexOf(srv *server) int { return slices.Index(w.servers, srv) }
+
+func sameKeys(a, b []KeyState) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Key != b[i].Key || a[i].Value != b[i].Value {
+			return false
+		}
+	}
+	return true
+}

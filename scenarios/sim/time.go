@@ -1,0 +1,195 @@
+package sim
+
+import "time"
+
+// This file moves the run's time: runUntil lets the actors run and moves
+// the clock to the next moment something is due (nextDeadline), advance
+// expires the keys whose TTL ran out on the way, and tick handles what is due
+// at an instant.
+
+// runUntil moves time to target, letting every actor run whenever it can. With
+// untilQuiet it stops early once every client has finished or crashed. A
+// cancelled context stops it too, on embedded servers as on real ones.
+//
+// Time moves to the next moment something of the engine's is due (a sleep,
+// an expiry, a replica catching up) or to target, and stops earlier where
+// lock code that a timer of its own woke sends something (passTo). With
+// untilQuiet and nothing due, it moves only for such lock code: when none
+// wakes by the horizon, a client blocked in lock code is stuck for good.
+func (w *World) runUntil(target time.Duration, untilQuiet bool) {
+	for w.err == nil {
+		if err := w.ctx.Err(); err != nil {
+			w.fail(err)
+			break
+		}
+		w.wakeDue()
+		w.settle()
+		w.tick()
+		if w.runnableNow() {
+			continue // a WAIT ended: its actor goes on before time moves
+		}
+		if untilQuiet && w.quiet() {
+			return
+		}
+		next, ok := w.nextDeadline()
+		if ok && next <= target {
+			w.passTo(next)
+			continue
+		}
+		if untilQuiet {
+			if w.awaitLib(target) {
+				continue
+			}
+			break
+		}
+		if target <= w.now {
+			break
+		}
+		if w.passTo(target) {
+			w.tick()
+			break
+		}
+	}
+}
+
+// awaitLib lets the bubble's clock run until horizon for an actor blocked in
+// lock code with nothing else due: a timer of the lock's own may wake it
+// (then its message is in the inbox, the run's time moves there, and
+// awaitLib reports true: the run goes on). If none does by the horizon,
+// the lesson is over; the actor is stuck only if no timer wakes it after
+// the horizon either (wakesLater): a watchdog's ticker or a retry's sleep
+// due just past the lesson's end is lock code the lesson ended, not lock
+// code blocked for good.
+func (w *World) awaitLib(horizon time.Duration) bool {
+	a := w.libBlocked()
+	if a != nil && w.real != nil {
+		return w.awaitLibReal(a, horizon)
+	}
+	if a == nil || w.bub == nil {
+		return len(w.inbox) > 0
+	}
+	if reached := w.passTime(horizon); len(w.inbox) > 0 {
+		w.advance(reached)
+		return true
+	}
+	if !w.wakesLater() {
+		w.stuck(a)
+	}
+	return false
+}
+
+// runnableNow says whether some actor in line may move now.
+func (w *World) runnableNow() bool {
+	for _, a := range w.queue {
+		if w.runnable(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// quiet says whether every client has finished or crashed, and every
+// command on its way to a server has arrived (onTheWire).
+func (w *World) quiet() bool {
+	for _, c := range w.clients {
+		if c.biz.state != stateDone && !c.crashed {
+			return false
+		}
+	}
+	for _, a := range w.actors {
+		if onTheWire(a) && a.state != stateDone {
+			return false
+		}
+	}
+	return true
+}
+
+// nextDeadline is the earliest future moment something happens by itself:
+// a sleeper wakes, a key expires, a replica catches up, Sentinel promotes a
+// replica, the liveness bound runs out.
+func (w *World) nextDeadline() (time.Duration, bool) {
+	best, ok := w.nextSleeper()
+	consider := func(t time.Duration) {
+		if t > w.now && (!ok || t < best) {
+			best, ok = t, true
+		}
+	}
+	for _, srv := range w.servers {
+		if !srv.up {
+			continue
+		}
+		for _, k := range srv.keys {
+			if k.TTL > 0 {
+				consider(w.now + k.TTL)
+			}
+		}
+	}
+	for _, e := range w.repl {
+		consider(e.due)
+	}
+	switch {
+	case w.promoting && w.sentinel != nil:
+		consider(w.now + sentinelPoll) // the Sentinels say when
+	case w.promoting:
+		consider(w.promoteAt)
+	}
+	if d, on := w.judge.livenessDeadline(w.setup.LivenessBound); on {
+		consider(d)
+	}
+	return best, ok
+}
+
+// advance sets the clock to t: keys whose TTL runs out expire, each with an
+// event.
+func (w *World) advance(t time.Duration) {
+	delta := t - w.now
+	if delta <= 0 {
+		return
+	}
+	if w.real != nil {
+		w.waitUntil(t)
+	}
+	w.now = t
+	type expiry struct {
+		srv string
+		key KeyState
+	}
+	var expired []expiry
+	var replicated []string
+	for _, srv := range w.servers {
+		if !srv.up {
+			continue
+		}
+		srv.b.Advance(t, delta)
+		before := srv.keys
+		srv.keys = w.readKeys(srv, before)
+		for _, k := range before {
+			if _, still := findKey(srv.keys, k.Key); !still && k.TTL > 0 && k.TTL <= delta {
+				expired = append(expired, expiry{srv.name, k})
+			}
+		}
+		if w.real != nil && srv.primary >= 0 && !sameKeys(before, srv.keys) {
+			// A real replica changes when the relay delivers.
+			replicated = append(replicated, srv.name)
+		}
+	}
+	for _, x := range expired {
+		w.emit(Event{Kind: KindExpire, Server: x.srv, Text: textExpired(x.key, x.srv),
+			Short: Text{EN: "expired", ZH: "过期"}})
+	}
+	for _, name := range replicated {
+		w.emit(Event{Kind: KindReplicate, Server: name, Text: textReplicatedReal(name),
+			Short: Text{EN: "replicated", ZH: "已复制"}})
+	}
+	w.drainSentinels()
+	if w.promoting && w.sentinel == nil && w.now >= w.promoteAt {
+		w.promote()
+	}
+}
+
+// tick handles what is due now: replication and the liveness bound.
+func (w *World) tick() {
+	w.applyReplication()
+	w.checkWaits()
+	w.observe(observation{kind: obsInstant})
+}
