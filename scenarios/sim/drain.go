@@ -204,16 +204,6 @@ func (w *World) stalled() {
 	w.abandon()
 }
 
-func (w *World) runningNames() []string {
-	var names []string
-	for _, a := range w.actors {
-		if a.state == stateRunning {
-			names = append(names, a.name+inCall(a))
-		}
-	}
-	return names
-}
-
 // inCall names the lock call a running actor is in, for a stall: "'s
 // Release", "'s TryAcquire"; nothing outside one.
 func inCall(a *actor) string {
