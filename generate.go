@@ -10,7 +10,8 @@ package main
 // and docs/ itself, whose go:generate line is main.go's (a file's lines run
 // after generate.go's, in the order of the files' names). Its diff is what
 // to review. The tests that find one of these files stale name this one
-// command.
+// command. The first step alone is lockstep expect --write (without
+// --write, a check that the lessons lack no row).
 
 //go:generate go run ./internal/derive/cmd expect
 //go:generate go run ./internal/derive/cmd files

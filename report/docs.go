@@ -11,9 +11,9 @@ import (
 )
 
 // DocPages renders the failure-mode pages of docs/ from the engine: the index
-// (README.md) and one page per failure mode (<id>.md) with its story, the
+// (README.md), one page per failure mode (<id>.md) with its story, the
 // matrix row, a Mermaid diagram and the step table of the implementation it
-// is about. results are the embedded matrix, as Check returns it. A test
+// is about, and the self-check (self-check.md). results are the embedded matrix, as Check returns it. A test
 // keeps the files in docs/ equal to this.
 func DocPages(results []scenarios.Result) (map[string][]byte, error) {
 	return DocPagesIn(results, "en")
@@ -21,8 +21,8 @@ func DocPages(results []scenarios.Result) (map[string][]byte, error) {
 
 // DocPagesIn is DocPages in lang: "en", or "zh" for the same pages in
 // Chinese (the lessons' Chinese titles, summaries and stories, the
-// narration and the diagram in Chinese), and the self-check
-// (docs/self-check.md) in Chinese.
+// narration and the diagram in Chinese). In both languages the pages
+// include the self-check (self-check.md, SelfCheck).
 func DocPagesIn(results []scenarios.Result, lang string) (map[string][]byte, error) {
 	pages := map[string][]byte{}
 	var index bytes.Buffer
@@ -46,11 +46,8 @@ func DocPagesIn(results []scenarios.Result, lang string) (map[string][]byte, err
 		}
 		pages[s.ID+".md"] = b.Bytes()
 	}
-	if lang == "zh" {
-		// docs/self-check.md, written by hand in English, in Chinese: the
-		// index links it.
-		pages["self-check.md"] = []byte(selfCheckZH)
-	}
+	// The self-check, which the index links (selfcheck.go).
+	pages["self-check.md"] = []byte(SelfCheck(lang))
 	return pages, nil
 }
 

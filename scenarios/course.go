@@ -7,7 +7,12 @@ import (
 	"strings"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/text"
 )
+
+// courseVerbs are a course file's verbs, as an unknown one's error lists
+// them.
+var courseVerbs = []string{"course", "lang", "speed", "spoilers", "lessons", "lesson"}
 
 // Course is a playlist for a class: which lessons, in which order, with
 // which implementations, from which step, at which speed, in which
@@ -124,7 +129,7 @@ func ParseCourse(name string, data []byte, load func(dir string) ([]Scenario, er
 			}
 			c.Entries = append(c.Entries, e)
 		default:
-			return nil, fail(l, 0, "unknown verb %q; valid: course, lang, speed, spoilers, lessons, lesson", verb)
+			return nil, fail(l, 0, "%s", unknown(text.New("verb", "动词"), verb, courseVerbs))
 		}
 	}
 	if len(c.Entries) == 0 {
@@ -175,7 +180,7 @@ func courseEntry(l line, known []Scenario, fail func(line, int, string, ...any) 
 		for _, s := range known {
 			ids = append(ids, s.ID)
 		}
-		return e, fail(l, 1, "unknown lesson %q; valid: %s", l.fields[1], strings.Join(ids, ", "))
+		return e, fail(l, 1, "%s", unknown(text.New("lesson", "课程"), l.fields[1], ids))
 	}
 	e.Lesson = known[i]
 	e.Impls = []string{e.Lesson.Naive}
@@ -199,7 +204,7 @@ func courseEntry(l line, known []Scenario, fail func(line, int, string, ...any) 
 			}
 			e.Step = s
 		default:
-			return e, fail(l, f, "unknown argument %q to lesson; valid: impls, step", k)
+			return e, fail(l, f, "%s", unknown(text.New("argument of lesson", "lesson 的参数"), k, []string{"impls", "step"}))
 		}
 	}
 	return e, nil

@@ -7,7 +7,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lockstep-sim/lockstep/internal/suggest"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // A lesson file is one failure mode, whole: its id, titles and story, the
@@ -80,6 +82,14 @@ func (p *lessonParser) errAt(l line, field int, format string, args ...any) erro
 		col = utf8.RuneCountInString(l.raw) + 1
 	}
 	return &LessonError{File: p.file, Line: l.n, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+// unknown is the message for name, a what that is none of valid, as every
+// unknown name of lockstep's is said (suggest.Unknown): the valid ones,
+// and the one likely meant when name is a near miss. The files' errors are
+// English.
+func unknown(what text.Text, name string, valid []string) string {
+	return suggest.Unknown(what, name, valid).EN
 }
 
 // ParseLesson reads a lesson file. name is what errors call the file.

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // line is one line of a lesson file, split into fields with their columns.
@@ -137,7 +138,7 @@ func (p *lessonParser) args(l line, from int, allowed ...string) (map[string]str
 	for i := from; i < len(l.fields); i++ {
 		k, v, _ := strings.Cut(l.fields[i], "=")
 		if !slices.Contains(allowed, k) {
-			return nil, nil, p.errAt(l, i, "unknown argument %q to %s; valid: %s", k, l.fields[0], strings.Join(allowed, ", "))
+			return nil, nil, p.errAt(l, i, "%s", unknown(text.Newf("argument of %s", "%s 的参数", l.fields[0]), k, allowed))
 		}
 		if _, dup := vals[k]; dup {
 			return nil, nil, p.errAt(l, i, "%s given twice", k)

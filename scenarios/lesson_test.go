@@ -33,10 +33,13 @@ func TestLessonErrors(t *testing.T) {
 		pos, want      string
 	}{
 		{"unknown verb", "unhold A\n", "unhold A\nexplode A\n", "31:1", `unknown verb "explode"; valid: client, say, run`},
+		{"a mistyped verb", "unhold A\n", "unhold A\nunhld A\n", "31:1", `unknown verb "unhld"; did you mean unhold? valid: client, say, run`},
+		{"a mistyped argument", "client A work=29s", "client A wrok=29s", "15:10", `unknown argument of client "wrok"; did you mean work? valid: start, retry`},
 		{"unknown client", "unhold A\n", "unhold D\n", "30:8", `unknown client "D"; declared: A, B, C`},
 		{"time going backwards", "run until=31.5s\n", "run until=31.5s\nrun until=20s\n", "27:5", "time goes backwards: 20s is before 31.5s"},
 		{"unknown implementation", "    reentrant                   -\n", "    reentrant                   -\n    mylock -\n", "", `unknown implementation "mylock"`},
-		{"unknown invariant", "    uuid-get-del                mutex ownership resource", "    uuid-get-del                mutex safety", "", `unknown invariant "safety"; valid: mutex, ownership, liveness, resource`},
+		{"unknown invariant", "    uuid-get-del                mutex ownership resource", "    uuid-get-del                mutex safety", "", `unknown invariant "safety"; valid: mutex, ownership, liveness, resource, or - for none`},
+		{"a mistyped invariant", "    uuid-get-del                mutex ownership resource", "    uuid-get-del                mutex ownershp", "", `unknown invariant "ownershp"; did you mean ownership? valid: mutex, ownership, liveness, resource, or - for none`},
 		{"a timeline that never ends", "run end\n", "", "34:1", `expect comes after the timeline's "run end"`},
 		{"a bad duration", "client A work=29s", "client A work=29sec", "15:10", `want a duration such as 30s`},
 		{"a bad prep", "client A work=29s", "client A prep=soon work=29s", "15:10", `want a duration such as 30s, 1.5s or 2m, got "soon"`},
@@ -55,10 +58,12 @@ func TestLessonErrors(t *testing.T) {
 		{"a backoff below the first wait", "client A work=29s", "client A work=29s retry=2s backoff=1s", "15:", "backoff is the cap of the doubling wait: want at least retry"},
 		{"jitter with a value", "client A work=29s", "client A work=29s jitter=yes", "15:", "jitter is a flag: write it without a value"},
 		{"a client declared late", "unhold A\n", "unhold A\nclient D\n", "31:1", "clients are declared before time passes"},
-		{"a search with an unknown fault", "explore clients=3", "explore faults=expiry,meteor", "13:", `unknown fault "meteor"`},
+		{"a search with an unknown fault", "explore clients=3", "explore faults=expiry,meteor", "13:", `unknown fault "meteor"; valid: expiry, crash, pause, failover, restart,`},
+		{"a search with a mistyped fault", "explore clients=3", "explore faults=expiry,pasue", "13:", `unknown fault "pasue"; did you mean pause? valid: expiry, crash, pause,`},
 		{"a search with four clients", "explore clients=3", "explore clients=4", "13:", "clients must be 2 or 3, not 4"},
 		{"Redlock on four servers", "explore clients=3", "explore nodes=4", "13:", "nodes must be 3 or 5, not 4"},
-		{"a search with an unknown key", "explore clients=3", "explore width=3", "13:", `unknown`},
+		{"a search with an unknown key", "explore clients=3", "explore width=3", "13:", `unknown argument of explore "width"; valid: faults, clients,`},
+		{"a search with a mistyped key", "explore clients=3", "explore clinets=3", "13:", `unknown argument of explore "clinets"; did you mean clients? valid:`},
 		{"two explore lines", "explore clients=3", "explore clients=3\nexplore depth=3", "14:1", `explore given twice`},
 		{"a search after the first client", "unhold A\n", "unhold A\nexplore depth=3\n", "31:1", "explore belongs before the first client"},
 	} {
@@ -134,7 +139,11 @@ func TestCourseFile(t *testing.T) {
 		{"speed 0\nlesson gc-pause\n", "c.course:1:7: want speed N"},
 		{"speed 3\nlesson gc-pause\n", "c.course:1:7: want speed N: steps per second, one of the player's speeds"},
 		{"course x\n", `c.course:2:1: a course needs at least one "lesson ID" line`},
-		{"play gc-pause\n", `c.course:1:1: unknown verb "play"`},
+		{"play gc-pause\n", `c.course:1:1: unknown verb "play"; valid: course, lang, speed, spoilers, lessons, lesson`},
+		{"lesosn gc-pause\n", `c.course:1:1: unknown verb "lesosn"; did you mean lesson? valid: course, lang, speed, spoilers, lessons, lesson`},
+		{"lesson get-then-dle\n", `c.course:1:8: unknown lesson "get-then-dle"; did you mean get-then-del? valid: oversell,`},
+		{"lesson get-then-del stp=3\n", `c.course:1:21: unknown argument of lesson "stp"; did you mean step? valid: impls, step`},
+		{"lesson get-then-del foo=3\n", `c.course:1:21: unknown argument of lesson "foo"; valid: impls, step`},
 	} {
 		if _, err := ParseCourse("c.course", []byte(tc.src), none); err == nil || !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("ParseCourse(%q): %v, want %q", tc.src, err, tc.want)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // timelineVerbs are the steps of a timeline, and what follows it.
@@ -33,7 +34,7 @@ func (p *lessonParser) timelineVerb(l line) error {
 		if slices.Contains(headerVerbs, verb) {
 			return p.errAt(l, 0, "%s belongs before the first client", verb)
 		}
-		return p.errAt(l, 0, "unknown verb %q; valid: %s", verb, strings.Join(timelineVerbs, ", "))
+		return p.errAt(l, 0, "%s", unknown(text.New("verb", "动词"), verb, timelineVerbs))
 	}
 	if !slices.Contains(p.used, verb) {
 		p.used = append(p.used, verb)
@@ -441,7 +442,7 @@ func (p *lessonParser) expectBlock(l line) error {
 		for i := 1; i < len(e.fields); i++ {
 			inv := e.fields[i]
 			if !slices.Contains(invs, inv) {
-				return p.errAt(e, i, "unknown invariant %q; valid: %s, or - for none", inv, strings.Join(invs, ", "))
+				return p.errAt(e, i, "%s, or - for none", unknown(text.New("invariant", "不变量"), inv, invs))
 			}
 			if slices.Contains(broken, inv) {
 				return p.errAt(e, i, "%s named twice", inv)

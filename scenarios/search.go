@@ -10,6 +10,7 @@ import (
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/explore"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // Search is how lockstep check --explore searches a lesson's failure mode
@@ -227,7 +228,7 @@ func (p *lessonParser) applyExplore(q *Search) error {
 			q.Faults = nil
 			for name := range strings.SplitSeq(v, ",") {
 				if !slices.Contains(sim.Faults, sim.Fault(name)) {
-					return p.errAt(e.l, f, "unknown fault %q; valid: %v", name, sim.Faults)
+					return p.errAt(e.l, f, "%s", unknown(text.New("fault", "故障"), name, faultNames()))
 				}
 				q.Faults = append(q.Faults, sim.Fault(name))
 			}
@@ -259,4 +260,14 @@ func (p *lessonParser) applyExplore(q *Search) error {
 		return p.errAt(e.l, 1, "%s", strings.ReplaceAll(err.Error(), "--", ""))
 	}
 	return nil
+}
+
+// faultNames are the names of the faults a search may inject
+// (sim.Faults), as an unknown one's error lists them.
+func faultNames() []string {
+	names := make([]string, len(sim.Faults))
+	for i, f := range sim.Faults {
+		names[i] = string(f)
+	}
+	return names
 }

@@ -16,9 +16,11 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/lockstep-sim/lockstep/internal/suggest"
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // Options configure a TUI session.
@@ -84,7 +86,7 @@ func (o Options) catalogue() []scenarios.Scenario {
 // Check validates the options' names; the errors list the valid ones.
 func (o Options) Check() error {
 	if o.Lang != "" && o.Lang != "en" && o.Lang != "zh" {
-		return fmt.Errorf("unknown language %q; valid: en, zh", o.Lang)
+		return errors.New(suggest.Unknown(text.New("language", "语言"), o.Lang, []string{"en", "zh"}).EN)
 	}
 	if o.Scenario != "" && !slices.ContainsFunc(o.catalogue(), func(s scenarios.Scenario) bool { return s.ID == o.Scenario }) {
 		_, err := scenarios.Lookup(o.Scenario)

@@ -46,6 +46,7 @@ func TestCommandHelp(t *testing.T) {
 			[]string{"lockstep explore --impl NAME", "--faults LIST", "--depth N", "--timeout D", "--out DIR", "expiry, crash"}, false, false, nil},
 		{"list --help", []string{"list", "--help"}, []string{"lockstep list", "--lang LANG"}, false, false, nil},
 		{"lessons --help", []string{"lessons", "--help"}, []string{"lockstep lessons list | show ID"}, false, false, []string{"--lang"}},
+		{"expect --help", []string{"expect", "--help"}, []string{"lockstep expect [--lessons DIR] [--write]", "--lessons DIR", "--write"}, false, false, []string{"--lang"}},
 		{"docs --help", []string{"docs", "--help"}, []string{"lockstep docs [--lang zh] DIR", "--lang LANG"}, false, false, nil},
 		{"help help", []string{"help", "help"}, []string{"lockstep help [COMMAND]"}, false, false, nil},
 	}

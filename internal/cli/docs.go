@@ -20,8 +20,9 @@ import (
 func (a *cli) docsCmd() *cobra.Command {
 	c := command("docs [--lang zh] DIR", "regenerate the failure-mode pages of docs/",
 		`docs writes the failure-mode pages (README.md and one page per failure mode)
-into DIR, from the engine's traces: docs/ is lockstep docs docs (go generate
-runs it). With --lang zh the same pages in Chinese.`,
+into DIR, from the engine's traces, and the self-check (self-check.md): docs/
+is lockstep docs docs (go generate runs it). With --lang zh the same pages in
+Chinese.`,
 		"  lockstep docs docs\n  lockstep docs --lang zh /tmp/docs-zh")
 	lang := c.Flags().String("lang", "en", "the pages in `LANG`: en or zh")
 	inOverview(c, entry("docs [--lang zh] DIR", "regenerate the failure-mode pages (docs/)", "from the engine's traces; in Chinese"))

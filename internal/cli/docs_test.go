@@ -41,6 +41,20 @@ func TestDocsAreFresh(t *testing.T) {
 	}
 }
 
+// docs/self-check.md is the self-check as report/selfcheck.go writes it,
+// whose parts are in both languages: the page is not edited by hand. Unlike
+// TestDocsAreFresh, this needs no matrix, so it runs under the race
+// detector too.
+func TestSelfCheckIsFresh(t *testing.T) {
+	got, err := os.ReadFile(repoPath("docs/self-check.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != report.SelfCheck("en") {
+		t.Error("docs/self-check.md is stale: it is written from report/selfcheck.go (edit that, in English and Chinese); run go generate ./...")
+	}
+}
+
 // The README's diagram is the one lockstep draws today.
 func TestReadmeDiagramIsFresh(t *testing.T) {
 	readme, err := os.ReadFile(repoPath("README.md"))

@@ -136,18 +136,6 @@ func assertMarks(t *testing.T, got, want map[string]string) {
 	}
 }
 
-// firstFieldLines counts, for each name, the output lines whose first field
-// is that name.
-func firstFieldLines(out string) map[string]int {
-	n := map[string]int{}
-	for line := range strings.Lines(out) {
-		if f := strings.Fields(line); len(f) > 0 {
-			n[f[0]]++
-		}
-	}
-	return n
-}
-
 // lockstep's own help is the overview of every command; a command's help
 // is its own (TestCommandHelp).
 func TestUsage(t *testing.T) {

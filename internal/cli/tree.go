@@ -40,7 +40,7 @@ func (a *cli) newRoot() *cobra.Command {
 	root.RunE = func(c *cobra.Command, pos []string) error {
 		return a.done(cmdTUI(c.Context(), c, a.tui, pos, a.stdout))
 	}
-	for i, c := range []*cobra.Command{a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.benchCmd(), a.cleanCmd(), a.monitorCmd(), a.lessonsCmd(), a.docsCmd(), a.siteCmd()} {
+	for i, c := range []*cobra.Command{a.listCmd(), a.playCmd(), a.checkCmd(), a.exploreCmd(), a.benchCmd(), a.cleanCmd(), a.monitorCmd(), a.lessonsCmd(), a.expectCmd(), a.docsCmd(), a.siteCmd()} {
 		root.AddCommand(ranked(c, i))
 	}
 	root.SetHelpFunc(func(c *cobra.Command, _ []string) {

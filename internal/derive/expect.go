@@ -35,6 +35,18 @@ type Row struct {
 // they are, however the run turns out today: a test compares those. It
 // returns the rows it wrote.
 func Expect(dir string, impls []lockimpl.Info) ([]Row, error) {
+	return expectDir(dir, impls, true)
+}
+
+// Missing is the rows Expect would write into the lesson files in dir,
+// each cell run as Expect runs it, without writing them: what lockstep
+// expect reports when it is a check and not asked to --write.
+func Missing(dir string, impls []lockimpl.Info) ([]Row, error) {
+	return expectDir(dir, impls, false)
+}
+
+// expectDir is Expect, or Missing unless write.
+func expectDir(dir string, impls []lockimpl.Info, write bool) ([]Row, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.lesson"))
 	if err != nil {
 		return nil, err
@@ -42,7 +54,7 @@ func Expect(dir string, impls []lockimpl.Info) ([]Row, error) {
 	slices.Sort(files)
 	var wrote []Row
 	for _, file := range files {
-		rows, err := expectFile(file, impls)
+		rows, err := expectFile(file, impls, write)
 		if err != nil {
 			return nil, err
 		}
@@ -51,8 +63,8 @@ func Expect(dir string, impls []lockimpl.Info) ([]Row, error) {
 	return wrote, nil
 }
 
-// expectFile is Expect for one lesson file.
-func expectFile(file string, impls []lockimpl.Info) ([]Row, error) {
+// expectFile is expectDir for one lesson file.
+func expectFile(file string, impls []lockimpl.Info, write bool) ([]Row, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
 		return nil, err
@@ -83,11 +95,25 @@ func expectFile(file string, impls []lockimpl.Info) ([]Row, error) {
 		}
 		rows = append(rows, Row{File: file, Impl: r.Impl, Broken: r.Broken})
 	}
+	// The rows are placed even when they are not written, so that a
+	// check finds what would keep them from being written.
 	out, err := insertRows(data, rows)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
+	if !write {
+		return rows, nil
+	}
 	return rows, os.WriteFile(file, out, 0o644)
+}
+
+// Verdict is what r's line in the expect block says after its name: the
+// invariants it broke, or "-" for none.
+func (r Row) Verdict() string {
+	if len(r.Broken) == 0 {
+		return "-"
+	}
+	return strings.Join(r.Broken, " ")
 }
 
 // insertRows puts each row into the expect block of the lesson src, in the
@@ -128,12 +154,8 @@ func insertRows(src []byte, rows []Row) ([]byte, error) {
 	}
 	names := lockimpl.Names()
 	for _, r := range rows {
-		broken := "-"
-		if len(r.Broken) > 0 {
-			broken = strings.Join(r.Broken, " ")
-		}
 		pad := max(2, col-len(indent)-len(r.Impl))
-		row := indent + r.Impl + strings.Repeat(" ", pad) + broken + "\n"
+		row := indent + r.Impl + strings.Repeat(" ", pad) + r.Verdict() + "\n"
 		// After the nearest implementation before it in the catalogue.
 		pos := start + 1
 		if len(at) > 0 {
