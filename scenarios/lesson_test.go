@@ -54,7 +54,7 @@ func TestLessonErrors(t *testing.T) {
 		{"an unknown server", "unhold A\n", "unhold A\nstop-server redis-9\n", "31:13", `want a server redis-1 … redis-5, got "redis-9"`},
 		{"slow without a delay", "unhold A\n", "unhold A\nslow redis-1\n", "31:", "want slow redis-N by=DURATION"},
 		{"slow with a bad delay", "unhold A\n", "unhold A\nslow redis-1 by=fast\n", "31:", "want a duration such as 30s"},
-		{"an unknown guard", "client A work=29s", "setup guard=lock\nclient A work=29s", "15:", `unknown guard "lock": want version, in-stock, relative, unique or token`},
+		{"an unknown guard", "client A work=29s", "setup guard=lock\nclient A work=29s", "15:", `unknown guard "lock"; valid: version, in-stock, relative, unique, token`},
 		{"a backoff below the first wait", "client A work=29s", "client A work=29s retry=2s backoff=1s", "15:", "backoff is the cap of the doubling wait: want at least retry"},
 		{"jitter with a value", "client A work=29s", "client A work=29s jitter=yes", "15:", "jitter is a flag: write it without a value"},
 		{"a client declared late", "unhold A\n", "unhold A\nclient D\n", "31:1", "clients are declared before time passes"},

@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/lockstep-sim/lockstep/internal/suggest"
+	"github.com/lockstep-sim/lockstep/text"
 	"runtime"
 	"slices"
 	"strings"
@@ -205,7 +207,7 @@ func (o Options) Validate() error {
 	}
 	for _, f := range o.Faults {
 		if !slices.Contains(sim.Faults, f) {
-			return fmt.Errorf("unknown fault %q; valid: %v", f, sim.Faults)
+			return errors.New(suggest.Unknown(faultWord, string(f), faultNames()).EN)
 		}
 	}
 	if err := validLease(o.Lease, "--"); err != nil {
@@ -248,7 +250,7 @@ func validWorld(liveness time.Duration, guard sim.Guard, stock int, prefix strin
 	case stock < 0 || stock > MaxStock:
 		return fmt.Errorf("%sstock: %d, want 0 (100) to %d", prefix, stock, MaxStock)
 	case guard != sim.GuardNone && !slices.Contains(sim.Guards, guard):
-		return fmt.Errorf("%sguard: unknown guard %q; valid: %v", prefix, guard, sim.Guards)
+		return fmt.Errorf("%sguard: %s", prefix, suggest.Unknown(guardWord, string(guard), guardNames()).EN)
 	}
 	return nil
 }
@@ -548,7 +550,7 @@ func ValidateSchedule(s *sim.Schedule) error {
 	}
 	for i, f := range s.Faults {
 		if !slices.Contains(sim.Faults, f) {
-			return fmt.Errorf("schedule.faults[%d]: unknown fault %q; valid: %v", i, f, sim.Faults)
+			return fmt.Errorf("schedule.faults[%d]: %s", i, suggest.Unknown(faultWord, string(f), faultNames()).EN)
 		}
 	}
 	if len(s.Moves) > MaxMoves {
@@ -584,4 +586,26 @@ func Replay(ctx context.Context, impl lockimpl.Info, s *sim.Schedule) (*sim.Trac
 	sch := *s
 	tr.Schedule = &sch
 	return tr, nil
+}
+
+// The words for the names Validate checks, and the valid ones.
+var (
+	faultWord = text.New("fault", "故障")
+	guardWord = text.New("guard", "防护")
+)
+
+func faultNames() []string {
+	names := make([]string, len(sim.Faults))
+	for i, f := range sim.Faults {
+		names[i] = string(f)
+	}
+	return names
+}
+
+func guardNames() []string {
+	names := make([]string, len(sim.Guards))
+	for i, g := range sim.Guards {
+		names[i] = string(g)
+	}
+	return names
 }

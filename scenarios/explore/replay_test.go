@@ -56,6 +56,8 @@ func TestReplayRefusesScheduleOutOfBounds(t *testing.T) {
 		{"too many attempts", func(s *sim.Schedule) { s.Attempts = 1 << 30 }, "schedule.attempts: 1073741824, want 1 to 12"},
 		{"unknown fault", func(s *sim.Schedule) { s.Faults = []sim.Fault{sim.FaultExpiry, "meteor"} },
 			`schedule.faults[1]: unknown fault "meteor"`},
+		{"mistyped fault", func(s *sim.Schedule) { s.Faults = []sim.Fault{"pasue"} },
+			`schedule.faults[0]: unknown fault "pasue"; did you mean pause?`},
 		{"too many moves", func(s *sim.Schedule) { s.Moves = make([]string, MaxMoves+1) },
 			"schedule.moves: 1001 moves, the most is 1000"},
 		{"unknown move", func(s *sim.Schedule) { s.Moves = []string{"A", "teleport"} }, "move 2 (teleport)"},

@@ -1,7 +1,10 @@
 package sim
 
 import (
-	"fmt"
+	"errors"
+
+	"github.com/lockstep-sim/lockstep/internal/suggest"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // Guard is a check the protected resource makes on every write by itself,
@@ -55,7 +58,11 @@ func ParseGuard(s string) (Guard, error) {
 			return g, nil
 		}
 	}
-	return GuardNone, fmt.Errorf("unknown guard %q: want version, in-stock, relative, unique or token", s)
+	names := make([]string, len(Guards))
+	for i, g := range Guards {
+		names[i] = string(g)
+	}
+	return GuardNone, errors.New(suggest.Unknown(text.New("guard", "防护"), s, names).EN)
 }
 
 // refuses returns the guard when it refuses a write based on a read of

@@ -178,8 +178,8 @@ func TestParseGuard(t *testing.T) {
 			t.Errorf("ParseGuard(%q) = %q, %v", g, got, err)
 		}
 	}
-	if _, err := ParseGuard("versions"); err == nil || !strings.Contains(err.Error(), "version, in-stock, relative, unique or token") {
-		t.Errorf("unknown guard: err = %v, want the valid names", err)
+	if _, err := ParseGuard("versions"); err == nil || err.Error() != `unknown guard "versions"; did you mean version? valid: version, in-stock, relative, unique, token` {
+		t.Errorf("unknown guard: err = %v, want a suggestion and the valid names", err)
 	}
 }
 

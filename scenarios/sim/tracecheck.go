@@ -3,6 +3,8 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"github.com/lockstep-sim/lockstep/internal/suggest"
+	"github.com/lockstep-sim/lockstep/text"
 	"slices"
 	"strings"
 
@@ -107,7 +109,7 @@ func (t *Trace) validateEvent(i int) error {
 		return fmt.Errorf("t_ns: %s is before the previous event's %s", e.T, t.Events[i-1].T)
 	}
 	if !slices.Contains(kinds, e.Kind) {
-		return fmt.Errorf("kind: unknown %q; valid: %v", e.Kind, kinds)
+		return fmt.Errorf("kind: %s", suggest.Unknown(text.New("kind", "类型"), string(e.Kind), kindNames()).EN)
 	}
 	// An actor is a client or one of its goroutines (A.watchdog).
 	if c, _, _ := SplitActor(e.Actor); e.Actor != "" && !slices.Contains(t.Clients, c) {
@@ -118,7 +120,7 @@ func (t *Trace) validateEvent(i int) error {
 	}
 	if e.Kind == KindViolation || e.Invariant != "" {
 		if !slices.Contains(InvariantIDs(), e.Invariant) {
-			return fmt.Errorf("invariant: unknown %q; valid: %v", e.Invariant, InvariantIDs())
+			return fmt.Errorf("invariant: %s", suggest.Unknown(text.New("invariant", "不变量"), e.Invariant, InvariantIDs()).EN)
 		}
 		if e.Kind != KindViolation {
 			return fmt.Errorf("invariant: %q on a %s event; only violations name one", e.Invariant, e.Kind)
@@ -260,4 +262,13 @@ func cleanScript(s string) string {
 		b.WriteByte(s[i])
 		s = s[i+1:]
 	}
+}
+
+// kindNames are the event kinds a trace may hold.
+func kindNames() []string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	return names
 }
