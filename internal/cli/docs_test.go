@@ -232,16 +232,7 @@ func TestSelfCheckPage(t *testing.T) {
 			t.Errorf("self-check.md links %s: %v", m[1], err)
 		}
 	}
-	known := map[string]bool{}
-	for _, n := range lockimpl.Names() {
-		known[n] = true
-	}
-	for _, id := range scenarios.IDs() {
-		known[id] = true
-	}
-	for _, inv := range sim.InvariantIDs() {
-		known[inv] = true
-	}
+	known := knownNames()
 	for _, m := range regexp.MustCompile("`([a-z][a-z-]*)`").FindAllStringSubmatch(page, -1) {
 		if !known[m[1]] && !strings.Contains(m[1], " ") {
 			t.Errorf("self-check.md names %q: no such implementation, scenario or invariant", m[1])
@@ -356,16 +347,7 @@ func TestDocsChineseSelfCheck(t *testing.T) {
 			t.Errorf("the Chinese self-check does not link %s", s.ID)
 		}
 	}
-	known := map[string]bool{}
-	for _, n := range lockimpl.Names() {
-		known[n] = true
-	}
-	for _, id := range scenarios.IDs() {
-		known[id] = true
-	}
-	for _, inv := range sim.InvariantIDs() {
-		known[inv] = true
-	}
+	known := knownNames()
 	for _, m := range regexp.MustCompile("`([a-z][a-z-]*)`").FindAllStringSubmatch(zh, -1) {
 		if !known[m[1]] {
 			t.Errorf("the Chinese self-check names %q: no such implementation, scenario or invariant", m[1])
@@ -422,4 +404,20 @@ func englishPages(t *testing.T) map[string][]byte {
 		t.Fatal(err)
 	}
 	return pages
+}
+
+// knownNames are the names a page may quote in backticks: implementations,
+// lessons, invariants.
+func knownNames() map[string]bool {
+	known := map[string]bool{}
+	for _, n := range lockimpl.Names() {
+		known[n] = true
+	}
+	for _, id := range scenarios.IDs() {
+		known[id] = true
+	}
+	for _, inv := range sim.InvariantIDs() {
+		known[inv] = true
+	}
+	return known
 }
