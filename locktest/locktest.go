@@ -59,6 +59,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/realredis"
 	"github.com/lockstep-sim/lockstep/scenarios"
@@ -406,7 +408,7 @@ func (c *config) explore(info lockimpl.Info) ([]Problem, *Searched, error) {
 	opts := explore.Options{Depth: SearchDepth, Timeout: SearchTimeoutDefault}
 	if c.wide {
 		opts = explore.Options{Clients: 3, Attempts: 2, Depth: WideDepth, Timeout: WideTimeoutDefault,
-			Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash, sim.FaultPause}}
+			Faults: []trace.Fault{sim.FaultExpiry, sim.FaultCrash, sim.FaultPause}}
 	}
 	if c.timeout > 0 {
 		opts.Timeout = c.timeout
@@ -455,7 +457,7 @@ func (c *config) unfinished(lock string, res explore.Result) Problem {
 		o.Clients, o.Attempts, faults(o.Faults), o.Timeout, res.Depth, o.Depth, res.Depth, res.States, how)}
 }
 
-func faults(fs []sim.Fault) string {
+func faults(fs []trace.Fault) string {
 	names := make([]string, len(fs))
 	for i, f := range fs {
 		names[i] = string(f)
@@ -464,7 +466,7 @@ func faults(fs []sim.Fault) string {
 }
 
 // problem makes the problem of verdict v and writes its trace.
-func (c *config) problem(lock, lesson string, v sim.Verdict, tr *sim.Trace) Problem {
+func (c *config) problem(lock, lesson string, v trace.Verdict, tr *trace.Trace) Problem {
 	p := Problem{Lock: lock, Lesson: lesson, Invariant: v.Invariant, Step: v.Step, T: v.T,
 		Allowed: c.allows(lesson, v.Invariant)}
 	p.Trace = c.write(lock, lesson, v.Invariant, tr)
@@ -484,7 +486,7 @@ func (c *config) allows(lesson, inv string) bool {
 // not (the problem is reported all the same). The file is written beside
 // its name and renamed onto it, so a link planted under that name is
 // replaced, never followed.
-func (c *config) write(lock, lesson, inv string, tr *sim.Trace) string {
+func (c *config) write(lock, lesson, inv string, tr *trace.Trace) string {
 	dir := c.dir()
 	if tr == nil || dir == "" {
 		return ""

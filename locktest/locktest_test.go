@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -59,11 +61,11 @@ func TestPlainDELIsCaught(t *testing.T) {
 	}
 	// The file is a trace lockstep --trace accepts: valid, marked as a lock
 	// from outside the catalogue.
-	var tr sim.Trace
+	var tr trace.Trace
 	if err := json.Unmarshal(data, &tr); err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.Validate(); err != nil || !tr.External || tr.Impl != "plain-del" {
+	if err := tr.Validate(sim.InvariantIDs()); err != nil || !tr.External || tr.Impl != "plain-del" {
 		t.Errorf("trace %s: %v, external %v, impl %s", found.Trace, err, tr.External, tr.Impl)
 	}
 	// The search finds it too, on its own.

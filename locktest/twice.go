@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -78,7 +80,7 @@ func outcome(r scenarios.Result) string {
 
 // part says at which step two traces of one lesson part, and what each
 // did there.
-func part(a, b *sim.Trace) string {
+func part(a, b *trace.Trace) string {
 	if a == nil || b == nil {
 		return "one of the runs has no trace"
 	}
@@ -87,7 +89,7 @@ func part(a, b *sim.Trace) string {
 	for i < n && line(a.Events[i]) == line(b.Events[i]) {
 		i++
 	}
-	at := func(tr *sim.Trace) string {
+	at := func(tr *trace.Trace) string {
 		if i >= len(tr.Events) {
 			return "the run had ended"
 		}
@@ -97,7 +99,7 @@ func part(a, b *sim.Trace) string {
 }
 
 // line is an event as the comparison sees it: when, who, and what.
-func line(e sim.Event) string {
+func line(e trace.Event) string {
 	what := e.Text.EN
 	if e.Command != "" {
 		what = e.Command + " → " + e.Reply

@@ -11,10 +11,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/internal/sentinel"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/realserver"
 )
 
@@ -89,7 +90,7 @@ type Leftover struct {
 
 // String says what l is, where.
 func (l Leftover) String() string {
-	name, detail := sim.CleanText(l.Name), sim.CleanText(l.Detail)
+	name, detail := text.Clean(l.Name), text.Clean(l.Detail)
 	switch l.Kind {
 	case KindSentinel:
 		return fmt.Sprintf("Sentinel master name %s on %s (%s)", name, l.Where, detail)

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/internal/hostile"
@@ -18,7 +20,6 @@ import (
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/realredis"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // keysIn lists the lockstep keys in database db of a server.
@@ -62,7 +63,7 @@ func TestRealPasswordDatabaseSocket(t *testing.T) {
 			defer target.Close()
 			opts, _ := realredis.Parse(tc.addr)
 			done := make(chan struct{})
-			var tr *sim.Trace
+			var tr *trace.Trace
 			go func() {
 				defer close(done)
 				tr, err = s.RunOn(t.Context(), impl, target)

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/internal/redistest"
@@ -124,7 +126,7 @@ func TestRealMonitorTellsTheLockFromLockstep(t *testing.T) {
 	}
 	var want []string
 	for _, e := range tr.Events {
-		if e.Kind == sim.KindCommand {
+		if e.Kind == trace.KindCommand {
 			want = append(want, strings.ToLower(e.Args[0]))
 		}
 	}
@@ -313,12 +315,12 @@ func names(l realredis.MonitorLine, prefix string) bool {
 }
 
 // commands are the commands of a trace, as sent.
-func commands(tr *sim.Trace) [][]string {
+func commands(tr *trace.Trace) [][]string {
 	var out [][]string
 	for _, e := range tr.Events {
 		// The gate's own answers (an EVALSHA of a script this run has not
 		// given the server) never reach it.
-		if e.Kind == sim.KindCommand && !strings.HasSuffix(e.Reply, "not sent)") {
+		if e.Kind == trace.KindCommand && !strings.HasSuffix(e.Reply, "not sent)") {
 			out = append(out, e.Args)
 		}
 	}

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/internal/redistest"
@@ -241,10 +243,10 @@ func TestRealFailoverLosesTheWrite(t *testing.T) {
 		t.Errorf("%d goroutines after the run, %d before", n, before)
 	}
 	for _, e := range tr.Events {
-		if e.Kind != sim.KindFault {
+		if e.Kind != trace.KindFault {
 			continue
 		}
-		var primary, replica sim.ServerState
+		var primary, replica trace.ServerState
 		for _, srv := range tr.Events[e.Step-1].Snap.Servers {
 			switch srv.Name {
 			case "redis-1":
@@ -342,10 +344,10 @@ func TestRealPacedRunHoldsTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replies := func(tr *sim.Trace) []string {
+	replies := func(tr *trace.Trace) []string {
 		var out []string
 		for _, e := range tr.Events {
-			if e.Kind == sim.KindCommand {
+			if e.Kind == trace.KindCommand {
 				out = append(out, sim.Secs(e.T)+" "+e.Actor+" "+e.Reply)
 			}
 		}
@@ -378,7 +380,7 @@ func TestRealTraceHasTheEmbeddedSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shape := func(tr *sim.Trace) []string {
+	shape := func(tr *trace.Trace) []string {
 		var out []string
 		for _, e := range tr.Events {
 			out = append(out, fmt.Sprintf("%s %s %s", e.Kind, e.Actor, e.Server))
@@ -389,7 +391,7 @@ func TestRealTraceHasTheEmbeddedSteps(t *testing.T) {
 		t.Errorf("real trace: %d events, embedded %d; the first that differs:\n%s", len(r), len(e), firstDiff(r, e))
 	}
 	for _, e := range real.Events {
-		if e.Kind == sim.KindExpire && e.T < 30*time.Second {
+		if e.Kind == trace.KindExpire && e.T < 30*time.Second {
 			t.Errorf("step %d: an expiry at %s, before the lease ran out: %s", e.Step, e.T, e.Text.EN)
 		}
 	}

@@ -11,9 +11,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/realserver"
 )
 
@@ -126,7 +127,7 @@ func LeaseKey(replicaID string) string { return "lockstep:replica-lease:" + repl
 // inUse is the error for a replica another run holds the lease on.
 func inUse(replica, holder, key, primary string) error {
 	return leftover(fmt.Errorf("the replica %s is in use by another lockstep run (%s): two runs on one replica spoil each other's failover. Wait for it to finish; a run that was killed frees it within %s (key %s on %s)",
-		replica, sim.CleanText(holder), leaseTTL, key, primary))
+		replica, text.Clean(holder), leaseTTL, key, primary))
 }
 
 // leftoverError is a check that failed on what a killed run may have

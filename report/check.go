@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -256,7 +258,7 @@ func list(ids []string) string {
 
 // JSON writes v as indented JSON; a trace with events an event at a time.
 func JSON(w io.Writer, v any) error {
-	if tr, ok := v.(*sim.Trace); ok && len(tr.Events) > 0 {
+	if tr, ok := v.(*trace.Trace); ok && len(tr.Events) > 0 {
 		return traceJSON(w, tr)
 	}
 	enc := json.NewEncoder(w)

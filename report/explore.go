@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/scenarios/explore"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
@@ -79,7 +81,7 @@ func worldLine(o explore.Options, lang string) string {
 	if o.Liveness != 0 && o.Liveness != explore.TTL {
 		parts = append(parts, text.New("liveness after ", "活性界限 ").In(lang)+o.Liveness.String())
 	}
-	if o.Guard != sim.GuardNone {
+	if o.Guard != trace.GuardNone {
 		parts = append(parts, text.New("guard ", "守卫 ").In(lang)+string(o.Guard))
 	}
 	if o.Stock != 0 && o.Stock != 100 {

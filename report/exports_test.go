@@ -15,6 +15,9 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/lockstep-sim/lockstep/internal/race"
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -49,17 +52,17 @@ func TestEveryFormatEveryCell(t *testing.T) {
 				t.Errorf("%s: text timeline shows %d violations for %v", name, n, r.Broken)
 			}
 		}
-		var back sim.Trace
+		var back trace.Trace
 		if err := json.Unmarshal([]byte(render(t, func(w *bytes.Buffer) error { return JSON(w, r.Trace) })), &back); err != nil {
 			t.Fatalf("%s/%s: JSON: %v", r.Scenario, r.Impl, err)
 		}
-		if back.Schema != sim.TraceSchema || len(back.Events) != len(r.Trace.Events) || !slices.Equal(back.Broken(), r.Broken) {
+		if back.Schema != trace.TraceSchema || len(back.Events) != len(r.Trace.Events) || !slices.Equal(back.Broken(), r.Broken) {
 			t.Errorf("%s/%s: JSON round trip lost the trace", r.Scenario, r.Impl)
 		}
 	}
 }
 
-func checkHandout(t *testing.T, name, md string, tr *sim.Trace) {
+func checkHandout(t *testing.T, name, md string, tr *trace.Trace) {
 	t.Helper()
 	rows := 0
 	for line := range strings.Lines(md) {
@@ -86,7 +89,7 @@ func checkHandout(t *testing.T, name, md string, tr *sim.Trace) {
 // band, and no raw ";" or "#" in text (they end a statement or start an
 // entity in Mermaid; entity codes such as #59; are how text writes them).
 // The CI check runs Mermaid's own parser over them.
-func checkMermaid(t *testing.T, name, mm string, tr *sim.Trace) {
+func checkMermaid(t *testing.T, name, mm string, tr *trace.Trace) {
 	t.Helper()
 	entity := regexp.MustCompile(`#\d+;`)
 	lines := strings.Split(strings.TrimSuffix(mm, "\n"), "\n")
@@ -133,9 +136,9 @@ func checkMermaid(t *testing.T, name, mm string, tr *sim.Trace) {
 	commands, violations := 0, 0
 	for _, e := range tr.Events {
 		switch e.Kind {
-		case sim.KindCommand:
+		case trace.KindCommand:
 			commands++
-		case sim.KindViolation:
+		case trace.KindViolation:
 			violations++
 		}
 	}
@@ -202,7 +205,7 @@ func TestEveryTextInBothLanguages(t *testing.T) {
 		}
 		return false
 	}
-	check := func(where string, x sim.Text) {
+	check := func(where string, x text.Text) {
 		t.Helper()
 		switch {
 		case x.EN == "" || x.ZH == "":

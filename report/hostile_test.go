@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -52,7 +55,7 @@ Hostile names.
 `
 
 // hostileLessonTrace is hostileLesson played against set-nx-ex.
-func hostileLessonTrace(t *testing.T) *sim.Trace {
+func hostileLessonTrace(t *testing.T) *trace.Trace {
 	t.Helper()
 	s, err := scenarios.ParseLesson("hostile.lesson", []byte(hostileLesson))
 	if err != nil {
@@ -75,34 +78,34 @@ func hostileLessonTrace(t *testing.T) *sim.Trace {
 // names, Markdown's table pipes, code spans, HTML and block markers. (No
 // name has a "." or "/": those name a client's goroutine, A.watchdog, and
 // a trace file's validation refuses an actor that is no client's.)
-func hostileTrace() *sim.Trace {
-	text := func(en, zh string) sim.Text { return sim.Text{EN: en, ZH: zh} }
+func hostileTrace() *trace.Trace {
+	text := func(en, zh string) text.Text { return text.Text{EN: en, ZH: zh} }
 	clients := []string{"a-->>b", "x;y", "c:d", "#1", `"q"`, "<img src=x onerror=alert(1)>", "e\rf", "g\nh",
 		"i\u2028j", `%%{init: {"theme":"dark"}}%%`, "end", "S", "R1", "a|b", "`tick`", "# head", "> quote",
 		"- item", "k\n# heading", "m\\", "[l](javascript:alert(1))", "s,t", "u@v", "w<br>z"}
 	servers := []string{"redis-1", "end;", "S", "R2", "n\n> o", "p|q"}
-	tr := &sim.Trace{Schema: sim.TraceSchema, Scenario: "odd\nparticipant end", Impl: "set-nx-ex",
+	tr := &trace.Trace{Schema: trace.TraceSchema, Scenario: "odd\nparticipant end", Impl: "set-nx-ex",
 		Title: text("a | title\n# x", "一个 | 标题\n# x"),
 		Key:   "lock|`k`\n# <b>x</b>;%%{init}%%", TTL: 30 * time.Second,
 		Servers: servers, Clients: clients}
-	add := func(e sim.Event) {
+	add := func(e trace.Event) {
 		e.Step = len(tr.Events)
 		e.T = time.Duration(e.Step) * 100 * time.Millisecond
 		tr.Events = append(tr.Events, e)
 	}
-	add(sim.Event{Kind: sim.KindNarration, Text: text("names <b>anyone</b> may choose", "任何人都能选的名字")})
+	add(trace.Event{Kind: trace.KindNarration, Text: text("names <b>anyone</b> may choose", "任何人都能选的名字")})
 	for i, c := range clients {
 		srv := servers[i%len(servers)]
-		add(sim.Event{Kind: sim.KindCommand, Actor: c, Server: srv, Command: "SET " + tr.Key + " " + c + " NX", Reply: "OK",
+		add(trace.Event{Kind: trace.KindCommand, Actor: c, Server: srv, Command: "SET " + tr.Key + " " + c + " NX", Reply: "OK",
 			Text: text(c+" writes", c+" 写入")})
-		add(sim.Event{Kind: sim.KindBelief, Actor: c, Short: text("holds "+c, "持有 "+c), Text: text(c+" holds", c+" 持有")})
-		add(sim.Event{Kind: sim.KindResource, Actor: c, Short: text("read "+c, "读 "+c), Text: text(c+" reads", c+" 读")})
-		add(sim.Event{Kind: sim.KindCommand, Actor: c + ".watchdog", Server: srv, Command: "PEXPIRE " + tr.Key, Reply: "(error) " + c,
+		add(trace.Event{Kind: trace.KindBelief, Actor: c, Short: text("holds "+c, "持有 "+c), Text: text(c+" holds", c+" 持有")})
+		add(trace.Event{Kind: trace.KindResource, Actor: c, Short: text("read "+c, "读 "+c), Text: text(c+" reads", c+" 读")})
+		add(trace.Event{Kind: trace.KindCommand, Actor: c + ".watchdog", Server: srv, Command: "PEXPIRE " + tr.Key, Reply: "(error) " + c,
 			Text: text(c+" renews", c+" 续期")})
 	}
-	add(sim.Event{Kind: sim.KindExpire, Server: servers[1], Short: text("expires "+servers[1], "过期 "+servers[1]), Text: text("expires", "过期")})
-	add(sim.Event{Kind: sim.KindViolation, Invariant: sim.InvMutex, Text: text(clients[0]+" and "+clients[1]+" <i>both</i>", "两个持有者")})
-	tr.Verdicts = []sim.Verdict{
+	add(trace.Event{Kind: trace.KindExpire, Server: servers[1], Short: text("expires "+servers[1], "过期 "+servers[1]), Text: text("expires", "过期")})
+	add(trace.Event{Kind: trace.KindViolation, Invariant: sim.InvMutex, Text: text(clients[0]+" and "+clients[1]+" <i>both</i>", "两个持有者")})
+	tr.Verdicts = []trace.Verdict{
 		{Invariant: sim.InvMutex, Broken: true, Step: len(tr.Events) - 1, T: tr.Events[len(tr.Events)-1].T,
 			Reason: text("<img src=x onerror=alert(1)> | "+clients[0], "<img src=x> | "+clients[0])},
 		{Invariant: sim.InvLiveness},
@@ -152,7 +155,7 @@ var mermaidKeyword = regexp.MustCompile(`(?i)^(participant|actor|create|destroy|
 // of its own that is no Mermaid keyword and an alias that holds none of
 // Mermaid's syntax; every command drawn from its client to its server and
 // every use of the stock from its client to the stock, in the trace's order.
-func checkMermaidArrows(t *testing.T, name, mm string, tr *sim.Trace, lang string) {
+func checkMermaidArrows(t *testing.T, name, mm string, tr *trace.Trace, lang string) {
 	t.Helper()
 	participant := regexp.MustCompile(`^    participant (\S+) as (.*)$`)
 	byAlias := map[string]string{}
@@ -215,11 +218,11 @@ func checkMermaidArrows(t *testing.T, name, mm string, tr *sim.Trace, lang strin
 
 	var want, got []string
 	for _, e := range tr.Events {
-		c, _, _ := sim.SplitActor(e.Actor)
+		c, _, _ := trace.SplitActor(e.Actor)
 		switch e.Kind {
-		case sim.KindCommand:
+		case trace.KindCommand:
 			want = append(want, idOf["client "+c]+"->>"+idOf["server "+e.Server])
-		case sim.KindResource:
+		case trace.KindResource:
 			want = append(want, idOf["client "+c]+"->>"+idOf["stock"])
 		}
 	}
@@ -262,7 +265,7 @@ func flatten(s string) string {
 func TestHandoutHostileNames(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		tr   *sim.Trace
+		tr   *trace.Trace
 	}{
 		{"lesson", hostileLessonTrace(t)},
 		{"trace", hostileTrace()},

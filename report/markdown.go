@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -14,7 +16,7 @@ import (
 
 // Handout writes a trace as a Markdown handout: what the scenario is, the
 // implementation, the outcome, every step as a table row, the invariants.
-func Handout(w io.Writer, tr *sim.Trace, lang string) error {
+func Handout(w io.Writer, tr *trace.Trace, lang string) error {
 	p := &printer{w: w}
 	p.printf("# %s × %s\n\n", mdText(tr.Scenario), mdText(tr.Impl))
 	p.printf("**%s**\n\n", mdText(tr.Title.In(lang)))
@@ -57,14 +59,14 @@ func Handout(w io.Writer, tr *sim.Trace, lang string) error {
 		text.New("actor", "角色").In(lang), text.New("command → reply", "命令 → 回复").In(lang), text.New("what happens", "发生了什么").In(lang))
 	for _, e := range tr.Events {
 		cmd := ""
-		if e.Kind == sim.KindCommand {
+		if e.Kind == trace.KindCommand {
 			cmd = "`" + mdCode(e.Server+"> "+e.Command+" → "+e.Reply) + "`"
 		}
 		what := e.Text.In(lang)
 		switch e.Kind {
-		case sim.KindNarration:
+		case trace.KindNarration:
 			what = "*" + mdText(what) + "*"
-		case sim.KindViolation:
+		case trace.KindViolation:
 			what = "**✗ " + violationHead(e.Invariant, e.Invariant, lang) + mdText(what) + "**"
 		default:
 			what = mdText(what)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
@@ -17,7 +19,7 @@ import (
 // messages; time passing, expiry, crashes, pauses and failovers as notes;
 // violations on a red band. It renders on GitHub and in the Mermaid live
 // editor.
-func Mermaid(w io.Writer, tr *sim.Trace, lang string) error {
+func Mermaid(w io.Writer, tr *trace.Trace, lang string) error {
 	return MermaidSteps(w, tr, lang, 0, len(tr.Events)-1)
 }
 
@@ -25,7 +27,7 @@ func Mermaid(w io.Writer, tr *sim.Trace, lang string) error {
 // from 0) of the timeline only, for a slide that shows one moment: every
 // participant, the time of the first step shown, a comment that says which
 // steps these are. from and to are clamped to the trace.
-func MermaidSteps(w io.Writer, tr *sim.Trace, lang string, from, to int) error {
+func MermaidSteps(w io.Writer, tr *trace.Trace, lang string, from, to int) error {
 	p := &printer{w: w}
 	clientID, serverID := participantIDs(tr)
 	p.printf("sequenceDiagram\n")
@@ -53,10 +55,10 @@ func MermaidSteps(w io.Writer, tr *sim.Trace, lang string, from, to int) error {
 		if i < from || i > to {
 			continue
 		}
-		actor, bg, _ := sim.SplitActor(e.Actor)
+		actor, bg, _ := trace.SplitActor(e.Actor)
 		line := ""
 		switch e.Kind {
-		case sim.KindCommand:
+		case trace.KindCommand:
 			prefix := ""
 			if bg {
 				prefix = "⟳ "
@@ -67,27 +69,27 @@ func MermaidSteps(w io.Writer, tr *sim.Trace, lang string, from, to int) error {
 			}
 			line = fmt.Sprintf("    %s->>%s: %s\n    %s%s%s: %s\n",
 				clientID[actor], serverID[e.Server], mmd(prefix+e.Command), serverID[e.Server], arrow, clientID[actor], mmd(e.Reply))
-		case sim.KindBelief:
+		case trace.KindBelief:
 			if important(e) {
 				line = fmt.Sprintf("    Note over %s: %s\n", clientID[actor], mmd(e.Short.In(lang)))
 			}
-		case sim.KindResource:
+		case trace.KindResource:
 			arrow := "->>"
 			if strings.Contains(e.Short.EN, "✗") {
 				arrow = "-x"
 			}
 			line = fmt.Sprintf("    %s%sS: %s\n", clientID[actor], arrow, mmd(e.Short.In(lang)))
-		case sim.KindExpire, sim.KindReplicate:
+		case trace.KindExpire, trace.KindReplicate:
 			line = fmt.Sprintf("    Note over %s: %s\n", serverID[e.Server], mmd(e.Short.In(lang)))
-		case sim.KindFault:
+		case trace.KindFault:
 			over := clientID[actor]
 			if actor == "" {
 				over = serverID[e.Server]
 			}
 			line = fmt.Sprintf("    Note over %s: %s\n", over, mmd(e.Short.In(lang)))
-		case sim.KindSchedule:
+		case trace.KindSchedule:
 			line = fmt.Sprintf("    Note over %s: %s\n", clientID[actor], mmd(e.Short.In(lang)))
-		case sim.KindViolation:
+		case trace.KindViolation:
 			line = fmt.Sprintf("    rect rgb(255, 210, 210)\n    Note over %s: ✗ %s%s\n    end\n", span, mmd(violationHead(e.Invariant, e.Invariant, lang)), mmd(e.Text.In(lang)))
 		}
 		if line == "" {
@@ -105,7 +107,7 @@ func MermaidSteps(w io.Writer, tr *sim.Trace, lang string, from, to int) error {
 // important are the belief changes a diagram shows: taking and losing the
 // lock, the work that lets time pass, a release that found someone else's
 // lock, giving up.
-func important(e sim.Event) bool {
+func important(e trace.Event) bool {
 	s := e.Short.EN
 	return strings.HasPrefix(s, "holds") || strings.HasPrefix(s, "works") ||
 		s == "lost!" || s == "not its own" || s == "gives up" || s == "release failed"
@@ -119,7 +121,7 @@ func important(e sim.Event) bool {
 // C1, C2… by its place. So no two participants share an id, no id is
 // Mermaid syntax, and the diagram's text stays readable (A->>R1); a
 // client's name, whatever it holds, is otherwise only its alias.
-func participantIDs(tr *sim.Trace) (clients, servers map[string]string) {
+func participantIDs(tr *trace.Trace) (clients, servers map[string]string) {
 	clients, servers = map[string]string{}, map[string]string{}
 	for i, c := range tr.Clients {
 		id := c

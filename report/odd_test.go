@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
@@ -13,25 +15,25 @@ import (
 // by address), verdicts beyond the invariants (the handout indexed the
 // invariants by verdict), no events at all. Issue "Hardening", item 3.
 func TestOddTracesRender(t *testing.T) {
-	base := func() *sim.Trace {
-		return &sim.Trace{Schema: sim.TraceSchema, Scenario: "odd", Impl: "set-nx-ex", Key: "lock", TTL: 30e9,
+	base := func() *trace.Trace {
+		return &trace.Trace{Schema: trace.TraceSchema, Scenario: "odd", Impl: "set-nx-ex", Key: "lock", TTL: 30e9,
 			Servers: []string{"redis-1"}, Clients: []string{"A"},
-			Events: []sim.Event{{Kind: sim.KindCommand, Actor: "A", Server: "redis-1", Command: "GET lock", Reply: "(nil)"}}}
+			Events: []trace.Event{{Kind: trace.KindCommand, Actor: "A", Server: "redis-1", Command: "GET lock", Reply: "(nil)"}}}
 	}
 	for _, tc := range []struct {
 		name   string
-		mutate func(*sim.Trace)
+		mutate func(*trace.Trace)
 	}{
-		{"no clients", func(tr *sim.Trace) { tr.Clients = nil }},
-		{"no servers", func(tr *sim.Trace) { tr.Servers = nil }},
-		{"more addresses than servers", func(tr *sim.Trace) { tr.Addrs = []string{"a:1", "b:2", "c:3"} }},
-		{"more verdicts than invariants", func(tr *sim.Trace) {
-			tr.Verdicts = make([]sim.Verdict, len(sim.Invariants)+2)
-			tr.Verdicts[len(sim.Invariants)+1] = sim.Verdict{Invariant: "extra", Broken: true, Step: 99}
+		{"no clients", func(tr *trace.Trace) { tr.Clients = nil }},
+		{"no servers", func(tr *trace.Trace) { tr.Servers = nil }},
+		{"more addresses than servers", func(tr *trace.Trace) { tr.Addrs = []string{"a:1", "b:2", "c:3"} }},
+		{"more verdicts than invariants", func(tr *trace.Trace) {
+			tr.Verdicts = make([]trace.Verdict, len(sim.Invariants)+2)
+			tr.Verdicts[len(sim.Invariants)+1] = trace.Verdict{Invariant: "extra", Broken: true, Step: 99}
 		}},
-		{"no events", func(tr *sim.Trace) { tr.Events = nil }},
-		{"an unknown actor and server", func(tr *sim.Trace) { tr.Events[0].Actor, tr.Events[0].Server = "Z", "redis-9" }},
-		{"nothing at all", func(tr *sim.Trace) { *tr = sim.Trace{} }},
+		{"no events", func(tr *trace.Trace) { tr.Events = nil }},
+		{"an unknown actor and server", func(tr *trace.Trace) { tr.Events[0].Actor, tr.Events[0].Server = "Z", "redis-9" }},
+		{"nothing at all", func(tr *trace.Trace) { *tr = trace.Trace{} }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := base()

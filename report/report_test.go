@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -134,10 +138,10 @@ func TestMatrix(t *testing.T) {
 	}
 }
 
-// trace is a hand-made trace with one event of each rendering kind.
-func trace() *sim.Trace {
-	text := func(en, zh string) sim.Text { return sim.Text{EN: en, ZH: zh} }
-	return &sim.Trace{
+// demoTrace is a hand-made trace with one event of each rendering kind.
+func demoTrace() *trace.Trace {
+	text := func(en, zh string) text.Text { return text.Text{EN: en, ZH: zh} }
+	return &trace.Trace{
 		Scenario: "demo",
 		Title:    text("a demo", "演示"),
 		Impl:     "setnx",
@@ -145,14 +149,14 @@ func trace() *sim.Trace {
 		TTL:      30 * time.Second,
 		Servers:  []string{"redis-1", "redis-2"},
 		Clients:  []string{"A", "B"},
-		Events: []sim.Event{
-			{Step: 0, Kind: sim.KindNarration, Text: text("story begins", "故事开始")},
-			{Step: 1, T: 1500 * time.Millisecond, Kind: sim.KindCommand, Actor: "A", Server: "redis-1",
+		Events: []trace.Event{
+			{Step: 0, Kind: trace.KindNarration, Text: text("story begins", "故事开始")},
+			{Step: 1, T: 1500 * time.Millisecond, Kind: trace.KindCommand, Actor: "A", Server: "redis-1",
 				Command: "SET lock:x A NX", Reply: "OK", Text: text("A writes", "A 写入")},
-			{Step: 2, T: 2 * time.Second, Kind: sim.KindViolation, Invariant: sim.InvMutex, Text: text("two holders", "两个持有者")},
-			{Step: 3, T: 2 * time.Second, Kind: sim.KindExpire, Text: text("key expires", "键过期")},
+			{Step: 2, T: 2 * time.Second, Kind: trace.KindViolation, Invariant: sim.InvMutex, Text: text("two holders", "两个持有者")},
+			{Step: 3, T: 2 * time.Second, Kind: trace.KindExpire, Text: text("key expires", "键过期")},
 		},
-		Verdicts: []sim.Verdict{
+		Verdicts: []trace.Verdict{
 			{Invariant: sim.InvMutex, Broken: true, Step: 2, T: 2 * time.Second, Reason: text("two holders", "两个持有者")},
 			{Invariant: sim.InvLiveness},
 		},
@@ -192,7 +196,7 @@ func TestTimeline(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			out := render(t, func(w *bytes.Buffer) error { return Timeline(w, trace(), tc.lang) })
+			out := render(t, func(w *bytes.Buffer) error { return Timeline(w, demoTrace(), tc.lang) })
 			assertContains(t, out, tc.want...)
 			assertLacks(t, out, tc.lacks...)
 		})
@@ -203,7 +207,7 @@ func TestTimeline(t *testing.T) {
 // punctuation and units, as the rest of it (issue #29: "锁 lock:product:1001,
 // TTL 30s"), and names an invariant 互斥（mutex）.
 func TestHandoutChinese(t *testing.T) {
-	md := render(t, func(w *bytes.Buffer) error { return Handout(w, trace(), "zh") })
+	md := render(t, func(w *bytes.Buffer) error { return Handout(w, demoTrace(), "zh") })
 	assertContains(t, md, "- **锁：** `lock:x`，TTL 30 秒；服务器 redis-1、redis-2；客户端 A、B\n",
 		"| 互斥（`mutex`） | ✗ 第 2 步（第 2 秒）：两个持有者 |", "| # | 时刻 |", "| 1 | 1.5 秒 | A |")
 	assertLacks(t, md, "TTL 30s", "t=2", "MUTEX", "| `mutex` |", "| 1.5s |")
@@ -279,7 +283,7 @@ func TestWriteError(t *testing.T) {
 		name   string
 		render func(w *countingWriter) error
 	}{
-		{"Timeline", func(w *countingWriter) error { return Timeline(w, trace(), "en") }},
+		{"Timeline", func(w *countingWriter) error { return Timeline(w, demoTrace(), "en") }},
 		{"Matrix", func(w *countingWriter) error { return Matrix(w, results(), "en") }},
 		{"List", func(w *countingWriter) error { return List(w, "en") }},
 		{"JSON", func(w *countingWriter) error { return JSON(w, results()) }},

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
@@ -22,7 +24,7 @@ func secsIn(d time.Duration, lang string) string {
 
 // Timeline writes a trace as a readable text timeline: time, step, actor,
 // command → reply, narration, violations, then the verdicts.
-func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
+func Timeline(w io.Writer, tr *trace.Trace, lang string) error {
 	p := &printer{w: w}
 	p.printf("%s × %s — %s\n", tr.Scenario, tr.Impl, tr.Title.In(lang))
 	p.printf("%s %s%sTTL %s · %s %s · %s %s\n\n",
@@ -44,12 +46,12 @@ func Timeline(w io.Writer, tr *sim.Trace, lang string) error {
 	for _, e := range tr.Events {
 		head := fmt.Sprintf("%8s  %3d  %-11s", secs(e.T), e.Step, e.Actor)
 		switch e.Kind {
-		case sim.KindCommand:
+		case trace.KindCommand:
 			p.printf("%s %-8s %s → %s\n", head, e.Server, e.Command, e.Reply)
 			p.printf("%s %s\n", indent, e.Text.In(lang))
-		case sim.KindViolation:
+		case trace.KindViolation:
 			p.printf("%s ✗ %s%s\n", head, violationHead(strings.ToUpper(e.Invariant), e.Invariant, lang), e.Text.In(lang))
-		case sim.KindNarration:
+		case trace.KindNarration:
 			p.printf("%s » %s\n", head, e.Text.In(lang))
 		default:
 			p.printf("%s %s\n", head, e.Text.In(lang))

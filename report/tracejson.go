@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // eventsField is where the events sit in a trace's indented JSON, written
@@ -19,9 +19,9 @@ const eventsField = "\n  \"events\": [],\n"
 // event at a time: the widest lesson's trace is hundreds of megabytes of
 // JSON, and encoding it whole held it twice beside the trace (the encoding,
 // then its indented copy), 2.7 GB for 666 MB.
-func traceJSON(w io.Writer, tr *sim.Trace) error {
+func traceJSON(w io.Writer, tr *trace.Trace) error {
 	head := *tr
-	head.Events = []sim.Event{}
+	head.Events = []trace.Event{}
 	b, err := json.MarshalIndent(&head, "", "  ")
 	if err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
@@ -44,9 +46,9 @@ func TestFailoverWaitsForSentinel(t *testing.T) {
 		died, promoted := -1, -1
 		for i, e := range r.Trace.Events {
 			switch {
-			case e.Kind == sim.KindFault && e.Short.EN == "DOWN" && died < 0:
+			case e.Kind == trace.KindFault && e.Short.EN == "DOWN" && died < 0:
 				died = i
-			case e.Kind == sim.KindFault && e.Short.EN == "promoted":
+			case e.Kind == trace.KindFault && e.Short.EN == "promoted":
 				promoted = i
 			}
 		}
@@ -59,7 +61,7 @@ func TestFailoverWaitsForSentinel(t *testing.T) {
 			t.Errorf("%s × %s: promoted at %s, %s after the death; down-after is %s", r.Scenario, r.Impl, sim.Secs(p.T), sim.Secs(p.T-d.T), sim.Secs(setup.DownAfter))
 		}
 		for _, e := range r.Trace.Events[died:promoted] {
-			if e.Kind != sim.KindCommand {
+			if e.Kind != trace.KindCommand {
 				continue
 			}
 			if e.Server != d.Server || !strings.HasPrefix(e.Reply, "(error)") {

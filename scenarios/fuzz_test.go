@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // FuzzParseLesson: whatever bytes a lesson file holds, ParseLesson either
@@ -131,7 +131,7 @@ func escapes(s, allowed string) string {
 				return fmt.Sprintf("byte %#x, not UTF-8, at %d", s[i], i)
 			}
 		}
-		if sim.Escaped(r) && !strings.ContainsRune(allowed, r) {
+		if text.Escaped(r) && !strings.ContainsRune(allowed, r) {
 			return fmt.Sprintf("U+%04X at byte %d", r, i)
 		}
 	}

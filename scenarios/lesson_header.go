@@ -6,8 +6,9 @@ package scenarios
 import (
 	"strconv"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // headerVerbs come before the timeline: who the lesson is and its world.
@@ -128,7 +129,7 @@ func (p *lessonParser) setup(l line) error {
 				s.Horizon = d
 			}
 		case "guard":
-			g, err := sim.ParseGuard(v)
+			g, err := trace.ParseGuard(v)
 			if err != nil {
 				return p.errAt(l, f, "%v", err)
 			}

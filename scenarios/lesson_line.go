@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -95,7 +94,7 @@ func (l line) rest(i int) string {
 
 // text reads the indented en and zh lines after a directive. A text is
 // shown on one line: a tab in it is a space.
-func (p *lessonParser) text(at line) (sim.Text, error) {
+func (p *lessonParser) text(at line) (text.Text, error) {
 	var en, zh textJoiner
 	for p.i < len(p.lines) && p.lines[p.i].indent {
 		l, _ := p.next()
@@ -105,10 +104,10 @@ func (p *lessonParser) text(at line) (sim.Text, error) {
 		case "zh":
 			zh.add(oneLine(l.rest(1)))
 		default:
-			return sim.Text{}, p.errAt(l, 0, "want an \"en\" or \"zh\" line under %s, got %q", at.fields[0], l.fields[0])
+			return text.Text{}, p.errAt(l, 0, "want an \"en\" or \"zh\" line under %s, got %q", at.fields[0], l.fields[0])
 		}
 	}
-	t := sim.Text{EN: en.b.String(), ZH: zh.b.String()}
+	t := text.Text{EN: en.b.String(), ZH: zh.b.String()}
 	if t.EN == "" || t.ZH == "" {
 		return t, p.errAt(at, 0, "%s needs an indented \"en\" line and a \"zh\" line below it", at.fields[0])
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
@@ -342,8 +344,8 @@ func (p *lessonParser) run(l line) error {
 
 // holdStages are the stages "hold C after=STAGE" may name, and "at" points.
 var (
-	holdStages = []sim.Op{sim.OpAcquire, sim.OpRelease, sim.OpRenew, sim.OpReenter, sim.OpLeave}
-	holdPoints = []sim.Op{sim.OpRead, sim.OpWrite}
+	holdStages = []trace.Op{trace.OpAcquire, trace.OpRelease, trace.OpRenew, trace.OpReenter, trace.OpLeave}
+	holdPoints = []trace.Op{trace.OpRead, trace.OpWrite}
 )
 
 func (p *lessonParser) hold(l line) error {
@@ -359,14 +361,14 @@ func (p *lessonParser) hold(l line) error {
 	case len(vals) != 1:
 		return p.errAt(l, 2, "want hold %s after=STAGE:N (stop after its N-th command in that stage) or hold %s at=read|write", name, name)
 	case at["at"] > 0:
-		op := sim.Op(vals["at"])
+		op := trace.Op(vals["at"])
 		if !slices.Contains(holdPoints, op) {
 			return p.errAt(l, at["at"], "at: want read or write, got %q", vals["at"])
 		}
 		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].HoldAt(op) })
 	default:
 		stage, count, ok := strings.Cut(vals["after"], ":")
-		op := sim.Op(stage)
+		op := trace.Op(stage)
 		n, err := strconv.Atoi(count)
 		if !ok || err != nil || n < 1 || !slices.Contains(holdStages, op) {
 			return p.errAt(l, at["after"], "after: want STAGE:N with STAGE one of %s and N ≥ 1, e.g. after=release:1; got %q", opNames(holdStages), vals["after"])
@@ -398,7 +400,7 @@ func (p *lessonParser) unlifted() error {
 	return p.errAt(*first, 0, "hold %s is never lifted: want \"unhold %s\" (or \"crash %s\") before \"run end\"; a held client stays stopped to the end", name, name, name)
 }
 
-func opNames(ops []sim.Op) string {
+func opNames(ops []trace.Op) string {
 	names := make([]string, len(ops))
 	for i, o := range ops {
 		names[i] = string(o)

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
@@ -13,7 +15,7 @@ import (
 // lesson says it happens. The course texts: seeds 000 and 001 (SET NX EX,
 // 误删, GET+DEL 竞态, 主从切换丢锁, 进程暂停), seed 004 (超卖).
 
-func play(t *testing.T, scenario, impl string) *sim.Trace {
+func play(t *testing.T, scenario, impl string) *trace.Trace {
 	t.Helper()
 	s, err := Lookup(scenario)
 	if err != nil {
@@ -32,14 +34,14 @@ func play(t *testing.T, scenario, impl string) *sim.Trace {
 
 // brokeAt asserts that invariant inv broke at virtual time at, with a reason
 // containing want, and returns the violation event.
-func brokeAt(t *testing.T, tr *sim.Trace, inv string, at time.Duration, want string) sim.Event {
+func brokeAt(t *testing.T, tr *trace.Trace, inv string, at time.Duration, want string) trace.Event {
 	t.Helper()
 	v := tr.Verdict(inv)
 	if !v.Broken {
 		t.Fatalf("%s × %s: %s did not break", tr.Scenario, tr.Impl, inv)
 	}
 	e := tr.Events[v.Step]
-	if e.Kind != sim.KindViolation || e.Invariant != inv {
+	if e.Kind != trace.KindViolation || e.Invariant != inv {
 		t.Fatalf("verdict step %d is %s %q, not a %s violation", v.Step, e.Kind, e.Invariant, inv)
 	}
 	if v.T != at {
@@ -55,9 +57,9 @@ func brokeAt(t *testing.T, tr *sim.Trace, inv string, at time.Duration, want str
 }
 
 // cause is the event just before a violation: what broke the invariant.
-func cause(tr *sim.Trace, v sim.Event) sim.Event { return tr.Events[v.Step-1] }
+func cause(tr *trace.Trace, v trace.Event) trace.Event { return tr.Events[v.Step-1] }
 
-func lockKey(t *testing.T, snap sim.Snapshot, server string) sim.KeyState {
+func lockKey(t *testing.T, snap trace.Snapshot, server string) trace.KeyState {
 	t.Helper()
 	for _, s := range snap.Servers {
 		if s.Name != server {
@@ -70,7 +72,7 @@ func lockKey(t *testing.T, snap sim.Snapshot, server string) sim.KeyState {
 		}
 	}
 	t.Fatalf("no lock key on %s", server)
-	return sim.KeyState{}
+	return trace.KeyState{}
 }
 
 // Seed 001 §1: SETNX without EX — the crashed holder's lock never expires;
@@ -87,12 +89,12 @@ func TestSetnxCrashOrphansTheLock(t *testing.T) {
 	}
 	// The SETNX+EXPIRE lock was caught between its two commands.
 	tr := play(t, "setnx-no-ex", "setnx-expire")
-	if !hasEvent(tr, sim.KindSchedule, "holds A before its next command: EXPIRE lock:product:1001 30") {
+	if !hasEvent(tr, trace.KindSchedule, "holds A before its next command: EXPIRE lock:product:1001 30") {
 		t.Error("A was not held between SETNX and EXPIRE")
 	}
 	// SET NX EX cannot be split: B gets the lock once the TTL runs out.
 	tr = play(t, "setnx-no-ex", "set-nx-ex")
-	if !hasEvent(tr, sim.KindBelief, "B now holds the lock") {
+	if !hasEvent(tr, trace.KindBelief, "B now holds the lock") {
 		t.Error("B never got the expired lock under set-nx-ex")
 	}
 }
@@ -106,12 +108,12 @@ func TestDelOtherDeletesBsLock(t *testing.T) {
 		t.Errorf("cause = %s %q → %q, want A's DEL → 1", c.Actor, c.Command, c.Reply)
 	}
 	brokeAt(t, tr, sim.InvMutex, 31*time.Second, "A and B both believe")
-	if !hasEvent(tr, sim.KindViolation, "B and C both believe") {
+	if !hasEvent(tr, trace.KindViolation, "B and C both believe") {
 		t.Error("no violation for B and C inside together")
 	}
 	// A token makes A leave B's lock alone; C waits for B.
 	tr = play(t, "del-other", "uuid-lua")
-	if tr.Verdict(sim.InvOwnership).Broken || hasEvent(tr, sim.KindViolation, "B and C") {
+	if tr.Verdict(sim.InvOwnership).Broken || hasEvent(tr, trace.KindViolation, "B and C") {
 		t.Error("uuid-lua still removed B's lock")
 	}
 }
@@ -127,7 +129,7 @@ func TestGetThenDelRace(t *testing.T) {
 	brokeAt(t, tr, sim.InvMutex, 32*time.Second, "B and C both believe")
 	// The same timeline with the Lua release: one command, no "between".
 	tr = play(t, "get-then-del", "uuid-lua")
-	if hasEvent(tr, sim.KindSchedule, "holds A") {
+	if hasEvent(tr, trace.KindSchedule, "holds A") {
 		t.Error("uuid-lua's release was split by the hold")
 	}
 	if len(tr.Broken()) != 0 {
@@ -149,7 +151,7 @@ func TestFailoverLosesTheLock(t *testing.T) {
 	if len(tr.Broken()) != 0 {
 		t.Errorf("redlock broke %v", tr.Broken())
 	}
-	if !hasEvent(tr, sim.KindBelief, "B does not get the lock") {
+	if !hasEvent(tr, trace.KindBelief, "B does not get the lock") {
 		t.Error("B was never refused under redlock")
 	}
 }
@@ -168,7 +170,7 @@ func TestGCPauseStaleWrite(t *testing.T) {
 	if tr.Verdict(sim.InvResource).Broken {
 		t.Fatal("fenced lost an update")
 	}
-	if !hasEvent(tr, sim.KindResource, "rejects A's write of stock:product:1001 = 99: fencing token 1 < 2") {
+	if !hasEvent(tr, trace.KindResource, "rejects A's write of stock:product:1001 = 99: fencing token 1 < 2") {
 		t.Error("the store did not reject A's stale write")
 	}
 	if got := tr.Events[len(tr.Events)-1].Snap.Resource.Value; got != 99 {
@@ -176,7 +178,7 @@ func TestGCPauseStaleWrite(t *testing.T) {
 	}
 }
 
-func hasEvent(tr *sim.Trace, kind sim.Kind, text string) bool {
+func hasEvent(tr *trace.Trace, kind trace.Kind, text string) bool {
 	for _, e := range tr.Events {
 		if e.Kind == kind && strings.Contains(e.Text.EN, text) {
 			return true
@@ -186,7 +188,7 @@ func hasEvent(tr *sim.Trace, kind sim.Kind, text string) bool {
 }
 
 // count counts the events of kind whose English text contains text.
-func count(tr *sim.Trace, kind sim.Kind, text string) int {
+func count(tr *trace.Trace, kind trace.Kind, text string) int {
 	n := 0
 	for _, e := range tr.Events {
 		if e.Kind == kind && strings.Contains(e.Text.EN, text) {
@@ -203,7 +205,7 @@ func count(tr *sim.Trace, kind sim.Kind, text string) int {
 func TestLeaseTooShort(t *testing.T) {
 	tr := play(t, "lease-too-short", "uuid-lua")
 	v := brokeAt(t, tr, sim.InvMutex, 11*time.Second, "A and B both believe")
-	if a := v.Snap.Clients[0]; a.Op != sim.OpWork {
+	if a := v.Snap.Clients[0]; a.Op != trace.OpWork {
 		t.Errorf("A is at %s when B gets in, want still at work", a.Op)
 	}
 	brokeAt(t, tr, sim.InvResource, 25*time.Second, "A's write is based on a stale read")
@@ -212,7 +214,7 @@ func TestLeaseTooShort(t *testing.T) {
 	if b := tr.Broken(); len(b) != 0 {
 		t.Fatalf("uuid-lua-watchdog broke %v", b)
 	}
-	if n := count(tr, sim.KindCommand, "A.watchdog's renewal: lock:product:1001 is extended"); n != 7 {
+	if n := count(tr, trace.KindCommand, "A.watchdog's renewal: lock:product:1001 is extended"); n != 7 {
 		t.Errorf("%d renewals in 25s of work at TTL/3, want 7", n)
 	}
 }
@@ -227,18 +229,18 @@ func TestShortSection(t *testing.T) {
 	if b := tr.Broken(); len(b) != 0 {
 		t.Fatalf("uuid-lua broke %v", b)
 	}
-	if n := count(tr, sim.KindBelief, "A prepares for 20s outside the lock"); n != 1 {
+	if n := count(tr, trace.KindBelief, "A prepares for 20s outside the lock"); n != 1 {
 		t.Errorf("A's prep narrated %d times, want once", n)
 	}
 	for _, e := range tr.Events {
-		if e.Kind == sim.KindCommand && e.Actor == "A" {
+		if e.Kind == trace.KindCommand && e.Actor == "A" {
 			if e.T != 20*time.Second {
 				t.Errorf("A's first command at t=%s, want t=20s, once prepared", e.T)
 			}
 			break
 		}
 	}
-	if n := count(tr, sim.KindBelief, "B now holds the lock (token B#1), after 2 attempts (2 commands at the server) and 5s of waiting"); n != 1 {
+	if n := count(tr, trace.KindBelief, "B now holds the lock (token B#1), after 2 attempts (2 commands at the server) and 5s of waiting"); n != 1 {
 		t.Error("B does not get the lock after 5s of waiting")
 	}
 	if v := tr.Events[len(tr.Events)-1].Snap.Resource.Value; v != 98 {
@@ -257,10 +259,10 @@ func TestReleaseOnError(t *testing.T) {
 		if b := tr.Broken(); len(b) != 0 {
 			t.Errorf("%s broke %v", impl, b)
 		}
-		if n := count(tr, sim.KindBelief, "A's work fails with an error after 2s; it writes nothing, and its finally block releases the lock"); n != 1 {
+		if n := count(tr, trace.KindBelief, "A's work fails with an error after 2s; it writes nothing, and its finally block releases the lock"); n != 1 {
 			t.Errorf("%s: A's failure narrated %d times, want once", impl, n)
 		}
-		if n := count(tr, sim.KindBelief, "after 3 attempts (3 commands at the server) and 2s of waiting"); n != 1 {
+		if n := count(tr, trace.KindBelief, "after 3 attempts (3 commands at the server) and 2s of waiting"); n != 1 {
 			t.Errorf("%s: B does not get the lock at its third attempt, after 2s of waiting", impl)
 		}
 		if v := tr.Events[len(tr.Events)-1].Snap.Resource.Value; v != 99 {
@@ -277,16 +279,16 @@ func TestReleaseOnError(t *testing.T) {
 func TestHungHolder(t *testing.T) {
 	tr := play(t, "hung-holder", "uuid-lua-watchdog-uncapped")
 	brokeAt(t, tr, sim.InvLiveness, 155500*time.Millisecond, "the holder, A, is hung")
-	if n := count(tr, sim.KindCommand, "A.watchdog's renewal"); n <= lockimpl.DefaultMaxRenewals {
+	if n := count(tr, trace.KindCommand, "A.watchdog's renewal"); n <= lockimpl.DefaultMaxRenewals {
 		t.Errorf("the uncapped watchdog renewed %d times, want more than the cap (%d)", n, lockimpl.DefaultMaxRenewals)
 	}
 
 	tr = play(t, "hung-holder", "uuid-lua-watchdog")
-	if n := count(tr, sim.KindCommand, "A.watchdog's renewal"); n != lockimpl.DefaultMaxRenewals {
+	if n := count(tr, trace.KindCommand, "A.watchdog's renewal"); n != lockimpl.DefaultMaxRenewals {
 		t.Errorf("the capped watchdog renewed %d times, want %d", n, lockimpl.DefaultMaxRenewals)
 	}
 	v := brokeAt(t, tr, sim.InvMutex, 131*time.Second, "A and B both believe")
-	if a := v.Snap.Clients[0]; !a.Hung || a.Belief != sim.BeliefHolds {
+	if a := v.Snap.Clients[0]; !a.Hung || a.Belief != trace.BeliefHolds {
 		t.Errorf("A when B gets in: hung %v, belief %s; want hung and still believing", a.Hung, a.Belief)
 	}
 	brokeAt(t, tr, sim.InvResource, 200500*time.Millisecond, "stale read")
@@ -295,7 +297,7 @@ func TestHungHolder(t *testing.T) {
 	if tr.Verdict(sim.InvResource).Broken || !tr.Verdict(sim.InvMutex).Broken {
 		t.Errorf("fenced broke %v, want mutex only", tr.Broken())
 	}
-	if !hasEvent(tr, sim.KindResource, "the store rejects A's write") {
+	if !hasEvent(tr, trace.KindResource, "the store rejects A's write") {
 		t.Error("the store took A's late write")
 	}
 }
@@ -305,7 +307,7 @@ func TestHungHolder(t *testing.T) {
 func TestReentrantCall(t *testing.T) {
 	tr := play(t, "reentrant-call", "uuid-lua")
 	brokeAt(t, tr, sim.InvLiveness, 10*time.Second, "a lock it holds itself")
-	if !hasEvent(tr, sim.KindBelief, "A's nested call is refused by the lock A holds itself") {
+	if !hasEvent(tr, trace.KindBelief, "A's nested call is refused by the lock A holds itself") {
 		t.Error("A's nested call was never refused")
 	}
 
@@ -315,7 +317,7 @@ func TestReentrantCall(t *testing.T) {
 	}
 	var counts []string
 	for _, e := range tr.Events {
-		if e.Kind == sim.KindCommand {
+		if e.Kind == trace.KindCommand {
 			counts = append(counts, lockValue(e.Snap))
 		}
 	}
@@ -324,7 +326,7 @@ func TestReentrantCall(t *testing.T) {
 	}
 }
 
-func lockValue(snap sim.Snapshot) string {
+func lockValue(snap trace.Snapshot) string {
 	for _, k := range snap.Servers[0].Keys {
 		if k.Key == "lock:product:1001" {
 			return k.Value
@@ -341,7 +343,7 @@ func TestRedlockSecondMajority(t *testing.T) {
 		v := brokeAt(t, tr, sim.InvMutex, 8*time.Second, "A and B both believe")
 		var ok []string
 		for _, e := range tr.Events[:v.Step] {
-			if c, _, _ := sim.SplitActor(e.Actor); e.Kind == sim.KindCommand && c == "B" && e.Reply == "OK" {
+			if c, _, _ := trace.SplitActor(e.Actor); e.Kind == trace.KindCommand && c == "B" && e.Reply == "OK" {
 				ok = append(ok, e.Server)
 			}
 		}
@@ -352,11 +354,11 @@ func TestRedlockSecondMajority(t *testing.T) {
 	// The clock jump expires A's key on redis-3 at once, and only there.
 	tr := play(t, "redlock-clock-jump", "redlock")
 	for _, e := range tr.Events {
-		if e.Kind == sim.KindExpire && e.T == 5*time.Second && e.Server != "redis-3" {
+		if e.Kind == trace.KindExpire && e.T == 5*time.Second && e.Server != "redis-3" {
 			t.Errorf("a key expired on %s at the jump", e.Server)
 		}
 	}
-	if count(tr, sim.KindExpire, "by its clock the TTL has run out") != 1 {
+	if count(tr, trace.KindExpire, "by its clock the TTL has run out") != 1 {
 		t.Error("A's key on redis-3 did not expire at the jump")
 	}
 	// No lease, nothing to expire early.
@@ -375,9 +377,9 @@ func TestRedlockDelayedRestart(t *testing.T) {
 	released, held := time.Duration(-1), time.Duration(-1)
 	for _, e := range tr.Events {
 		switch {
-		case e.Kind == sim.KindBelief && e.Text.EN == "A has released the lock":
+		case e.Kind == trace.KindBelief && e.Text.EN == "A has released the lock":
 			released = e.T
-		case e.Kind == sim.KindBelief && strings.HasPrefix(e.Text.EN, "B now holds"):
+		case e.Kind == trace.KindBelief && strings.HasPrefix(e.Text.EN, "B now holds"):
 			held = e.T
 		}
 	}
@@ -390,7 +392,7 @@ func TestRedlockDelayedRestart(t *testing.T) {
 		"B: 2 of 5 nodes said OK — not a majority (3 needed); the SET failed on redis-3",
 		"B: 4 of 5 nodes said OK — a majority (3 needed); the SET failed on redis-3",
 	} {
-		if !hasEvent(tr, sim.KindBelief, want) {
+		if !hasEvent(tr, trace.KindBelief, want) {
 			t.Errorf("no event says %q", want)
 		}
 	}
@@ -405,7 +407,7 @@ func TestFailoverWait(t *testing.T) {
 	}
 	var waits []string
 	for _, e := range tr.Events {
-		if e.Kind == sim.KindCommand && strings.HasPrefix(e.Command, "WAIT ") {
+		if e.Kind == trace.KindCommand && strings.HasPrefix(e.Command, "WAIT ") {
 			waits = append(waits, e.Actor+"@"+sim.Secs(e.T)+" "+e.Reply)
 		}
 	}
@@ -429,7 +431,7 @@ func TestOversellInNumbers(t *testing.T) {
 	tr := play(t, "oversell", "no-lock")
 	var got []string
 	for _, e := range tr.Events {
-		if e.Kind == sim.KindViolation && e.Invariant == sim.InvResource {
+		if e.Kind == trace.KindViolation && e.Invariant == sim.InvResource {
 			got = append(got, e.Text.EN+" | "+e.Text.ZH)
 		}
 	}
@@ -461,7 +463,7 @@ func TestRedlockPartialReleasesEveryNode(t *testing.T) {
 		}
 		got := time.Duration(-1)
 		for _, e := range tr.Events {
-			if e.Kind == sim.KindBelief && e.Actor == "B" && strings.HasPrefix(e.Text.EN, "B now holds the lock") {
+			if e.Kind == trace.KindBelief && e.Actor == "B" && strings.HasPrefix(e.Text.EN, "B now holds the lock") {
 				got = e.T
 				break
 			}
@@ -479,7 +481,7 @@ func TestRetriesCountCommands(t *testing.T) {
 	tr := play(t, "retries", "uuid-lua")
 	var got []string
 	for _, e := range tr.Events {
-		if e.Kind == sim.KindBelief && (strings.Contains(e.Text.EN, " now holds the lock") || strings.Contains(e.Text.EN, " gives up")) {
+		if e.Kind == trace.KindBelief && (strings.Contains(e.Text.EN, " now holds the lock") || strings.Contains(e.Text.EN, " gives up")) {
 			got = append(got, sim.Secs(e.T)+" "+e.Text.EN)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/go-redsync/redsync/v4"
 	redsyncredis "github.com/go-redsync/redsync/v4/redis"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
@@ -34,10 +36,10 @@ func TestLibraryRetriesStackOnTheLessons(t *testing.T) {
 	var sets []string
 	gaveUp := ""
 	for _, e := range tr.Events {
-		if strings.HasPrefix(e.Actor, "B") && e.Kind == sim.KindCommand && strings.HasPrefix(e.Command, "SET ") {
+		if strings.HasPrefix(e.Actor, "B") && e.Kind == trace.KindCommand && strings.HasPrefix(e.Command, "SET ") {
 			sets = append(sets, sim.Secs(e.T))
 		}
-		if e.Actor == "B" && e.Kind == sim.KindBelief && strings.Contains(e.Text.EN, "gives up") {
+		if e.Actor == "B" && e.Kind == trace.KindBelief && strings.Contains(e.Text.EN, "gives up") {
 			gaveUp = sim.Secs(e.T)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
@@ -79,7 +81,7 @@ func fileLines(name, kind string, data []byte) ([]string, error) {
 }
 
 // badChar finds the first byte of a line that is not UTF-8, or the first
-// character sim.CleanText would escape but a tab: the column (in
+// character text.Clean would escape but a tab: the column (in
 // characters) and what is wrong there. A lesson's texts reach terminals
 // as they are written — the TUI, play, the pages of docs/ — so the parser
 // refuses what CleanText would have to escape, rather than clean it: the
@@ -90,7 +92,7 @@ func badChar(raw string) (col int, msg string) {
 		switch {
 		case r == utf8.RuneError && !strings.HasPrefix(raw[i:], "\uFFFD"):
 			return col, fmt.Sprintf("byte %#02x is not UTF-8: a lesson or course file is UTF-8 text", raw[i])
-		case r == '\t' || !sim.Escaped(r):
+		case r == '\t' || !text.Escaped(r):
 		case unicode.IsControl(r):
 			return col, fmt.Sprintf("control character U+%04X: lesson and course files have none but tab, so that no text of theirs can drive a terminal", r)
 		default:

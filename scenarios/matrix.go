@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
@@ -79,7 +81,7 @@ type Result struct {
 	// a server refused the run): it has no verdict and does not pass.
 	Error string `json:"error,omitempty"`
 	// Drift and Margin, on real servers: how unevenly the run kept to its
-	// clock (sim.Trace.Drift), and the real time of half a scenario second,
+	// clock (trace.Trace.Drift), and the real time of half a scenario second,
 	// the narrowest margin a timeline leaves around a TTL boundary.
 	Drift  time.Duration `json:"drift_ns,omitempty"`
 	Margin time.Duration `json:"margin_ns,omitempty"`
@@ -92,9 +94,9 @@ type Result struct {
 	// slower ones, still kept to its clock more loosely than its margins:
 	// its verdict may be off, so it neither passes nor fails (check's
 	// exit code 3 when no cell failed).
-	Untrusted bool          `json:"untrusted,omitempty"`
-	Verdicts  []sim.Verdict `json:"verdicts"`
-	Trace     *sim.Trace    `json:"-"`
+	Untrusted bool            `json:"untrusted,omitempty"`
+	Verdicts  []trace.Verdict `json:"verdicts"`
+	Trace     *trace.Trace    `json:"-"`
 }
 
 // Check runs every scenario against every implementation, in parallel, and

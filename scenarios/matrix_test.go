@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/internal/race"
 	"github.com/lockstep-sim/lockstep/lockimpl"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // sharedResults is one run of the whole matrix, shared by the tests that
@@ -113,7 +114,7 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
-func traceJSON(t *testing.T, tr *sim.Trace) []byte {
+func traceJSON(t *testing.T, tr *trace.Trace) []byte {
 	t.Helper()
 	b, err := json.Marshal(tr)
 	if err != nil {

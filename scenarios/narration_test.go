@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // A release that says it found the lock was not its own sent a command
@@ -20,11 +20,11 @@ func TestReleaseNarratesWhatItSent(t *testing.T) {
 		}
 		sent := map[string]int{} // by client: the commands of its release so far
 		for _, e := range r.Trace.Events {
-			client, bg, _ := sim.SplitActor(e.Actor)
+			client, bg, _ := trace.SplitActor(e.Actor)
 			switch {
-			case e.Kind == sim.KindCommand && !bg:
+			case e.Kind == trace.KindCommand && !bg:
 				sent[client]++
-			case e.Kind != sim.KindBelief:
+			case e.Kind != trace.KindBelief:
 			case strings.Contains(e.Text.EN, begins[0]) || strings.Contains(e.Text.EN, begins[1]):
 				sent[client] = 0
 			case strings.Contains(e.Text.EN, "found the lock was not its own") && sent[client] == 0:
@@ -60,13 +60,13 @@ func TestFailoverSayTellsWhatTheNextCommandMeets(t *testing.T) {
 		if r.Scenario != "failover" || r.Trace == nil {
 			continue
 		}
-		var say sim.Event
+		var say trace.Event
 		failover := -1
 		for i, e := range r.Trace.Events {
-			if e.Kind == sim.KindNarration && strings.Contains(e.Text.EN, "next command") {
+			if e.Kind == trace.KindNarration && strings.Contains(e.Text.EN, "next command") {
 				say = e
 			}
-			if e.Kind == sim.KindFault && strings.Contains(e.Text.EN, "dies") {
+			if e.Kind == trace.KindFault && strings.Contains(e.Text.EN, "dies") {
 				failover = i
 				break
 			}
@@ -78,10 +78,10 @@ func TestFailoverSayTellsWhatTheNextCommandMeets(t *testing.T) {
 		promoted := strings.Contains(f.Text.EN, "promoted")
 		// A's first command sent after the failover; one to the dead
 		// server at the failover's moment was on its way already.
-		var next *sim.Event
+		var next *trace.Event
 		for i := failover + 1; i < len(r.Trace.Events); i++ {
 			e := &r.Trace.Events[i]
-			if client, _, _ := sim.SplitActor(e.Actor); e.Kind != sim.KindCommand || client != "A" {
+			if client, _, _ := trace.SplitActor(e.Actor); e.Kind != trace.KindCommand || client != "A" {
 				continue
 			}
 			if e.Server == f.Server && e.T == f.T {

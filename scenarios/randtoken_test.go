@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/go-redsync/redsync/v4"
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9"
 
@@ -14,7 +16,6 @@ import (
 
 	"github.com/lockstep-sim/lockstep/internal/randtoken"
 	"github.com/lockstep-sim/lockstep/lockimpl"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // Issue #38, "Random tokens": a lock that draws its own tokens (crypto/rand
@@ -32,7 +33,7 @@ func TestOwnTokensGiveTheSameTraceTwice(t *testing.T) {
 				t.Fatal(err)
 			}
 			var body [2][]byte
-			var raw [2][]sim.RawToken
+			var raw [2][]trace.RawToken
 			for i := range body {
 				tr, err := s.Run(info)
 				if err != nil {

@@ -19,6 +19,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/internal/suggest"
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -28,11 +30,11 @@ import (
 // Scenario is one failure mode: a lesson.
 type Scenario struct {
 	ID      string
-	Title   sim.Text
-	Summary sim.Text
+	Title   text.Text
+	Summary text.Text
 	// Story is the failure mode told in full, in Markdown, for its page in
 	// docs/ (English; Chinese where the lesson has it).
-	Story sim.Text
+	Story text.Text
 	// Naive is the implementation this failure mode is about: the default
 	// for "lockstep play".
 	Naive string
@@ -60,13 +62,13 @@ type Scenario struct {
 }
 
 // Run plays the scenario against impl on embedded servers.
-func (s Scenario) Run(impl lockimpl.Info) (*sim.Trace, error) {
+func (s Scenario) Run(impl lockimpl.Info) (*trace.Trace, error) {
 	return s.RunOn(context.Background(), impl, nil)
 }
 
 // RunOn plays the scenario against impl on target's real servers, or on
 // embedded ones when target is nil.
-func (s Scenario) RunOn(ctx context.Context, impl lockimpl.Info, target *sim.Target) (*sim.Trace, error) {
+func (s Scenario) RunOn(ctx context.Context, impl lockimpl.Info, target *sim.Target) (*trace.Trace, error) {
 	tr, err := sim.RunOn(ctx, target, s.Setup, s.Script, impl)
 	if err != nil {
 		return nil, fmt.Errorf("%s × %s: %w", s.ID, impl.Name, err)
@@ -114,7 +116,7 @@ func (s Scenario) ReplaceNote() string {
 		return ""
 	}
 	// The file's name is the user's: shown with its escape codes escaped.
-	return fmt.Sprintf("%s replaces the built-in lesson %s (%s) for this run", sim.CleanText(s.File), s.ID, path.Join("scenarios", b.File))
+	return fmt.Sprintf("%s replaces the built-in lesson %s (%s) for this run", text.Clean(s.File), s.ID, path.Join("scenarios", b.File))
 }
 
 //go:embed lessons/*.lesson

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/explore"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -20,7 +22,7 @@ import (
 // "explore" line sets it; without one, it follows from the timeline (see
 // deriveSearch).
 type Search struct {
-	Faults  []sim.Fault
+	Faults  []trace.Fault
 	Clients int
 	// Nodes is how many servers Redlock's searches run on: 0 (the
 	// explorer's three) or 5. The lessons run it on five; the searches of
@@ -91,7 +93,7 @@ func (s Scenario) Command(impl string) string {
 	if o.Nodes != 0 && o.Nodes != explore.DefaultNodes {
 		fmt.Fprintf(&b, " --nodes %d", o.Nodes)
 	}
-	if o.Guard != sim.GuardNone {
+	if o.Guard != trace.GuardNone {
 		fmt.Fprintf(&b, " --guard %s", o.Guard)
 	}
 	if o.Stock != 0 {
@@ -106,7 +108,7 @@ func (s Scenario) Command(impl string) string {
 	return b.String()
 }
 
-func faultList(fs []sim.Fault) string {
+func faultList(fs []trace.Fault) string {
 	names := make([]string, len(fs))
 	for i, f := range fs {
 		names[i] = string(f)
@@ -116,8 +118,8 @@ func faultList(fs []sim.Fault) string {
 
 // verbFaults are the timeline verbs the explorer has a move for, and the
 // fault that offers it: as each fault's record says (sim.FaultInfos).
-var verbFaults = func() map[string]sim.Fault {
-	m := map[string]sim.Fault{}
+var verbFaults = func() map[string]trace.Fault {
+	m := map[string]trace.Fault{}
 	for _, f := range sim.FaultInfos() {
 		for _, v := range f.Verbs {
 			m[v] = f.Fault
@@ -144,10 +146,10 @@ var lackingVerbs = []string{"partition", "drop-replies", "slow", "rejoin"}
 //   - a lease its clients pass (client … lease=D): the shortest, as the
 //     same part of the explorer's lease, for every client of the search.
 func (p *lessonParser) deriveSearch() Search {
-	q := Search{Faults: []sim.Fault{sim.FaultExpiry}, Clients: explore.MinClients, Depth: DefaultSearchDepth}
+	q := Search{Faults: []trace.Fault{sim.FaultExpiry}, Clients: explore.MinClients, Depth: DefaultSearchDepth}
 	setup := p.s.Setup.WithDefaults()
 	q.Liveness = time.Duration(float64(setup.LivenessBound) / float64(setup.TTL) * float64(explore.TTL))
-	add := func(f sim.Fault) {
+	add := func(f trace.Fault) {
 		if !slices.Contains(q.Faults, f) {
 			q.Faults = append(q.Faults, f)
 		}
@@ -181,7 +183,7 @@ func (p *lessonParser) deriveSearch() Search {
 			q.Lacks = append(q.Lacks, v)
 		}
 	}
-	slices.SortFunc(q.Faults, func(a, b sim.Fault) int { return slices.Index(sim.Faults, a) - slices.Index(sim.Faults, b) })
+	slices.SortFunc(q.Faults, func(a, b trace.Fault) int { return slices.Index(sim.Faults, a) - slices.Index(sim.Faults, b) })
 	if slices.Contains(q.Faults, sim.FaultHang) {
 		// The stale write of a call that returns after its lease ran out
 		// is 13 moves in: hang, time, the other's acquire, the return.
@@ -227,10 +229,10 @@ func (p *lessonParser) applyExplore(q *Search) error {
 		case "faults":
 			q.Faults = nil
 			for name := range strings.SplitSeq(v, ",") {
-				if !slices.Contains(sim.Faults, sim.Fault(name)) {
+				if !slices.Contains(sim.Faults, trace.Fault(name)) {
 					return p.errAt(e.l, f, "%s", unknown(text.New("fault", "故障"), name, faultNames()))
 				}
-				q.Faults = append(q.Faults, sim.Fault(name))
+				q.Faults = append(q.Faults, trace.Fault(name))
 			}
 		case "liveness":
 			d, err := p.duration(e.l, f, v)

@@ -5,15 +5,17 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // setsOnRedis2 are the command events of A's SETs on redis-2 in tr, in
 // order: each one's end (answered, or given up by A) and a late arrival.
-func setsOnRedis2(tr *sim.Trace) []sim.Event {
-	var out []sim.Event
+func setsOnRedis2(tr *trace.Trace) []trace.Event {
+	var out []trace.Event
 	for _, e := range tr.Events {
-		if e.Kind == sim.KindCommand && e.Server == "redis-2" && strings.HasPrefix(e.Actor, "A/") && strings.HasPrefix(e.Command, "SET ") {
+		if e.Kind == trace.KindCommand && e.Server == "redis-2" && strings.HasPrefix(e.Actor, "A/") && strings.HasPrefix(e.Command, "SET ") {
 			out = append(out, e)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // A lesson's texts tell about its traces, and the numbers they tell have to
@@ -21,7 +21,7 @@ import (
 // kind of test that keeps them right.
 
 // traceOf returns the shared matrix's trace of lesson × impl.
-func traceOf(t *testing.T, lesson, impl string) *sim.Trace {
+func traceOf(t *testing.T, lesson, impl string) *trace.Trace {
 	t.Helper()
 	for _, r := range sharedCheck(t) {
 		if r.Scenario == lesson && r.Impl == impl {
@@ -109,7 +109,7 @@ func anyEventAt(t *testing.T, lesson string, impls []string, at, within time.Dur
 	t.Helper()
 	for _, impl := range impls {
 		for _, e := range traceOf(t, lesson, impl).Events {
-			if e.Kind != sim.KindNarration && (e.T-at).Abs() < within {
+			if e.Kind != trace.KindNarration && (e.T-at).Abs() < within {
 				return true
 			}
 		}
@@ -120,7 +120,7 @@ func anyEventAt(t *testing.T, lesson string, impls []string, at, within time.Dur
 // pauses are how long each pause of a process lasted in tr (a pause
 // freezes a whole process: a GC, a VM migration), from the clients'
 // snapshots.
-func pauses(tr *sim.Trace) []time.Duration {
+func pauses(tr *trace.Trace) []time.Duration {
 	since := map[string]time.Duration{}
 	var out []time.Duration
 	for _, e := range tr.Events {
@@ -153,7 +153,7 @@ func TestStoryPausesLastAsInTheTrace(t *testing.T) {
 		for lang, length := range lengths {
 			texts := []string{s.Title.In(lang), s.Summary.In(lang), s.Story.In(lang)}
 			for _, e := range tr.Events {
-				if e.Kind == sim.KindNarration {
+				if e.Kind == trace.KindNarration {
 					texts = append(texts, e.Text.In(lang))
 				}
 			}
@@ -182,12 +182,12 @@ func TestStoryPausesLastAsInTheTrace(t *testing.T) {
 // writes are the events of tr where a write reached the resource: it was
 // accepted (the resource's version moved) or refused by the resource's
 // guard (its count of refusals moved).
-func writes(tr *sim.Trace) []sim.Event {
-	var out []sim.Event
-	var last sim.ResourceState
+func writes(tr *trace.Trace) []trace.Event {
+	var out []trace.Event
+	var last trace.ResourceState
 	for i, e := range tr.Events {
 		r := e.Snap.Resource
-		if i > 0 && e.Kind == sim.KindResource && (r.Version != last.Version || r.Rejected != last.Rejected) {
+		if i > 0 && e.Kind == trace.KindResource && (r.Version != last.Version || r.Rejected != last.Rejected) {
 			out = append(out, e)
 		}
 		last = r
@@ -196,7 +196,7 @@ func writes(tr *sim.Trace) []sim.Event {
 }
 
 // writeOf is the first write of client c in tr.
-func writeOf(t *testing.T, tr *sim.Trace, c string) sim.Event {
+func writeOf(t *testing.T, tr *trace.Trace, c string) trace.Event {
 	t.Helper()
 	for _, e := range writes(tr) {
 		if e.Actor == c {
@@ -204,7 +204,7 @@ func writeOf(t *testing.T, tr *sim.Trace, c string) sim.Event {
 		}
 	}
 	t.Fatalf("%s × %s: %s never writes", tr.Scenario, tr.Impl, c)
-	return sim.Event{}
+	return trace.Event{}
 }
 
 // numberWords are the numbers a text may spell out.
@@ -229,7 +229,7 @@ type claim struct {
 	lesson, impl string
 	text         func(Scenario) string
 	says         *regexp.Regexp // the number is its first group
-	is           func(t *testing.T, tr *sim.Trace) int
+	is           func(t *testing.T, tr *trace.Trace) int
 }
 
 func title(lang string) func(Scenario) string {
@@ -247,15 +247,15 @@ func story(lang string) func(Scenario) string {
 // The numbers lessons tell that no general test reads (issue #29 items 2
 // and 3), each against the trace it is about.
 func TestStoryNumbersAreTheTraces(t *testing.T) {
-	initialStock := func(t *testing.T, tr *sim.Trace) int { return tr.Events[0].Snap.Resource.Value }
-	sales := func(t *testing.T, tr *sim.Trace) int { return len(writes(tr)) }
-	final := func(t *testing.T, tr *sim.Trace) int { return tr.Events[len(tr.Events)-1].Snap.Resource.Value }
-	drop := func(t *testing.T, tr *sim.Trace) int {
+	initialStock := func(t *testing.T, tr *trace.Trace) int { return tr.Events[0].Snap.Resource.Value }
+	sales := func(t *testing.T, tr *trace.Trace) int { return len(writes(tr)) }
+	final := func(t *testing.T, tr *trace.Trace) int { return tr.Events[len(tr.Events)-1].Snap.Resource.Value }
+	drop := func(t *testing.T, tr *trace.Trace) int {
 		return initialStock(t, tr) - final(t, tr)
 	}
-	lost := func(t *testing.T, tr *sim.Trace) int { return sales(t, tr) - drop(t, tr) }
+	lost := func(t *testing.T, tr *trace.Trace) int { return sales(t, tr) - drop(t, tr) }
 	// guard-unique: B's order comes first; A's, this many seconds later.
-	orderGap := func(t *testing.T, tr *sim.Trace) int {
+	orderGap := func(t *testing.T, tr *trace.Trace) int {
 		return int((writeOf(t, tr, "A").T - writeOf(t, tr, "B").T) / time.Second)
 	}
 	claims := []claim{
@@ -333,7 +333,7 @@ func TestWatchdogRenewsWhileTheProcessLives(t *testing.T) {
 	renewedHung := false
 	for _, e := range traceOf(t, "hung-holder", "uuid-lua-watchdog-uncapped").Events {
 		for _, c := range e.Snap.Clients {
-			if c.Name == "A" && c.Hung && e.Kind == sim.KindCommand && e.Actor == "A.watchdog" && e.Reply == "(integer) 1" {
+			if c.Name == "A" && c.Hung && e.Kind == trace.KindCommand && e.Actor == "A.watchdog" && e.Reply == "(integer) 1" {
 				renewedHung = true
 			}
 		}
@@ -354,7 +354,7 @@ func TestWatchdogRenewsWhileTheProcessLives(t *testing.T) {
 		for lang := range renews {
 			texts := []string{s.Title.In(lang), s.Summary.In(lang), s.Story.In(lang)}
 			for _, e := range tr.Events {
-				if e.Kind == sim.KindNarration {
+				if e.Kind == trace.KindNarration {
 					texts = append(texts, e.Text.In(lang))
 				}
 			}
@@ -401,7 +401,7 @@ func TestRetriesCapBoundsEachWaitNotTheTotal(t *testing.T) {
 	}
 	last := time.Duration(-1)
 	for _, e := range traceOf(t, "retries", s.Naive).Events {
-		if e.Kind == sim.KindCommand && e.Actor == "C" && strings.HasPrefix(e.Command, "SET ") {
+		if e.Kind == trace.KindCommand && e.Actor == "C" && strings.HasPrefix(e.Command, "SET ") {
 			if last >= 0 && e.T-last > most {
 				t.Errorf("retries × %s: C waits %v at step %d, longer than its cap %v", s.Naive, e.T-last, e.Step, most)
 			}

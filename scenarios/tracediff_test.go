@@ -5,16 +5,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/aymanbagabas/go-udiff"
 
 	"github.com/lockstep-sim/lockstep/report"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // traceText is a trace as lockstep play --format text prints it, in
 // English: what the text goldens hold and what a changed trace is diffed
 // as, so that a review reads the narration that changed, not a sum.
-func traceText(t *testing.T, tr *sim.Trace) string {
+func traceText(t *testing.T, tr *trace.Trace) string {
 	t.Helper()
 	var b bytes.Buffer
 	if err := report.Timeline(&b, tr, "en"); err != nil {

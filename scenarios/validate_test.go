@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/lockstep-sim/lockstep/internal/race"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
+	"github.com/lockstep-sim/lockstep/internal/race"
 )
 
 // Every trace the engine makes, as play --format json writes it, passes the
@@ -20,11 +23,11 @@ func TestEveryTraceValidates(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var tr sim.Trace
+		var tr trace.Trace
 		if err := json.Unmarshal(b, &tr); err != nil {
 			t.Fatal(err)
 		}
-		if err := tr.Validate(); err != nil {
+		if err := tr.Validate(sim.InvariantIDs()); err != nil {
 			t.Errorf("%s × %s: %v", r.Scenario, r.Impl, err)
 		}
 	}

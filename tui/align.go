@@ -3,7 +3,7 @@ package tui
 import (
 	"fmt"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // pair is one row of compare mode: an event of each trace, -1 for a gap.
@@ -16,11 +16,11 @@ type pair struct {
 // slot is what makes two events "the same step" of the timeline in two
 // traces: the same instant, actor and kind. Whether they are the same event
 // is signature's question.
-func slot(e sim.Event) string {
+func slot(e trace.Event) string {
 	return fmt.Sprintf("%d|%s|%s|%s", e.T, e.Kind, e.Actor, e.Server)
 }
 
-func signature(e sim.Event) string {
+func signature(e trace.Event) string {
 	return slot(e) + "|" + e.Text.EN
 }
 
@@ -44,7 +44,7 @@ const maxAlignCells = 1 << 26
 // alignment is the best one of each instant's events, a table for each
 // instant both traces have (Σ nₜ × mₜ scores) instead of one for every
 // pair of events (n × m: 12 GB for the widest lesson's two runs).
-func align(a, b *sim.Trace) (rows []pair, diverge int, ok bool) {
+func align(a, b *trace.Trace) (rows []pair, diverge int, ok bool) {
 	s, ok := newScores(a, b)
 	if !ok {
 		return nil, -1, false

@@ -1,12 +1,14 @@
 package tui
 
-import "github.com/lockstep-sim/lockstep/scenarios/sim"
+import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+)
 
 // alignOneTable is compare mode's alignment as it was before it went one
 // instant at a time (#37, item 3): one table of scores for every pair of
 // events, n × m, 12 GB for the widest lesson's two runs. The tests keep it
 // as the reference that align must agree with, row for row.
-func alignOneTable(a, b *sim.Trace) ([]pair, int) {
+func alignOneTable(a, b *trace.Trace) ([]pair, int) {
 	n, m := len(a.Events), len(b.Events)
 	ka, kb := make([]string, n), make([]string, m)
 	fa, fb := make([]string, n), make([]string, m)

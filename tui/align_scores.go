@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // scores is the best alignment of a's events from i on with b's from j on,
@@ -13,7 +13,7 @@ import (
 // slot. Slots and signatures are numbered (ka, kb, fa, fb), so that the
 // tables compare numbers.
 type scores struct {
-	a, b           *sim.Trace
+	a, b           *trace.Trace
 	ka, kb, fa, fb []int32
 	shared         []instant             // the instants both traces have, in time order
 	index          map[time.Duration]int // an instant's place in shared
@@ -34,7 +34,7 @@ type instant struct {
 
 // newScores fills a table for each instant both traces have, from the last
 // one back; ok is false, and nothing is filled, past maxAlignCells.
-func newScores(a, b *sim.Trace) (*scores, bool) {
+func newScores(a, b *trace.Trace) (*scores, bool) {
 	s := &scores{a: a, b: b, index: map[time.Duration]int{}}
 	slots, sigs := map[string]int32{}, map[string]int32{}
 	s.ka, s.fa = numbered(a, slots, sigs)
@@ -103,7 +103,7 @@ func (s *scores) at(i, j int) int {
 
 // numbered is each event's slot and signature as a number, the same number
 // for the same string in both traces.
-func numbered(tr *sim.Trace, slots, sigs map[string]int32) (k, f []int32) {
+func numbered(tr *trace.Trace, slots, sigs map[string]int32) (k, f []int32) {
 	k, f = make([]int32, len(tr.Events)), make([]int32, len(tr.Events))
 	id := func(ids map[string]int32, s string) int32 {
 		n, ok := ids[s]
@@ -121,7 +121,7 @@ func numbered(tr *sim.Trace, slots, sigs map[string]int32) (k, f []int32) {
 
 // sharedInstants is the instants both traces have events at, each with its
 // events in each: runs of equal T, as the traces are in time order.
-func sharedInstants(a, b *sim.Trace) []instant {
+func sharedInstants(a, b *trace.Trace) []instant {
 	var out []instant
 	i, j := 0, 0
 	for i < len(a.Events) && j < len(b.Events) {
@@ -141,7 +141,7 @@ func sharedInstants(a, b *sim.Trace) []instant {
 }
 
 // runEnd is the end of the run of events at tr.Events[i]'s instant.
-func runEnd(tr *sim.Trace, i int) int {
+func runEnd(tr *trace.Trace, i int) int {
 	t := tr.Events[i].T
 	for i < len(tr.Events) && tr.Events[i].T == t {
 		i++

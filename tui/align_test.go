@@ -10,17 +10,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
 // sameAlignment fails unless align lines a and b up exactly as the one
 // table of n × m scores did.
-func sameAlignment(t *testing.T, where string, a, b *sim.Trace) {
+func sameAlignment(t *testing.T, where string, a, b *trace.Trace) {
 	t.Helper()
 	got, gotDiverge, ok := align(a, b)
 	want, wantDiverge := alignOneTable(a, b)
@@ -62,13 +63,13 @@ func TestAlignAsOneTable(t *testing.T) {
 // alignments; the rows are one table's, its ties broken alike.
 func TestAlignAsOneTableWithTies(t *testing.T) {
 	rng := rand.New(rand.NewPCG(37, 3))
-	run := func() *sim.Trace {
-		tr := &sim.Trace{Events: make([]sim.Event, rng.IntN(25))}
+	run := func() *trace.Trace {
+		tr := &trace.Trace{Events: make([]trace.Event, rng.IntN(25))}
 		at := time.Duration(0)
 		for i := range tr.Events {
 			at += time.Duration(rng.IntN(3)) * time.Second * time.Duration(rng.IntN(2))
-			tr.Events[i] = sim.Event{Step: i, T: at,
-				Kind:  []sim.Kind{sim.KindCommand, sim.KindNarration}[rng.IntN(2)],
+			tr.Events[i] = trace.Event{Step: i, T: at,
+				Kind:  []trace.Kind{trace.KindCommand, trace.KindNarration}[rng.IntN(2)],
 				Actor: []string{"A", "B"}[rng.IntN(2)],
 				Text:  text.New([]string{"x", "y"}[rng.IntN(2)], "")}
 		}
@@ -82,10 +83,10 @@ func TestAlignAsOneTableWithTies(t *testing.T) {
 
 // crowd is n copies of one event of get-then-del's run, all at t=0: a
 // table of (n+1)² scores for one instant.
-func crowd(impl string, n int) *sim.Trace {
+func crowd(impl string, n int) *trace.Trace {
 	tr := *allTraces()[cell{"get-then-del", "uuid-get-del"}]
 	tr.Impl = impl
-	tr.Events = make([]sim.Event, n)
+	tr.Events = make([]trace.Event, n)
 	for i := range tr.Events {
 		tr.Events[i] = allTraces()[cell{"get-then-del", "uuid-get-del"}].Events[2]
 		tr.Events[i].Step, tr.Events[i].T = i, 0
@@ -101,7 +102,7 @@ func TestAlignTooManyAtOnce(t *testing.T) {
 	if rows, _, ok := align(crowd("uuid-get-del", 8200), crowd("uuid-lua", 8200)); ok || rows != nil {
 		t.Errorf("8,200 events at one instant in each: compared (%d rows)", len(rows))
 	}
-	twice := func(impl string) *sim.Trace {
+	twice := func(impl string) *trace.Trace {
 		tr := crowd(impl, 11600)
 		for i := 5800; i < len(tr.Events); i++ {
 			tr.Events[i].T = time.Second
@@ -121,7 +122,7 @@ func TestCompareTooManyAtOnce(t *testing.T) {
 		{"zh", "这两次运行在同一时刻的事件太多，无法在这里对比"},
 	} {
 		opts := Options{Scenario: "get-then-del", Lang: tc.lang, Step: 5}
-		m := newModel(opts, map[cell]*sim.Trace{
+		m := newModel(opts, map[cell]*trace.Trace{
 			{"get-then-del", "uuid-get-del"}: crowd("uuid-get-del", 8200),
 			{"get-then-del", "uuid-lua"}:     crowd("uuid-lua", 8200),
 		})
@@ -174,7 +175,7 @@ func TestAlignWidestRunsIsSmall(t *testing.T) {
 
 // widestRuns plays web/testdata/widest.lesson up to horizon against redlock
 // and its fix.
-func widestRuns(t *testing.T, horizon string) (*sim.Trace, *sim.Trace) {
+func widestRuns(t *testing.T, horizon string) (*trace.Trace, *trace.Trace) {
 	t.Helper()
 	src, err := os.ReadFile("../web/testdata/widest.lesson")
 	if err != nil {
@@ -184,7 +185,7 @@ func widestRuns(t *testing.T, horizon string) (*sim.Trace, *sim.Trace) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []*sim.Trace
+	var out []*trace.Trace
 	for _, name := range []string{"redlock", s.Fix("redlock")} {
 		info, err := lockimpl.Lookup(name)
 		if err != nil {

@@ -5,10 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // Letters typed faster than the terminal is read arrive as one message; each
@@ -168,7 +168,7 @@ func TestKeysWhileLoading(t *testing.T) {
 	m = send(m, cmd())
 	want := 0
 	for i, e := range m.player.tr.Events {
-		if i > 2 && e.Kind == sim.KindViolation {
+		if i > 2 && e.Kind == trace.KindViolation {
 			want = i
 			break
 		}
@@ -211,10 +211,10 @@ func TestNothingToJumpTo(t *testing.T) {
 // legend explains them.
 func TestClientPanelWords(t *testing.T) {
 	st := NewStyles()
-	tr := &sim.Trace{Events: []sim.Event{{Snap: sim.Snapshot{Clients: []sim.ClientState{
-		{Name: "A", Belief: sim.BeliefHolds, Token: "A#1", Crashed: true},
-		{Name: "B", Belief: sim.BeliefHolds, Token: "B#1", Paused: true},
-		{Name: "C", Belief: sim.BeliefWaiting, Held: true},
+	tr := &trace.Trace{Events: []trace.Event{{Snap: trace.Snapshot{Clients: []trace.ClientState{
+		{Name: "A", Belief: trace.BeliefHolds, Token: "A#1", Crashed: true},
+		{Name: "B", Belief: trace.BeliefHolds, Token: "B#1", Paused: true},
+		{Name: "C", Belief: trace.BeliefWaiting, Held: true},
 	}}}}}
 	got := strings.Join(clientLines(st, "en", tr, 0), "\n")
 	for _, want := range []string{"A crashed", "B holds B#1 PAUSED", "C waiting ⏸ parked"} {
@@ -249,7 +249,7 @@ func TestTeacherControls(t *testing.T) {
 	m = player(t, Options{Scenario: "get-then-del", StopAtViolation: true, Autoplay: true})
 	first := -1
 	for i, e := range m.player.tr.Events {
-		if e.Kind == sim.KindViolation {
+		if e.Kind == trace.KindViolation {
 			first = i
 			break
 		}

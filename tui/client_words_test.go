@@ -9,6 +9,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
@@ -52,8 +54,8 @@ func engineConsts(t *testing.T, file, typ string) []string {
 // the Chinese hint said "再走 8 步可破坏 ownership".
 func TestClientStatesAreWords(t *testing.T) {
 	st := NewStyles()
-	for _, b := range engineConsts(t, "trace.go", "Belief") {
-		tr := &sim.Trace{Events: []sim.Event{{Snap: sim.Snapshot{Clients: []sim.ClientState{{Name: "B", Belief: sim.Belief(b)}}}}}}
+	for _, b := range engineConsts(t, "trace/trace.go", "Belief") {
+		tr := &trace.Trace{Events: []trace.Event{{Snap: trace.Snapshot{Clients: []trace.ClientState{{Name: "B", Belief: trace.Belief(b)}}}}}}
 		for _, lang := range []string{"en", "zh"} {
 			line := clientLines(st, lang, tr, 0)[1]
 			word, ok := strings.CutPrefix(line, "B ")
@@ -98,7 +100,7 @@ func TestClientStatesAreWords(t *testing.T) {
 	for lang, want := range map[string]string{"en": "B gave up", "zh": "B 已放弃"} {
 		m.lang = lang
 		v := m.View()
-		if !strings.Contains(v, want) || strings.Contains(v, string(sim.BeliefGaveUp)) {
+		if !strings.Contains(v, want) || strings.Contains(v, string(trace.BeliefGaveUp)) {
 			t.Errorf("%s: the sandbox does not say %q:\n%s", lang, want, v)
 		}
 	}

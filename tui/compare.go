@@ -8,10 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -39,7 +40,7 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 	const gutter, timeW, mid = 2, 7, 3
 	sideW := (w - gutter - timeW - mid) / 2
 	// The bottom: invariants of each side, the narration of each side, help.
-	inv := func(t *sim.Trace, i int) string {
+	inv := func(t *trace.Trace, i int) string {
 		var parts []string
 		for _, v := range t.Verdicts {
 			mark := st.Good.Render("✓")
@@ -50,7 +51,7 @@ func (p playerView) compareView(st Styles, lang string, w, h int, hm help.Model,
 		}
 		return strings.Join(parts, "  ")
 	}
-	narration := func(t *sim.Trace, i int) string {
+	narration := func(t *trace.Trace, i int) string {
 		if i < 0 {
 			return ""
 		}
@@ -133,22 +134,22 @@ func sideSteps(l, r int, lang string) string {
 }
 
 // sideText is one trace's event in a few words for compare mode.
-func sideText(t *sim.Trace, i int, lang string) string {
+func sideText(t *trace.Trace, i int, lang string) string {
 	if i < 0 {
 		return ""
 	}
 	e := t.Events[i]
 	switch e.Kind {
-	case sim.KindNarration:
+	case trace.KindNarration:
 		return "» " + e.Text.In(lang)
-	case sim.KindViolation:
+	case trace.KindViolation:
 		return "✗ " + e.Text.In(lang)
 	}
 	who := e.Actor
 	if who == "" {
 		who = e.Server
 	}
-	if e.Kind == sim.KindCommand {
+	if e.Kind == trace.KindCommand {
 		return who + " " + e.Server + " " + e.Short.In(lang)
 	}
 	return who + " " + e.Short.In(lang)

@@ -10,32 +10,34 @@ import (
 	"sync"
 	"testing"
 
-	tea "github.com/charmbracelet/bubbletea"
-
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
+	tea "github.com/charmbracelet/bubbletea"
 )
 
 // fuzzTraces are the traces FuzzTUIUpdate opens the player on: the files in
 // testdata/traces (the explorer's set-nx-ex counterexample; a small trace
 // full of escape sequences), loaded as lockstep --trace loads them but for
 // the replay, then every cell's trace.
-var fuzzTraces = sync.OnceValues(func() ([]*sim.Trace, error) {
+var fuzzTraces = sync.OnceValues(func() ([]*trace.Trace, error) {
 	files, err := filepath.Glob(filepath.Join("testdata", "traces", "*.json"))
 	if err != nil || len(files) == 0 {
 		return nil, cmp.Or(err, os.ErrNotExist)
 	}
-	var out []*sim.Trace
+	var out []*trace.Trace
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return nil, err
 		}
-		var tr sim.Trace
+		var tr trace.Trace
 		if err := json.Unmarshal(b, &tr); err != nil {
 			return nil, err
 		}
 		tr.Clean()
-		if err := tr.Validate(); err != nil {
+		if err := tr.Validate(sim.InvariantIDs()); err != nil {
 			return nil, err
 		}
 		out = append(out, &tr)

@@ -1,12 +1,14 @@
 package tui
 
-import "github.com/lockstep-sim/lockstep/scenarios/sim"
+import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+)
 
 // LaneCells is what each lane of the player's timeline shows at event i of
 // tr, in lang, keyed by lane (a client, a server, "stock"), as the TUI draws
 // it. The player page (package web) draws the same, and its browser test
 // checks it against this.
-func LaneCells(tr *sim.Trace, i int, lang string) map[string]string {
+func LaneCells(tr *trace.Trace, i int, lang string) map[string]string {
 	return laneCells(tr, i, lang)
 }
 
@@ -22,7 +24,7 @@ type AlignedRow struct {
 // -1) for two runs with too many events at the same instants to compare,
 // which the TUI does not compare. The player page lines them up the same,
 // and its browser test checks it against this.
-func Align(a, b *sim.Trace) ([]AlignedRow, int) {
+func Align(a, b *trace.Trace) ([]AlignedRow, int) {
 	rows, diverge, ok := align(a, b)
 	if !ok {
 		return nil, -1

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -15,7 +17,7 @@ import (
 // LiveRunner runs a lesson against impl on ctx, which carries the pacer a
 // live player sets (sim.WithPacer): on real servers, each command reaches
 // them only when the presenter steps to it.
-type LiveRunner func(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error)
+type LiveRunner func(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*trace.Trace, error)
 
 // liveRun is a lesson playing live: its run goes on in the background and
 // each Redis command waits for a key press.
@@ -33,8 +35,8 @@ type liveRun struct {
 type (
 	liveEventMsg struct {
 		gen    int
-		header sim.Trace
-		e      sim.Event
+		header trace.Trace
+		e      trace.Event
 	}
 	liveWaitMsg struct {
 		gen        int
@@ -42,7 +44,7 @@ type (
 	}
 	liveDoneMsg struct {
 		gen int
-		tr  *sim.Trace
+		tr  *trace.Trace
 		err error
 	}
 )
@@ -60,7 +62,7 @@ func startLive(gen int, run LiveRunner, s scenarios.Scenario, impl string) *live
 		}
 	}
 	p := &sim.Pacer{
-		Event: func(h sim.Trace, e sim.Event) { send(liveEventMsg{gen, h, e}) },
+		Event: func(h trace.Trace, e trace.Event) { send(liveEventMsg{gen, h, e}) },
 		Next: func(ctx context.Context, actor, cmd string) error {
 			if !send(liveWaitMsg{gen, actor, cmd}) {
 				return context.Canceled
@@ -77,7 +79,7 @@ func startLive(gen int, run LiveRunner, s scenarios.Scenario, impl string) *live
 	l.done.Add(1)
 	go func() {
 		defer l.done.Done()
-		var tr *sim.Trace
+		var tr *trace.Trace
 		if err == nil {
 			tr, err = run(sim.WithPacer(ctx, p), s, info)
 		}
@@ -148,12 +150,12 @@ func (p *playerView) liveArrived(msg tea.Msg) tea.Cmd {
 			h := msg.header
 			h.Scenario, h.Title = p.scenario.ID, p.scenario.Title
 			for _, id := range sim.InvariantIDs() {
-				h.Verdicts = append(h.Verdicts, sim.Verdict{Invariant: id})
+				h.Verdicts = append(h.Verdicts, trace.Verdict{Invariant: id})
 			}
 			p.tr = &h
 		}
 		p.tr.Events = append(p.tr.Events, msg.e)
-		if msg.e.Kind == sim.KindViolation {
+		if msg.e.Kind == trace.KindViolation {
 			for i := range p.tr.Verdicts {
 				if v := &p.tr.Verdicts[i]; v.Invariant == msg.e.Invariant && !v.Broken {
 					v.Broken, v.Step, v.T, v.Reason = true, msg.e.Step, msg.e.T, msg.e.Text

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -15,7 +17,7 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
-func embeddedLive(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+func embeddedLive(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*trace.Trace, error) {
 	return s.RunOn(ctx, impl, nil)
 }
 
@@ -62,7 +64,7 @@ func TestLivePlayer(t *testing.T) {
 	commands := func(m Model) int {
 		n := 0
 		for _, e := range m.player.tr.Events {
-			if e.Kind == sim.KindCommand {
+			if e.Kind == trace.KindCommand {
 				n++
 			}
 		}
@@ -108,7 +110,7 @@ func TestLivePlayer(t *testing.T) {
 // Leaving a live lesson ends its run.
 func TestLivePlayerStops(t *testing.T) {
 	ended := make(chan error, 1)
-	live := func(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+	live := func(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*trace.Trace, error) {
 		tr, err := s.RunOn(ctx, impl, nil)
 		ended <- err
 		return tr, err
@@ -145,7 +147,7 @@ func TestLiveCourseStaysOnItsLesson(t *testing.T) {
 	}
 	n := 0
 	for _, e := range m.player.tr.Events {
-		if e.Kind == sim.KindCommand {
+		if e.Kind == trace.KindCommand {
 			n++
 		}
 	}
@@ -162,7 +164,7 @@ func TestRunReportsWhatALiveRunLeft(t *testing.T) {
 	started := make(chan struct{})
 	left := sim.LeftBehind(errors.New("clean up 127.0.0.1:6390: i/o timeout; left there: lockstep:ab12cd34:lock:product:1001"))
 	opts := Options{Lang: "en", Scenario: "get-then-del", Impl: "setnx",
-		Live: func(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+		Live: func(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*trace.Trace, error) {
 			close(started)
 			<-ctx.Done()
 			return nil, errors.Join(ctx.Err(), left)

@@ -2,10 +2,10 @@ package tui
 
 import (
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // cell is one (failure mode, implementation) pair.
@@ -14,14 +14,14 @@ type cell struct{ scenario, impl string }
 // traceMsg brings a trace the engine has produced.
 type traceMsg struct {
 	cell
-	tr  *sim.Trace
+	tr  *trace.Trace
 	err error
 }
 
 // loadTrace runs the engine for c, s being its lesson. Runs take a few
 // milliseconds; they still happen in a command so that Update and View stay
 // pure.
-func loadTrace(c cell, s scenarios.Scenario, run func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)) tea.Cmd {
+func loadTrace(c cell, s scenarios.Scenario, run func(scenarios.Scenario, lockimpl.Info) (*trace.Trace, error)) tea.Cmd {
 	if run == nil {
 		run = scenarios.Scenario.Run
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // Issue #28 item 12: a command a server refused has a mark of its own in
@@ -15,7 +15,7 @@ func TestCompactLaneMarksRefusals(t *testing.T) {
 	tr := m.player.tr
 	found := false
 	for i, e := range tr.Events {
-		if e.Kind != sim.KindCommand || e.Reply != "(nil)" {
+		if e.Kind != trace.KindCommand || e.Reply != "(nil)" {
 			continue
 		}
 		j := slices.Index(tr.Servers, e.Server)
@@ -38,8 +38,8 @@ func TestCompactLaneMarksRefusals(t *testing.T) {
 
 // Issue #28 item 12: the client panel does not say "holds … held".
 func TestClientPanelHeldWording(t *testing.T) {
-	tr := &sim.Trace{Events: []sim.Event{{Snap: sim.Snapshot{Clients: []sim.ClientState{
-		{Name: "A", Belief: sim.BeliefHolds, Token: "A#1", Held: true},
+	tr := &trace.Trace{Events: []trace.Event{{Snap: trace.Snapshot{Clients: []trace.ClientState{
+		{Name: "A", Belief: trace.BeliefHolds, Token: "A#1", Held: true},
 	}}}}}
 	got := strings.Join(clientLines(NewStyles(), "en", tr, 0), "\n")
 	if !strings.Contains(got, "A holds A#1 ⏸") || strings.Contains(got, "held") {

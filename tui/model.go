@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -14,7 +16,6 @@ import (
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -61,10 +62,10 @@ type Model struct {
 	player  playerView
 	sandbox sandboxView
 
-	traces map[cell]*sim.Trace
+	traces map[cell]*trace.Trace
 	err    error
 
-	run       func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
+	run       func(scenarios.Scenario, lockimpl.Info) (*trace.Trace, error)
 	recording string
 	// command is how the user runs lockstep (Options.Command).
 	command string
@@ -75,10 +76,10 @@ type Model struct {
 }
 
 // New builds the model for opts (which Check has accepted).
-func New(opts Options) Model { return newModel(opts, map[cell]*sim.Trace{}) }
+func New(opts Options) Model { return newModel(opts, map[cell]*trace.Trace{}) }
 
 // newModel builds the model over a trace cache (tests fill it beforehand).
-func newModel(opts Options, traces map[cell]*sim.Trace) Model {
+func newModel(opts Options, traces map[cell]*trace.Trace) Model {
 	lang := opts.Lang
 	if c := opts.Course; c != nil {
 		if lang == "" {
@@ -111,7 +112,7 @@ func newModel(opts Options, traces map[cell]*sim.Trace) Model {
 
 		run:       opts.Runner,
 		recording: opts.Recording,
-		command:   cmp.Or(sim.CleanText(opts.Command), "lockstep"),
+		command:   cmp.Or(text.Clean(opts.Command), "lockstep"),
 	}
 	if c := opts.Course; c != nil {
 		m.start.own = map[string]string{}

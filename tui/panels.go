@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
@@ -17,7 +19,7 @@ import (
 	"github.com/lockstep-sim/lockstep/text"
 )
 
-func lockKey(s sim.Snapshot, server, key string) (sim.KeyState, bool) {
+func lockKey(s trace.Snapshot, server, key string) (trace.KeyState, bool) {
 	for _, srv := range s.Servers {
 		if srv.Name != server {
 			continue
@@ -28,10 +30,10 @@ func lockKey(s sim.Snapshot, server, key string) (sim.KeyState, bool) {
 			}
 		}
 	}
-	return sim.KeyState{}, false
+	return trace.KeyState{}, false
 }
 
-func ttlText(k sim.KeyState) string {
+func ttlText(k trace.KeyState) string {
 	if k.TTL < 0 {
 		return "∞"
 	}
@@ -40,13 +42,13 @@ func ttlText(k sim.KeyState) string {
 
 // band draws the state at event i in three columns: servers, clients and the
 // resource, invariants.
-func (p playerView) band(st Styles, lang string, w int, t *sim.Trace, i int) string {
+func (p playerView) band(st Styles, lang string, w int, t *trace.Trace, i int) string {
 	return p.bandMax(st, lang, w, t, i, 0)
 }
 
 // bandMax is band in at most n rows (no bound when n is 0): a column that
 // is longer is cut, with a last line that says how many more it has.
-func (p playerView) bandMax(st Styles, lang string, w int, t *sim.Trace, i, n int) string {
+func (p playerView) bandMax(st Styles, lang string, w int, t *trace.Trace, i, n int) string {
 	colW := (w - 2) / 3
 	cols := []string{
 		strings.Join(p.serverLines(st, lang, t, i, colW), "\n"),
@@ -74,7 +76,7 @@ func fitStyled(s string, w int) string {
 	return s + strings.Repeat(" ", max(w-ansi.StringWidth(s), 0))
 }
 
-func (p playerView) serverLines(st Styles, lang string, t *sim.Trace, i, w int) []string {
+func (p playerView) serverLines(st Styles, lang string, t *trace.Trace, i, w int) []string {
 	snap := t.Events[i].Snap
 	lines := []string{st.Dim.Render("Redis · " + t.Key)}
 	compact := len(snap.Servers) > 2
@@ -150,7 +152,7 @@ func roleText(role, lang string) string {
 }
 
 // ttlBar is a countdown: the lease left as a bar and in seconds.
-func ttlBar(st Styles, lang string, k sim.KeyState, full time.Duration) string {
+func ttlBar(st Styles, lang string, k trace.KeyState, full time.Duration) string {
 	const n = 6
 	if k.TTL < 0 {
 		return st.Warn.Render(text.New("no TTL", "没有过期时间").In(lang))
@@ -162,16 +164,16 @@ func ttlBar(st Styles, lang string, k sim.KeyState, full time.Duration) string {
 
 // beliefs are the beliefs as the client list shows them: in words, not
 // the engine's names for them (gave-up).
-var beliefs = map[sim.Belief]text.Text{
-	sim.BeliefIdle:     {EN: "idle", ZH: "未开始"},
-	sim.BeliefWaiting:  {EN: "waiting", ZH: "等待中"},
-	sim.BeliefHolds:    {EN: "holds", ZH: "持有锁"},
-	sim.BeliefLost:     {EN: "lost", ZH: "丢锁"},
-	sim.BeliefReleased: {EN: "released", ZH: "已释放"},
-	sim.BeliefGaveUp:   {EN: "gave up", ZH: "已放弃"},
+var beliefs = map[trace.Belief]text.Text{
+	trace.BeliefIdle:     {EN: "idle", ZH: "未开始"},
+	trace.BeliefWaiting:  {EN: "waiting", ZH: "等待中"},
+	trace.BeliefHolds:    {EN: "holds", ZH: "持有锁"},
+	trace.BeliefLost:     {EN: "lost", ZH: "丢锁"},
+	trace.BeliefReleased: {EN: "released", ZH: "已释放"},
+	trace.BeliefGaveUp:   {EN: "gave up", ZH: "已放弃"},
 }
 
-func clientLines(st Styles, lang string, t *sim.Trace, i int) []string {
+func clientLines(st Styles, lang string, t *trace.Trace, i int) []string {
 	snap := t.Events[i].Snap
 	lines := []string{st.Dim.Render(text.New("Clients", "客户端").In(lang))}
 	for _, c := range snap.Clients {
@@ -179,7 +181,7 @@ func clientLines(st Styles, lang string, t *sim.Trace, i int) []string {
 		if t, ok := beliefs[c.Belief]; ok {
 			b = t.In(lang)
 		}
-		if c.Belief == sim.BeliefHolds {
+		if c.Belief == trace.BeliefHolds {
 			b = st.Header.Render(b)
 			if c.Token != "" {
 				b += " " + c.Token
@@ -217,7 +219,7 @@ func clientLines(st Styles, lang string, t *sim.Trace, i int) []string {
 	return append(lines, res)
 }
 
-func invariantLines(st Styles, lang string, t *sim.Trace, i int) []string {
+func invariantLines(st Styles, lang string, t *trace.Trace, i int) []string {
 	lines := []string{st.Dim.Render(text.New("Invariants", "不变量").In(lang))}
 	for _, v := range t.Verdicts {
 		mark := st.Good.Render("✓")
@@ -254,7 +256,7 @@ func (p playerView) liveLine(st Styles, lang string, w int) string {
 func (p playerView) commandLine(st Styles, lang string, w int) string {
 	for i := p.step; i >= 0; i-- {
 		e := p.tr.Events[i]
-		if e.Kind != sim.KindCommand {
+		if e.Kind != trace.KindCommand {
 			continue
 		}
 		line := fmt.Sprintf("%s> %s → %s", e.Server, e.Command, e.Reply)

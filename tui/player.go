@@ -4,6 +4,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -11,14 +13,13 @@ import (
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // playerView steps through one trace, or two side by side in compare mode.
 type playerView struct {
 	scenario scenarios.Scenario
 	impl     string
-	tr       *sim.Trace
+	tr       *trace.Trace
 	step     int
 
 	playing bool
@@ -27,7 +28,7 @@ type playerView struct {
 
 	compare bool
 	other   string
-	otr     *sim.Trace
+	otr     *trace.Trace
 	rows    []pair // the two traces aligned
 	row     int
 	diverge int // first row where they differ, -1 if never
@@ -49,7 +50,7 @@ type playerView struct {
 
 	// run produces traces (nil: the embedded engine); recording names the
 	// real servers they were recorded on.
-	run       func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
+	run       func(scenarios.Scenario, lockimpl.Info) (*trace.Trace, error)
 	recording string
 
 	// queued are the keys pressed while the trace was still on its way;
@@ -109,7 +110,7 @@ func (p playerView) fresh() playerView {
 }
 
 // wanted loads whatever the view needs and does not have yet.
-func (p *playerView) wanted(traces map[cell]*sim.Trace) tea.Cmd {
+func (p *playerView) wanted(traces map[cell]*trace.Trace) tea.Cmd {
 	if p.liveRunner != nil {
 		if p.live != nil {
 			return nil // listening already
@@ -128,7 +129,7 @@ func (p *playerView) wanted(traces map[cell]*sim.Trace) tea.Cmd {
 }
 
 // arrived takes the traces from the cache once they are there.
-func (p *playerView) arrived(traces map[cell]*sim.Trace) tea.Cmd {
+func (p *playerView) arrived(traces map[cell]*trace.Trace) tea.Cmd {
 	if p.liveRunner != nil {
 		return nil // a live run's events come as they happen
 	}
@@ -168,7 +169,7 @@ func (p *playerView) arrived(traces map[cell]*sim.Trace) tea.Cmd {
 // compareWith lines tr and otr up for compare mode, or, for two runs with
 // too many events at the same instants to align (align's bound), says so
 // and stays on tr.
-func (p *playerView) compareWith(tr, otr *sim.Trace) {
+func (p *playerView) compareWith(tr, otr *trace.Trace) {
 	rows, diverge, ok := align(tr, otr)
 	if !ok {
 		p.compare, p.otr, p.rows = false, nil, nil
@@ -199,7 +200,7 @@ func (p *playerView) here() position {
 	return positionOf(p.tr, p.step)
 }
 
-func positionOf(tr *sim.Trace, i int) position {
+func positionOf(tr *trace.Trace, i int) position {
 	e := tr.Events[i]
 	k := 0
 	for j := i - 1; j >= 0 && tr.Events[j].T == e.T; j-- {
@@ -210,7 +211,7 @@ func positionOf(tr *sim.Trace, i int) position {
 
 // stepAt finds pos in tr: the k-th event at that instant (or the last one),
 // else the last event before it.
-func stepAt(tr *sim.Trace, pos position) int {
+func stepAt(tr *trace.Trace, pos position) int {
 	best := 0
 	for i, e := range tr.Events {
 		if e.T > pos.t {
@@ -285,7 +286,7 @@ func (p playerView) schedule() tea.Cmd {
 	return tea.Tick(interval(p.speed), func(time.Time) tea.Msg { return tickMsg{gen} })
 }
 
-func (p *playerView) tick(msg tickMsg, traces map[cell]*sim.Trace) tea.Cmd {
+func (p *playerView) tick(msg tickMsg, traces map[cell]*trace.Trace) tea.Cmd {
 	if msg.gen != p.gen || !p.playing {
 		return nil
 	}
@@ -314,7 +315,7 @@ func (p *playerView) tick(msg tickMsg, traces map[cell]*sim.Trace) tea.Cmd {
 	return p.schedule()
 }
 
-func (p *playerView) key(msg tea.KeyMsg, k KeyMap, traces map[cell]*sim.Trace) tea.Cmd {
+func (p *playerView) key(msg tea.KeyMsg, k KeyMap, traces map[cell]*trace.Trace) tea.Cmd {
 	if !p.ready() {
 		if len(p.queued) < 64 {
 			p.queued, p.keys = append(p.queued, msg), k
@@ -415,11 +416,11 @@ func (p *playerView) nextViolation() int {
 
 func (p *playerView) isViolation(i int) bool {
 	if !p.compare {
-		return p.tr.Events[i].Kind == sim.KindViolation
+		return p.tr.Events[i].Kind == trace.KindViolation
 	}
 	r := p.rows[i]
-	return r.l >= 0 && p.tr.Events[r.l].Kind == sim.KindViolation ||
-		r.r >= 0 && p.otr.Events[r.r].Kind == sim.KindViolation
+	return r.l >= 0 && p.tr.Events[r.l].Kind == trace.KindViolation ||
+		r.r >= 0 && p.otr.Events[r.r].Kind == trace.KindViolation
 }
 
 // nextImpl is the implementation after cur in catalogue order (or the

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -19,7 +21,7 @@ import (
 
 // faultSets are the fault sets the sandbox offers, in the order f cycles
 // through them.
-var faultSets = [][]sim.Fault{
+var faultSets = [][]trace.Fault{
 	{sim.FaultExpiry},
 	{sim.FaultExpiry, sim.FaultPause},
 	{sim.FaultExpiry, sim.FaultCrash},
@@ -33,7 +35,7 @@ type sandboxView struct {
 	impl   lockimpl.Info
 	faults int // index into faultSets
 	st     *sim.Stepper
-	tr     *sim.Trace
+	tr     *trace.Trace
 	moves  []sim.Move // the moves offered
 	made   []sim.Move // the moves made, as they were offered
 	cursor int        // the move enter makes
@@ -70,7 +72,7 @@ type hintMsg struct {
 	st   *sim.Stepper
 	gen  int
 	move string
-	text sim.Text
+	text text.Text
 }
 
 func newSandbox(impl lockimpl.Info, faults int, command string) sandboxView {
@@ -90,7 +92,7 @@ func newSandbox(impl lockimpl.Info, faults int, command string) sandboxView {
 func (v *sandboxView) reset(made []sim.Move) (stopped, instead *sim.Move) {
 	v.close()
 	v.err, v.note, v.made = nil, text.Text{}, nil
-	st, err := explore.NewWorld(v.impl, sim.Schedule{Clients: 2, Attempts: 1, Faults: faultSets[v.faults]})
+	st, err := explore.NewWorld(v.impl, trace.Schedule{Clients: 2, Attempts: 1, Faults: faultSets[v.faults]})
 	if err != nil {
 		v.err = err
 		return nil, nil
@@ -288,7 +290,7 @@ func hint(ctx context.Context, id hintMsg, impl lockimpl.Info, faults int, prefi
 			return id // cancelled: the sandbox has moved on
 		}
 		if err != nil || len(res.Found) == 0 {
-			id.text = sim.Text{
+			id.text = text.Text{
 				EN: fmt.Sprintf("no invariant breaks within %s (%s searched)", text.Count(res.Depth, "more move", "more moves"), text.Count(res.States, "state", "states")),
 				ZH: fmt.Sprintf("再走 %d 步以内没有不变量会被破坏（搜索了 %d 个状态）", res.Depth, res.States)}
 			return id
@@ -300,7 +302,7 @@ func hint(ctx context.Context, id hintMsg, impl lockimpl.Info, faults int, prefi
 			}
 		}
 		next := f.Trace.Schedule.Moves[len(prefix)]
-		id.move, id.text = next, sim.Text{
+		id.move, id.text = next, text.Text{
 			EN: fmt.Sprintf("%s breaks in %s; next: %s", f.Invariant, text.Count(f.Moves-len(prefix), "more move", "more moves"), next),
 			ZH: fmt.Sprintf("再走 %d 步可破坏%s；下一步：%s", f.Moves-len(prefix), sim.InvariantName(f.Invariant).ZH, next)}
 		return id

@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -54,10 +55,10 @@ func (v *sandboxView) update(msg sandboxMsg) {
 // saveTrace is the trace the sandbox saves: the run so far, with its
 // schedule (the explorer's world: two clients, one attempt each, the
 // sandbox's fault set).
-func (v *sandboxView) saveTrace() *sim.Trace {
+func (v *sandboxView) saveTrace() *trace.Trace {
 	tr := v.st.Trace()
 	moves := v.schedule()
-	tr.Schedule = &sim.Schedule{Clients: 2, Attempts: 1, Faults: faultSets[v.faults], Moves: moves}
+	tr.Schedule = &trace.Schedule{Clients: 2, Attempts: 1, Faults: faultSets[v.faults], Moves: moves}
 	tr.Title = text.Newf("Sandbox: %s, %d moves", "沙盒：%s，%d 步", v.impl.Name, len(moves))
 	return tr
 }
@@ -95,7 +96,7 @@ func tilde(path string) string {
 
 // save writes tr in saveDir as sandbox-IMPL-N-moves.json, or with -2, -3, …
 // before .json when that name is taken: it never overwrites a file.
-func save(tr *sim.Trace) tea.Cmd {
+func save(tr *trace.Trace) tea.Cmd {
 	return func() tea.Msg {
 		b, err := json.MarshalIndent(tr, "", "  ") // as explore --out writes it
 		if err != nil {

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
@@ -117,7 +120,7 @@ func TestSandboxKeys(t *testing.T) {
 		t.Errorf("hint: %q, move %q\n%s", m.sandbox.hint, m.sandbox.hintMove, m.View())
 	}
 	// A stale hint (for another schedule) is dropped.
-	m = send(m, hintMsg{st: m.sandbox.st, gen: m.sandbox.hintGen - 1, move: "B", text: sim.Text{EN: "stale", ZH: "stale"}})
+	m = send(m, hintMsg{st: m.sandbox.st, gen: m.sandbox.hintGen - 1, move: "B", text: text.Text{EN: "stale", ZH: "stale"}})
 	if strings.Contains(m.View(), "stale") {
 		t.Error("a stale hint was shown")
 	}
@@ -400,11 +403,11 @@ func TestSandboxSavesATrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tr sim.Trace
+	var tr trace.Trace
 	if err := json.Unmarshal(b, &tr); err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.Validate(); err != nil {
+	if err := tr.Validate(sim.InvariantIDs()); err != nil {
 		t.Fatalf("the saved trace is not valid: %v", err)
 	}
 	if tr.Schedule == nil || !slices.Equal(tr.Schedule.Moves, getThenDelMoves) || tr.Title.EN != "Sandbox: uuid-get-del, 10 moves" {

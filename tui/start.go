@@ -181,7 +181,7 @@ func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMa
 		detail = append(detail, st.Narration.Render(fit(l, inner)))
 	}
 	if _, ok := s.Replaces(); ok {
-		detail = append(detail, fit(text.Newf("from %s, in place of the built-in lesson", "来自 %s，替换了同名的内置课程", sim.CleanText(s.File)).In(lang), inner))
+		detail = append(detail, fit(text.Newf("from %s, in place of the built-in lesson", "来自 %s，替换了同名的内置课程", text.Clean(s.File)).In(lang), inner))
 	}
 	detail = append(detail, labelled(in.Name+": ", in.Summary.In(lang)))
 	optional := []string{

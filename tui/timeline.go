@@ -9,12 +9,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/text"
 )
 
 // lanes are the timeline's columns: clients, servers, the resource.
-func lanes(tr *sim.Trace) []string {
+func lanes(tr *trace.Trace) []string {
 	out := slices.Clone(tr.Clients)
 	out = append(out, tr.Servers...)
 	return append(out, "stock")
@@ -76,10 +77,10 @@ func (p playerView) timeline(st Styles, lang string, w, rows int) []string {
 		line := mark + fit(fmt.Sprintf("%6.1f", e.T.Seconds()), timeW)
 		style := st.Narration
 		switch e.Kind {
-		case sim.KindNarration:
+		case trace.KindNarration:
 			line += "» " + e.Text.In(lang)
 			style = st.Dim
-		case sim.KindViolation:
+		case trace.KindViolation:
 			line += "✗ " + e.Text.In(lang)
 			style = st.Bad
 		default:
@@ -90,7 +91,7 @@ func (p playerView) timeline(st Styles, lang string, w, rows int) []string {
 			for _, l := range ls {
 				line += "│" + fit(cells[l], width(l))
 			}
-			if e.Kind == sim.KindFault || e.Kind == sim.KindSchedule {
+			if e.Kind == trace.KindFault || e.Kind == trace.KindSchedule {
 				style = st.Warn
 			}
 		}
@@ -108,7 +109,7 @@ func (p playerView) timeline(st Styles, lang string, w, rows int) []string {
 
 // serverMarks is the compact servers lane for event i: under each server's
 // number, a mark for what happened there.
-func serverMarks(t *sim.Trace, i int, cells map[string]string) string {
+func serverMarks(t *trace.Trace, i int, cells map[string]string) string {
 	e := t.Events[i]
 	row := []rune(strings.Repeat(" ", len(serversLane)+2*len(t.Servers)))
 	for j, srv := range t.Servers {
@@ -117,15 +118,15 @@ func serverMarks(t *sim.Trace, i int, cells map[string]string) string {
 		}
 		mark := '∅' // a command that changed nothing: refused
 		switch c := []rune(cells[srv]); {
-		case e.Kind == sim.KindExpire:
+		case e.Kind == trace.KindExpire:
 			mark = '○'
-		case e.Kind == sim.KindFault:
+		case e.Kind == trace.KindFault:
 			mark = '!'
-		case e.Kind == sim.KindSchedule:
+		case e.Kind == trace.KindSchedule:
 			mark = '~' // on its way to a slow server
-		case e.Kind == sim.KindCommand && len(c) > 0 && strings.ContainsRune("+−=⟳", c[0]):
+		case e.Kind == trace.KindCommand && len(c) > 0 && strings.ContainsRune("+−=⟳", c[0]):
 			mark = c[0]
-		case e.Kind == sim.KindCommand && strings.HasPrefix(e.Reply, "(error)"):
+		case e.Kind == trace.KindCommand && strings.HasPrefix(e.Reply, "(error)"):
 			mark = '✗'
 		}
 		row[len(serversLane)+2*j+1] = mark
@@ -136,27 +137,27 @@ func serverMarks(t *sim.Trace, i int, cells map[string]string) string {
 // laneCells says what each lane shows for event i: the actor's label in its
 // client's lane, the effect on the lock in the server's lane, the stock in
 // the resource's.
-func laneCells(t *sim.Trace, i int, lang string) map[string]string {
+func laneCells(t *trace.Trace, i int, lang string) map[string]string {
 	e := t.Events[i]
 	cells := map[string]string{}
-	actor, bg, _ := sim.SplitActor(e.Actor)
+	actor, bg, _ := trace.SplitActor(e.Actor)
 	short := e.Short.In(lang)
 	if bg {
 		short = "⟳ " + short
 	}
 	switch e.Kind {
-	case sim.KindExpire, sim.KindReplicate:
+	case trace.KindExpire, trace.KindReplicate:
 		cells[e.Server] = short
-	case sim.KindFault:
+	case trace.KindFault:
 		if e.Actor != "" {
 			cells[actor] = short
 		} else {
 			cells[e.Server] = short
 		}
-	case sim.KindCommand:
+	case trace.KindCommand:
 		cells[actor] = short
 		cells[e.Server] = effect(t, i, e.Server)
-	case sim.KindResource:
+	case trace.KindResource:
 		cells[actor] = short
 		if i > 0 && t.Events[i-1].Snap.Resource != e.Snap.Resource {
 			cells["stock"] = fmt.Sprintf("= %d", e.Snap.Resource.Value)
@@ -170,7 +171,7 @@ func laneCells(t *sim.Trace, i int, lang string) map[string]string {
 }
 
 // effect describes what command event i did to the lock key on server.
-func effect(t *sim.Trace, i int, server string) string {
+func effect(t *trace.Trace, i int, server string) string {
 	after, okA := lockKey(t.Events[i].Snap, server, t.Key)
 	if i == 0 {
 		if okA {

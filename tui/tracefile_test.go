@@ -5,17 +5,18 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // copyOf is a deep copy of a cached trace, for a test to change.
-func copyOf(t testing.TB, c cell) *sim.Trace {
+func copyOf(t testing.TB, c cell) *trace.Trace {
 	t.Helper()
 	b, err := json.Marshal(allTraces()[c])
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tr sim.Trace
+	var tr trace.Trace
 	if err := json.Unmarshal(b, &tr); err != nil {
 		t.Fatal(err)
 	}
@@ -28,21 +29,21 @@ func copyOf(t testing.TB, c cell) *sim.Trace {
 func TestPlayerOnOddTraces(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
-		mutate func(*sim.Trace)
+		mutate func(*trace.Trace)
 	}{
-		{"no events", func(tr *sim.Trace) { tr.Events = nil }},
-		{"no clients", func(tr *sim.Trace) { tr.Clients = nil }},
-		{"no servers", func(tr *sim.Trace) { tr.Servers = nil }},
-		{"no lease", func(tr *sim.Trace) { tr.TTL = 0 }},
-		{"empty snapshots", func(tr *sim.Trace) {
+		{"no events", func(tr *trace.Trace) { tr.Events = nil }},
+		{"no clients", func(tr *trace.Trace) { tr.Clients = nil }},
+		{"no servers", func(tr *trace.Trace) { tr.Servers = nil }},
+		{"no lease", func(tr *trace.Trace) { tr.TTL = 0 }},
+		{"empty snapshots", func(tr *trace.Trace) {
 			for i := range tr.Events {
-				tr.Events[i].Snap = sim.Snapshot{}
+				tr.Events[i].Snap = trace.Snapshot{}
 			}
 		}},
-		{"verdicts out of range", func(tr *sim.Trace) {
-			tr.Verdicts = append(tr.Verdicts, sim.Verdict{Invariant: "extra", Broken: true, Step: 99999})
+		{"verdicts out of range", func(tr *trace.Trace) {
+			tr.Verdicts = append(tr.Verdicts, trace.Verdict{Invariant: "extra", Broken: true, Step: 99999})
 		}},
-		{"unknown actors and servers", func(tr *sim.Trace) {
+		{"unknown actors and servers", func(tr *trace.Trace) {
 			for i := range tr.Events {
 				tr.Events[i].Actor, tr.Events[i].Server = "Z.watchdog", "redis-9"
 			}
@@ -69,7 +70,7 @@ func TestPlayerOnOddTraces(t *testing.T) {
 func TestPlayerEscapesControlCharacters(t *testing.T) {
 	const evil = "\x1b[2J\x1b]0;pwned\x07"
 	tr := copyOf(t, cell{"get-then-del", "uuid-get-del"})
-	tr.Title = sim.Text{EN: "title" + evil, ZH: "标题" + evil}
+	tr.Title = text.Text{EN: "title" + evil, ZH: "标题" + evil}
 	tr.Scenario += evil
 	for i := range tr.Events {
 		e := &tr.Events[i]

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/lockstep-sim/lockstep/internal/suggest"
@@ -45,7 +47,7 @@ type Options struct {
 	NoSpoilers bool
 	// Runner produces the traces; nil runs the embedded engine. Recording,
 	// when set, names the real servers the traces were recorded on.
-	Runner    func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)
+	Runner    func(scenarios.Scenario, lockimpl.Info) (*trace.Trace, error)
 	Recording string
 	// Live, when set, plays each lesson live instead of from a recording:
 	// the run goes on in the background as the player shows it, and each
@@ -58,7 +60,7 @@ type Options struct {
 	// Trace, when set, opens the player on this trace (a file saved by play
 	// --format json or explore --out) instead of a scenario; switching the
 	// implementation and compare mode are then off.
-	Trace *sim.Trace
+	Trace *trace.Trace
 	// Lessons are the user's own lessons (lesson files), listed after the
 	// built-in ones.
 	Lessons []scenarios.Scenario
@@ -147,7 +149,7 @@ func (l *leftovers) live(run LiveRunner) LiveRunner {
 	if run == nil {
 		return nil
 	}
-	return func(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+	return func(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*trace.Trace, error) {
 		tr, err := run(ctx, s, impl)
 		l.add(err)
 		return tr, err
@@ -155,11 +157,11 @@ func (l *leftovers) live(run LiveRunner) LiveRunner {
 }
 
 // runner is run, its leftovers collected.
-func (l *leftovers) runner(run func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error)) func(scenarios.Scenario, lockimpl.Info) (*sim.Trace, error) {
+func (l *leftovers) runner(run func(scenarios.Scenario, lockimpl.Info) (*trace.Trace, error)) func(scenarios.Scenario, lockimpl.Info) (*trace.Trace, error) {
 	if run == nil {
 		return nil
 	}
-	return func(s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+	return func(s scenarios.Scenario, impl lockimpl.Info) (*trace.Trace, error) {
 		tr, err := run(s, impl)
 		l.add(err)
 		return tr, err

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
@@ -17,7 +19,6 @@ import (
 	"github.com/lockstep-sim/lockstep/internal/race"
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // updating says whether -update was given: rewrite the golden files. The
@@ -32,8 +33,8 @@ func updating() bool {
 func init() { lipgloss.SetColorProfile(termenv.Ascii) }
 
 // allTraces runs every cell once for the whole test binary.
-var allTraces = sync.OnceValue(func() map[cell]*sim.Trace {
-	out := map[cell]*sim.Trace{}
+var allTraces = sync.OnceValue(func() map[cell]*trace.Trace {
+	out := map[cell]*trace.Trace{}
 	results, err := scenarios.Check()
 	if err != nil {
 		panic(err)

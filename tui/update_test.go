@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 func player(t *testing.T, opts Options) Model {
@@ -55,7 +56,7 @@ func TestViolationKey(t *testing.T) {
 	m := player(t, Options{Scenario: "get-then-del"})
 	var want []int
 	for i, e := range m.player.tr.Events {
-		if e.Kind == sim.KindViolation {
+		if e.Kind == trace.KindViolation {
 			want = append(want, i)
 		}
 	}
@@ -390,7 +391,7 @@ func TestAutoplayFromInit(t *testing.T) {
 func TestRecordingBanner(t *testing.T) {
 	runs := 0
 	opts := Options{Scenario: "get-then-del", Recording: "127.0.0.1:6390",
-		Runner: func(s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+		Runner: func(s scenarios.Scenario, impl lockimpl.Info) (*trace.Trace, error) {
 			runs++
 			return allTraces()[cell{s.ID, impl.Name}], nil
 		}}

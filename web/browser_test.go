@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
@@ -206,7 +208,7 @@ func (b *browser) view() view {
 }
 
 // check compares what the page shows with what the trace says at step i.
-func check(t *testing.T, v view, tr *sim.Trace, i int, lang string) {
+func check(t *testing.T, v view, tr *trace.Trace, i int, lang string) {
 	t.Helper()
 	where := fmt.Sprintf("%s × %s step %d (%s)", tr.Scenario, tr.Impl, i, lang)
 	if v.Step != i {
@@ -214,7 +216,7 @@ func check(t *testing.T, v view, tr *sim.Trace, i int, lang string) {
 	}
 	e := tr.Events[i]
 	say := e.Text.In(lang)
-	if e.Kind == sim.KindViolation {
+	if e.Kind == trace.KindViolation {
 		say = "✗ " + say
 	}
 	if v.Narration != say {
@@ -223,18 +225,18 @@ func check(t *testing.T, v view, tr *sim.Trace, i int, lang string) {
 	if want := fmt.Sprintf(map[string]string{"en": "step %d/%d", "zh": "第 %d/%d 步"}[lang], i, len(tr.Events)-1); !strings.Contains(v.Status, want) {
 		t.Errorf("%s: status %q lacks %q", where, v.Status, want)
 	}
-	if e.Kind == sim.KindCommand && !strings.Contains(v.Command, e.Server+"> "+e.Command+" → "+e.Reply) {
+	if e.Kind == trace.KindCommand && !strings.Contains(v.Command, e.Server+"> "+e.Command+" → "+e.Reply) {
 		t.Errorf("%s: command line %q lacks %q", where, v.Command, e.Server+"> "+e.Command+" → "+e.Reply)
 	}
 	checkLanes(t, where, v, tr, i, lang)
 	checkInvariants(t, where, v, tr, i, lang)
 }
 
-func checkLanes(t *testing.T, where string, v view, tr *sim.Trace, i int, lang string) {
+func checkLanes(t *testing.T, where string, v view, tr *trace.Trace, i int, lang string) {
 	t.Helper()
 	e := tr.Events[i]
-	if e.Kind == sim.KindNarration || e.Kind == sim.KindViolation {
-		mark := map[sim.Kind]string{sim.KindNarration: "» ", sim.KindViolation: "✗ "}[e.Kind]
+	if e.Kind == trace.KindNarration || e.Kind == trace.KindViolation {
+		mark := map[trace.Kind]string{trace.KindNarration: "» ", trace.KindViolation: "✗ "}[e.Kind]
 		if v.RowSay != mark+e.Text.In(lang) || len(v.Lanes) != 0 {
 			t.Errorf("%s: the timeline's row says %q with lanes %v, want %q across them", where, v.RowSay, v.Lanes, mark+e.Text.In(lang))
 		}
@@ -252,7 +254,7 @@ func checkLanes(t *testing.T, where string, v view, tr *sim.Trace, i int, lang s
 	}
 }
 
-func checkInvariants(t *testing.T, where string, v view, tr *sim.Trace, i int, lang string) {
+func checkInvariants(t *testing.T, where string, v view, tr *trace.Trace, i int, lang string) {
 	t.Helper()
 	if len(v.Invariants) != len(tr.Verdicts) {
 		t.Fatalf("%s: %d invariants shown, want %d", where, len(v.Invariants), len(tr.Verdicts))
@@ -280,7 +282,7 @@ func writePage(t *testing.T, dir, name string, p Player) string {
 	return path
 }
 
-func firstBroken(tr *sim.Trace, id string) int {
+func firstBroken(tr *trace.Trace, id string) int {
 	for _, v := range tr.Verdicts {
 		if v.Invariant == id && v.Broken {
 			return v.Step
@@ -296,7 +298,7 @@ func TestBrowserPlayer(t *testing.T) {
 	b := newBrowser(t)
 	dir, shots := t.TempDir(), artefacts(t)
 	tr, fix := playRun(t, "get-then-del", "uuid-get-del"), playRun(t, "get-then-del", "uuid-lua")
-	file := writePage(t, dir, "get-then-del.html", Player{Traces: []*sim.Trace{tr, fix}, Lang: "en"})
+	file := writePage(t, dir, "get-then-del.html", Player{Traces: []*trace.Trace{tr, fix}, Lang: "en"})
 	own := firstBroken(tr, sim.InvOwnership)
 
 	b.open(file, fmt.Sprintf("step=%d", own))
@@ -357,7 +359,7 @@ func TestBrowserPlayer(t *testing.T) {
 
 // playAndPause: space plays on until space again; the page is then at a
 // step that it shows whole.
-func playAndPause(t *testing.T, b *browser, tr *sim.Trace, from int) {
+func playAndPause(t *testing.T, b *browser, tr *trace.Trace, from int) {
 	t.Helper()
 	b.do(chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`location.hash = "#step=%d"`, from)))
 	b.wait(fmt.Sprintf(`document.getElementById("player").dataset.step === "%d"`, from))
@@ -372,7 +374,7 @@ func playAndPause(t *testing.T, b *browser, tr *sim.Trace, from int) {
 
 // compare: c sets the lesson's fix beside the run, d goes to where they
 // differ, c again goes back to one run.
-func compare(t *testing.T, b *browser, tr *sim.Trace) {
+func compare(t *testing.T, b *browser, tr *trace.Trace) {
 	t.Helper()
 	b.keys("c")
 	b.wait(`document.getElementById("player").dataset.compare === "true"`)
@@ -406,7 +408,7 @@ func TestBrowserCells(t *testing.T) {
 		if c[0] == "redlock-restart" || c[0] == "gc-pause" {
 			lang = "zh"
 		}
-		file := writePage(t, dir, c[0]+".html", Player{Traces: []*sim.Trace{tr}, Lang: lang})
+		file := writePage(t, dir, c[0]+".html", Player{Traces: []*trace.Trace{tr}, Lang: lang})
 		b.open(file, "")
 		check(t, b.view(), tr, 0, lang)
 		if c[0] == "redlock-restart" { // five nodes: every step
@@ -426,7 +428,7 @@ func TestBrowserCells(t *testing.T) {
 
 // sampleSteps are a trace's violations, the steps just before them, and a
 // few spread over the run.
-func sampleSteps(tr *sim.Trace) []int {
+func sampleSteps(tr *trace.Trace) []int {
 	n := len(tr.Events)
 	steps := []int{n / 3, n / 2, 2 * n / 3, n - 1}
 	for _, v := range tr.Verdicts {

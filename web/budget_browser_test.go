@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/heapprofiler"
 	"github.com/chromedp/cdproto/performance"
@@ -15,7 +17,6 @@ import (
 	"github.com/chromedp/chromedp/kb"
 
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/tui"
 )
 
@@ -44,7 +45,7 @@ func TestLongBrowserWidestPage(t *testing.T) {
 // row in view; scrolls the timeline to places it has not drawn and finds
 // their rows there; compares, in the TUI's rows; and the JS
 // heap stays under maxHeap.
-func browseWide(t *testing.T, traces []*sim.Trace, maxNodes, maxHeap int) {
+func browseWide(t *testing.T, traces []*trace.Trace, maxNodes, maxHeap int) {
 	b := newBrowser(t)
 	tr := traces[0]
 	last := len(tr.Events) - 1
@@ -171,7 +172,7 @@ func (b *browser) scrollTimeline(at float64, events int) {
 
 // sameRowsAsTheTUI checks the compare timeline's drawn rows, and the rows
 // its gaps stand for, against the TUI's alignment of the two traces.
-func (b *browser) sameRowsAsTheTUI(l, r *sim.Trace) {
+func (b *browser) sameRowsAsTheTUI(l, r *trace.Trace) {
 	b.t.Helper()
 	type row struct {
 		Row, L, R     int
@@ -241,21 +242,21 @@ func TestBrowserCompareAsTheTUI(t *testing.T) {
 func TestBrowserCompareTooManyAtOnce(t *testing.T) {
 	b := newBrowser(t)
 	tr := playRun(t, "get-then-del", "uuid-get-del")
-	crowd := func(impl string) *sim.Trace {
+	crowd := func(impl string) *trace.Trace {
 		c := *tr
 		c.Impl = impl
-		c.Events = make([]sim.Event, 8200)
+		c.Events = make([]trace.Event, 8200)
 		for i := range c.Events {
 			c.Events[i] = tr.Events[2]
 			c.Events[i].Step, c.Events[i].T = i, 0
 		}
 		c.Verdicts = nil
 		for _, v := range tr.Verdicts {
-			c.Verdicts = append(c.Verdicts, sim.Verdict{Invariant: v.Invariant})
+			c.Verdicts = append(c.Verdicts, trace.Verdict{Invariant: v.Invariant})
 		}
 		return &c
 	}
-	file := writePage(t, t.TempDir(), "crowd.html", Player{Traces: []*sim.Trace{crowd("uuid-get-del"), crowd("uuid-lua")}, Lang: "en"})
+	file := writePage(t, t.TempDir(), "crowd.html", Player{Traces: []*trace.Trace{crowd("uuid-get-del"), crowd("uuid-lua")}, Lang: "en"})
 	b.open(file, "step=5")
 	b.keys("c")
 	b.wait(`document.getElementById("flash").textContent !== ""`)

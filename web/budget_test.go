@@ -9,9 +9,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // The widest lesson the limits allow (testdata/widest.lesson: eight
@@ -23,12 +24,12 @@ import (
 // wideRuns plays the widest lesson with its horizon cut to horizon (5m is
 // the widest's) against redlock and against the lesson's fix, as play
 // --format html does; once a test binary for each horizon.
-func wideRuns(t *testing.T, horizon string) []*sim.Trace {
+func wideRuns(t *testing.T, horizon string) []*trace.Trace {
 	t.Helper()
 	wideMu.Lock()
 	run, ok := wide[horizon]
 	if !ok {
-		run = sync.OnceValues(func() ([]*sim.Trace, error) { return playWide(horizon) })
+		run = sync.OnceValues(func() ([]*trace.Trace, error) { return playWide(horizon) })
 		wide[horizon] = run
 	}
 	wideMu.Unlock()
@@ -41,10 +42,10 @@ func wideRuns(t *testing.T, horizon string) []*sim.Trace {
 
 var (
 	wideMu sync.Mutex
-	wide   = map[string]func() ([]*sim.Trace, error){}
+	wide   = map[string]func() ([]*trace.Trace, error){}
 )
 
-func playWide(horizon string) ([]*sim.Trace, error) {
+func playWide(horizon string) ([]*trace.Trace, error) {
 	src, err := os.ReadFile("testdata/widest.lesson")
 	if err != nil {
 		return nil, err
@@ -53,7 +54,7 @@ func playWide(horizon string) ([]*sim.Trace, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []*sim.Trace
+	var out []*trace.Trace
 	for _, name := range []string{"redlock", s.Fix("redlock")} {
 		info, err := lockimpl.Lookup(name)
 		if err != nil {
@@ -86,7 +87,7 @@ func TestLongWidestPageIsSmall(t *testing.T) {
 	checkWidePage(t, wideRuns(t, "5m"), 2<<20)
 }
 
-func checkWidePage(t *testing.T, traces []*sim.Trace, most int) {
+func checkWidePage(t *testing.T, traces []*trace.Trace, most int) {
 	t.Helper()
 	events := len(traces[0].Events) + len(traces[1].Events)
 	b := page(t, Player{Traces: traces, Lang: "en"})
@@ -111,10 +112,10 @@ func checkWidePage(t *testing.T, traces []*sim.Trace, most int) {
 func TestPageBudget(t *testing.T) {
 	tr := playRun(t, "get-then-del", "uuid-get-del")
 	long := *tr
-	long.Events = append([]sim.Event{}, tr.Events...)
+	long.Events = append([]trace.Event{}, tr.Events...)
 	long.Events[1].Text.EN = strings.Repeat("x", MaxPageJSON)
 	var b bytes.Buffer
-	err := Player{Traces: []*sim.Trace{tr, &long}}.Write(&b)
+	err := Player{Traces: []*trace.Trace{tr, &long}}.Write(&b)
 	var big *TooLargeError
 	if !errors.As(err, &big) || big.Bytes <= MaxPageJSON || big.Runs != 2 || big.Events != 2*len(tr.Events) || b.Len() != 0 {
 		t.Fatalf("Write: %v, %d bytes written; want a TooLargeError of more than %d bytes and %d events, nothing written", err, b.Len(), MaxPageJSON, 2*len(tr.Events))
@@ -128,11 +129,11 @@ func TestPageBudget(t *testing.T) {
 // site's page does; a smaller one as JSON, as it is.
 func TestLargePageIsGzipped(t *testing.T) {
 	tr := playRun(t, "get-then-del", "uuid-get-del")
-	small := page(t, Player{Traces: []*sim.Trace{tr}})
+	small := page(t, Player{Traces: []*trace.Trace{tr}})
 	long := *tr
-	long.Events = append([]sim.Event{}, tr.Events...)
+	long.Events = append([]trace.Event{}, tr.Events...)
 	long.Events[1].Text.EN = strings.Repeat("x", 1<<20)
-	large := page(t, Player{Traces: []*sim.Trace{&long}})
+	large := page(t, Player{Traces: []*trace.Trace{&long}})
 	if !traceElement.Match(small) || bundle.Match(small) {
 		t.Error("a small page does not embed its trace as JSON")
 	}

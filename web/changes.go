@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"reflect"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // A page embeds each trace with its snapshots as changes: an event's
@@ -17,13 +17,13 @@ import (
 
 // pageTrace is a trace as a page embeds it.
 type pageTrace struct {
-	*sim.Trace
+	*trace.Trace
 	Events []pageEvent `json:"events"`
 }
 
 // pageEvent is an event whose snapshot holds what changed.
 type pageEvent struct {
-	sim.Event
+	trace.Event
 	Snap changes `json:"snapshot"`
 }
 
@@ -31,17 +31,17 @@ type pageEvent struct {
 // left out when every entry is as before, and otherwise hold null for an
 // entry that is; Resource is left out when it is as before.
 type changes struct {
-	Servers  []*sim.ServerState `json:"servers,omitempty"`
-	Clients  []*sim.ClientState `json:"clients,omitempty"`
-	Resource *sim.ResourceState `json:"resource,omitempty"`
+	Servers  []*trace.ServerState `json:"servers,omitempty"`
+	Clients  []*trace.ClientState `json:"clients,omitempty"`
+	Resource *trace.ResourceState `json:"resource,omitempty"`
 }
 
 // asChanges is tr as a page embeds it.
-func asChanges(tr *sim.Trace) pageTrace {
+func asChanges(tr *trace.Trace) pageTrace {
 	out := pageTrace{Trace: tr, Events: make([]pageEvent, len(tr.Events))}
 	for i, e := range tr.Events {
 		out.Events[i].Event = e
-		var prev *sim.Snapshot
+		var prev *trace.Snapshot
 		if i > 0 {
 			prev = &tr.Events[i-1].Snap
 		}
@@ -52,20 +52,20 @@ func asChanges(tr *sim.Trace) pageTrace {
 
 // changed is now's entries that differ from prev's (all of them when prev
 // is nil).
-func changed(prev, now *sim.Snapshot) changes {
+func changed(prev, now *trace.Snapshot) changes {
 	var c changes
 	if prev == nil || !reflect.DeepEqual(prev.Resource, now.Resource) {
 		c.Resource = &now.Resource
 	}
-	c.Servers = entries(prev, now.Servers, func(p *sim.Snapshot) []sim.ServerState { return p.Servers })
-	c.Clients = entries(prev, now.Clients, func(p *sim.Snapshot) []sim.ClientState { return p.Clients })
+	c.Servers = entries(prev, now.Servers, func(p *trace.Snapshot) []trace.ServerState { return p.Servers })
+	c.Clients = entries(prev, now.Clients, func(p *trace.Snapshot) []trace.ClientState { return p.Clients })
 	return c
 }
 
 // entries is now with nil for each entry equal to the previous
 // snapshot's at its index, or nil when every entry is and there are as
 // many.
-func entries[T any](prev *sim.Snapshot, now []T, of func(*sim.Snapshot) []T) []*T {
+func entries[T any](prev *trace.Snapshot, now []T, of func(*trace.Snapshot) []T) []*T {
 	var before []T
 	if prev != nil {
 		before = of(prev)
@@ -88,17 +88,17 @@ func entries[T any](prev *sim.Snapshot, now []T, of func(*sim.Snapshot) []T) []*
 // --format json writes (compact).
 func wholeTrace(data []byte) (json.RawMessage, error) {
 	var pt struct {
-		sim.Trace
+		trace.Trace
 		Events []pageEvent `json:"events"`
 	}
 	if err := json.Unmarshal(data, &pt); err != nil {
 		return nil, err
 	}
 	tr := pt.Trace
-	tr.Events = make([]sim.Event, len(pt.Events))
+	tr.Events = make([]trace.Event, len(pt.Events))
 	for i, e := range pt.Events {
 		tr.Events[i] = e.Event
-		var prev sim.Snapshot
+		var prev trace.Snapshot
 		if i > 0 {
 			prev = tr.Events[i-1].Snap
 		}
@@ -108,8 +108,8 @@ func wholeTrace(data []byte) (json.RawMessage, error) {
 }
 
 // on is the whole snapshot these changes make of prev.
-func (c changes) on(prev sim.Snapshot) sim.Snapshot {
-	s := sim.Snapshot{Servers: prev.Servers, Clients: prev.Clients, Resource: prev.Resource}
+func (c changes) on(prev trace.Snapshot) trace.Snapshot {
+	s := trace.Snapshot{Servers: prev.Servers, Clients: prev.Clients, Resource: prev.Resource}
 	if c.Servers != nil {
 		s.Servers = apply(prev.Servers, c.Servers)
 	}

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/chromedp/chromedp"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/chromedp/chromedp"
 )
 
 // Every character the pages show renders as a glyph, not as a box (#37,
@@ -48,7 +48,7 @@ func TestBrowserGlyphs(t *testing.T) {
 	// The traces to walk: a cover of the runes of every run's texts, and
 	// runs with a client parked and one hung.
 	want := map[rune]string{}
-	var all []*sim.Trace
+	var all []*trace.Trace
 	for _, r := range results {
 		if r.Trace == nil {
 			continue
@@ -61,10 +61,10 @@ func TestBrowserGlyphs(t *testing.T) {
 		}
 	}
 	walk := cover(all)
-	for _, flag := range []func(sim.ClientState) bool{
-		func(c sim.ClientState) bool { return c.Held }, func(c sim.ClientState) bool { return c.Hung },
+	for _, flag := range []func(trace.ClientState) bool{
+		func(c trace.ClientState) bool { return c.Held }, func(c trace.ClientState) bool { return c.Hung },
 	} {
-		if i := slices.IndexFunc(all, func(tr *sim.Trace) bool { return anyClient(tr, flag) }); i >= 0 && !slices.Contains(walk, all[i]) {
+		if i := slices.IndexFunc(all, func(tr *trace.Trace) bool { return anyClient(tr, flag) }); i >= 0 && !slices.Contains(walk, all[i]) {
 			walk = append(walk, all[i])
 		}
 	}
@@ -73,10 +73,10 @@ func TestBrowserGlyphs(t *testing.T) {
 	// The lesson's page of two runs, in compare mode; then the runs of the
 	// cover, one a page.
 	tr, fix := resultTrace(results, "get-then-del", "uuid-get-del"), resultTrace(results, "get-then-del", "uuid-lua")
-	b.open(writePage(t, t.TempDir(), "get-then-del.html", Player{Traces: []*sim.Trace{tr, fix}, Lang: "en"}), "")
+	b.open(writePage(t, t.TempDir(), "get-then-del.html", Player{Traces: []*trace.Trace{tr, fix}, Lang: "en"}), "")
 	g.walkPlayer(b, true)
 	for n, tr := range walk {
-		b.open(writePage(t, t.TempDir(), fmt.Sprintf("walk-%d.html", n), Player{Traces: []*sim.Trace{tr}, Lang: "en"}), "")
+		b.open(writePage(t, t.TempDir(), fmt.Sprintf("walk-%d.html", n), Player{Traces: []*trace.Trace{tr}, Lang: "en"}), "")
 		g.walkPlayer(b, false)
 	}
 	fonts := g.fonts(b)
@@ -137,7 +137,7 @@ func TestBrowserGlyphs(t *testing.T) {
 }
 
 // traceRunes are the runes of what the player page shows of a run.
-func traceRunes(tr *sim.Trace) map[rune]bool {
+func traceRunes(tr *trace.Trace) map[rune]bool {
 	var s strings.Builder
 	s.WriteString(tr.Title.EN + tr.Title.ZH)
 	for _, e := range tr.Events {
@@ -176,13 +176,13 @@ func isCJK(c rune) bool {
 // cover picks traces until every rune of all of them is in one picked:
 // the one with the most runes not yet covered first, the shortest of
 // those.
-func cover(all []*sim.Trace) []*sim.Trace {
+func cover(all []*trace.Trace) []*trace.Trace {
 	sets := make([]map[rune]bool, len(all))
 	for i, tr := range all {
 		sets[i] = traceRunes(tr)
 	}
 	covered := map[rune]bool{}
-	var out []*sim.Trace
+	var out []*trace.Trace
 	for {
 		best, gain := -1, 0
 		for i, set := range sets {
@@ -206,7 +206,7 @@ func cover(all []*sim.Trace) []*sim.Trace {
 	}
 }
 
-func anyClient(tr *sim.Trace, flag func(sim.ClientState) bool) bool {
+func anyClient(tr *trace.Trace, flag func(trace.ClientState) bool) bool {
 	for _, e := range tr.Events {
 		if slices.ContainsFunc(e.Snap.Clients, flag) {
 			return true

@@ -26,6 +26,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -55,7 +57,7 @@ const (
 
 // Player is one player page: traces of one timeline, the first one open.
 type Player struct {
-	Traces []*sim.Trace
+	Traces []*trace.Trace
 	// Lang is the language the page opens in ("en" or "zh"); the reader
 	// switches.
 	Lang     string
@@ -270,7 +272,7 @@ func (p Player) meta() meta {
 // partner is the implementation compare mode sets beside impl: the
 // lesson's fix, as in the TUI, when the page holds it; else the next trace
 // the page holds; "" when it holds one.
-func partner(s scenarios.Scenario, known bool, impl string, traces []*sim.Trace) string {
+func partner(s scenarios.Scenario, known bool, impl string, traces []*trace.Trace) string {
 	if len(traces) < 2 {
 		return ""
 	}

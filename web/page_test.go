@@ -8,14 +8,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/report"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // playRun plays a built-in lesson against an implementation.
-func playRun(t *testing.T, lesson, impl string) *sim.Trace {
+func playRun(t *testing.T, lesson, impl string) *trace.Trace {
 	t.Helper()
 	s, err := scenarios.Lookup(lesson)
 	if err != nil {
@@ -61,7 +62,7 @@ var networkRef = regexp.MustCompile(`(?i)(https?:|//[a-z0-9.-]+\.[a-z]{2,}/|\bsr
 
 func TestPlayerPageSelfContained(t *testing.T) {
 	tr := playRun(t, "get-then-del", "uuid-get-del")
-	b := page(t, Player{Traces: []*sim.Trace{tr}, Lang: "en"})
+	b := page(t, Player{Traces: []*trace.Trace{tr}, Lang: "en"})
 	if len(b) > 2<<20 {
 		t.Errorf("page is %d bytes, want under 2 MB", len(b))
 	}
@@ -93,7 +94,7 @@ func TestPlayerPageSelfContained(t *testing.T) {
 // the same.
 func TestPlayerPageGzip(t *testing.T) {
 	a, b := playRun(t, "get-then-del", "uuid-get-del"), playRun(t, "get-then-del", "uuid-lua")
-	p := page(t, Player{Traces: []*sim.Trace{a, b}, Lang: "zh", Encoding: Gzip, Index: "index.html"})
+	p := page(t, Player{Traces: []*trace.Trace{a, b}, Lang: "zh", Encoding: Gzip, Index: "index.html"})
 	if !bytes.Contains(p, []byte(`<html lang="zh-Hans">`)) {
 		t.Error("a Chinese page is not marked zh-Hans")
 	}
@@ -104,7 +105,7 @@ func TestPlayerPageGzip(t *testing.T) {
 	if strings.Join(order, ",") != "uuid-get-del,uuid-lua" {
 		t.Fatalf("embedded %v", order)
 	}
-	for _, tr := range []*sim.Trace{a, b} {
+	for _, tr := range []*trace.Trace{a, b} {
 		want, _ := json.Marshal(tr)
 		if !sameJSON(t, traces[tr.Impl], want) {
 			t.Errorf("%s: the embedded trace differs", tr.Impl)
@@ -131,7 +132,7 @@ func TestPlayerPageEscapes(t *testing.T) {
 	tr.Title.EN = evil
 	tr.Impl = `x"><img src=x onerror=alert(1)>`
 	tr.Events[0].Text.EN = evil
-	b := page(t, Player{Traces: []*sim.Trace{tr}})
+	b := page(t, Player{Traces: []*trace.Trace{tr}})
 	if n := bytes.Count(b, []byte("</script>")); n != 3 { // meta, the trace, the player
 		t.Errorf("%d </script> in the page, want 3", n)
 	}
@@ -144,7 +145,7 @@ func TestPlayerPageEscapes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back sim.Trace
+	var back trace.Trace
 	if err := json.Unmarshal(traces[tr.Impl], &back); err != nil {
 		t.Fatal(err)
 	}

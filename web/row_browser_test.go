@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // rowBox is where the timeline's current row is, in the viewport's
@@ -83,7 +83,7 @@ func TestBrowserCurrentRowInView(t *testing.T) {
 	b := newBrowser(t)
 	dir, shots := t.TempDir(), artefacts(t)
 	tr, fix := playRun(t, "get-then-del", "uuid-get-del"), playRun(t, "get-then-del", "uuid-lua")
-	file := writePage(t, dir, "get-then-del.html", Player{Traces: []*sim.Trace{tr, fix}, Lang: "en"})
+	file := writePage(t, dir, "get-then-del.html", Player{Traces: []*trace.Trace{tr, fix}, Lang: "en"})
 
 	// Each way, the first step whose row is out of view is said.
 	b.open(file, "step=0")
@@ -114,10 +114,10 @@ func TestBrowserCurrentRowInView(t *testing.T) {
 	// Opened afresh: a page of another name, not the same one's address
 	// changed.
 	b.do(chromedp.EmulateViewport(375, 667))
-	b.open(writePage(t, dir, "phone.html", Player{Traces: []*sim.Trace{tr, fix}, Lang: "en"}), "step=33")
+	b.open(writePage(t, dir, "phone.html", Player{Traces: []*trace.Trace{tr, fix}, Lang: "en"}), "step=33")
 	b.currentRowInView("375×667, opened at #step=33")
 	b.screenshot(shots, "player-step-33-375x667.png", 375, 667)
-	b.open(writePage(t, dir, "phone-zh.html", Player{Traces: []*sim.Trace{tr, fix}, Lang: "en"}), "lang=zh&step=40")
+	b.open(writePage(t, dir, "phone-zh.html", Player{Traces: []*trace.Trace{tr, fix}, Lang: "en"}), "lang=zh&step=40")
 	b.currentRowInView("375×667, opened at #lang=zh&step=40")
 	b.keys("c")
 	b.wait(`document.getElementById("player").dataset.compare === "true"`)

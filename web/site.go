@@ -6,9 +6,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -64,14 +65,14 @@ func (s Site) Pages() (map[string][]byte, error) {
 
 // traces are a lesson's runs: the implementation it is about first, then
 // the others in the catalogue's order.
-func (s Site) traces(l scenarios.Scenario) []*sim.Trace {
-	var out []*sim.Trace
+func (s Site) traces(l scenarios.Scenario) []*trace.Trace {
+	var out []*trace.Trace
 	for _, r := range s.Results {
 		if r.Scenario == l.ID && r.Trace != nil {
 			out = append(out, r.Trace)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b *sim.Trace) int {
+	slices.SortStableFunc(out, func(a, b *trace.Trace) int {
 		return rank(l, a.Impl) - rank(l, b.Impl)
 	})
 	return out

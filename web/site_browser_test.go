@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/chromedp/chromedp"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -62,7 +64,7 @@ func writeSite(t *testing.T) (string, []scenarios.Result) {
 	return dir, results
 }
 
-func resultTrace(results []scenarios.Result, lesson, impl string) *sim.Trace {
+func resultTrace(results []scenarios.Result, lesson, impl string) *trace.Trace {
 	for _, r := range results {
 		if r.Scenario == lesson && r.Impl == impl {
 			return r.Trace

@@ -7,9 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/report"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -62,7 +63,7 @@ func (s Site) lessonRow(b *strings.Builder, n int, l scenarios.Scenario) {
 	fmt.Fprintf(b, `<tr role="row" data-lesson="%s">%s%d</td>%s<a href="%s" data-page="%s"><code>%s</code></a><br>%s</td>%s%s</td>%s<code>%s</code></td>%s`,
 		html.EscapeString(l.ID), cell(0, ""), n, cell(1, ""), page, page, html.EscapeString(l.ID), both("span", l.Title),
 		cell(2, ""), both("span", l.Summary), cell(3, ""), html.EscapeString(l.Naive), cell(4, "chips"))
-	var broken []*sim.Trace
+	var broken []*trace.Trace
 	traces := s.traces(l)
 	for _, tr := range traces {
 		if len(tr.Broken()) > 0 {

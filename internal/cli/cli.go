@@ -13,10 +13,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/charmbracelet/x/term"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // Exit codes.
@@ -79,7 +79,7 @@ func runCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "lockstep: interrupted (%v)\n", cause)
 			for line := range strings.SplitSeq(err.Error(), "\n") {
 				if line != cause.Error() && !strings.HasSuffix(line, context.Canceled.Error()) {
-					fmt.Fprintln(stderr, "lockstep:", sim.CleanText(line))
+					fmt.Fprintln(stderr, "lockstep:", text.Clean(line))
 				}
 			}
 			return exitUsage
@@ -87,7 +87,7 @@ func runCtx(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		// An error may quote what the user typed or what a server said:
 		// its lines are printed with control characters escaped.
 		for line := range strings.SplitSeq(err.Error(), "\n") {
-			fmt.Fprintln(stderr, "lockstep:", sim.CleanText(line))
+			fmt.Fprintln(stderr, "lockstep:", text.Clean(line))
 		}
 		return exitUsage
 	}

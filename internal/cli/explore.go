@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/spf13/cobra"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -141,17 +143,17 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 // options checks explore's flags other than --impl (impl is the lock it
 // names) and --lang, and returns the search's options they set.
 func (f *exploreFlags) options(impl lockimpl.Info) (explore.Options, error) {
-	var faults []sim.Fault
+	var faults []trace.Fault
 	for name := range strings.SplitSeq(f.faults, ",") {
 		if name = strings.TrimSpace(name); name != "" {
 			if !slices.Contains(faultNames(), name) {
 				return explore.Options{}, unknownName(f.lang, kindFault, name, faultNames())
 			}
-			faults = append(faults, sim.Fault(name))
+			faults = append(faults, trace.Fault(name))
 		}
 	}
 	if faults == nil {
-		faults = []sim.Fault{}
+		faults = []trace.Fault{}
 	}
 	// Options treat zero as "the default"; on the command line a zero is a
 	// mistake, not a request for the default.
@@ -170,10 +172,10 @@ func (f *exploreFlags) options(impl lockimpl.Info) (explore.Options, error) {
 	if f.stock < 1 {
 		return explore.Options{}, errUsage{fmt.Errorf("--stock must be at least 1, not %d", f.stock)}
 	}
-	var guard sim.Guard
+	var guard trace.Guard
 	if f.guard != "" {
 		var err error
-		if guard, err = sim.ParseGuard(f.guard); err != nil {
+		if guard, err = trace.ParseGuard(f.guard); err != nil {
 			return explore.Options{}, errUsage{fmt.Errorf("--guard: %w", err)}
 		}
 	}
@@ -221,8 +223,8 @@ func multiNode() []string {
 
 // guardNames lists the guards, for help.
 func guardNames() string {
-	names := make([]string, len(sim.Guards))
-	for i, g := range sim.Guards {
+	names := make([]string, len(trace.Guards))
+	for i, g := range trace.Guards {
 		names[i] = string(g)
 	}
 	return strings.Join(names, ", ")
@@ -266,9 +268,9 @@ func exploreJSON(r explore.Result, files []string) any {
 		Clients    int           `json:"clients"`
 		Nodes      int           `json:"nodes,omitempty"`
 		Attempts   int           `json:"attempts"`
-		Faults     []sim.Fault   `json:"faults"`
+		Faults     []trace.Fault `json:"faults"`
 		Liveness   time.Duration `json:"liveness_ns"`
-		Guard      sim.Guard     `json:"guard,omitempty"`
+		Guard      trace.Guard   `json:"guard,omitempty"`
 		Stock      int           `json:"stock,omitempty"`
 		Depth      int           `json:"depth"`
 		Complete   bool          `json:"complete"`

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/internal/redistest"
@@ -168,14 +170,14 @@ func TestSpeeds(t *testing.T) {
 func TestPlayReportsAnUnreliableVerdict(t *testing.T) {
 	target := &sim.Target{Second: 30 * time.Millisecond}
 	margin := target.RunMargin(sim.Setup{}, 1)
-	if err := unreliable(&sim.Trace{Drift: 15 * time.Millisecond}, target, margin, "en"); err != nil {
+	if err := unreliable(&trace.Trace{Drift: 15 * time.Millisecond}, target, margin, "en"); err != nil {
 		t.Errorf("drift within the margin: %v", err)
 	}
-	err := unreliable(&sim.Trace{Drift: 16 * time.Millisecond}, target, margin, "en")
+	err := unreliable(&trace.Trace{Drift: 16 * time.Millisecond}, target, margin, "en")
 	if err == nil || !strings.Contains(err.Error(), "the verdict is unreliable: the run kept to its clock only within 16ms, more than its 15ms margins") {
 		t.Errorf("drift past the margin: %v", err)
 	}
-	if err := unreliable(&sim.Trace{Drift: time.Second}, nil, 0, "en"); err != nil {
+	if err := unreliable(&trace.Trace{Drift: time.Second}, nil, 0, "en"); err != nil {
 		t.Errorf("embedded run: %v", err)
 	}
 	// A run whose failover Sentinel decides runs at SentinelSecond, and

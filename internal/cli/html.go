@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -17,8 +19,8 @@ import (
 // (c) has the implementation the TUI's would set beside it. The fix runs
 // on embedded servers only: on real ones a run takes real time, and the
 // page holds the one run asked for. A fix that does not run is left out.
-func htmlPage(ctx context.Context, w, stderr io.Writer, s scenarios.Scenario, tr *sim.Trace, target *sim.Target, lang string) error {
-	traces := []*sim.Trace{tr}
+func htmlPage(ctx context.Context, w, stderr io.Writer, s scenarios.Scenario, tr *trace.Trace, target *sim.Target, lang string) error {
+	traces := []*trace.Trace{tr}
 	if fix := s.Fix(tr.Impl); target == nil && fix != "" && fix != tr.Impl {
 		if impl, err := lockimpl.Lookup(fix); err == nil {
 			if other, err := s.RunOn(ctx, impl, nil); err == nil {
@@ -33,7 +35,7 @@ func htmlPage(ctx context.Context, w, stderr io.Writer, s scenarios.Scenario, tr
 // they pass a page's budget (web.MaxPageJSON) together, the page holds the
 // first alone, and stderr says so; when the first alone does, nothing is
 // written and the error says what writes a run of any length.
-func writePage(w, stderr io.Writer, traces []*sim.Trace, lang string) error {
+func writePage(w, stderr io.Writer, traces []*trace.Trace, lang string) error {
 	err := web.Player{Traces: traces, Lang: lang}.Write(w)
 	var big *web.TooLargeError
 	if errors.As(err, &big) && len(traces) > 1 {

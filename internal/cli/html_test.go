@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/web"
 )
 
@@ -112,7 +113,7 @@ func TestPlayHTMLTooLong(t *testing.T) {
 // the run alone, and says so.
 func TestHTMLPageLeavesTheFixOut(t *testing.T) {
 	s, _ := scenarios.Lookup("get-then-del")
-	run := func(impl string) *sim.Trace {
+	run := func(impl string) *trace.Trace {
 		info, _ := lockimpl.Lookup(impl)
 		tr, err := s.Run(info)
 		if err != nil {
@@ -122,7 +123,7 @@ func TestHTMLPageLeavesTheFixOut(t *testing.T) {
 		return tr
 	}
 	var page, note bytes.Buffer
-	if err := writePage(&page, &note, []*sim.Trace{run("uuid-get-del"), run("uuid-lua")}, "en"); err != nil {
+	if err := writePage(&page, &note, []*trace.Trace{run("uuid-get-del"), run("uuid-lua")}, "en"); err != nil {
 		t.Fatal(err)
 	}
 	if _, order, err := web.EmbeddedTraces(page.Bytes()); err != nil || strings.Join(order, ",") != "uuid-get-del" {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lockstep-sim/lockstep/internal/race"
@@ -380,7 +382,7 @@ func TestPlayJSON(t *testing.T) {
 				}
 			}
 			for _, e := range tr.Events {
-				if e.Kind == string(sim.KindViolation) && !slices.Contains(violated, e.Invariant) {
+				if e.Kind == string(trace.KindViolation) && !slices.Contains(violated, e.Invariant) {
 					violated = append(violated, e.Invariant)
 				}
 			}
@@ -740,7 +742,7 @@ func TestExploreAndPlayTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tr sim.Trace
+	var tr trace.Trace
 	if err := json.Unmarshal(b, &tr); err != nil {
 		t.Fatal(err)
 	}

@@ -7,10 +7,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/spf13/cobra"
 
 	"github.com/lockstep-sim/lockstep/realredis"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // monitorFlags are monitor's flags.
@@ -85,11 +86,11 @@ func cmdMonitor(ctx context.Context, f *monitorFlags, pos []string, stdout, stde
 	if f.all {
 		what, show = "every line MONITOR shows", allLines
 	}
-	fmt.Fprintf(stderr, "lockstep: watching %s: %s; Ctrl-C stops\n", sim.CleanText(m.Addr()), what)
+	fmt.Fprintf(stderr, "lockstep: watching %s: %s; Ctrl-C stops\n", text.Clean(m.Addr()), what)
 	w := &lines{w: stdout}
 	err = m.Run(ctx, func(raw string) error {
-		if text, ok := show(raw); ok {
-			w.printf("%s\n", sim.CleanText(text))
+		if line, ok := show(raw); ok {
+			w.printf("%s\n", text.Clean(line))
 		}
 		return w.err
 	})
@@ -119,7 +120,7 @@ func lockLines(filter *realredis.MonitorFilter, stderr io.Writer) func(string) (
 		}
 		if realredis.SharedAddr(l.Addr) && !warned {
 			warned = true
-			fmt.Fprintf(stderr, "lockstep: MONITOR gives every client on the unix socket one address (%s), so lockstep's own reads there cannot be told from a lock's and show too; run lockstep over TCP to leave them out\n", sim.CleanText(l.Addr))
+			fmt.Fprintf(stderr, "lockstep: MONITOR gives every client on the unix socket one address (%s), so lockstep's own reads there cannot be told from a lock's and show too; run lockstep over TCP to leave them out\n", text.Clean(l.Addr))
 		}
 		run, ok := filter.Lock(l)
 		if !ok {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -166,7 +168,7 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 // says for the implementation, as check would, and is play's exit code:
 // exitUnmet then, exitOK otherwise (and for an implementation the block
 // does not name).
-func unmet(w io.Writer, s scenarios.Scenario, tr *sim.Trace, lang string) int {
+func unmet(w io.Writer, s scenarios.Scenario, tr *trace.Trace, lang string) int {
 	want, judged := s.Expected(tr.Impl)
 	got := tr.Broken()
 	if !judged || slices.Equal(got, want) {
@@ -179,7 +181,7 @@ func unmet(w io.Writer, s scenarios.Scenario, tr *sim.Trace, lang string) int {
 }
 
 // render writes a trace in one of the formats.
-func render(w io.Writer, tr *sim.Trace, format, lang string) error {
+func render(w io.Writer, tr *trace.Trace, format, lang string) error {
 	switch format {
 	case "json":
 		return report.JSON(w, tr)
@@ -188,14 +190,14 @@ func render(w io.Writer, tr *sim.Trace, format, lang string) error {
 	case "mermaid":
 		return report.Mermaid(w, tr, lang)
 	case "html":
-		return writePage(w, io.Discard, []*sim.Trace{tr}, lang)
+		return writePage(w, io.Discard, []*trace.Trace{tr}, lang)
 	}
 	return report.Timeline(w, tr, lang)
 }
 
 // render writes a trace in play's format; a Mermaid diagram only from
 // --from to --to.
-func (f *playFlags) render(fs *pflag.FlagSet, w io.Writer, tr *sim.Trace) error {
+func (f *playFlags) render(fs *pflag.FlagSet, w io.Writer, tr *trace.Trace) error {
 	if !fs.Changed("from") && !fs.Changed("to") {
 		return render(w, tr, f.format, f.lang)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
@@ -124,7 +126,7 @@ func closeTarget(t *sim.Target, err *error) {
 // unreliable says when a run on real servers kept to its clock so unevenly
 // that a verdict near a TTL boundary may be off: its drift is beyond the
 // margins the timelines leave around those boundaries.
-func unreliable(tr *sim.Trace, t *sim.Target, margin time.Duration, lang string) error {
+func unreliable(tr *trace.Trace, t *sim.Target, margin time.Duration, lang string) error {
 	if t == nil || tr.Drift <= margin {
 		return nil
 	}

@@ -8,9 +8,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/explore"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // maxTraceSize bounds a trace file. The largest trace lockstep writes
@@ -24,7 +26,7 @@ const maxTraceSize = 1 << 30
 // loadTrace reads a trace written by play --format json or explore --out:
 // a regular file no larger than maxTraceSize, which is known before a byte
 // of it is read (openFile).
-func loadTrace(ctx context.Context, path string) (*sim.Trace, error) {
+func loadTrace(ctx context.Context, path string) (*trace.Trace, error) {
 	f, err := openFile(path, "trace", maxTraceSize)
 	if err != nil {
 		return nil, err
@@ -38,13 +40,13 @@ func loadTrace(ctx context.Context, path string) (*sim.Trace, error) {
 // validated before anything renders it. A trace with a schedule is made
 // again against its implementation and must end the same way: the file is a
 // claim, the replay checks it.
-func readTrace(ctx context.Context, r io.Reader, name string) (*sim.Trace, error) {
+func readTrace(ctx context.Context, r io.Reader, name string) (*trace.Trace, error) {
 	return readTraceUpTo(ctx, r, name, maxTraceSize)
 }
 
 // readTraceUpTo is readTrace with a limit of its own (the tests' smaller
 // one).
-func readTraceUpTo(ctx context.Context, r io.Reader, name string, limit int64) (*sim.Trace, error) {
+func readTraceUpTo(ctx context.Context, r io.Reader, name string, limit int64) (*trace.Trace, error) {
 	in := &countReader{r: io.LimitReader(r, limit+1)}
 	tr, err := decodeTrace(in)
 	if err != nil {
@@ -65,7 +67,7 @@ func readTraceUpTo(ctx context.Context, r io.Reader, name string, limit int64) (
 	}
 	// Cleaned first, so that the errors below quote no escape sequence.
 	tr.Clean()
-	if err := tr.Validate(); err != nil {
+	if err := tr.Validate(sim.InvariantIDs()); err != nil {
 		return nil, errUsage{fmt.Errorf("%s: %w", name, err)}
 	}
 	if tr.Schedule == nil {

@@ -11,19 +11,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // engineTrace is get-then-del × uuid-get-del as play --format json prints
 // it: a trace without a schedule.
-func engineTrace(t *testing.T) *sim.Trace {
+func engineTrace(t *testing.T) *trace.Trace {
 	t.Helper()
-	return decodeJSON[*sim.Trace](t, mustRun(t, "play", "get-then-del", "--format", "json"))
+	return decodeJSON[*trace.Trace](t, mustRun(t, "play", "get-then-del", "--format", "json"))
 }
 
 // exploredTrace is the explorer's counterexample for set-nx-ex: a trace
 // with a schedule.
-func exploredTrace(t *testing.T) *sim.Trace {
+func exploredTrace(t *testing.T) *trace.Trace {
 	t.Helper()
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer
@@ -34,7 +35,7 @@ func exploredTrace(t *testing.T) *sim.Trace {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return decodeJSON[*sim.Trace](t, string(b))
+	return decodeJSON[*trace.Trace](t, string(b))
 }
 
 // writeTrace writes v as JSON to a new file and returns its path.
@@ -52,7 +53,7 @@ func writeTrace(t *testing.T, v any) string {
 }
 
 // firstOf is the index of the first event of kind k.
-func firstOf(t *testing.T, tr *sim.Trace, k sim.Kind) int {
+func firstOf(t *testing.T, tr *trace.Trace, k trace.Kind) int {
 	t.Helper()
 	for i, e := range tr.Events {
 		if e.Kind == k {
@@ -64,7 +65,7 @@ func firstOf(t *testing.T, tr *sim.Trace, k sim.Kind) int {
 }
 
 // firstBroken is the index of the first verdict that broke.
-func firstBroken(t *testing.T, tr *sim.Trace) int {
+func firstBroken(t *testing.T, tr *trace.Trace) int {
 	t.Helper()
 	for i, v := range tr.Verdicts {
 		if v.Broken {
@@ -83,52 +84,52 @@ func firstBroken(t *testing.T, tr *sim.Trace) int {
 // and 9.
 func TestPlayTraceRejectsMalformed(t *testing.T) {
 	engine, explored := engineTrace(t), exploredTrace(t)
-	type trace = sim.Trace
+	type tt = trace.Trace
 	for _, tc := range []struct {
 		name     string
 		explored bool // start from the explorer's trace, not the engine's
-		mutate   func(*testing.T, *trace)
+		mutate   func(*testing.T, *tt)
 		want     string
 	}{
-		{"schema", false, func(_ *testing.T, tr *trace) { tr.Schema = "lockstep.trace/v0" },
+		{"schema", false, func(_ *testing.T, tr *tt) { tr.Schema = "lockstep.trace/v0" },
 			`schema: "lockstep.trace/v0", want "lockstep.trace/v1"`},
-		{"no clients", false, func(_ *testing.T, tr *trace) { tr.Clients = nil }, "clients: none"},
-		{"a client twice", false, func(_ *testing.T, tr *trace) { tr.Clients[1] = tr.Clients[0] }, `clients[1]: "A" twice`},
-		{"no servers", false, func(_ *testing.T, tr *trace) { tr.Servers = nil }, "servers: none"},
-		{"more addresses than servers", false, func(_ *testing.T, tr *trace) { tr.Addrs = []string{"a:1", "b:2"} },
+		{"no clients", false, func(_ *testing.T, tr *tt) { tr.Clients = nil }, "clients: none"},
+		{"a client twice", false, func(_ *testing.T, tr *tt) { tr.Clients[1] = tr.Clients[0] }, `clients[1]: "A" twice`},
+		{"no servers", false, func(_ *testing.T, tr *tt) { tr.Servers = nil }, "servers: none"},
+		{"more addresses than servers", false, func(_ *testing.T, tr *tt) { tr.Addrs = []string{"a:1", "b:2"} },
 			"addrs: 2, more than the servers (1)"},
-		{"unknown implementation", false, func(_ *testing.T, tr *trace) { tr.Impl = "nope" },
+		{"unknown implementation", false, func(_ *testing.T, tr *tt) { tr.Impl = "nope" },
 			`impl: unknown implementation "nope"`},
-		{"no lease", false, func(_ *testing.T, tr *trace) { tr.TTL = 0 }, "ttl_ns: 0s"},
-		{"no events", false, func(_ *testing.T, tr *trace) { tr.Events = nil }, "events: none"},
-		{"time going backwards", false, func(_ *testing.T, tr *trace) { tr.Events[3].T, tr.Events[4].T = 2*time.Second, time.Second },
+		{"no lease", false, func(_ *testing.T, tr *tt) { tr.TTL = 0 }, "ttl_ns: 0s"},
+		{"no events", false, func(_ *testing.T, tr *tt) { tr.Events = nil }, "events: none"},
+		{"time going backwards", false, func(_ *testing.T, tr *tt) { tr.Events[3].T, tr.Events[4].T = 2*time.Second, time.Second },
 			"events[4].t_ns: 1s is before the previous event's 2s"},
-		{"a step out of place", false, func(_ *testing.T, tr *trace) { tr.Events[5].Step = 7 }, "events[5].step: 7, want 5"},
-		{"unknown kind", false, func(_ *testing.T, tr *trace) { tr.Events[2].Kind = "boom" }, `events[2].kind: unknown kind "boom"`},
-		{"unknown actor", false, func(t *testing.T, tr *trace) { tr.Events[firstOf(t, tr, sim.KindCommand)].Actor = "Z" },
+		{"a step out of place", false, func(_ *testing.T, tr *tt) { tr.Events[5].Step = 7 }, "events[5].step: 7, want 5"},
+		{"unknown kind", false, func(_ *testing.T, tr *tt) { tr.Events[2].Kind = "boom" }, `events[2].kind: unknown kind "boom"`},
+		{"unknown actor", false, func(t *testing.T, tr *tt) { tr.Events[firstOf(t, tr, trace.KindCommand)].Actor = "Z" },
 			`.actor: "Z" is not one of the clients`},
-		{"unknown server", false, func(t *testing.T, tr *trace) { tr.Events[firstOf(t, tr, sim.KindCommand)].Server = "redis-9" },
+		{"unknown server", false, func(t *testing.T, tr *tt) { tr.Events[firstOf(t, tr, trace.KindCommand)].Server = "redis-9" },
 			`.server: "redis-9" is not one of the servers`},
-		{"unknown invariant", false, func(t *testing.T, tr *trace) { tr.Events[firstOf(t, tr, sim.KindViolation)].Invariant = "nope" },
+		{"unknown invariant", false, func(t *testing.T, tr *tt) { tr.Events[firstOf(t, tr, trace.KindViolation)].Invariant = "nope" },
 			`.invariant: unknown invariant "nope"`},
-		{"a snapshot without clients", false, func(_ *testing.T, tr *trace) { tr.Events[6].Snap.Clients = nil },
+		{"a snapshot without clients", false, func(_ *testing.T, tr *tt) { tr.Events[6].Snap.Clients = nil },
 			"events[6].snapshot.clients: 0, want 3 (one per client)"},
-		{"a snapshot with a server too many", false, func(_ *testing.T, tr *trace) {
+		{"a snapshot with a server too many", false, func(_ *testing.T, tr *tt) {
 			tr.Events[0].Snap.Servers = append(tr.Events[0].Snap.Servers, tr.Events[0].Snap.Servers[0])
 		}, "events[0].snapshot.servers: 2, want 1 (one per server)"},
-		{"a verdict missing", false, func(_ *testing.T, tr *trace) { tr.Verdicts = tr.Verdicts[1:] },
+		{"a verdict missing", false, func(_ *testing.T, tr *tt) { tr.Verdicts = tr.Verdicts[1:] },
 			"verdicts: 3, want 4 (one per invariant)"},
-		{"a verdict at step 99999", false, func(t *testing.T, tr *trace) { tr.Verdicts[firstBroken(t, tr)].Step = 99999 },
+		{"a verdict at step 99999", false, func(t *testing.T, tr *tt) { tr.Verdicts[firstBroken(t, tr)].Step = 99999 },
 			".step: 99999 is not an event"},
-		{"schedule: -3 clients", true, func(_ *testing.T, tr *trace) { tr.Schedule.Clients = -3 },
+		{"schedule: -3 clients", true, func(_ *testing.T, tr *tt) { tr.Schedule.Clients = -3 },
 			"schedule.clients: -3, want 2 or 3"},
-		{"schedule: 100000 clients", true, func(_ *testing.T, tr *trace) { tr.Schedule.Clients = 100000 },
+		{"schedule: 100000 clients", true, func(_ *testing.T, tr *tt) { tr.Schedule.Clients = 100000 },
 			"schedule.clients: 100000, want 2 or 3"},
-		{"schedule: no attempt", true, func(_ *testing.T, tr *trace) { tr.Schedule.Attempts = 0 },
+		{"schedule: no attempt", true, func(_ *testing.T, tr *tt) { tr.Schedule.Attempts = 0 },
 			"schedule.attempts: 0, want 1 to 12"},
-		{"schedule: unknown fault", true, func(_ *testing.T, tr *trace) { tr.Schedule.Faults = []sim.Fault{"meteor"} },
+		{"schedule: unknown fault", true, func(_ *testing.T, tr *tt) { tr.Schedule.Faults = []trace.Fault{"meteor"} },
 			`schedule.faults[0]: unknown fault "meteor"`},
-		{"schedule: too many moves", true, func(_ *testing.T, tr *trace) { tr.Schedule.Moves = make([]string, 100001) },
+		{"schedule: too many moves", true, func(_ *testing.T, tr *tt) { tr.Schedule.Moves = make([]string, 100001) },
 			"schedule.moves: 100001 moves, the most is"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -136,7 +137,7 @@ func TestPlayTraceRejectsMalformed(t *testing.T) {
 			if tc.explored {
 				base = explored
 			}
-			var tr sim.Trace
+			var tr trace.Trace
 			if err := json.Unmarshal([]byte(mustJSON(t, base)), &tr); err != nil {
 				t.Fatal(err)
 			}
@@ -154,7 +155,7 @@ func TestPlayTraceRejectsMalformed(t *testing.T) {
 		})
 	}
 	// The traces the tests start from are accepted as they are.
-	for _, tr := range []*sim.Trace{engine, explored} {
+	for _, tr := range []*trace.Trace{engine, explored} {
 		mustRun(t, "play", "--trace", writeTrace(t, tr))
 	}
 }
@@ -225,9 +226,9 @@ func controls(s string) []string {
 // "Hardening", item 5).
 func TestPlayTraceEscapesControlCharacters(t *testing.T) {
 	tr := engineTrace(t)
-	tr.Title = sim.Text{EN: "title" + evil, ZH: "标题" + evil}
-	tr.Events[0].Text = sim.Text{EN: "narration\n" + evil, ZH: "旁白\t" + evil}
-	c := firstOf(t, tr, sim.KindCommand)
+	tr.Title = text.Text{EN: "title" + evil, ZH: "标题" + evil}
+	tr.Events[0].Text = text.Text{EN: "narration\n" + evil, ZH: "旁白\t" + evil}
+	c := firstOf(t, tr, trace.KindCommand)
 	tr.Events[c].Command += evil
 	tr.Events[c].Reply += evil
 	tr.Events[c].Short.EN += evil

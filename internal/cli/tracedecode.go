@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // decodeTrace decodes a trace file as json.Unmarshal does, but its events
@@ -19,14 +19,14 @@ import (
 // The header's fields (everything but "events", matched as Unmarshal
 // matches a name, case aside) are decoded together once the object ends,
 // so a later field overrides an earlier one as it does in Unmarshal.
-func decodeTrace(r io.Reader) (*sim.Trace, error) {
+func decodeTrace(r io.Reader) (*trace.Trace, error) {
 	dec := json.NewDecoder(r)
 	if err := delim(dec, '{'); err != nil {
 		return nil, err
 	}
 	var header bytes.Buffer
 	header.WriteByte('{')
-	var events []sim.Event
+	var events []trace.Event
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -58,7 +58,7 @@ func decodeTrace(r io.Reader) (*sim.Trace, error) {
 		return nil, errors.New("invalid character after top-level value")
 	}
 	header.WriteByte('}')
-	var tr sim.Trace
+	var tr trace.Trace
 	if err := json.Unmarshal(header.Bytes(), &tr); err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func decodeTrace(r io.Reader) (*sim.Trace, error) {
 }
 
 // decodeEvents decodes the events array (or null) an event at a time.
-func decodeEvents(dec *json.Decoder) ([]sim.Event, error) {
+func decodeEvents(dec *json.Decoder) ([]trace.Event, error) {
 	tok, err := dec.Token()
 	if err != nil || tok == nil {
 		return nil, err
@@ -75,9 +75,9 @@ func decodeEvents(dec *json.Decoder) ([]sim.Event, error) {
 	if tok != json.Delim('[') {
 		return nil, fmt.Errorf("events: %v is not an array", tok)
 	}
-	var events []sim.Event
+	var events []trace.Event
 	for dec.More() {
-		var e sim.Event
+		var e trace.Event
 		if err := dec.Decode(&e); err != nil {
 			return nil, fmt.Errorf("events[%d]: %w", len(events), err)
 		}

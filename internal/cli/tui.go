@@ -13,12 +13,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/tui"
 )
 
@@ -93,7 +94,7 @@ func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, st
 		// Each lesson runs as it is shown, on the servers (embedded ones
 		// without --redis); leaving it or quitting ends the run, which
 		// removes its keys first. A signal ends it too.
-		opts.Live = func(lctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+		opts.Live = func(lctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*trace.Trace, error) {
 			lctx, stop := context.WithCancel(lctx)
 			defer stop()
 			defer context.AfterFunc(ctx, stop)()
@@ -114,7 +115,7 @@ func cmdTUI(ctx context.Context, c *cobra.Command, f *tuiFlags, pos []string, st
 		running sync.WaitGroup
 	)
 	opts.Recording = strings.Join(addrs(target), ", ")
-	opts.Runner = func(s scenarios.Scenario, impl lockimpl.Info) (*sim.Trace, error) {
+	opts.Runner = func(s scenarios.Scenario, impl lockimpl.Info) (*trace.Trace, error) {
 		mu.Lock()
 		if done {
 			mu.Unlock()

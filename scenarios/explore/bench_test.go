@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
@@ -38,12 +40,12 @@ func BenchmarkSearchUUIDLua(b *testing.B) {
 // Redlock (three nodes) with a pause per client, to depth 14: every
 // schedule, since none breaks mutex before the pause lifts the lease rule.
 func BenchmarkSearchRedlockPause(b *testing.B) {
-	bench(b, "redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 14})
+	bench(b, "redlock", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 14})
 }
 
 // Three clients with a pause each against uuid-lua, to depth 11.
 func BenchmarkSearchThreePause(b *testing.B) {
-	bench(b, "uuid-lua", Options{Clients: 3, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 11})
+	bench(b, "uuid-lua", Options{Clients: 3, Faults: []trace.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 11})
 }
 
 func BenchmarkSearchRedsyncRedlock(b *testing.B) {

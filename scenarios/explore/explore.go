@@ -10,14 +10,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/lockstep-sim/lockstep/internal/suggest"
-	"github.com/lockstep-sim/lockstep/text"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/internal/suggest"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -45,14 +47,14 @@ type Options struct {
 	// TTL; 1 (default) means no retry.
 	Attempts int
 	// Faults are the moves allowed besides client steps; default expiry.
-	Faults []sim.Fault
+	Faults []trace.Fault
 	// Liveness is how long a client may wait while no live client holds
 	// the lock; default TTL.
 	Liveness time.Duration
 	// Guard is the resource's own check on every write (none by default),
 	// and Stock its starting value (default 100), as a lesson's setup
 	// gives them.
-	Guard sim.Guard
+	Guard trace.Guard
 	Stock int
 	// Reenter makes each client's critical section call code that takes
 	// the same lock again, as a lesson's "client … reenter" does.
@@ -121,7 +123,7 @@ type Finding struct {
 	// Moves is the schedule's length; Trace replays it, ending with the
 	// violation (the trace's Schedule says how to make it again).
 	Moves int
-	Trace *sim.Trace
+	Trace *trace.Trace
 }
 
 // Result is what a search found, and how far it looked.
@@ -168,7 +170,7 @@ func (o Options) withDefaults() Options {
 		o.Nodes = DefaultNodes
 	}
 	if o.Faults == nil {
-		o.Faults = []sim.Fault{sim.FaultExpiry}
+		o.Faults = []trace.Fault{sim.FaultExpiry}
 	}
 	if o.Depth == 0 {
 		o.Depth = DefaultDepth
@@ -243,13 +245,13 @@ const (
 
 // validWorld reports a liveness bound, guard or stock out of bounds, naming
 // it with prefix: "--" for a search's options, "schedule." for a file's.
-func validWorld(liveness time.Duration, guard sim.Guard, stock int, prefix string) error {
+func validWorld(liveness time.Duration, guard trace.Guard, stock int, prefix string) error {
 	switch {
 	case liveness < 0 || liveness > MaxLiveness:
 		return fmt.Errorf("%sliveness: %s, want 0 (the TTL) to %s", prefix, liveness, MaxLiveness)
 	case stock < 0 || stock > MaxStock:
 		return fmt.Errorf("%sstock: %d, want 0 (100) to %d", prefix, stock, MaxStock)
-	case guard != sim.GuardNone && !slices.Contains(sim.Guards, guard):
+	case guard != trace.GuardNone && !slices.Contains(trace.Guards, guard):
 		return fmt.Errorf("%sguard: %s", prefix, suggest.Unknown(guardWord, string(guard), guardNames()).EN)
 	}
 	return nil
@@ -258,7 +260,7 @@ func validWorld(liveness time.Duration, guard sim.Guard, stock int, prefix strin
 // NewWorld is the explorer's world for impl that schedule s runs in (its
 // moves aside): the standard one, with the liveness bound, guard and stock
 // s gives.
-func NewWorld(impl lockimpl.Info, s sim.Schedule) (*sim.Stepper, error) {
+func NewWorld(impl lockimpl.Info, s trace.Schedule) (*sim.Stepper, error) {
 	// Redlock runs on three nodes (a majority of two) unless s asks for
 	// five: the same algorithm, with schedules short enough to search.
 	setup := sim.Setup{TTL: TTL, LivenessBound: TTL, Horizon: 10 * time.Minute, Nodes: DefaultNodes, Guard: s.Guard, Stock: s.Stock}
@@ -282,12 +284,12 @@ func NewWorld(impl lockimpl.Info, s sim.Schedule) (*sim.Stepper, error) {
 }
 
 // schedule is the world opts search in, with moves.
-func (o Options) schedule(moves []string) *sim.Schedule {
+func (o Options) schedule(moves []string) *trace.Schedule {
 	nodes := o.Nodes
 	if nodes == DefaultNodes {
 		nodes = 0 // a schedule in the default world says nothing of it
 	}
-	return &sim.Schedule{Clients: o.Clients, Nodes: nodes, Attempts: o.Attempts, Faults: o.Faults,
+	return &trace.Schedule{Clients: o.Clients, Nodes: nodes, Attempts: o.Attempts, Faults: o.Faults,
 		Liveness: o.Liveness, Guard: o.Guard, Stock: o.Stock, Reenter: o.Reenter, Lease: o.Lease, Moves: moves}
 }
 
@@ -524,7 +526,7 @@ func finding(ctx context.Context, impl lockimpl.Info, opts Options, inv string, 
 	if err != nil {
 		return Finding{}, err
 	}
-	tr.Title = sim.Text{
+	tr.Title = text.Text{
 		EN: fmt.Sprintf("Counterexample: %s under %s", inv, impl.Name),
 		ZH: fmt.Sprintf("反例：%s 在 %s 下被破坏", inv, impl.Name),
 	}
@@ -535,7 +537,7 @@ func finding(ctx context.Context, impl lockimpl.Info, opts Options, inv string, 
 // clients, attempts, faults and number of moves — naming the field
 // ("schedule.clients: -3, want 2 or 3"). Replay checks it first: a schedule
 // read from a file builds a world of that many clients.
-func ValidateSchedule(s *sim.Schedule) error {
+func ValidateSchedule(s *trace.Schedule) error {
 	if s == nil {
 		return errors.New("schedule: none to replay")
 	}
@@ -565,7 +567,7 @@ func ValidateSchedule(s *sim.Schedule) error {
 // Replay makes the run a trace's schedule describes again, against impl, and
 // returns its trace. It refuses a schedule outside the explorer's bounds
 // (ValidateSchedule) and stops between moves once ctx is done.
-func Replay(ctx context.Context, impl lockimpl.Info, s *sim.Schedule) (*sim.Trace, error) {
+func Replay(ctx context.Context, impl lockimpl.Info, s *trace.Schedule) (*trace.Trace, error) {
 	if err := ValidateSchedule(s); err != nil {
 		return nil, err
 	}
@@ -603,8 +605,8 @@ func faultNames() []string {
 }
 
 func guardNames() []string {
-	names := make([]string, len(sim.Guards))
-	for i, g := range sim.Guards {
+	names := make([]string, len(trace.Guards))
+	for i, g := range trace.Guards {
 		names[i] = string(g)
 	}
 	return names

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/internal/race"
 	"github.com/lockstep-sim/lockstep/internal/stall"
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -129,7 +131,7 @@ func TestGetThenDelFoundShortest(t *testing.T) {
 	}
 	var cmds []string
 	for _, e := range f.Trace.Events {
-		if e.Kind == sim.KindCommand {
+		if e.Kind == trace.KindCommand {
 			cmds = append(cmds, e.Actor+" "+e.Command)
 		}
 	}
@@ -157,14 +159,14 @@ func TestLongPauseStaleWrite(t *testing.T) {
 	pauseStaleWrite(t, "uuid-lua-watchdog", "reentrant", "fenced")
 	// Redlock's schedules are longer: three nodes to take twice, each
 	// node's answer a move of its own. The stale write is 18 moves in.
-	r := search(t, "redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 18})
+	r := search(t, "redlock", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 18})
 	if _, ok := r.Broken(sim.InvResource); !ok {
 		t.Errorf("redlock: no stale write within 18 moves (%d states)", r.States)
 	}
 }
 
 func pauseStaleWrite(t *testing.T, names ...string) {
-	opts := Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 12}
+	opts := Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 12}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -185,7 +187,7 @@ func pauseStaleWrite(t *testing.T, names ...string) {
 // the last fails at the bound's own instant and the waiter gives up then,
 // within the bound.
 func TestCrashOrphansSetnx(t *testing.T) {
-	r := search(t, "setnx", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 4})
+	r := search(t, "setnx", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 4})
 	f, ok := r.Broken(sim.InvLiveness)
 	if !ok {
 		t.Fatalf("no liveness counterexample (%d states, depth %d)", r.States, r.Depth)
@@ -200,7 +202,7 @@ func TestCrashOrphansSetnx(t *testing.T) {
 // judged once that retry has run, and the retry gets the lock. setnx's lock
 // never runs out, so its waiter still waits in vain (TestCrashOrphansSetnx).
 func TestCrashedLeaseFreesTheWaiterInTime(t *testing.T) {
-	r := search(t, "uuid-lua", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 3})
+	r := search(t, "uuid-lua", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 3})
 	if f, ok := r.Broken(sim.InvLiveness); ok {
 		t.Errorf("liveness broken in %d moves: %v", f.Moves, f.Trace.Schedule.Moves)
 	}
@@ -214,20 +216,20 @@ func TestCrashedLeaseFreesTheWaiterInTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	moves := []string{"A", "A", "B", "B", "crash A", "time", "B", "B", "time", "B", "B"}
-	tr, err := Replay(context.Background(), in, &sim.Schedule{Clients: 2, Attempts: 3,
-		Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash}, Moves: moves})
+	tr, err := Replay(context.Background(), in, &trace.Schedule{Clients: 2, Attempts: 3,
+		Faults: []trace.Fault{sim.FaultExpiry, sim.FaultCrash}, Moves: moves})
 	if err != nil {
 		t.Fatal(err)
 	}
 	last := tr.Events[len(tr.Events)-1]
-	if got := tr.Broken(); len(got) != 0 || last.T != 30*time.Second || last.Snap.Clients[1].Belief != sim.BeliefHolds {
+	if got := tr.Broken(); len(got) != 0 || last.T != 30*time.Second || last.Snap.Clients[1].Belief != trace.BeliefHolds {
 		t.Errorf("broken %v; at t=%v B is %s, want holds at 30s", got, last.T, last.Snap.Clients[1].Belief)
 	}
 }
 
 // The same arguments give the same result: states, depth, counterexamples.
 func TestDeterministic(t *testing.T) {
-	opts := Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 10}
+	opts := Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 10}
 	a, b := search(t, "uuid-get-del", opts), search(t, "uuid-get-del", opts)
 	if a.States != b.States || a.Depth != b.Depth || len(a.Found) != len(b.Found) {
 		t.Fatalf("two searches: %d/%d states, depth %d/%d, %d/%d found", a.States, b.States, a.Depth, b.Depth, len(a.Found), len(b.Found))
@@ -242,7 +244,7 @@ func TestDeterministic(t *testing.T) {
 // Every counterexample replays to the same violation, event for event.
 func TestCounterexamplesReplay(t *testing.T) {
 	heavy(t)
-	opts := Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause, sim.FaultCrash}}
+	opts := Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultPause, sim.FaultCrash}}
 	for name, depth := range map[string]int{"set-nx-ex": 10, "uuid-get-del": 10, "uuid-lua-watchdog": 8} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -275,14 +277,14 @@ func TestBounds(t *testing.T) {
 	if r.Depth != 3 || r.Complete || r.TimedOut {
 		t.Errorf("depth %d, complete %v, timed out %v; want depth 3, neither", r.Depth, r.Complete, r.TimedOut)
 	}
-	r = search(t, "fenced", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 40, Timeout: 300 * time.Millisecond})
+	r = search(t, "fenced", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 40, Timeout: 300 * time.Millisecond})
 	if !r.TimedOut || r.Complete || r.Depth >= 40 {
 		t.Errorf("timed out %v, complete %v, depth %d", r.TimedOut, r.Complete, r.Depth)
 	}
 	if err := (Options{Clients: 4}).Validate(); err == nil {
 		t.Error("4 clients accepted")
 	}
-	if err := (Options{Faults: []sim.Fault{"meteor"}}).Validate(); err == nil {
+	if err := (Options{Faults: []trace.Fault{"meteor"}}).Validate(); err == nil {
 		t.Error("an unknown fault accepted")
 	}
 }
@@ -306,7 +308,7 @@ func TestPrefix(t *testing.T) {
 // while a lease without a watchdog runs out under it (mutex, resource).
 func TestHangFault(t *testing.T) {
 	heavy(t)
-	hang := []sim.Fault{sim.FaultExpiry, sim.FaultHang}
+	hang := []trace.Fault{sim.FaultExpiry, sim.FaultHang}
 	r := search(t, "uuid-lua-watchdog-uncapped", Options{Faults: hang, Attempts: 3, Depth: 13})
 	if _, ok := r.Broken(sim.InvLiveness); !ok {
 		t.Errorf("uuid-lua-watchdog-uncapped with a hang: found %v, want liveness", brokenIDs(r))
@@ -328,7 +330,7 @@ func TestHangFault(t *testing.T) {
 // with no lease its watchdog keeps the lock through the hang.
 func TestLeaseTurnsTheWatchdogOff(t *testing.T) {
 	heavy(t)
-	hang := []sim.Fault{sim.FaultExpiry, sim.FaultHang}
+	hang := []trace.Fault{sim.FaultExpiry, sim.FaultHang}
 	r := search(t, "redisson", Options{Faults: hang, Depth: 10, Lease: 10 * time.Second})
 	if _, ok := r.Broken(sim.InvMutex); !ok {
 		t.Errorf("redisson with a lease and a hang: found %v, want mutex", brokenIDs(r))
@@ -346,7 +348,7 @@ func TestLeaseTurnsTheWatchdogOff(t *testing.T) {
 // above the budget, and says so; what it found is still shortest.
 func TestMaxStates(t *testing.T) {
 	heavy(t)
-	opts := Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 14, MaxStates: 300}
+	opts := Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 14, MaxStates: 300}
 	a, b := search(t, "set-nx-ex", opts), search(t, "set-nx-ex", opts)
 	if !a.OverBudget || a.Complete {
 		t.Fatalf("over budget %v, complete %v; want a search stopped by its budget", a.OverBudget, a.Complete)
@@ -369,7 +371,7 @@ func TestMaxStates(t *testing.T) {
 // at once: B gets that node and another, and holds a majority beside A.
 func TestClockJumpFault(t *testing.T) {
 	heavy(t)
-	r := search(t, "redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultClockJump}, Depth: 9, First: true})
+	r := search(t, "redlock", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultClockJump}, Depth: 9, First: true})
 	f, ok := r.Broken(sim.InvMutex)
 	if !ok || !slices.ContainsFunc(f.Trace.Schedule.Moves, func(m string) bool { return strings.HasPrefix(m, "clock-jump ") }) {
 		t.Fatalf("redlock with a clock jump: found %v, want mutex through a clock-jump move", brokenIDs(r))
@@ -385,11 +387,11 @@ func TestClockJumpFault(t *testing.T) {
 // itself, empty, once the lease and RestartDelay have passed.
 func TestDelayedRestartFault(t *testing.T) {
 	heavy(t)
-	restart := search(t, "redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultRestart}, Attempts: 2, Depth: 9, First: true})
+	restart := search(t, "redlock", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultRestart}, Attempts: 2, Depth: 9, First: true})
 	if _, ok := restart.Broken(sim.InvMutex); !ok {
 		t.Fatalf("redlock with an immediate restart, to 9 moves: found %v, want mutex", brokenIDs(restart))
 	}
-	delayed := search(t, "redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultDelayedRestart}, Attempts: 2, Depth: 10})
+	delayed := search(t, "redlock", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultDelayedRestart}, Attempts: 2, Depth: 10})
 	if len(delayed.Found) > 0 {
 		t.Errorf("redlock with a delayed restart, to 10 moves: found %v", brokenIDs(delayed))
 	}
@@ -398,7 +400,7 @@ func TestDelayedRestartFault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := NewWorld(in, sim.Schedule{Clients: 2, Attempts: 1, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultDelayedRestart}})
+	st, err := NewWorld(in, trace.Schedule{Clients: 2, Attempts: 1, Faults: []trace.Fault{sim.FaultExpiry, sim.FaultDelayedRestart}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -447,7 +449,7 @@ func TestLeaseOutlivesItsKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := NewWorld(in, sim.Schedule{Clients: 2, Attempts: 3, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultDelayedRestart}})
+	st, err := NewWorld(in, trace.Schedule{Clients: 2, Attempts: 3, Faults: []trace.Fault{sim.FaultExpiry, sim.FaultDelayedRestart}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -483,7 +485,7 @@ func TestAcquireStartIsState(t *testing.T) {
 		t.Fatal(err)
 	}
 	hash := func(moves ...string) uint64 {
-		st, err := NewWorld(in, sim.Schedule{Clients: 2, Attempts: 2, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}})
+		st, err := NewWorld(in, trace.Schedule{Clients: 2, Attempts: 2, Faults: []trace.Fault{sim.FaultExpiry, sim.FaultPause}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -505,7 +507,7 @@ func TestAcquireStartIsState(t *testing.T) {
 // hung call alone leaves the watchdog renewing, and nothing breaks.
 func TestPartitionFault(t *testing.T) {
 	heavy(t)
-	hang := []sim.Fault{sim.FaultExpiry, sim.FaultHang}
+	hang := []trace.Fault{sim.FaultExpiry, sim.FaultHang}
 	if r := search(t, "uuid-lua-watchdog", Options{Faults: hang, Depth: 9}); len(r.Found) > 0 {
 		t.Errorf("uuid-lua-watchdog, a hung call, to 9 moves: found %v", brokenIDs(r))
 	}
@@ -524,7 +526,7 @@ func TestPartitionFault(t *testing.T) {
 func TestFiveNodes(t *testing.T) {
 	heavy(t)
 	prefix := []string{"A", "B", "A/redis-1", "A/redis-2", "A/redis-3", "B/redis-4", "B/redis-5"}
-	r := search(t, "redlock", Options{Nodes: 5, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultRestart}, Prefix: prefix, Depth: 6})
+	r := search(t, "redlock", Options{Nodes: 5, Faults: []trace.Fault{sim.FaultExpiry, sim.FaultRestart}, Prefix: prefix, Depth: 6})
 	f, ok := r.Broken(sim.InvMutex)
 	if !ok {
 		t.Fatalf("mutex held within 6 moves of %v on five servers", prefix)
@@ -565,7 +567,7 @@ func (unconfigured) Release(context.Context) error { return errors.New("no serve
 // search has no verdict, as a lesson's run of it has none.
 func TestSearchOfALockThatNeverRunsHasNoVerdict(t *testing.T) {
 	info := lockimpl.Info{Name: "unconfigured", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock { return unconfigured{} }}
-	for _, faults := range [][]sim.Fault{{sim.FaultExpiry}, {sim.FaultExpiry, sim.FaultCrash}} {
+	for _, faults := range [][]trace.Fault{{sim.FaultExpiry}, {sim.FaultExpiry, sim.FaultCrash}} {
 		res, err := Search(context.Background(), info, Options{Depth: 8, Faults: faults})
 		if err == nil || !strings.Contains(err.Error(), "no verdict: unconfigured did not run in any of the") {
 			t.Errorf("faults %v: %v, found %d; want no verdict", faults, err, len(res.Found))

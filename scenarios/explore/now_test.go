@@ -3,6 +3,8 @@ package explore
 import (
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
@@ -18,10 +20,10 @@ func TestTraceKeepsUpWithTime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		faults := []sim.Fault{sim.FaultExpiry, sim.FaultPause, sim.FaultCrash}
+		faults := []trace.Fault{sim.FaultExpiry, sim.FaultPause, sim.FaultCrash}
 		timeMoves := 0
 		for walk := range 6 {
-			st, err := NewWorld(in, sim.Schedule{Clients: 2, Attempts: 1, Faults: faults})
+			st, err := NewWorld(in, trace.Schedule{Clients: 2, Attempts: 1, Faults: faults})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
@@ -24,8 +26,8 @@ func setNXEX(t *testing.T) lockimpl.Info {
 }
 
 func TestReplay(t *testing.T) {
-	tr, err := Replay(context.Background(), setNXEX(t), &sim.Schedule{Clients: 2, Attempts: 1,
-		Faults: []sim.Fault{sim.FaultExpiry}, Moves: setNXEXMoves})
+	tr, err := Replay(context.Background(), setNXEX(t), &trace.Schedule{Clients: 2, Attempts: 1,
+		Faults: []trace.Fault{sim.FaultExpiry}, Moves: setNXEXMoves})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,27 +43,27 @@ func TestReplay(t *testing.T) {
 // its world is built: -3 clients panicked in makeslice, 100000 took 1.5 GB
 // (issue "Hardening", items 3 and 4).
 func TestReplayRefusesScheduleOutOfBounds(t *testing.T) {
-	ok := func() *sim.Schedule {
-		return &sim.Schedule{Clients: 2, Attempts: 1, Faults: []sim.Fault{sim.FaultExpiry}, Moves: setNXEXMoves}
+	ok := func() *trace.Schedule {
+		return &trace.Schedule{Clients: 2, Attempts: 1, Faults: []trace.Fault{sim.FaultExpiry}, Moves: setNXEXMoves}
 	}
 	for _, tc := range []struct {
 		name   string
-		mutate func(*sim.Schedule)
+		mutate func(*trace.Schedule)
 		want   string
 	}{
-		{"negative clients", func(s *sim.Schedule) { s.Clients = -3 }, "schedule.clients: -3, want 2 or 3"},
-		{"too many clients", func(s *sim.Schedule) { s.Clients = 100000 }, "schedule.clients: 100000, want 2 or 3"},
-		{"four nodes", func(s *sim.Schedule) { s.Nodes = 4 }, "schedule.nodes: 4, want 3 or 5 (none: 3)"},
-		{"no attempt", func(s *sim.Schedule) { s.Attempts = 0 }, "schedule.attempts: 0, want 1 to 12"},
-		{"too many attempts", func(s *sim.Schedule) { s.Attempts = 1 << 30 }, "schedule.attempts: 1073741824, want 1 to 12"},
-		{"unknown fault", func(s *sim.Schedule) { s.Faults = []sim.Fault{sim.FaultExpiry, "meteor"} },
+		{"negative clients", func(s *trace.Schedule) { s.Clients = -3 }, "schedule.clients: -3, want 2 or 3"},
+		{"too many clients", func(s *trace.Schedule) { s.Clients = 100000 }, "schedule.clients: 100000, want 2 or 3"},
+		{"four nodes", func(s *trace.Schedule) { s.Nodes = 4 }, "schedule.nodes: 4, want 3 or 5 (none: 3)"},
+		{"no attempt", func(s *trace.Schedule) { s.Attempts = 0 }, "schedule.attempts: 0, want 1 to 12"},
+		{"too many attempts", func(s *trace.Schedule) { s.Attempts = 1 << 30 }, "schedule.attempts: 1073741824, want 1 to 12"},
+		{"unknown fault", func(s *trace.Schedule) { s.Faults = []trace.Fault{sim.FaultExpiry, "meteor"} },
 			`schedule.faults[1]: unknown fault "meteor"`},
-		{"mistyped fault", func(s *sim.Schedule) { s.Faults = []sim.Fault{"pasue"} },
+		{"mistyped fault", func(s *trace.Schedule) { s.Faults = []trace.Fault{"pasue"} },
 			`schedule.faults[0]: unknown fault "pasue"; did you mean pause?`},
-		{"too many moves", func(s *sim.Schedule) { s.Moves = make([]string, MaxMoves+1) },
+		{"too many moves", func(s *trace.Schedule) { s.Moves = make([]string, MaxMoves+1) },
 			"schedule.moves: 1001 moves, the most is 1000"},
-		{"unknown move", func(s *sim.Schedule) { s.Moves = []string{"A", "teleport"} }, "move 2 (teleport)"},
-		{"a lease of a nanosecond", func(s *sim.Schedule) { s.Lease = 1 }, "schedule.lease: 1ns, want 0 (none) or 1ms to 1h0m0s"},
+		{"unknown move", func(s *trace.Schedule) { s.Moves = []string{"A", "teleport"} }, "move 2 (teleport)"},
+		{"a lease of a nanosecond", func(s *trace.Schedule) { s.Lease = 1 }, "schedule.lease: 1ns, want 0 (none) or 1ms to 1h0m0s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := ok()
@@ -81,7 +83,7 @@ func TestReplayRefusesScheduleOutOfBounds(t *testing.T) {
 func TestReplayHonoursCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := Replay(ctx, setNXEX(t), &sim.Schedule{Clients: 2, Attempts: 1, Moves: setNXEXMoves})
+	_, err := Replay(ctx, setNXEX(t), &trace.Schedule{Clients: 2, Attempts: 1, Moves: setNXEXMoves})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}

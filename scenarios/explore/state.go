@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
@@ -176,7 +178,7 @@ func (t *tokenNames) name(v string) string {
 
 // value renames the tokens in a key's value: the whole of a string, the
 // fields and values of a hash.
-func (t *tokenNames) value(k sim.KeyState) string {
+func (t *tokenNames) value(k trace.KeyState) string {
 	if k.Type != "hash" {
 		return t.name(k.Value)
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
@@ -62,7 +64,7 @@ func TestHashSeesEveryField(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := NewWorld(in, sim.Schedule{Clients: 2, Attempts: 2, Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}})
+		st, err := NewWorld(in, trace.Schedule{Clients: 2, Attempts: 2, Faults: []trace.Fault{sim.FaultExpiry, sim.FaultPause}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +72,7 @@ func TestHashSeesEveryField(t *testing.T) {
 			view := st.State()
 			// A write on its way to a replica, so that Repl's fields are
 			// there to change.
-			view.Repl = append(view.Repl, sim.ReplView{Key: "k", Value: sim.KeyState{Type: "string", Value: "v"}})
+			view.Repl = append(view.Repl, sim.ReplView{Key: "k", Value: trace.KeyState{Type: "string", Value: "v"}})
 			hash := func() uint64 { return HashNamed(view) }
 			indexes = map[string]int{"Lease.Server": len(view.Servers), "ActorView.Node": len(view.Nodes)}
 			mutateFields(reflect.ValueOf(&view).Elem(), "State", hash, func(path string, changed bool) {
@@ -198,8 +200,8 @@ func TestClaimClasses(t *testing.T) {
 // and in a hash's fields and values alike; numbers are not.
 func TestTokenNames(t *testing.T) {
 	tn := newTokenNames([]string{"tok-b", "tok-a"})
-	str := func(v string) sim.KeyState { return sim.KeyState{Type: "string", Value: v} }
-	hash := func(v string) sim.KeyState { return sim.KeyState{Type: "hash", Value: v} }
+	str := func(v string) trace.KeyState { return trace.KeyState{Type: "string", Value: v} }
+	hash := func(v string) trace.KeyState { return trace.KeyState{Type: "hash", Value: v} }
 	if got := tn.value(str("tok-b")) + " " + tn.value(hash("tok-a=2")) + " " + tn.value(str("4")) +
 		" " + tn.name("tok-b") + " " + tn.value(hash("x=tok-a")); got != "\x00v0 \x00v1=2 4 \x00v0 x=\x00v1" {
 		t.Errorf("renamed %q", got)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
@@ -14,17 +16,17 @@ import (
 // with fewer states, far fewer with three clients or three nodes.
 func TestSymmetryFindsTheSame(t *testing.T) {
 	heavy(t)
-	pause := []sim.Fault{sim.FaultExpiry, sim.FaultPause}
+	pause := []trace.Fault{sim.FaultExpiry, sim.FaultPause}
 	symmetryFindsTheSame(t, []symmetryCase{
 		{"uuid-get-del", Options{}},
 		{"set-nx-ex", Options{Faults: pause, Depth: 10}},
-		{"setnx", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 3, Depth: 10}},
+		{"setnx", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 3, Depth: 10}},
 		{"uuid-lua", Options{Clients: 3, Faults: pause, Depth: 8}},
 		{"uuid-get-del", Options{Clients: 3, Depth: 12}},
 		// Redlock's searches here stop short; TestLongSymmetryFindsTheSame
 		// takes them deeper.
 		{"redlock", Options{Faults: pause, Depth: 7}},
-		{"redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultClockJump}, Depth: 7}},
+		{"redlock", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultClockJump}, Depth: 7}},
 		{"redsync-redlock", Options{Depth: 5}},
 	})
 }
@@ -33,8 +35,8 @@ func TestSymmetryFindsTheSame(t *testing.T) {
 func TestLongSymmetryFindsTheSame(t *testing.T) {
 	long(t)
 	symmetryFindsTheSame(t, []symmetryCase{
-		{"redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 9}},
-		{"redlock", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultClockJump}, Depth: 9}},
+		{"redlock", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 9}},
+		{"redlock", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultClockJump}, Depth: 9}},
 		{"redsync-redlock", Options{Depth: 6}},
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
@@ -44,14 +46,14 @@ func ownTokens(t *testing.T, name string) lockimpl.Info {
 // failover, in pending replication too.
 func TestOwnTokensSameStates(t *testing.T) {
 	heavy(t)
-	pause := []sim.Fault{sim.FaultExpiry, sim.FaultPause}
+	pause := []trace.Fault{sim.FaultExpiry, sim.FaultPause}
 	for _, tc := range []struct {
 		name string
 		opts Options
 	}{
 		{"uuid-lua", Options{}},
 		{"redislock", Options{}}, // the issue's: 6,523 states with its own tokens, not 153
-		{"uuid-lua", Options{Faults: []sim.Fault{sim.FaultExpiry, sim.FaultFailover}, Depth: 8}},
+		{"uuid-lua", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultFailover}, Depth: 8}},
 		{"reentrant", Options{Faults: pause, Depth: 7}},
 		{"fenced", Options{Faults: pause, Depth: 7}},
 		{"redlock", Options{Depth: 8}},

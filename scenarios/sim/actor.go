@@ -5,6 +5,8 @@ import (
 	"errors"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -45,11 +47,11 @@ type actor struct {
 	park     parkKind
 	cmd      redis.Cmder // the command waiting at the gate
 	node     int         // the logical node it is for
-	point    Op          // the program point waiting
+	point    trace.Op    // the program point waiting
 	deadline time.Duration
 	woke     time.Duration // when it last started or left a sleep
 
-	op   Op // what the business goroutine is doing now
+	op   trace.Op // what the business goroutine is doing now
 	hold *hold
 	held bool // frozen by a hold until Unhold
 
@@ -121,7 +123,7 @@ type msg struct {
 	server int
 	err    error
 
-	point    Op
+	point    trace.Op
 	deadline time.Duration
 	note     note
 	child    *actor

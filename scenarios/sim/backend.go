@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/alicebob/miniredis/v2"
 	mrserver "github.com/alicebob/miniredis/v2/server"
 	"github.com/redis/go-redis/v9"
@@ -40,7 +42,7 @@ type Backend interface {
 	// to MaxValue bytes (Cut, CutHead): the engine compares values by what
 	// Read keeps of them. It reads outside the gate: no command of a lock
 	// client, no step.
-	Read(now time.Duration) ([]KeyState, error)
+	Read(now time.Duration) ([]trace.KeyState, error)
 	// Advance moves the server's clock to virtual time t, delta after the
 	// last advance: keys due by then expire. A server with a clock of its
 	// own (a real one) ignores it.
@@ -88,7 +90,7 @@ type Backend interface {
 	// cancelled); last are the keys the run last saw there, for the error
 	// when the server does not answer. The engine calls it on every server
 	// of a real run at once, before Close.
-	Cleanup(last []KeyState) error
+	Cleanup(last []trace.KeyState) error
 }
 
 // Follower is a Backend whose server replicates by itself: a real replica.
@@ -291,14 +293,14 @@ func (b *memBackend) Close() {
 func (b *memBackend) Addr() string                          { return "" }
 func (b *memBackend) ClientOptions() *redis.Options         { return nil }
 func (b *memBackend) EnvironmentError(error) (string, bool) { return "", false }
-func (b *memBackend) Cleanup([]KeyState) error              { return nil }
+func (b *memBackend) Cleanup([]trace.KeyState) error        { return nil }
 
 // Read uses miniredis's direct API: no command, no step.
-func (b *memBackend) Read(time.Duration) ([]KeyState, error) {
+func (b *memBackend) Read(time.Duration) ([]trace.KeyState, error) {
 	m := b.m
-	var keys []KeyState
+	var keys []trace.KeyState
 	for _, k := range m.Keys() {
-		ks := KeyState{Key: k, Type: m.Type(k), TTL: -1}
+		ks := trace.KeyState{Key: k, Type: m.Type(k), TTL: -1}
 		switch v := b.stored(k); ks.Type {
 		case "string":
 			ks.Value = Cut(v.str, MaxValue)

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/internal/bigvalue"
 )
 
@@ -59,14 +61,14 @@ func TestBigValueIsBoundedInTheTrace(t *testing.T) {
 			t.Errorf("snapshot %d of A's lock holds a copy of its value; want the first one's", i)
 		}
 	}
-	set := tr.Events[slices.IndexFunc(tr.Events, func(e Event) bool { return e.Kind == KindCommand })]
+	set := tr.Events[slices.IndexFunc(tr.Events, func(e trace.Event) bool { return e.Kind == trace.KindCommand })]
 	if w := fmt.Sprintf("SET %s %q EX 30 NX", k, want); set.Command != w {
 		t.Errorf("A's SET shows as %.300q; want %q", set.Command, w)
 	}
 	if w := []string{"set", k, want, "ex", "30", "nx"}; !slices.Equal(set.Args, w) {
 		t.Errorf("A's SET keeps the arguments %.300q; want %.300q", set.Args, w)
 	}
-	get := tr.Events[slices.IndexFunc(tr.Events, func(e Event) bool { return strings.HasPrefix(e.Command, "GET ") })]
+	get := tr.Events[slices.IndexFunc(tr.Events, func(e trace.Event) bool { return strings.HasPrefix(e.Command, "GET ") })]
 	if w := fmt.Sprintf("%q", full[:MaxArg]+marker(len(full)-MaxArg)); get.Reply != w {
 		t.Errorf("A's GET replies %.300q; want %.300q", get.Reply, w)
 	}

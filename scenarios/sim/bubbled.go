@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/internal/bubble"
 )
 
@@ -271,9 +273,9 @@ func callName(a *actor) string {
 		return a.name
 	}
 	switch a.op {
-	case OpAcquire, OpReenter:
+	case trace.OpAcquire, trace.OpReenter:
 		return a.name + "'s TryAcquire"
-	case OpRelease, OpLeave:
+	case trace.OpRelease, trace.OpLeave:
 		return a.name + "'s Release"
 	}
 	return a.name

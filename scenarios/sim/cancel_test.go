@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // A run stops soon after its context is cancelled, on embedded servers as
@@ -19,7 +21,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	defer cancel()
 	const at = 100
 	events := 0
-	ctx = WithPacer(ctx, &Pacer{Event: func(_ Trace, e Event) {
+	ctx = WithPacer(ctx, &Pacer{Event: func(_ trace.Trace, e trace.Event) {
 		events++
 		if events == at {
 			cancel()
@@ -39,7 +41,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	}
 }
 
-func trEvents(tr *Trace) []Event {
+func trEvents(tr *trace.Trace) []trace.Event {
 	if tr == nil {
 		return nil
 	}

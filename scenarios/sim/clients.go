@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
@@ -17,7 +19,7 @@ import (
 // addClient creates a client process with its go-redis clients, its lock
 // handle and its business goroutine, which starts at p.Start.
 func (w *World) addClient(name string, p Program) *client {
-	c := &client{name: name, prog: p.withDefaults(), belief: BeliefIdle, op: OpStart}
+	c := &client{name: name, prog: p.withDefaults(), belief: trace.BeliefIdle, op: trace.OpStart}
 	if p.Jitter {
 		c.jitter = jitterSource(name)
 	}

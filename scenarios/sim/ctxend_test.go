@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
@@ -59,7 +61,7 @@ func TestTimeoutOnTheWayToASlowServer(t *testing.T) {
 		})
 		var texts []string
 		for _, e := range tr.Events {
-			if e.Kind == KindCommand {
+			if e.Kind == trace.KindCommand {
 				texts = append(texts, e.Text.EN+" | "+e.Text.ZH)
 			}
 		}
@@ -81,7 +83,7 @@ func TestTimeoutOnTheWayToASlowServer(t *testing.T) {
 func TestTimeoutDuringAPauseIsSeenOnResume(t *testing.T) {
 	tr := run(t, Setup{Nodes: 3}, "redlock", func(tl *Timeline) {
 		a := tl.Client("A", Program{Work: time.Second, Attempts: 1})
-		a.HoldAfter(OpAcquire, 1)
+		a.HoldAfter(trace.OpAcquire, 1)
 		tl.RunUntil(time.Second)
 		a.Pause()
 		a.Unhold()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // This file waits for the running actors: drain handles messages until none
@@ -211,9 +213,9 @@ func inCall(a *actor) string {
 		return ""
 	}
 	switch a.op {
-	case OpAcquire, OpReenter:
+	case trace.OpAcquire, trace.OpReenter:
 		return " (in its lock's TryAcquire)"
-	case OpRelease, OpLeave:
+	case trace.OpRelease, trace.OpLeave:
 		return " (in its lock's Release)"
 	}
 	return ""

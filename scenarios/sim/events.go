@@ -7,6 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -50,13 +54,13 @@ func (w *World) commandDone(a *actor, m msg) {
 	c := a.client
 	op := a.op
 	if a.bg {
-		op = OpRenew
+		op = trace.OpRenew
 	}
 	// An orphan's command was counted when its client stopped waiting.
-	if op == OpAcquire && !a.bg && !a.orphan {
+	if op == trace.OpAcquire && !a.bg && !a.orphan {
 		c.acqCmds++
 	}
-	if (op == OpRelease || op == OpLeave) && !a.bg && !a.orphan {
+	if (op == trace.OpRelease || op == trace.OpLeave) && !a.bg && !a.orphan {
 		c.relCmds++
 	}
 	changes := diffKeys(before, after, w.ttlTolerance())
@@ -66,7 +70,7 @@ func (w *World) commandDone(a *actor, m msg) {
 	// command did not delete it. One with time left was deleted, however
 	// little (get-then-del × uuid-lua releases with a second of its lease
 	// left, which once read as an expiry).
-	var expired []KeyState
+	var expired []trace.KeyState
 	if w.real != nil {
 		ranDown := w.toVirtual(time.Since(readAt) + 3*time.Millisecond)
 		changes = slices.DeleteFunc(changes, func(ch change) bool {
@@ -79,7 +83,7 @@ func (w *World) commandDone(a *actor, m msg) {
 	}
 	for j, ch := range changes {
 		if ch.kind == changeCreated || ch.kind == changeValue {
-			i := slices.IndexFunc(after, func(k KeyState) bool { return k.Key == ch.key })
+			i := slices.IndexFunc(after, func(k trace.KeyState) bool { return k.Key == ch.key })
 			after[i].Writer = c.name
 			changes[j].after.Writer = c.name
 		}
@@ -88,36 +92,36 @@ func (w *World) commandDone(a *actor, m msg) {
 	if h := holderOf(a); h.hold != nil && h.hold.op == h.op && !h.bg && !a.orphan {
 		h.hold.count++
 	}
-	text := textCommand(a.name, op, changes, m.err)
+	say := textCommand(a.name, op, changes, m.err)
 	if a.orphan {
-		text = textCommandLate(a.name, op, changes, m.err, a.client.name, a.gaveUp)
+		say = textCommandLate(a.name, op, changes, m.err, a.client.name, a.gaveUp)
 	}
 	if ic, ok := m.cmd.(*redis.IntCmd); ok && m.cmd.Name() == "wait" && len(changes) == 0 {
 		if wc, ok := parseWait(m.cmd, m.server); ok {
-			text = textWait(a.name, wc.want, ic.Val(), m.err)
+			say = textWait(a.name, wc.want, ic.Val(), m.err)
 		}
 	}
-	e := Event{
-		Kind:    KindCommand,
+	e := trace.Event{
+		Kind:    trace.KindCommand,
 		Actor:   a.name,
 		Server:  srv.name,
 		Args:    cmdArgs(m.cmd),
 		Command: formatCommand(m.cmd),
 		Reply:   formatReply(m.cmd, m.err),
-		Text:    text,
+		Text:    say,
 		Short:   same(shortCommand(m.cmd, m.err)),
 	}
 	if w.real != nil {
 		// A real server's replies and errors are text for a terminal only
 		// once cleaned.
-		e.Reply, e.Text.EN, e.Text.ZH = CleanText(e.Reply), CleanText(e.Text.EN), CleanText(e.Text.ZH)
-		e.Short.EN, e.Short.ZH = CleanText(e.Short.EN), CleanText(e.Short.ZH)
+		e.Reply, e.Text.EN, e.Text.ZH = text.Clean(e.Reply), text.Clean(e.Text.EN), text.Clean(e.Text.ZH)
+		e.Short.EN, e.Short.ZH = text.Clean(e.Short.EN), text.Clean(e.Short.ZH)
 	}
 	w.emit(e)
 	w.observe(observation{kind: obsCommand, client: c, changes: changes, before: before, after: after, cmd: m.cmd, err: m.err})
 	for _, k := range expired {
-		w.emit(Event{Kind: KindExpire, Server: srv.name, Text: textExpired(k, srv.name),
-			Short: Text{EN: "expired", ZH: "过期"}})
+		w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.name, Text: textExpired(k, srv.name),
+			Short: text.Text{EN: "expired", ZH: "过期"}})
 	}
 	if srv.replica >= 0 && len(changes) > 0 {
 		w.enqueueReplication(m.server, changes)
@@ -140,39 +144,39 @@ func (w *World) noted(a *actor, n note) {
 	switch n.kind {
 	case noteOp:
 		a.op, c.op = n.op, n.op
-		if n.op == OpAcquire || n.op == OpReenter {
+		if n.op == trace.OpAcquire || n.op == trace.OpReenter {
 			w.beginAttempt(c)
 		}
 		switch n.op {
-		case OpReenter:
+		case trace.OpReenter:
 			c.reentering = true
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReenter(c.name),
-				Short: Text{EN: "takes it again", ZH: "再次加锁"}})
-		case OpLeave:
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textReenter(c.name),
+				Short: text.Text{EN: "takes it again", ZH: "再次加锁"}})
+		case trace.OpLeave:
 			c.relCmds = 0
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeave(c.name),
-				Short: Text{EN: "inner release", ZH: "内层释放"}})
-		case OpAcquire:
-			if c.belief != BeliefWaiting {
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textLeave(c.name),
+				Short: text.Text{EN: "inner release", ZH: "内层释放"}})
+		case trace.OpAcquire:
+			if c.belief != trace.BeliefWaiting {
 				c.wantSince, c.attempts, c.acqCmds = w.now, 0, 0
 			}
 			c.attempts++
-			if c.belief != BeliefWaiting {
-				c.belief = BeliefWaiting
-				w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWants(c.name), Short: Text{EN: "wants", ZH: "想要锁"}})
+			if c.belief != trace.BeliefWaiting {
+				c.belief = trace.BeliefWaiting
+				w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textWants(c.name), Short: text.Text{EN: "wants", ZH: "想要锁"}})
 			}
-		case OpPrep:
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textPrep(c.name, c.prog.Prep),
-				Short: Text{EN: "prepares " + Secs(c.prog.Prep), ZH: "准备 " + secsZH(c.prog.Prep)}})
-		case OpWork:
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textWork(c.name, c.prog.Work),
-				Short: Text{EN: "works " + Secs(c.prog.Work), ZH: "干活 " + secsZH(c.prog.Work)}})
-		case OpFail:
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textFail(c.name, c.prog.Fail),
-				Short: Text{EN: "fails " + Secs(c.prog.Fail), ZH: "出错 " + secsZH(c.prog.Fail)}})
-		case OpRelease:
-			c.belief, c.relCmds = BeliefReleased, 0
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLeaves(c.name), Short: Text{EN: "releases", ZH: "释放"}})
+		case trace.OpPrep:
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textPrep(c.name, c.prog.Prep),
+				Short: text.Text{EN: "prepares " + Secs(c.prog.Prep), ZH: "准备 " + secsZH(c.prog.Prep)}})
+		case trace.OpWork:
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textWork(c.name, c.prog.Work),
+				Short: text.Text{EN: "works " + Secs(c.prog.Work), ZH: "干活 " + secsZH(c.prog.Work)}})
+		case trace.OpFail:
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textFail(c.name, c.prog.Fail),
+				Short: text.Text{EN: "fails " + Secs(c.prog.Fail), ZH: "出错 " + secsZH(c.prog.Fail)}})
+		case trace.OpRelease:
+			c.belief, c.relCmds = trace.BeliefReleased, 0
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textLeaves(c.name), Short: text.Text{EN: "releases", ZH: "释放"}})
 		}
 	case noteAcquired:
 		w.quorum(c, true, n)
@@ -180,29 +184,29 @@ func (w *World) noted(a *actor, n note) {
 			c.reentering = false
 			c.nestedKey = w.lockKeyHeld(c.key)
 			c.fence, c.lost = n.fence, n.lost
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReentered(c.name),
-				Short: Text{EN: "got it again", ZH: "再次拿到"}})
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textReentered(c.name),
+				Short: text.Text{EN: "got it again", ZH: "再次拿到"}})
 			break
 		}
-		c.belief, c.fence, c.lost = BeliefHolds, n.fence, n.lost
+		c.belief, c.fence, c.lost = trace.BeliefHolds, n.fence, n.lost
 		c.claim = w.claimOf(c)
 		txt := textAcquired(c.name, c.token, n.fence)
 		waited := textWaited(c.attempts, c.acqCmds, len(w.route), w.now-c.wantSince)
 		txt.EN, txt.ZH = txt.EN+waited.EN, txt.ZH+waited.ZH
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: txt,
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: txt,
 			Short: shortAcquired(c.token, n.fence)})
 	case noteRefused:
 		w.quorum(c, false, n)
 		if n.nested {
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textSelfRefused(c.name, c.prog.Retry, n.err),
-				Short: Text{EN: "blocked by itself", ZH: "被自己挡住"}})
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textSelfRefused(c.name, c.prog.Retry, n.err),
+				Short: text.Text{EN: "blocked by itself", ZH: "被自己挡住"}})
 			break
 		}
 		retry := n.retry
 		if n.last {
 			retry = -1 // no retry: it gives up next
 		}
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textRefused(c.name, retry, n.err),
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textRefused(c.name, retry, n.err),
 			Short: shortRefused(n.err)})
 	case noteReleased:
 		if n.nested {
@@ -211,28 +215,28 @@ func (w *World) noted(a *actor, n note) {
 				// The inner release took the outer hold with it.
 				txt = textLeftWithoutLock(c.name)
 			}
-			w.emit(Event{Kind: KindBelief, Actor: c.name, Text: txt, Short: shortReleased(n.err, c.relCmds > 0)})
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: txt, Short: shortReleased(n.err, c.relCmds > 0)})
 			break
 		}
 		c.fence, c.lost = 0, nil
-		c.op = OpDone
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textReleased(c.name, n.err, c.relCmds > 0), Short: shortReleased(n.err, c.relCmds > 0)})
+		c.op = trace.OpDone
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textReleased(c.name, n.err, c.relCmds > 0), Short: shortReleased(n.err, c.relCmds > 0)})
 	case noteGaveUp:
-		c.belief, c.op = BeliefGaveUp, OpDone
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textGaveUp(c.name, c.attempts, c.acqCmds, len(w.route), w.now-c.wantSince), Short: Text{EN: "gives up", ZH: "放弃"}})
+		c.belief, c.op = trace.BeliefGaveUp, trace.OpDone
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textGaveUp(c.name, c.attempts, c.acqCmds, len(w.route), w.now-c.wantSince), Short: text.Text{EN: "gives up", ZH: "放弃"}})
 	}
 }
 
 // checkLost turns a watchdog's "lock lost" signal into a belief change.
 func (w *World) checkLost(c *client) {
-	if c.lost == nil || c.belief != BeliefHolds {
+	if c.lost == nil || c.belief != trace.BeliefHolds {
 		return
 	}
 	select {
 	case <-c.lost:
-		c.belief = BeliefLost
+		c.belief = trace.BeliefLost
 		c.lost = nil
-		w.emit(Event{Kind: KindBelief, Actor: c.name, Text: textLost(c.name), Short: Text{EN: "lost!", ZH: "丢锁!"}})
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textLost(c.name), Short: text.Text{EN: "lost!", ZH: "丢锁!"}})
 	default:
 	}
 }
@@ -243,20 +247,20 @@ func (w *World) checkLost(c *client) {
 // nothing renews the lease.
 func (w *World) bgStopped(a *actor) {
 	c := a.client
-	if !a.bg || c.belief != BeliefHolds || c.crashed || w.closing.Load() {
+	if !a.bg || c.belief != trace.BeliefHolds || c.crashed || w.closing.Load() {
 		return
 	}
 	renewals := 0
 	for _, e := range w.trace.Events {
-		if e.Kind == KindCommand && e.Actor == a.name && e.Reply == "(integer) 1" {
+		if e.Kind == trace.KindCommand && e.Actor == a.name && e.Reply == "(integer) 1" {
 			renewals++
 		}
 	}
 	if renewals == 0 {
 		return // not a watchdog, or one that never renewed: nothing to say
 	}
-	w.emit(Event{Kind: KindBelief, Actor: a.name, Text: textBgStopped(a.name, c.name, renewals),
-		Short: Text{EN: "stops renewing", ZH: "停止续期"}})
+	w.emit(trace.Event{Kind: trace.KindBelief, Actor: a.name, Text: textBgStopped(a.name, c.name, renewals),
+		Short: text.Text{EN: "stops renewing", ZH: "停止续期"}})
 }
 
 // lockKeyHeld says whether the lock's key is on a majority of the nodes, as
@@ -281,7 +285,7 @@ func (w *World) claimOf(c *client) string {
 			continue
 		}
 		if fields := strings.Fields(k.Value); k.Type == "hash" && len(fields) > 0 {
-			f, _ := cutField(fields[0])
+			f, _ := trace.CutField(fields[0])
 			return f
 		}
 		return k.Value
@@ -293,27 +297,27 @@ func (w *World) claimOf(c *client) string {
 func (w *World) passPoint(a *actor) {
 	c := a.client
 	switch a.point {
-	case OpRead:
+	case trace.OpRead:
 		res := w.rowOf(c)
 		c.readVal, c.readVer = res.value, res.version
 		res.read(c.fence, c.claim)
 		txt := textRead(c.name, res.name, c.readVal)
-		if res.guard == GuardToken {
+		if res.guard == trace.GuardToken {
 			txt = textStamp(txt, c.claim)
 		}
-		w.emit(Event{Kind: KindResource, Actor: c.name, Text: txt,
-			Short: Text{EN: fmt.Sprintf("read %d", c.readVal), ZH: fmt.Sprintf("读 %d", c.readVal)}})
-	case OpWrite:
+		w.emit(trace.Event{Kind: trace.KindResource, Actor: c.name, Text: txt,
+			Short: text.Text{EN: fmt.Sprintf("read %d", c.readVal), ZH: fmt.Sprintf("读 %d", c.readVal)}})
+	case trace.OpWrite:
 		if c.readVal <= 0 {
 			// Nothing left to sell: the buyer's own code checks what it
 			// read, and a sold-out product is no write.
-			w.emit(Event{Kind: KindResource, Actor: c.name, Text: textSoldOut(c.name, c.readVal),
-				Short: Text{EN: "sold out", ZH: "已售罄"}})
+			w.emit(trace.Event{Kind: trace.KindResource, Actor: c.name, Text: textSoldOut(c.name, c.readVal),
+				Short: text.Text{EN: "sold out", ZH: "已售罄"}})
 			return
 		}
 		res := w.rowOf(c)
 		r := res.write(c.name, c.readVal-1, c.readVer, c.fence, c.claim)
-		w.emit(Event{Kind: KindResource, Actor: c.name, Text: textWrite(c.name, res.name, r), Short: shortWrite(r)})
+		w.emit(trace.Event{Kind: trace.KindResource, Actor: c.name, Text: textWrite(c.name, res.name, r), Short: shortWrite(r)})
 		w.observe(observation{kind: obsWrite, client: c, write: r})
 	}
 }
@@ -344,8 +348,8 @@ func (w *World) checkHold(a *actor) {
 	if at.park == parkGate {
 		next = formatCommand(at.cmd)
 	}
-	w.emit(Event{Kind: KindSchedule, Actor: a.name, Text: textHeld(a.name, next, a.point),
-		Short: Text{EN: "⏸ held", ZH: "⏸ 被挂起"}})
+	w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Text: textHeld(a.name, next, a.point),
+		Short: text.Text{EN: "⏸ held", ZH: "⏸ 被挂起"}})
 }
 
 // holderOf is the actor whose hold counts a's commands: its own, or for a
@@ -360,8 +364,8 @@ func holderOf(a *actor) *actor {
 // hold is where the scenario wants a client stopped: at a program point, or
 // at its first stop after it has sent `after` commands in stage op.
 type hold struct {
-	at    Op
-	op    Op
+	at    trace.Op
+	op    trace.Op
 	after int
 	count int
 }
@@ -381,13 +385,13 @@ const (
 type change struct {
 	key           string
 	kind          changeKind
-	before, after KeyState
+	before, after trace.KeyState
 }
 
 // diffKeys lists what one command changed, in key order. TTLs that differ by
 // no more than tol count as unchanged (real servers' clocks run on while a
 // snapshot is read).
-func diffKeys(before, after []KeyState, tol time.Duration) []change {
+func diffKeys(before, after []trace.KeyState, tol time.Duration) []change {
 	var out []change
 	for _, b := range before {
 		a, ok := findKey(after, b.Key)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // A client whose work fails (Program.Fail) stops after Fail instead of
@@ -20,17 +22,17 @@ func TestFailReleasesInFinally(t *testing.T) {
 		}
 	}
 	tr := run(t, Setup{}, "uuid-lua", script(2*time.Second))
-	i := slices.IndexFunc(tr.Events, func(e Event) bool { return e.Actor == "A" && e.Snap.Clients[0].Op == OpFail })
+	i := slices.IndexFunc(tr.Events, func(e trace.Event) bool { return e.Actor == "A" && e.Snap.Clients[0].Op == trace.OpFail })
 	if i < 0 {
 		t.Fatal("no event with A at op fail")
 	}
-	if e := tr.Events[i]; e.T != 2*time.Second || e.Kind != KindBelief ||
+	if e := tr.Events[i]; e.T != 2*time.Second || e.Kind != trace.KindBelief ||
 		e.Text.EN != "A's work fails with an error after 2s; it writes nothing, and its finally block releases the lock" ||
 		e.Text.ZH != "A 的业务执行 2 秒后抛出异常；它什么也不写，由 finally 块释放锁" {
 		t.Errorf("A's failure: %+v, want it narrated at t=2s", e)
 	}
 	for _, e := range tr.Events {
-		if e.Kind == KindResource && e.Actor == "A" && strings.Contains(e.Text.EN, "writes") {
+		if e.Kind == trace.KindResource && e.Actor == "A" && strings.Contains(e.Text.EN, "writes") {
 			t.Errorf("A wrote though its work failed: %s", e.Text.EN)
 		}
 	}
@@ -49,9 +51,9 @@ func TestFailReleasesInFinally(t *testing.T) {
 }
 
 // acquiredAt is when client c first believes it holds the lock, or -1.
-func acquiredAt(tr *Trace, c string) time.Duration {
+func acquiredAt(tr *trace.Trace, c string) time.Duration {
 	for _, e := range tr.Events {
-		if e.Kind == KindBelief && e.Actor == c && strings.HasPrefix(e.Text.EN, c+" now holds the lock") {
+		if e.Kind == trace.KindBelief && e.Actor == c && strings.HasPrefix(e.Text.EN, c+" now holds the lock") {
 			return e.T
 		}
 	}

@@ -4,6 +4,10 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // This file is how the explorer's faults are put together: each fault is
@@ -16,17 +20,13 @@ import (
 // leave behind for the search to remember (a pause that has struck, a
 // server restarted) is the Stepper's, in sim.State (state.go).
 
-// Fault names a kind of move a Stepper may offer besides client steps and
-// the passing of time.
-type Fault string
-
 // FaultInfo is what a fault is, for a reader: its name, its moves as the
 // explorer names them ("pause A", "resume A"), what it does, and the
 // timeline verbs of a lesson it stands for in the lesson's search.
 type FaultInfo struct {
-	Fault Fault
+	Fault trace.Fault
 	Moves string
-	Doc   Text
+	Doc   text.Text
 	Verbs []string
 }
 
@@ -53,7 +53,7 @@ type faultSpec struct {
 var (
 	faults []faultSpec
 	// Faults lists every fault, in order.
-	Faults []Fault
+	Faults []trace.Fault
 )
 
 // registerFault adds a fault; each fault's file calls it from init.
@@ -91,7 +91,7 @@ func (s *Stepper) faultMoves() []Move {
 	var moves []Move
 	order := inMoveOrder()
 	for _, c := range s.w.clients {
-		live := !c.crashed && c.biz.state != stateDone && c.op != OpStart
+		live := !c.crashed && c.biz.state != stateDone && c.op != trace.OpStart
 		for _, f := range order {
 			if f.clientMoves != nil {
 				moves = append(moves, f.clientMoves(s, c, live)...)
@@ -119,7 +119,7 @@ func (s *Stepper) doFault(m Move) {
 
 // nodeMoves is a move for every logical node whose server pick accepts,
 // in route order: kind, with the ID "<verb> <server>" and label's text.
-func (s *Stepper) nodeMoves(kind MoveKind, verb string, pick func(i int, srv *server) bool, label func(srv *server) Text) []Move {
+func (s *Stepper) nodeMoves(kind MoveKind, verb string, pick func(i int, srv *server) bool, label func(srv *server) text.Text) []Move {
 	var moves []Move
 	w := s.w
 	for i := range w.route {

@@ -2,19 +2,23 @@ package sim
 
 import (
 	"slices"
+
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // FaultClockJump lets a server's clock jump ahead by a whole lease (an NTP
 // step, an operator's date command): every key there with a TTL expires at
 // once. Once per server, while it holds such a key.
-const FaultClockJump Fault = "clock-jump"
+const FaultClockJump trace.Fault = "clock-jump"
 
 // MoveJump: a server's clock jumps ahead by a lease.
 const MoveJump MoveKind = "jump"
 
 func init() {
 	registerFault(faultSpec{rank: 7, moveRank: 6, FaultInfo: FaultInfo{Fault: FaultClockJump, Moves: "clock-jump redis-N", Verbs: []string{"clock-jump"},
-		Doc: Text{
+		Doc: text.Text{
 			EN: "the server's clock jumps a whole lease ahead, and every key there with a TTL expires at once (an NTP step); once per server, while it holds such a key",
 			ZH: "服务器的时钟向前跳一整个租约，那里所有带 TTL 的键同时过期（NTP 校时）；每台服务器一次，且要它上面有这样的键"}},
 		kinds: []MoveKind{MoveJump},
@@ -24,9 +28,9 @@ func init() {
 			}
 			ttl := s.w.setup.TTL
 			return s.nodeMoves(MoveJump, "clock-jump", func(i int, srv *server) bool {
-				return srv.up && !s.jumped[i] && slices.ContainsFunc(srv.keys, func(k KeyState) bool { return k.TTL > 0 })
-			}, func(srv *server) Text {
-				return Text{EN: srv.name + "'s clock jumps " + Secs(ttl) + " ahead", ZH: srv.name + " 的时钟向前跳 " + secsZH(ttl)}
+				return srv.up && !s.jumped[i] && slices.ContainsFunc(srv.keys, func(k trace.KeyState) bool { return k.TTL > 0 })
+			}, func(srv *server) text.Text {
+				return text.Text{EN: srv.name + "'s clock jumps " + Secs(ttl) + " ahead", ZH: srv.name + " 的时钟向前跳 " + secsZH(ttl)}
 			})
 		},
 		do: func(s *Stepper, m Move) {

@@ -1,22 +1,27 @@
 package sim
 
+import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
+)
+
 // FaultCrash lets a client's process end: it sends nothing more, and its
 // keys stay in Redis.
-const FaultCrash Fault = "crash"
+const FaultCrash trace.Fault = "crash"
 
 // MoveCrash: a client's process ends.
 const MoveCrash MoveKind = "crash"
 
 func init() {
 	registerFault(faultSpec{rank: 2, moveRank: 1, FaultInfo: FaultInfo{Fault: FaultCrash, Moves: "crash A", Verbs: []string{"crash"},
-		Doc: Text{EN: "A's process ends; its keys stay", ZH: "A 的进程结束；它的键留在 Redis 里"}},
+		Doc: text.Text{EN: "A's process ends; its keys stay", ZH: "A 的进程结束；它的键留在 Redis 里"}},
 		kinds: []MoveKind{MoveCrash},
 		clientMoves: func(s *Stepper, c *client, live bool) []Move {
 			if !s.faults[FaultCrash] || !live {
 				return nil
 			}
 			return []Move{{Kind: MoveCrash, ID: "crash " + c.name,
-				Label: Text{EN: c.name + "'s process crashes", ZH: c.name + " 的进程崩溃"}}}
+				Label: text.Text{EN: c.name + "'s process crashes", ZH: c.name + " 的进程崩溃"}}}
 		},
 		do: func(s *Stepper, m Move) { s.client(m.ID).Crash() },
 	})

@@ -1,12 +1,18 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+)
 
 // FaultDelayedRestart lets a server go down and come back empty only after
 // RestartDelay past the lease: the delayed-restart rule the Redlock spec
 // gives against a node that restarts without persistence. Once per server
 // (a server restarts once, by this fault or FaultRestart).
-const FaultDelayedRestart Fault = "delayed-restart"
+const FaultDelayedRestart trace.Fault = "delayed-restart"
 
 // MoveStop: a server goes down; it comes back empty after the lease and
 // RestartDelay, with the time move that gets there.
@@ -18,7 +24,7 @@ const RestartDelay = time.Second
 
 func init() {
 	registerFault(faultSpec{rank: 8, moveRank: 8, FaultInfo: FaultInfo{Fault: FaultDelayedRestart, Moves: "stop redis-N",
-		Doc: Text{
+		Doc: text.Text{
 			EN: "a server goes down and comes back empty by itself once the lease and a second more (31 s) have passed, with the time move that gets there: the delayed-restart rule. Once per server",
 			ZH: "服务器宕机，过了租约再加一秒（31 秒）后自己带着空数据回来，由走到那一刻的时间步完成：延迟重启规则。每台服务器一次"}},
 		kinds: []MoveKind{MoveStop},
@@ -28,8 +34,8 @@ func init() {
 			}
 			ttl := s.w.setup.TTL
 			return s.nodeMoves(MoveStop, "stop", func(i int, srv *server) bool { return srv.up && !s.restarted[i] },
-				func(srv *server) Text {
-					return Text{EN: srv.name + " goes down; it restarts empty after " + Secs(ttl+RestartDelay),
+				func(srv *server) text.Text {
+					return text.Text{EN: srv.name + " goes down; it restarts empty after " + Secs(ttl+RestartDelay),
 						ZH: srv.name + " 宕机；" + secsZH(ttl+RestartDelay) + "后重启，数据清空"}
 				})
 		},

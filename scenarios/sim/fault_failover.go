@@ -1,8 +1,13 @@
 package sim
 
+import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
+)
+
 // FaultFailover lets the first node's primary die: Sentinel promotes its
 // replica Setup.DownAfter later, with what it had received by then.
-const FaultFailover Fault = "failover"
+const FaultFailover trace.Fault = "failover"
 
 // MoveFailover: the primary dies; Sentinel promotes its replica
 // down-after later.
@@ -10,7 +15,7 @@ const MoveFailover MoveKind = "failover"
 
 func init() {
 	registerFault(faultSpec{rank: 4, moveRank: 5, FaultInfo: FaultInfo{Fault: FaultFailover, Moves: "failover", Verbs: []string{"failover"},
-		Doc: Text{
+		Doc: text.Text{
 			EN: "the primary dies, and Sentinel promotes its replica (1 s behind) 1 s later, with the time move that gets there: the failover lessons' `down-after`",
 			ZH: "主库宕机，1 秒后哨兵把从库（落后 1 秒）提升为主库，由走到那一刻的时间步完成：即故障转移课的 `down-after`"}},
 		kinds: []MoveKind{MoveFailover},
@@ -21,7 +26,7 @@ func init() {
 			}
 			p, d := w.servers[w.route[0]], w.setup.DownAfter
 			return []Move{{Kind: MoveFailover, ID: "failover",
-				Label: Text{EN: p.name + " dies; Sentinel promotes its replica " + Secs(d) + " later",
+				Label: text.Text{EN: p.name + " dies; Sentinel promotes its replica " + Secs(d) + " later",
 					ZH: p.name + " 宕机；" + secsZH(d) + "后哨兵把从库提升为主库"}}}
 		},
 		do: func(s *Stepper, m Move) { s.w.failover() },

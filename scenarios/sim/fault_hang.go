@@ -1,9 +1,14 @@
 package sim
 
+import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
+)
+
 // FaultHang lets a holder's business call get stuck while the rest of its
 // process — a watchdog — runs on (a hung downstream call, work far longer
 // than the lease), once per client.
-const FaultHang Fault = "hang"
+const FaultHang trace.Fault = "hang"
 
 // The hang's moves: a holder's business call gets stuck; it returns.
 const (
@@ -13,19 +18,19 @@ const (
 
 func init() {
 	registerFault(faultSpec{rank: 6, moveRank: 3, FaultInfo: FaultInfo{Fault: FaultHang, Moves: "hang A, unhang A", Verbs: []string{"hang", "unhang"},
-		Doc: Text{
+		Doc: text.Text{
 			EN: "A's business call gets stuck while it holds the lock, and returns; the rest of its process — a watchdog — runs on. Once per client: a downstream call that hangs, or work far longer than the lease",
 			ZH: "A 持有锁时业务调用卡住，之后返回；进程的其余部分（看门狗）照常运行。每个客户端一次：下游调用卡住，或干活远超租约"}},
 		kinds: []MoveKind{MoveHang, MoveUnhang},
 		clientMoves: func(s *Stepper, c *client, live bool) []Move {
 			var moves []Move
-			if s.faults[FaultHang] && live && c.belief == BeliefHolds && !c.hung && !s.hung[c.name] {
+			if s.faults[FaultHang] && live && c.belief == trace.BeliefHolds && !c.hung && !s.hung[c.name] {
 				moves = append(moves, Move{Kind: MoveHang, ID: "hang " + c.name,
-					Label: Text{EN: c.name + "'s business call hangs", ZH: c.name + " 的业务调用卡死"}})
+					Label: text.Text{EN: c.name + "'s business call hangs", ZH: c.name + " 的业务调用卡死"}})
 			}
 			if c.hung && !c.crashed {
 				moves = append(moves, Move{Kind: MoveUnhang, ID: "unhang " + c.name,
-					Label: Text{EN: c.name + "'s call returns", ZH: c.name + " 的调用返回"}})
+					Label: text.Text{EN: c.name + "'s call returns", ZH: c.name + " 的调用返回"}})
 			}
 			return moves
 		},

@@ -1,12 +1,18 @@
 package sim
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+)
 
 // FaultPartition lets the network between a holder and one server break,
 // and heal: the client's process runs on, its watchdog too, but nothing it
 // sends there arrives. Once per client, while it holds the lock (as the
 // partition lesson's A does).
-const FaultPartition Fault = "partition"
+const FaultPartition trace.Fault = "partition"
 
 // The partition's moves: the network between a client and a server
 // breaks; it heals.
@@ -17,7 +23,7 @@ const (
 
 func init() {
 	registerFault(faultSpec{rank: 9, moveRank: 4, FaultInfo: FaultInfo{Fault: FaultPartition, Moves: "partition A redis-N, heal A",
-		Doc: Text{
+		Doc: text.Text{
 			EN: "the network between A and one server breaks while A holds the lock, and heals: A's process runs on, its watchdog too, but nothing it sends there arrives, and a watchdog cut off renews nothing. Once per client",
 			ZH: "A 持有锁时它与某台服务器之间的网络断开，之后恢复：A 的进程和看门狗照常运行，但发往那里的命令都到不了，被隔开的看门狗续不了期。每个客户端一次"}},
 		kinds:       []MoveKind{MoveCut, MoveHeal},
@@ -37,15 +43,15 @@ func init() {
 
 func partitionMoves(s *Stepper, c *client, live bool) []Move {
 	var moves []Move
-	if s.faults[FaultPartition] && live && c.belief == BeliefHolds && !s.parted[c.name] {
-		moves = s.nodeMoves(MoveCut, "partition "+c.name, func(int, *server) bool { return true }, func(srv *server) Text {
-			return Text{EN: "the network between " + c.name + " and " + srv.name + " breaks",
+	if s.faults[FaultPartition] && live && c.belief == trace.BeliefHolds && !s.parted[c.name] {
+		moves = s.nodeMoves(MoveCut, "partition "+c.name, func(int, *server) bool { return true }, func(srv *server) text.Text {
+			return text.Text{EN: "the network between " + c.name + " and " + srv.name + " breaks",
 				ZH: c.name + " 与 " + srv.name + " 之间的网络断了"}
 		})
 	}
 	if len(c.cut) > 0 && !c.crashed {
 		moves = append(moves, Move{Kind: MoveHeal, ID: "heal " + c.name,
-			Label: Text{EN: "the network heals for " + c.name, ZH: c.name + " 的网络恢复"}})
+			Label: text.Text{EN: "the network heals for " + c.name, ZH: c.name + " 的网络恢复"}})
 	}
 	return moves
 }

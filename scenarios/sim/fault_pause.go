@@ -1,9 +1,14 @@
 package sim
 
+import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
+)
+
 // FaultPause lets a client's whole process stop and go on (a GC pause),
 // once per client: it keeps its beliefs, and its timers fire when it
 // resumes.
-const FaultPause Fault = "pause"
+const FaultPause trace.Fault = "pause"
 
 // The pause's moves: a client's process stops, and goes on.
 const (
@@ -13,17 +18,17 @@ const (
 
 func init() {
 	registerFault(faultSpec{rank: 3, moveRank: 2, FaultInfo: FaultInfo{Fault: FaultPause, Moves: "pause A, resume A", Verbs: []string{"pause", "resume"},
-		Doc: Text{EN: "A's whole process stops and goes on, once per client", ZH: "A 的整个进程停顿，然后继续，每个客户端一次"}},
+		Doc: text.Text{EN: "A's whole process stops and goes on, once per client", ZH: "A 的整个进程停顿，然后继续，每个客户端一次"}},
 		kinds: []MoveKind{MovePause, MoveResume},
 		clientMoves: func(s *Stepper, c *client, live bool) []Move {
 			var moves []Move
 			if s.faults[FaultPause] && live && !c.paused && !s.paused[c.name] {
 				moves = append(moves, Move{Kind: MovePause, ID: "pause " + c.name,
-					Label: Text{EN: c.name + "'s process pauses (GC)", ZH: c.name + " 的进程停顿（GC）"}})
+					Label: text.Text{EN: c.name + "'s process pauses (GC)", ZH: c.name + " 的进程停顿（GC）"}})
 			}
 			if c.paused && !c.crashed {
 				moves = append(moves, Move{Kind: MoveResume, ID: "resume " + c.name,
-					Label: Text{EN: c.name + "'s process resumes", ZH: c.name + " 的进程恢复"}})
+					Label: text.Text{EN: c.name + "'s process resumes", ZH: c.name + " 的进程恢复"}})
 			}
 			return moves
 		},

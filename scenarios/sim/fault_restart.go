@@ -1,23 +1,28 @@
 package sim
 
+import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
+)
+
 // FaultRestart lets a server restart empty, as Redis without persistence
 // does: locks, fencing counters and scripts forgotten. Once per server.
-const FaultRestart Fault = "restart"
+const FaultRestart trace.Fault = "restart"
 
 // MoveRestart: a server restarts empty.
 const MoveRestart MoveKind = "restart"
 
 func init() {
 	registerFault(faultSpec{rank: 5, moveRank: 7, FaultInfo: FaultInfo{Fault: FaultRestart, Moves: "restart redis-N", Verbs: []string{"stop-server", "restart-server"},
-		Doc: Text{EN: "a server restarts empty, once per server", ZH: "服务器重启，数据清空，每台服务器一次"}},
+		Doc: text.Text{EN: "a server restarts empty, once per server", ZH: "服务器重启，数据清空，每台服务器一次"}},
 		kinds: []MoveKind{MoveRestart},
 		worldMoves: func(s *Stepper) []Move {
 			if !s.faults[FaultRestart] {
 				return nil
 			}
 			return s.nodeMoves(MoveRestart, "restart", func(i int, srv *server) bool { return srv.up && !s.restarted[i] },
-				func(srv *server) Text {
-					return Text{EN: srv.name + " restarts empty", ZH: srv.name + " 重启，数据清空"}
+				func(srv *server) text.Text {
+					return text.Text{EN: srv.name + " restarts empty", ZH: srv.name + " 重启，数据清空"}
 				})
 		},
 		do: func(s *Stepper, m Move) {

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // PartitionError is what a command gets when its client is cut off from the
@@ -27,8 +31,8 @@ func (e *PartitionError) Error() string {
 // single-instance lock has only node 0.
 func (c *Client) Partition(nodes ...int) {
 	if names := c.mark(&c.c.cut, nodes); len(names) > 0 {
-		c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textPartition(c.c.name, names),
-			Short: Text{EN: "✂ " + strings.Join(names, ", "), ZH: "✂ " + strings.Join(names, "、")}})
+		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textPartition(c.c.name, names),
+			Short: text.Text{EN: "✂ " + strings.Join(names, ", "), ZH: "✂ " + strings.Join(names, "、")}})
 	}
 }
 
@@ -54,8 +58,8 @@ func (c *Client) mark(set *map[int]bool, nodes []int) []string {
 // ignored, as with Partition.
 func (c *Client) DropReplies(nodes ...int) {
 	if names := c.mark(&c.c.mute, nodes); len(names) > 0 {
-		c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textDropReplies(c.c.name, names),
-			Short: Text{EN: "⇥ " + strings.Join(names, ", "), ZH: "⇥ " + strings.Join(names, "、")}})
+		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textDropReplies(c.c.name, names),
+			Short: text.Text{EN: "⇥ " + strings.Join(names, ", "), ZH: "⇥ " + strings.Join(names, "、")}})
 	}
 }
 
@@ -65,8 +69,8 @@ func (c *Client) Heal() {
 		return
 	}
 	c.c.cut, c.c.mute = nil, nil
-	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textHeal(c.c.name),
-		Short: Text{EN: "healed", ZH: "网络恢复"}})
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textHeal(c.c.name),
+		Short: text.Text{EN: "healed", ZH: "网络恢复"}})
 }
 
 // node is the server of node i, or of the last node when the implementation
@@ -94,8 +98,8 @@ func (w *World) stopServer(i int) bool {
 	srv.up = false
 	srv.keys = nil
 	srv.b.Stop()
-	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textServerStopped(srv.name),
-		Short: Text{EN: "DOWN", ZH: "宕机"}})
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textServerStopped(srv.name),
+		Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 	return true
 }
 
@@ -114,8 +118,8 @@ func (t *Timeline) RestartServer(i int) {
 	}
 	srv.up, srv.scripts = true, nil
 	srv.keys = w.readKeys(srv, nil)
-	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textServerRestarted(srv.name),
-		Short: Text{EN: "UP (empty)", ZH: "重启（空）"}})
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textServerRestarted(srv.name),
+		Short: text.Text{EN: "UP (empty)", ZH: "重启（空）"}})
 }
 
 // Slow makes node i's server slow: from now on every command reaches it d
@@ -130,7 +134,7 @@ func (t *Timeline) Slow(i int, d time.Duration) {
 	}
 	srv := w.node(i)
 	srv.latency = max(d, 0)
-	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textSlow(srv.name, srv.latency),
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textSlow(srv.name, srv.latency),
 		Short: slowShort(srv.latency)})
 }
 
@@ -146,12 +150,12 @@ func (t *Timeline) ClockJump(i int, d time.Duration) {
 	srv.ahead += d
 	before := srv.keys
 	srv.keys = w.readKeys(srv, before)
-	w.emit(Event{Kind: KindFault, Server: srv.name, Text: textClockJump(srv.name, d),
-		Short: Text{EN: "clock +" + Secs(d), ZH: "时钟 +" + secsZH(d)}})
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textClockJump(srv.name, d),
+		Short: text.Text{EN: "clock +" + Secs(d), ZH: "时钟 +" + secsZH(d)}})
 	for _, k := range before {
 		if _, still := findKey(srv.keys, k.Key); !still {
-			w.emit(Event{Kind: KindExpire, Server: srv.name, Text: textExpiredEarly(k, srv.name),
-				Short: Text{EN: "expired", ZH: "过期"}})
+			w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.name, Text: textExpiredEarly(k, srv.name),
+				Short: text.Text{EN: "expired", ZH: "过期"}})
 		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
@@ -88,7 +90,7 @@ var (
 )
 
 // runA runs one client, A, with a second of work, against info.
-func runA(info lockimpl.Info) (*Trace, error) {
+func runA(info lockimpl.Info) (*trace.Trace, error) {
 	return Run(Setup{}, func(tl *Timeline) {
 		tl.Client("A", Program{Work: time.Second})
 		tl.RunToEnd()
@@ -153,7 +155,7 @@ func TestFlightsFromTheLocksOwnGoroutines(t *testing.T) {
 	})
 }
 
-func traceText(tr *Trace) string {
+func traceText(tr *trace.Trace) string {
 	var b strings.Builder
 	for _, e := range tr.Events {
 		b.WriteString(Secs(e.T) + " " + e.Actor + " " + e.Server + " " + e.Text.EN + "\n")
@@ -161,10 +163,10 @@ func traceText(tr *Trace) string {
 	return b.String()
 }
 
-func brokenInvariants(tr *Trace) []string {
+func brokenInvariants(tr *trace.Trace) []string {
 	var out []string
 	for _, e := range tr.Events {
-		if e.Kind == KindViolation {
+		if e.Kind == trace.KindViolation {
 			out = append(out, e.Invariant)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -60,7 +62,7 @@ func scriptName(cmd, arg string) string {
 	first, _, _ := strings.Cut(strings.TrimLeft(arg, " \t\r\n"), "\n")
 	if c, ok := strings.CutPrefix(first, "--"); ok && strings.TrimSpace(c) != "" {
 		name, _, _ := strings.Cut(strings.TrimSpace(c), ":")
-		return CleanText(name)
+		return text.Clean(name)
 	}
 	return fmt.Sprintf("script %x", sha1.Sum([]byte(arg)))[:len("script ")+8]
 }

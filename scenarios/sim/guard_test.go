@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // Each guard refuses exactly the writes it is about, and lets the rest
@@ -12,19 +14,19 @@ import (
 func TestGuardRefuses(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		guard Guard
+		guard trace.Guard
 		stock int
 		// Two writers: both read at version 0, then write in turn.
 		wantRefused []bool
 		wantValue   int
 	}{
-		{"none", GuardNone, 5, []bool{false, false}, 4},
-		{"version", GuardVersion, 5, []bool{false, true}, 4},
+		{"none", trace.GuardNone, 5, []bool{false, false}, 4},
+		{"version", trace.GuardVersion, 5, []bool{false, true}, 4},
 		// WHERE stock > 0 lets a stale write through while items are left …
-		{"in-stock with stock left", GuardInStock, 5, []bool{false, false}, 4},
+		{"in-stock with stock left", trace.GuardInStock, 5, []bool{false, false}, 4},
 		// … and stops the sale of an item that is gone.
-		{"in-stock on the last item", GuardInStock, 1, []bool{false, true}, 0},
-		{"unique", GuardUnique, 5, []bool{false, true}, 4},
+		{"in-stock on the last item", trace.GuardInStock, 1, []bool{false, true}, 0},
+		{"unique", trace.GuardUnique, 5, []bool{false, true}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &resource{name: "stock", value: tc.stock, guard: tc.guard}
@@ -53,7 +55,7 @@ func TestGuardRefuses(t *testing.T) {
 // finds the stock at 0 is refused, as with in-stock. A fencing token still
 // refuses an old holder's sale.
 func TestGuardRelativeLosesNoSale(t *testing.T) {
-	r := &resource{name: "stock", value: 2, guard: GuardRelative}
+	r := &resource{name: "stock", value: 2, guard: trace.GuardRelative}
 	readVal, readVer := r.value, r.version
 	for i, want := range []struct {
 		rejected bool
@@ -65,13 +67,13 @@ func TestGuardRelativeLosesNoSale(t *testing.T) {
 			t.Errorf("%s's sale on a read of %d: rejected = %v, lost update = %v, stock %d; want rejected = %v, no lost update, stock %d",
 				c, readVal, got.rejected, got.lostUpdate, r.value, want.rejected, want.value)
 		}
-		if got.rejected && got.guard != GuardRelative {
-			t.Errorf("%s's sale refused by %q, want %q", c, got.guard, GuardRelative)
+		if got.rejected && got.guard != trace.GuardRelative {
+			t.Errorf("%s's sale refused by %q, want %q", c, got.guard, trace.GuardRelative)
 		}
 	}
-	f := &resource{name: "stock", value: 5, guard: GuardRelative}
+	f := &resource{name: "stock", value: 5, guard: trace.GuardRelative}
 	f.read(2, "")
-	if got := f.write("A", 4, 0, 1, ""); !got.rejected || got.guard != GuardNone || f.value != 5 {
+	if got := f.write("A", 4, 0, 1, ""); !got.rejected || got.guard != trace.GuardNone || f.value != 5 {
 		t.Errorf("a sale with fencing token 1 after 2 was seen: %+v, stock %d", got, f.value)
 	}
 }
@@ -86,7 +88,7 @@ func TestGuardRelativeInARun(t *testing.T) {
 		tl.Client("C", Program{Start: 200 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
 		tl.RunToEnd()
 	}
-	tr := run(t, Setup{Stock: 2, Guard: GuardRelative}, "no-lock", script)
+	tr := run(t, Setup{Stock: 2, Guard: trace.GuardRelative}, "no-lock", script)
 	if got := brokenInvariants(tr); slices.Contains(got, InvResource) || !slices.Contains(got, InvMutex) {
 		t.Errorf("broken %v, want mutex and not resource", got)
 	}
@@ -107,14 +109,14 @@ func TestGuardRelativeInARun(t *testing.T) {
 
 // A unique key names the unit sold: a later sale of another unit passes.
 func TestGuardUniqueAllowsTheNextUnit(t *testing.T) {
-	r := &resource{name: "stock", value: 5, guard: GuardUnique}
+	r := &resource{name: "stock", value: 5, guard: trace.GuardUnique}
 	if got := r.write("A", 4, 0, 0, ""); got.rejected {
 		t.Fatal("first sale refused")
 	}
 	if got := r.write("B", 3, 1, 0, ""); got.rejected {
 		t.Fatal("the sale of unit #4 after unit #5 refused")
 	}
-	if got := r.write("C", 4, 0, 0, ""); !got.rejected || got.guard != GuardUnique {
+	if got := r.write("C", 4, 0, 0, ""); !got.rejected || got.guard != trace.GuardUnique {
 		t.Fatalf("a second sale of unit #5: %+v", got)
 	}
 }
@@ -131,14 +133,14 @@ func TestGuardTokenRefusesAnOverstampedWrite(t *testing.T) {
 		{"a constant value", "1", "1", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &resource{name: "stock", value: 5, guard: GuardToken}
+			r := &resource{name: "stock", value: 5, guard: trace.GuardToken}
 			r.read(0, tc.a) // A starts on the row …
 			r.read(0, tc.b) // … B starts on it after A's lease ran out
 			if got := r.write("B", 4, 0, 0, tc.b); got.rejected {
 				t.Fatalf("B's write refused: %+v", got)
 			}
 			got := r.write("A", 4, 0, 0, tc.a)
-			if got.rejected != tc.wantRefused || got.rejected && (got.guard != GuardToken || got.owner != tc.b) {
+			if got.rejected != tc.wantRefused || got.rejected && (got.guard != trace.GuardToken || got.owner != tc.b) {
 				t.Errorf("A's stale write: %+v, want rejected = %v by the token guard", got, tc.wantRefused)
 			}
 		})
@@ -152,7 +154,7 @@ func TestGuardTokenInARun(t *testing.T) {
 	script := func(tl *Timeline) {
 		a := tl.Client("A", Program{Work: 5 * time.Second})
 		tl.Client("B", Program{Start: time.Second, Retry: 10 * time.Second, Work: 5 * time.Second})
-		a.HoldAt(OpWrite)
+		a.HoldAt(trace.OpWrite)
 		tl.RunUntil(5500 * time.Millisecond)
 		a.Pause()
 		tl.RunUntil(45500 * time.Millisecond)
@@ -161,7 +163,7 @@ func TestGuardTokenInARun(t *testing.T) {
 		tl.RunToEnd()
 	}
 	for impl, wantRefused := range map[string]bool{"uuid-lua": true, "set-nx-ex": false, "reentrant": true} {
-		tr := run(t, Setup{Guard: GuardToken}, impl, script)
+		tr := run(t, Setup{Guard: trace.GuardToken}, impl, script)
 		refused := last(tr).Resource.Rejected == 1
 		if refused != wantRefused || slices.Contains(brokenInvariants(tr), InvResource) == wantRefused {
 			t.Errorf("%s: refused = %v, broken %v; want refused = %v", impl, refused, brokenInvariants(tr), wantRefused)
@@ -173,12 +175,12 @@ func TestGuardTokenInARun(t *testing.T) {
 }
 
 func TestParseGuard(t *testing.T) {
-	for _, g := range Guards {
-		if got, err := ParseGuard(string(g)); err != nil || got != g {
+	for _, g := range trace.Guards {
+		if got, err := trace.ParseGuard(string(g)); err != nil || got != g {
 			t.Errorf("ParseGuard(%q) = %q, %v", g, got, err)
 		}
 	}
-	if _, err := ParseGuard("versions"); err == nil || err.Error() != `unknown guard "versions"; did you mean version? valid: version, in-stock, relative, unique, token` {
+	if _, err := trace.ParseGuard("versions"); err == nil || err.Error() != `unknown guard "versions"; did you mean version? valid: version, in-stock, relative, unique, token` {
 		t.Errorf("unknown guard: err = %v, want a suggestion and the valid names", err)
 	}
 }
@@ -199,7 +201,7 @@ func TestSoldOutAndRefusalNarration(t *testing.T) {
 	if !hasText(tr, "sold out, it sells nothing") {
 		t.Error("no sold-out event")
 	}
-	tr = run(t, Setup{Stock: 1, Guard: GuardInStock}, "no-lock", script)
+	tr = run(t, Setup{Stock: 1, Guard: trace.GuardInStock}, "no-lock", script)
 	if !hasText(tr, "UPDATE … WHERE stock > 0 matches no row") || hasText(tr, "fencing token") {
 		t.Errorf("refusal narration:\n%s", strings.Join(texts(tr), "\n"))
 	}
@@ -208,7 +210,7 @@ func TestSoldOutAndRefusalNarration(t *testing.T) {
 	}
 }
 
-func hasText(tr *Trace, s string) bool {
+func hasText(tr *trace.Trace, s string) bool {
 	for _, e := range tr.Events {
 		if strings.Contains(e.Text.EN, s) {
 			return true
@@ -217,7 +219,7 @@ func hasText(tr *Trace, s string) bool {
 	return false
 }
 
-func texts(tr *Trace) []string {
+func texts(tr *trace.Trace) []string {
 	var out []string
 	for _, e := range tr.Events {
 		out = append(out, e.Text.EN)

@@ -5,6 +5,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // InvLiveness: once the holder is dead, done or hung, a waiting client gets
@@ -12,8 +16,8 @@ import (
 const InvLiveness = "liveness"
 
 func init() {
-	register(Invariant{ID: InvLiveness, rank: 3, Name: Text{EN: InvLiveness, ZH: "活性"},
-		Rule: Text{
+	register(Invariant{ID: InvLiveness, rank: 3, Name: text.Text{EN: InvLiveness, ZH: "活性"},
+		Rule: text.Text{
 			EN: "once the holder is dead, done or hung, a waiting client gets the lock within a bounded time (no orphaned lock, no self-deadlock, no endless renewal)",
 			ZH: "持有者崩溃、结束或卡死后，等待的客户端能在有限时间内拿到锁（没有无人释放的锁、没有自己锁死自己、没有无限续期）"},
 		newCheck: func() check { return &livenessCheck{} }})
@@ -31,7 +35,7 @@ type livenessCheck struct {
 	since  time.Duration
 }
 
-func (l *livenessCheck) observe(w *World, o observation) []Text {
+func (l *livenessCheck) observe(w *World, o observation) []text.Text {
 	switch o.kind {
 	case obsEvent:
 		l.update(w)
@@ -53,11 +57,11 @@ func (l *livenessCheck) update(w *World) {
 			continue
 		}
 		switch {
-		case (c.belief == BeliefWaiting || c.reentering) && !c.paused:
+		case (c.belief == trace.BeliefWaiting || c.reentering) && !c.paused:
 			// A paused waiter is not kept out by the lock: it is not
 			// trying.
 			waiting[c.key] = true
-		case (c.belief == BeliefHolds || c.op == OpRelease) && !c.hung:
+		case (c.belief == trace.BeliefHolds || c.op == trace.OpRelease) && !c.hung:
 			// A client still releasing is at work on the lock too.
 			live[c.key] = true
 		}
@@ -93,7 +97,7 @@ func (j *judge) liveness() *livenessCheck {
 }
 
 // judge reports a broken liveness once the bound has run out.
-func (l *livenessCheck) judge(w *World) []Text {
+func (l *livenessCheck) judge(w *World) []text.Text {
 	d, on := w.judge.livenessDeadline(w.setup.LivenessBound)
 	if !on || w.now < d {
 		return nil
@@ -103,17 +107,17 @@ func (l *livenessCheck) judge(w *World) []Text {
 		if c.crashed {
 			continue
 		}
-		if c.belief == BeliefWaiting || c.reentering {
+		if c.belief == trace.BeliefWaiting || c.reentering {
 			waiting = append(waiting, c.name)
 		}
 		if c.reentering {
 			self = append(self, c.name)
 		}
-		if c.belief == BeliefHolds && c.hung {
+		if c.belief == trace.BeliefHolds && c.hung {
 			hung = append(hung, c.name)
 		}
 	}
-	return []Text{textLiveness(waiting, w.now-l.since, self, hung, w.lockKeyAnywhere())}
+	return []text.Text{textLiveness(waiting, w.now-l.since, self, hung, w.lockKeyAnywhere())}
 }
 
 // lockKeyAnywhere says whether the lock's key is on some server that is
@@ -128,7 +132,7 @@ func (w *World) lockKeyAnywhere() bool {
 	return false
 }
 
-func textLiveness(waitingList []string, d time.Duration, selfList []string, hungList []string, keyHeld bool) Text {
+func textLiveness(waitingList []string, d time.Duration, selfList []string, hungList []string, keyHeld bool) text.Text {
 	waiting, waitingZH := andList(waitingList), strings.Join(waitingList, "、")
 	has := "has"
 	if len(waitingList) > 1 {
@@ -137,19 +141,19 @@ func textLiveness(waitingList []string, d time.Duration, selfList []string, hung
 	switch {
 	case len(hungList) > 0:
 		hung, hungZH := andList(hungList), strings.Join(hungList, "、")
-		return Text{
+		return text.Text{
 			EN: fmt.Sprintf("%s %s waited %s while the holder, %s, is hung and still keeps the lock", waiting, has, Secs(d), hung),
 			ZH: fmt.Sprintf("%s 已等待 %s，而持有者 %s 已经卡死，却仍占着锁", waitingZH, secsZH(d), hungZH),
 		}
 	case len(selfList) > 0:
 		return textSelfDeadlock(waitingList, d, selfList)
 	case !keyHeld:
-		return Text{
+		return text.Text{
 			EN: fmt.Sprintf("%s %s waited %s for a lock nobody holds: every attempt fails", waiting, has, Secs(d)),
 			ZH: fmt.Sprintf("%s 已等待 %s，锁明明没人持有，每次加锁却都失败", waitingZH, secsZH(d)),
 		}
 	}
-	return Text{
+	return text.Text{
 		EN: fmt.Sprintf("%s %s waited %s while no live client holds the lock: it is orphaned", waiting, has, Secs(d)),
 		ZH: fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁无人释放（死锁）", waitingZH, secsZH(d)),
 	}
@@ -158,13 +162,13 @@ func textLiveness(waitingList []string, d time.Duration, selfList []string, hung
 // textSelfDeadlock is liveness broken by clients that wait for the lock
 // they hold themselves (a nested acquire of a lock that is not
 // reentrant), and whoever waits behind them.
-func textSelfDeadlock(waitingList []string, d time.Duration, selfList []string) Text {
+func textSelfDeadlock(waitingList []string, d time.Duration, selfList []string) text.Text {
 	self, selfZH := andList(selfList), strings.Join(selfList, "、")
 	has, it, holds, itself := "has", "it", "holds", "itself"
 	if len(selfList) > 1 {
 		has, it, holds, itself = "have", "they", "hold", "themselves"
 	}
-	t := Text{
+	t := text.Text{
 		EN: fmt.Sprintf("%s %s waited %s for a lock %s %s %s: %s %s deadlocked on %s", self, has, Secs(d), it, holds, itself, it, has, itself),
 		ZH: fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", selfZH, secsZH(d)),
 	}

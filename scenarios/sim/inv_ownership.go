@@ -3,6 +3,8 @@ package sim
 import (
 	"fmt"
 
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -11,8 +13,8 @@ import (
 const InvOwnership = "ownership"
 
 func init() {
-	register(Invariant{ID: InvOwnership, rank: 2, Name: Text{EN: InvOwnership, ZH: "归属"},
-		Rule: Text{
+	register(Invariant{ID: InvOwnership, rank: 2, Name: text.Text{EN: InvOwnership, ZH: "归属"},
+		Rule: text.Text{
 			EN: "no release or renewal removes or extends a lock value the client did not write",
 			ZH: "释放或续期不会删除或延长不是自己写入的锁"},
 		newCheck: func() check { return ownershipCheck{} }})
@@ -24,12 +26,12 @@ func init() {
 // changes each command makes (World.applyCommand).
 type ownershipCheck struct{}
 
-func (ownershipCheck) observe(w *World, o observation) []Text {
+func (ownershipCheck) observe(w *World, o observation) []text.Text {
 	if o.kind != obsCommand {
 		return nil
 	}
 	c := o.client
-	var out []Text
+	var out []text.Text
 	for _, ch := range o.changes {
 		switch ch.kind {
 		case changeValue, changeDeleted, changeExtended:
@@ -67,15 +69,15 @@ func extendedOther(cmd redis.Cmder, err error, key string) bool {
 	return ok && ic.Val() && len(args) > 1 && fmt.Sprint(args[1]) == key
 }
 
-func textOwnership(c string, ch change) Text {
+func textOwnership(c string, ch change) text.Text {
 	if ch.kind == changeValue {
-		return Text{EN: fmt.Sprintf("%s overwrote the lock that %s wrote (%s → %s)", c, ch.before.Writer, ch.before.Value, ch.after.Value),
+		return text.Text{EN: fmt.Sprintf("%s overwrote the lock that %s wrote (%s → %s)", c, ch.before.Writer, ch.before.Value, ch.after.Value),
 			ZH: fmt.Sprintf("%s 覆盖了 %s 写入的锁（%s → %s）", c, ch.before.Writer, ch.before.Value, ch.after.Value)}
 	}
 	if ch.kind == changeDeleted {
-		return Text{EN: fmt.Sprintf("%s deleted the lock that %s wrote", c, ch.before.Writer),
+		return text.Text{EN: fmt.Sprintf("%s deleted the lock that %s wrote", c, ch.before.Writer),
 			ZH: fmt.Sprintf("%s 删除了 %s 写入的锁（误删）", c, ch.before.Writer)}
 	}
-	return Text{EN: fmt.Sprintf("%s extended the lock that %s wrote", c, ch.before.Writer),
+	return text.Text{EN: fmt.Sprintf("%s extended the lock that %s wrote", c, ch.before.Writer),
 		ZH: fmt.Sprintf("%s 延长了 %s 写入的锁", c, ch.before.Writer)}
 }

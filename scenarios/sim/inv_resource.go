@@ -4,14 +4,16 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // InvResource: the protected data never loses an update.
 const InvResource = "resource"
 
 func init() {
-	register(Invariant{ID: InvResource, rank: 4, Name: Text{EN: InvResource, ZH: "资源"},
-		Rule: Text{
+	register(Invariant{ID: InvResource, rank: 4, Name: text.Text{EN: InvResource, ZH: "资源"},
+		Rule: text.Text{
 			EN: "the protected data never loses an update (no oversell, no stale write accepted)",
 			ZH: "受保护的数据不丢失更新（不超卖，不接受基于陈旧读数的写入）"},
 		newCheck: func() check { return resourceCheck{} }})
@@ -23,18 +25,18 @@ func init() {
 // than the highest it has seen (resource.write).
 type resourceCheck struct{}
 
-func (resourceCheck) observe(w *World, o observation) []Text {
+func (resourceCheck) observe(w *World, o observation) []text.Text {
 	if o.kind != obsWrite || !o.write.lostUpdate {
 		return nil
 	}
-	return []Text{textLostUpdate(o.client.name, o.write)}
+	return []text.Text{textLostUpdate(o.client.name, o.write)}
 }
 
 // textLostUpdate says what a write on a stale read did, in numbers: every
 // accepted write is one sale, so after n sales the stock should be
 // initial − n. The writes that landed after the read are the updates it
 // overwrites: their writers are named.
-func textLostUpdate(c string, r writeResult) Text {
+func textLostUpdate(c string, r writeResult) text.Text {
 	sales := r.version + 1
 	lost := r.value - (r.initial - sales)
 	since := r.version - r.readVer
@@ -60,7 +62,7 @@ func textLostUpdate(c string, r writeResult) Text {
 			lostZH = fmt.Sprintf("%s 的 %d 次更新丢失了", zh, lost)
 		}
 	}
-	return Text{
+	return text.Text{
 		EN: fmt.Sprintf("%s's write is based on a stale read (it read %d; %s): %d sale%s so far, yet the stock went %d → %d — %s",
 			c, r.read, whoEN, sales, plural(sales), r.initial, r.value, lostEN),
 		ZH: fmt.Sprintf("%s 的写入基于陈旧的读数（它读到 %d，%s）：已卖出 %d 件，库存却从 %d 变成 %d——%s（超卖）",

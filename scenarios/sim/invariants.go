@@ -6,6 +6,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -22,8 +26,8 @@ type Invariant struct {
 	ID string
 	// Name is its name in both languages: its id in English, "互斥" and so
 	// on in Chinese.
-	Name Text
-	Rule Text
+	Name text.Text
+	Rule text.Text
 	// rank places it in Invariants, and so in every trace's verdicts.
 	rank int
 	// newCheck makes its check for one world.
@@ -35,7 +39,7 @@ type Invariant struct {
 // violation it finds in it (a check may keep state across observations;
 // the world records a violation's invariant broken once).
 type check interface {
-	observe(w *World, o observation) []Text
+	observe(w *World, o observation) []text.Text
 }
 
 // observation is a moment the invariants are judged at.
@@ -47,7 +51,7 @@ type observation struct {
 	// A command's changes, the keys before and after it, the command and
 	// its error (obsCommand).
 	changes       []change
-	before, after []KeyState
+	before, after []trace.KeyState
 	cmd           redis.Cmder
 	err           error
 	// What a write did (obsWrite).
@@ -84,11 +88,11 @@ func register(inv Invariant) {
 
 // InvariantName is an invariant's name in both languages (its Name), or
 // its id in both for an id no invariant has.
-func InvariantName(id string) Text {
+func InvariantName(id string) text.Text {
 	if i := slices.IndexFunc(Invariants, func(inv Invariant) bool { return inv.ID == id }); i >= 0 {
 		return Invariants[i].Name
 	}
-	return Text{EN: id, ZH: id}
+	return text.Text{EN: id, ZH: id}
 }
 
 // InvariantIDs lists the invariant ids in order.
@@ -103,14 +107,14 @@ func InvariantIDs() []string {
 // judge keeps the verdicts, and each invariant's check, in the order of
 // Invariants.
 type judge struct {
-	verdicts []Verdict
+	verdicts []trace.Verdict
 	checks   []check
 }
 
 func newJudge() judge {
 	var j judge
 	for _, inv := range Invariants {
-		j.verdicts = append(j.verdicts, Verdict{Invariant: inv.ID})
+		j.verdicts = append(j.verdicts, trace.Verdict{Invariant: inv.ID})
 		j.checks = append(j.checks, inv.newCheck())
 	}
 	return j
@@ -127,16 +131,16 @@ func (w *World) observe(o observation) {
 }
 
 // violate records a violation right after the event that caused it.
-func (w *World) violate(inv string, text Text) {
+func (w *World) violate(inv string, text text.Text) {
 	text = w.canonText(text)
-	step := w.record(Event{Kind: KindViolation, Invariant: inv, Text: text, Short: same("✗ " + inv)})
+	step := w.record(trace.Event{Kind: trace.KindViolation, Invariant: inv, Text: text, Short: same("✗ " + inv)})
 	w.judge.broke(inv, step, w.now, text)
 }
 
-func (j *judge) broke(id string, step int, t time.Duration, reason Text) {
+func (j *judge) broke(id string, step int, t time.Duration, reason text.Text) {
 	for i := range j.verdicts {
 		if j.verdicts[i].Invariant == id && !j.verdicts[i].Broken {
-			j.verdicts[i] = Verdict{Invariant: id, Broken: true, Step: step, T: t, Reason: reason}
+			j.verdicts[i] = trace.Verdict{Invariant: id, Broken: true, Step: step, T: t, Reason: reason}
 		}
 	}
 }

@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // go-redis checks a connection when its pool hands it out, not between the
@@ -15,7 +17,7 @@ import (
 func TestTransactionKeepsItsDeadConnection(t *testing.T) {
 	tr := run(t, Setup{Replica: true, Lag: time.Second}, "watch-multi", func(tl *Timeline) {
 		a := tl.Client("A", Program{Attempts: 1, Work: time.Second})
-		a.HoldAfter(OpAcquire, 2) // after WATCH and EXISTS
+		a.HoldAfter(trace.OpAcquire, 2) // after WATCH and EXISTS
 		tl.RunUntil(500 * time.Millisecond)
 		tl.Failover()
 		tl.RunUntil(40 * time.Second) // past Sentinel's promotion

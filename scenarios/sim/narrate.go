@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
@@ -107,37 +109,37 @@ func zhCat(subject, verb string) string {
 	return subject + verb
 }
 
-func textWants(c string) Text {
-	return Text{EN: c + " wants the lock", ZH: c + " 想要获取锁"}
+func textWants(c string) text.Text {
+	return text.Text{EN: c + " wants the lock", ZH: c + " 想要获取锁"}
 }
 
-func textPrep(c string, d time.Duration) Text {
-	return Text{
+func textPrep(c string, d time.Duration) text.Text {
+	return text.Text{
 		EN: fmt.Sprintf("%s prepares for %s outside the lock", c, Secs(d)),
 		ZH: fmt.Sprintf("%s 在锁外做准备工作，耗时 %s", c, secsZH(d)),
 	}
 }
 
-func textFail(c string, d time.Duration) Text {
-	return Text{
+func textFail(c string, d time.Duration) text.Text {
+	return text.Text{
 		EN: fmt.Sprintf("%s's work fails with an error after %s; it writes nothing, and its finally block releases the lock", c, Secs(d)),
 		ZH: fmt.Sprintf("%s 的业务执行 %s后抛出异常；它什么也不写，由 finally 块释放锁", c, secsZH(d)),
 	}
 }
 
-func textWork(c string, d time.Duration) Text {
-	return Text{
+func textWork(c string, d time.Duration) text.Text {
+	return text.Text{
 		EN: fmt.Sprintf("%s works inside its critical section for %s", c, Secs(d)),
 		ZH: fmt.Sprintf("%s 在临界区内执行业务，耗时 %s", c, secsZH(d)),
 	}
 }
 
-func textLeaves(c string) Text {
-	return Text{EN: c + " leaves its critical section and releases the lock",
+func textLeaves(c string) text.Text {
+	return text.Text{EN: c + " leaves its critical section and releases the lock",
 		ZH: c + " 离开临界区，释放锁"}
 }
 
-func textAcquired(c, token string, fence int64) Text {
+func textAcquired(c, token string, fence int64) text.Text {
 	en, zh := c+" now holds the lock", c+" 拿到了锁"
 	if token != "" {
 		en += " (token " + token + ")"
@@ -147,26 +149,26 @@ func textAcquired(c, token string, fence int64) Text {
 		en += fmt.Sprintf(" with fencing token %d", fence)
 		zh += fmt.Sprintf("，栅栏令牌 %d", fence)
 	}
-	return Text{EN: en, ZH: zh}
+	return text.Text{EN: en, ZH: zh}
 }
 
 // textRefused says a client's attempt failed and when it tries again; retry
 // < 0: it does not.
-func textRefused(c string, retry time.Duration, err error) Text {
+func textRefused(c string, retry time.Duration, err error) text.Text {
 	if retry < 0 {
 		if err != nil {
-			return Text{EN: fmt.Sprintf("%s's attempt fails (%v)", c, err),
+			return text.Text{EN: fmt.Sprintf("%s's attempt fails (%v)", c, err),
 				ZH: fmt.Sprintf("%s 加锁出错：%s", c, errZH(err))}
 		}
-		return Text{EN: c + " does not get the lock", ZH: c + " 没抢到锁"}
+		return text.Text{EN: c + " does not get the lock", ZH: c + " 没抢到锁"}
 	}
 	if err != nil {
-		return Text{
+		return text.Text{
 			EN: fmt.Sprintf("%s's attempt fails (%v); it retries in %s", c, err, Secs(retry)),
 			ZH: fmt.Sprintf("%s 加锁出错：%s；%s后重试", c, errZH(err), secsZH(retry)),
 		}
 	}
-	return Text{
+	return text.Text{
 		EN: fmt.Sprintf("%s does not get the lock; it retries in %s", c, Secs(retry)),
 		ZH: fmt.Sprintf("%s 没抢到锁，%s后重试", c, secsZH(retry)),
 	}
@@ -175,7 +177,7 @@ func textRefused(c string, retry time.Duration, err error) Text {
 // textQuorum counts, for a lock on several nodes, the nodes that said OK to
 // c's attempt against the majority it needs, naming the nodes where the SET
 // failed; acquired is what the lock made of it.
-func textQuorum(c string, ok, nodes int, failed []string, acquired bool) Text {
+func textQuorum(c string, ok, nodes int, failed []string, acquired bool) text.Text {
 	need := nodes/2 + 1
 	en := fmt.Sprintf("%s: %d of %d nodes said OK — ", c, ok, nodes)
 	zh := fmt.Sprintf("%s：%d 个节点中 %d 个返回 OK——", c, nodes, ok)
@@ -197,21 +199,21 @@ func textQuorum(c string, ok, nodes int, failed []string, acquired bool) Text {
 		en += "; the SET failed on " + andList(failed)
 		zh += "；发往 " + strings.Join(failed, "、") + " 的 SET 失败"
 	}
-	return Text{EN: en, ZH: zh}
+	return text.Text{EN: en, ZH: zh}
 }
 
 // textValidity continues a Redlock attempt's narration with the time it
 // took against the lease: the validity the lock computed (TTL − elapsed −
 // drift, the drift being what is left over), or, from a lock that does not
 // report one, only the time the acquire took.
-func textValidity(ttl, elapsed, validity time.Duration, has, acquired bool) Text {
-	took := Text{EN: fmt.Sprintf("; acquiring took %s of the %s lease", Secs(elapsed), Secs(ttl)),
+func textValidity(ttl, elapsed, validity time.Duration, has, acquired bool) text.Text {
+	took := text.Text{EN: fmt.Sprintf("; acquiring took %s of the %s lease", Secs(elapsed), Secs(ttl)),
 		ZH: fmt.Sprintf("；加锁耗时 %s，租约 %s", secsZH(elapsed), secsZH(ttl))}
 	if !has {
 		return took
 	}
 	drift := ttl - elapsed - validity
-	formula := Text{
+	formula := text.Text{
 		EN: fmt.Sprintf("; validity = %s TTL − %s elapsed − %s drift = %s", Secs(ttl), Secs(elapsed), Secs(drift), Secs(validity)),
 		ZH: fmt.Sprintf("；有效期 = TTL %s − 耗时 %s − 时钟漂移 %s = %s", secsZH(ttl), secsZH(elapsed), secsZH(drift), secsZH(validity)),
 	}
@@ -246,75 +248,75 @@ func zhAndList(names []string) string {
 // textReleased says how c's release ended; sent: it sent a command (a
 // release that sent none found no hold of c's in the lock code: an
 // earlier release had given the lock back).
-func textReleased(c string, err error, sent bool) Text {
+func textReleased(c string, err error, sent bool) text.Text {
 	switch {
 	case err == nil:
-		return Text{EN: c + " has released the lock", ZH: c + " 释放锁完成"}
+		return text.Text{EN: c + " has released the lock", ZH: c + " 释放锁完成"}
 	case errors.Is(err, lockimpl.ErrNotHeld) && !sent:
-		return Text{EN: c + "'s release sends no command: the lock code has no token of " + c + "'s left (an earlier release gave the lock back), so it reports the lock not held",
+		return text.Text{EN: c + "'s release sends no command: the lock code has no token of " + c + "'s left (an earlier release gave the lock back), so it reports the lock not held",
 			ZH: c + " 释放锁时没有发出任何命令：锁的代码里已经没有 " + c + " 的标识了（之前的一次释放已经把锁交还），于是报告锁不在 " + c + " 手里"}
 	case errors.Is(err, lockimpl.ErrNotHeld):
-		return Text{EN: c + "'s release found the lock was not its own and left it alone",
+		return text.Text{EN: c + "'s release found the lock was not its own and left it alone",
 			ZH: c + " 释放时发现锁已不是自己的，没有删除"}
 	default:
-		return Text{EN: fmt.Sprintf("%s's release fails (%v)", c, err),
+		return text.Text{EN: fmt.Sprintf("%s's release fails (%v)", c, err),
 			ZH: fmt.Sprintf("%s 释放锁失败：%s", c, errZH(err))}
 	}
 }
 
-func textReenter(c string) Text {
-	return Text{EN: c + "'s critical section calls code that takes the same lock again (a nested call)",
+func textReenter(c string) text.Text {
+	return text.Text{EN: c + "'s critical section calls code that takes the same lock again (a nested call)",
 		ZH: c + " 的临界区调用了另一段代码，它再次获取同一把锁（嵌套调用）"}
 }
 
-func textReentered(c string) Text {
-	return Text{EN: c + "'s nested call has the lock too; it goes on",
+func textReentered(c string) text.Text {
+	return text.Text{EN: c + "'s nested call has the lock too; it goes on",
 		ZH: c + " 的嵌套调用也拿到了锁，继续执行"}
 }
 
-func textSelfRefused(c string, retry time.Duration, err error) Text {
+func textSelfRefused(c string, retry time.Duration, err error) text.Text {
 	if err != nil {
-		return Text{
+		return text.Text{
 			EN: fmt.Sprintf("%s's nested attempt fails (%v); it retries in %s", c, err, Secs(retry)),
 			ZH: fmt.Sprintf("%s 的嵌套加锁出错：%s；%s后重试", c, errZH(err), secsZH(retry)),
 		}
 	}
-	return Text{
+	return text.Text{
 		EN: fmt.Sprintf("%s's nested call is refused by the lock %s holds itself; it retries in %s", c, c, Secs(retry)),
 		ZH: fmt.Sprintf("%s 的嵌套调用被 %s 自己持有的锁挡住了，%s后重试", c, c, secsZH(retry)),
 	}
 }
 
-func textLeave(c string) Text {
-	return Text{EN: c + "'s nested call is done and gives the lock back",
+func textLeave(c string) text.Text {
+	return text.Text{EN: c + "'s nested call is done and gives the lock back",
 		ZH: c + " 的嵌套调用结束，释放锁"}
 }
 
-func textLeft(c string, err error, sent bool) Text {
+func textLeft(c string, err error, sent bool) text.Text {
 	switch {
 	case err == nil:
-		return Text{EN: c + "'s nested call has released; the outer section goes on",
+		return text.Text{EN: c + "'s nested call has released; the outer section goes on",
 			ZH: c + " 的嵌套调用释放完成；外层临界区继续"}
 	case errors.Is(err, lockimpl.ErrNotHeld) && !sent:
-		return Text{EN: c + "'s nested release sends no command: the lock code has no token of " + c + "'s left, so it reports the lock not held",
+		return text.Text{EN: c + "'s nested release sends no command: the lock code has no token of " + c + "'s left, so it reports the lock not held",
 			ZH: c + " 的嵌套释放没有发出任何命令：锁的代码里已经没有 " + c + " 的标识了，于是报告锁不在 " + c + " 手里"}
 	case errors.Is(err, lockimpl.ErrNotHeld):
-		return Text{EN: c + "'s nested release found the lock was not its own",
+		return text.Text{EN: c + "'s nested release found the lock was not its own",
 			ZH: c + " 的嵌套释放发现锁已不是自己的"}
 	default:
-		return Text{EN: fmt.Sprintf("%s's nested release fails (%v)", c, err),
+		return text.Text{EN: fmt.Sprintf("%s's nested release fails (%v)", c, err),
 			ZH: fmt.Sprintf("%s 的嵌套释放失败：%s", c, errZH(err))}
 	}
 }
 
-func textLeftWithoutLock(c string) Text {
-	return Text{EN: c + "'s nested call has released, and the lock is gone with it: the outer section goes on without the lock",
+func textLeftWithoutLock(c string) text.Text {
+	return text.Text{EN: c + "'s nested call has released, and the lock is gone with it: the outer section goes on without the lock",
 		ZH: c + " 的嵌套调用释放完成，锁也随之没了：外层临界区在没有锁的情况下继续执行"}
 }
 
 // textGaveUp says a client stopped trying, and what its tries cost.
-func textGaveUp(c string, attempts, cmds, servers int, waited time.Duration) Text {
-	return Text{EN: fmt.Sprintf("%s gives up after %d attempt%s (%d command%s at the %s, %s)", c, attempts, plural(attempts), cmds, plural(cmds), serversEN(servers), Secs(waited)),
+func textGaveUp(c string, attempts, cmds, servers int, waited time.Duration) text.Text {
+	return text.Text{EN: fmt.Sprintf("%s gives up after %d attempt%s (%d command%s at the %s, %s)", c, attempts, plural(attempts), cmds, plural(cmds), serversEN(servers), Secs(waited)),
 		ZH: fmt.Sprintf("%s 放弃加锁：尝试了 %d 次（服务器收到 %d 条命令，历时 %s）", c, attempts, cmds, secsZH(waited))}
 }
 
@@ -327,38 +329,38 @@ func serversEN(n int) string {
 
 // textWaited is what the attempts before a client got the lock cost; empty
 // when the first attempt got it.
-func textWaited(attempts, cmds, servers int, waited time.Duration) Text {
+func textWaited(attempts, cmds, servers int, waited time.Duration) text.Text {
 	if attempts < 2 {
-		return Text{}
+		return text.Text{}
 	}
-	return Text{EN: fmt.Sprintf(", after %d attempts (%d commands at the %s) and %s of waiting", attempts, cmds, serversEN(servers), Secs(waited)),
+	return text.Text{EN: fmt.Sprintf(", after %d attempts (%d commands at the %s) and %s of waiting", attempts, cmds, serversEN(servers), Secs(waited)),
 		ZH: fmt.Sprintf("，此前尝试了 %d 次（服务器收到 %d 条命令），等了 %s", attempts, cmds, secsZH(waited))}
 }
 
-func textLost(c string) Text {
+func textLost(c string) text.Text {
 	// The programs ignore the signal on purpose: code that never checks it
 	// is common, and a check before each write still races with the expiry.
-	return Text{EN: c + "'s watchdog found the lock gone and tells " + c + " it no longer holds it. This program ignores the signal and works on, as code that never checks it does; " +
+	return text.Text{EN: c + "'s watchdog found the lock gone and tells " + c + " it no longer holds it. This program ignores the signal and works on, as code that never checks it does; " +
 		"even a check before each write races with the expiry: only a resource that refuses old fencing tokens is safe",
 		ZH: c + " 的看门狗发现锁已丢失，通知 " + c + "：它不再持有锁。这个程序不理会这个信号，照样干活——从不检查这个信号的代码就是这样；" +
 			"即使每次写入前都检查，检查和写入之间锁仍可能过期：只有资源端拒绝旧的栅栏令牌（fencing token）才可靠"}
 }
 
-func textWait(c string, want, got int64, err error) Text {
+func textWait(c string, want, got int64, err error) text.Text {
 	if err != nil {
-		return Text{EN: fmt.Sprintf("%s's WAIT fails (%v)", c, err), ZH: fmt.Sprintf("%s 的 WAIT 失败：%s", c, errZH(err))}
+		return text.Text{EN: fmt.Sprintf("%s's WAIT fails (%v)", c, err), ZH: fmt.Sprintf("%s 的 WAIT 失败：%s", c, errZH(err))}
 	}
 	if got >= want {
-		return Text{EN: fmt.Sprintf("%s's WAIT: %d replica(s) acknowledged every write so far, as asked", c, got),
+		return text.Text{EN: fmt.Sprintf("%s's WAIT: %d replica(s) acknowledged every write so far, as asked", c, got),
 			ZH: fmt.Sprintf("%s 的 WAIT：%d 个从库确认收到了之前的全部写入，满足要求", c, got)}
 	}
-	return Text{EN: fmt.Sprintf("%s's WAIT times out: %d of the %d replica(s) asked for acknowledged the write", c, got, want),
+	return text.Text{EN: fmt.Sprintf("%s's WAIT times out: %d of the %d replica(s) asked for acknowledged the write", c, got, want),
 		ZH: fmt.Sprintf("%s 的 WAIT 超时：要求 %d 个从库确认，只有 %d 个确认", c, want, got)}
 }
 
-func textBgStopped(a, c string, renewals int) Text {
+func textBgStopped(a, c string, renewals int) text.Text {
 	who, _ := actorZH(a)
-	return Text{
+	return text.Text{
 		EN: fmt.Sprintf("%s stops after %d renewal%s (its cap): %s still holds the lock, and from now on nothing renews the lease", a, renewals, plural(renewals), c),
 		ZH: zhCat(who, fmt.Sprintf("续期 %d 次后达到上限，停止续期：%s 仍持有锁，从此再没有谁为租约续期", renewals, c)),
 	}

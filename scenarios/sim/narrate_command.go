@@ -6,6 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -13,14 +17,14 @@ import (
 // Chinese: whose it was and what for, how it failed, and what it changed on
 // the server's keys.
 
-func ttlText(k KeyState) (string, string) {
+func ttlText(k trace.KeyState) (string, string) {
 	if k.TTL < 0 {
 		return "no TTL", "没有过期时间"
 	}
 	return "TTL " + Secs(k.TTL), "TTL " + secsZH(k.TTL)
 }
 
-func textCommand(actor string, op Op, changes []change, err error) Text {
+func textCommand(actor string, op trace.Op, changes []change, err error) text.Text {
 	en, zh := commandOf(actor, op)
 	return commandText(en, zh, changes, err)
 }
@@ -28,7 +32,7 @@ func textCommand(actor string, op Op, changes []change, err error) Text {
 // textCommandLate is textCommand for a command that reaches its server
 // after its client stopped waiting for it (an orphan): client gave up at
 // gaveUp, and nobody reads the reply.
-func textCommandLate(actor string, op Op, changes []change, err error, client string, gaveUp time.Duration) Text {
+func textCommandLate(actor string, op trace.Op, changes []change, err error, client string, gaveUp time.Duration) text.Text {
 	en, zh := commandOf(actor, op)
 	en += fmt.Sprintf(" (%s stopped waiting for it at t=%s; it arrives only now, and nobody reads the reply)", client, Secs(gaveUp))
 	zh += fmt.Sprintf("（%s 在第 %s已不再等它；命令现在才到达，应答没有人读）", client, secsZH(gaveUp))
@@ -37,21 +41,21 @@ func textCommandLate(actor string, op Op, changes []change, err error, client st
 
 // commandOf names what a command of actor is for: "A/redis-3's acquire",
 // "A 在 redis-3 上加锁".
-func commandOf(actor string, op Op) (en, zh string) {
+func commandOf(actor string, op trace.Op) (en, zh string) {
 	who, node := actorZH(actor)
 	if node != "" {
 		who += " 在 " + node + " 上"
 	}
 	switch op {
-	case OpAcquire:
+	case trace.OpAcquire:
 		en, zh = actor+"'s acquire", zhCat(who, "加锁")
-	case OpRelease:
+	case trace.OpRelease:
 		en, zh = actor+"'s release", zhCat(who, "释放锁")
-	case OpRenew:
+	case trace.OpRenew:
 		en, zh = actor+"'s renewal", zhCat(who, "续期")
-	case OpReenter:
+	case trace.OpReenter:
 		en, zh = actor+"'s nested acquire", zhCat(who, "嵌套加锁")
-	case OpLeave:
+	case trace.OpLeave:
 		en, zh = actor+"'s nested release", zhCat(who, "嵌套释放")
 	default:
 		en, zh = actor+"'s command", zhCat(who, "的命令")
@@ -64,7 +68,7 @@ func commandOf(actor string, op Op) (en, zh string) {
 
 // commandText is a command's narration: what it was for (en, zh), then
 // its failure and the changes it made.
-func commandText(en, zh string, changes []change, err error) Text {
+func commandText(en, zh string, changes []change, err error) text.Text {
 	var ens, zhs []string
 	var late *GaveUpError
 	var unsent *NotSentError
@@ -96,7 +100,7 @@ func commandText(en, zh string, changes []change, err error) Text {
 	if len(ens) == 0 {
 		ens, zhs = []string{"nothing changes"}, []string{"没有任何改变"}
 	}
-	return Text{EN: en + ": " + strings.Join(ens, "; "), ZH: zh + "：" + strings.Join(zhs, "；")}
+	return text.Text{EN: en + ": " + strings.Join(ens, "; "), ZH: zh + "：" + strings.Join(zhs, "；")}
 }
 
 func describeChange(ch change) (string, string) {

@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // This file narrates, in English and Chinese, what happens to the servers
@@ -12,29 +16,29 @@ import (
 // server's crash, restart, rejoin, clock jump or slowness, a partition, the
 // scheduler's holds, and a client's crash, pause or hang.
 
-func textExpired(k KeyState, srv string) Text {
-	return Text{
+func textExpired(k trace.KeyState, srv string) text.Text {
+	return text.Text{
 		EN: fmt.Sprintf("%s expires on %s: its TTL ran out (it held %s)", k.Key, srv, k.Value),
 		ZH: fmt.Sprintf("%s 在 %s 上过期：TTL 到期（原值 %s）", k.Key, srv, k.Value),
 	}
 }
 
-func textHang(c string) Text {
-	return Text{EN: c + "'s business goroutine hangs (a call that never returns); the process and its watchdog, if any, stay alive",
+func textHang(c string) text.Text {
+	return text.Text{EN: c + "'s business goroutine hangs (a call that never returns); the process and its watchdog, if any, stay alive",
 		ZH: c + " 的业务线程卡死（调用一直不返回）；进程还活着，看门狗（如果有）也照常运行"}
 }
 
-func textUnhang(c string, d time.Duration) Text {
-	return Text{EN: fmt.Sprintf("%s's stuck call returns after %s; its business goroutine goes on where it stopped", c, Secs(d)),
+func textUnhang(c string, d time.Duration) text.Text {
+	return text.Text{EN: fmt.Sprintf("%s's stuck call returns after %s; its business goroutine goes on where it stopped", c, Secs(d)),
 		ZH: fmt.Sprintf("%s 卡住的调用在 %s后返回；业务线程从停下的地方继续", c, secsZH(d))}
 }
 
-func textSlow(srv string, d time.Duration) Text {
+func textSlow(srv string, d time.Duration) text.Text {
 	if d == 0 {
-		return Text{EN: srv + " is fast again: commands reach it at once",
+		return text.Text{EN: srv + " is fast again: commands reach it at once",
 			ZH: srv + " 恢复正常：命令又能立刻到达"}
 	}
-	return Text{EN: fmt.Sprintf("%s turns slow: every command reaches it %s late", srv, Secs(d)),
+	return text.Text{EN: fmt.Sprintf("%s turns slow: every command reaches it %s late", srv, Secs(d)),
 		ZH: fmt.Sprintf("%s 变慢了：每条命令都要晚 %s才到达", srv, secsZH(d))}
 }
 
@@ -50,119 +54,119 @@ func textGaveUpZH(e *GaveUpError) string {
 		e.Client, secsZH(e.Waited), e.Err, e.Server, secsZH(e.Due))
 }
 
-func textSlowSend(a, cmd, srv string, d time.Duration) Text {
+func textSlowSend(a, cmd, srv string, d time.Duration) text.Text {
 	who, _ := actorZH(a)
-	return Text{EN: fmt.Sprintf("%s sends %s to %s, which is slow: it arrives in %s", a, cmd, srv, Secs(d)),
+	return text.Text{EN: fmt.Sprintf("%s sends %s to %s, which is slow: it arrives in %s", a, cmd, srv, Secs(d)),
 		ZH: zhCat(who, fmt.Sprintf("向 %s 发出 %s；%s 很慢，命令 %s后才到达", srv, cmd, srv, secsZH(d)))}
 }
 
-func textHeld(a, next string, point Op) Text {
+func textHeld(a, next string, point trace.Op) text.Text {
 	who, node := actorZH(a)
 	switch {
 	case next != "" && node != "":
-		return Text{EN: fmt.Sprintf("the scheduler holds %s before its next command: %s", a, next),
+		return text.Text{EN: fmt.Sprintf("the scheduler holds %s before its next command: %s", a, next),
 			ZH: fmt.Sprintf("调度器让 %s 停在发往 %s 的下一条命令之前：%s", who, node, next)}
 	case next != "":
-		return Text{EN: fmt.Sprintf("the scheduler holds %s before its next command: %s", a, next),
+		return text.Text{EN: fmt.Sprintf("the scheduler holds %s before its next command: %s", a, next),
 			ZH: "调度器让 " + zhCat(who, "停在下一条命令之前：") + next}
-	case point == OpWrite:
-		return Text{EN: fmt.Sprintf("the scheduler holds %s just before it writes", a),
+	case point == trace.OpWrite:
+		return text.Text{EN: fmt.Sprintf("the scheduler holds %s just before it writes", a),
 			ZH: "调度器让 " + zhCat(who, "停在写入之前")}
 	default:
-		return Text{EN: fmt.Sprintf("the scheduler holds %s here", a),
+		return text.Text{EN: fmt.Sprintf("the scheduler holds %s here", a),
 			ZH: "调度器让 " + zhCat(who, "停在这里")}
 	}
 }
 
-func textUnheld(a string) Text {
+func textUnheld(a string) text.Text {
 	who, node := actorZH(a)
 	if node != "" {
 		who += " 发往 " + node + " 的命令"
 	}
-	return Text{EN: "the scheduler lets " + a + " go on", ZH: "调度器让 " + zhCat(who, "继续执行")}
+	return text.Text{EN: "the scheduler lets " + a + " go on", ZH: "调度器让 " + zhCat(who, "继续执行")}
 }
 
-func textReplicated(srv string, keys []string) Text {
-	return Text{EN: fmt.Sprintf("%s (replica) receives the primary's writes to %s", srv, andList(keys)),
+func textReplicated(srv string, keys []string) text.Text {
+	return text.Text{EN: fmt.Sprintf("%s (replica) receives the primary's writes to %s", srv, andList(keys)),
 		ZH: fmt.Sprintf("%s（从库）收到主库对 %s 的写入", srv, strings.Join(keys, "、"))}
 }
 
-func textReplicatedReal(srv string) Text {
-	return Text{EN: srv + " (replica) receives the primary's writes",
+func textReplicatedReal(srv string) text.Text {
+	return text.Text{EN: srv + " (replica) receives the primary's writes",
 		ZH: srv + "（从库）收到主库的写入"}
 }
 
 // textPrimaryDied: a primary with a replica dies; Sentinel fails it over
 // only down-after later (textPromoted).
-func textPrimaryDied(dead string, lost int, downAfter time.Duration) Text {
-	return Text{
+func textPrimaryDied(dead string, lost int, downAfter time.Duration) text.Text {
+	return text.Text{
 		EN: fmt.Sprintf("%s (primary) dies with %d write(s) not yet replicated; Sentinel fails it over only once it has been unreachable for down-after (%s): until then nothing answers for %s, and a client's command there fails", dead, lost, Secs(downAfter), dead),
 		ZH: fmt.Sprintf("%s（主库）宕机，还有 %d 条写入没复制出去；哨兵要等它连续 %s 无法访问，才会发起主从切换：在那之前没有谁替 %s 应答，客户端发往它的命令都会失败", dead, lost, secsZH(downAfter), dead),
 	}
 }
 
 // textPromoted: Sentinel's failover, down-after past the primary's death.
-func textPromoted(dead, promoted string, downAfter time.Duration) Text {
-	return Text{
+func textPromoted(dead, promoted string, downAfter time.Duration) text.Text {
+	return text.Text{
 		EN: fmt.Sprintf("Sentinel has found %s unreachable for down-after (%s): the Sentinels agree it is down and elect a leader, which promotes %s to primary with the writes it had received (failover); a client's next command reaches %s", dead, Secs(downAfter), promoted, promoted),
 		ZH: fmt.Sprintf("哨兵发现 %s 已连续 %s 无法访问：哨兵们确认它下线，选出领头的哨兵，由它把 %s 提升为主库（主从切换），%s 只带着它已经收到的写入；客户端的下一条命令就会发到 %s", dead, secsZH(downAfter), promoted, promoted, promoted),
 	}
 }
 
-func textNodeDown(srv string) Text {
-	return Text{EN: srv + " dies; its keys are gone", ZH: srv + " 宕机，它上面的 key 全部丢失"}
+func textNodeDown(srv string) text.Text {
+	return text.Text{EN: srv + " dies; its keys are gone", ZH: srv + " 宕机，它上面的 key 全部丢失"}
 }
 
-func textPartition(c string, servers []string) Text {
-	return Text{EN: fmt.Sprintf("a network partition cuts %s off from %s: its commands there time out", c, andList(servers)),
+func textPartition(c string, servers []string) text.Text {
+	return text.Text{EN: fmt.Sprintf("a network partition cuts %s off from %s: its commands there time out", c, andList(servers)),
 		ZH: fmt.Sprintf("网络分区：%s 连不上 %s，发过去的命令都会超时", c, strings.Join(servers, "、"))}
 }
 
-func textDropReplies(c string, servers []string) Text {
-	return Text{EN: fmt.Sprintf("the network between %s and %s breaks one way: %s's commands get there and run, but the replies are lost, and %s sees a timeout", c, andList(servers), c, c),
+func textDropReplies(c string, servers []string) text.Text {
+	return text.Text{EN: fmt.Sprintf("the network between %s and %s breaks one way: %s's commands get there and run, but the replies are lost, and %s sees a timeout", c, andList(servers), c, c),
 		ZH: fmt.Sprintf("%s 与 %s 之间的网络单向中断：%s 的命令能到达并执行，但应答丢了，%s 只看到超时", c, strings.Join(servers, "、"), c, c)}
 }
 
-func textHeal(c string) Text {
-	return Text{EN: "the partition heals: " + c + " reaches every server again", ZH: "网络分区恢复：" + c + " 又能连上所有服务器"}
+func textHeal(c string) text.Text {
+	return text.Text{EN: "the partition heals: " + c + " reaches every server again", ZH: "网络分区恢复：" + c + " 又能连上所有服务器"}
 }
 
-func textServerStopped(srv string) Text {
-	return Text{EN: srv + " crashes; it has no persistence (no AOF, no RDB), so its keys are gone with it",
+func textServerStopped(srv string) text.Text {
+	return text.Text{EN: srv + " crashes; it has no persistence (no AOF, no RDB), so its keys are gone with it",
 		ZH: srv + " 崩溃；它没开持久化（没有 AOF/RDB），上面的 key 随之丢失"}
 }
 
-func textServerRestarted(srv string) Text {
-	return Text{EN: srv + " restarts empty: it knows nothing of the locks it held",
+func textServerRestarted(srv string) text.Text {
+	return text.Text{EN: srv + " restarts empty: it knows nothing of the locks it held",
 		ZH: srv + " 重启后是空的：它已经不记得自己持有过哪些锁"}
 }
 
-func textClockJump(srv string, d time.Duration) Text {
-	return Text{EN: fmt.Sprintf("%s's clock jumps %s forward (an NTP step, a manual date change): its keys' TTLs run out %s early", srv, Secs(d), Secs(d)),
+func textClockJump(srv string, d time.Duration) text.Text {
+	return text.Text{EN: fmt.Sprintf("%s's clock jumps %s forward (an NTP step, a manual date change): its keys' TTLs run out %s early", srv, Secs(d), Secs(d)),
 		ZH: fmt.Sprintf("%s 的系统时钟拨快了 %s（NTP 校时、手动改时间）：它上面的 key 提前 %s过期", srv, secsZH(d), secsZH(d))}
 }
 
-func textExpiredEarly(k KeyState, srv string) Text {
-	return Text{EN: fmt.Sprintf("%s expires on %s: by its clock the TTL has run out (it held %s)", k.Key, srv, k.Value),
+func textExpiredEarly(k trace.KeyState, srv string) text.Text {
+	return text.Text{EN: fmt.Sprintf("%s expires on %s: by its clock the TTL has run out (it held %s)", k.Key, srv, k.Value),
 		ZH: fmt.Sprintf("%s 在 %s 上过期：按它的时钟 TTL 已经用完（值为 %s）", k.Key, srv, k.Value)}
 }
 
-func textRejoined(srv, primary string) Text {
-	return Text{EN: fmt.Sprintf("%s comes back and rejoins as a replica of %s: a full resync gives it %s's keys, and replication carries on from there", srv, primary, primary),
+func textRejoined(srv, primary string) text.Text {
+	return text.Text{EN: fmt.Sprintf("%s comes back and rejoins as a replica of %s: a full resync gives it %s's keys, and replication carries on from there", srv, primary, primary),
 		ZH: fmt.Sprintf("%s 恢复后作为 %s 的从库重新加入：全量同步让它拿到 %s 的全部 key，之后照常复制", srv, primary, primary)}
 }
 
-func textCrash(c string) Text {
-	return Text{EN: c + "'s process crashes: it sends nothing more; its keys stay in Redis",
+func textCrash(c string) text.Text {
+	return text.Text{EN: c + "'s process crashes: it sends nothing more; its keys stay in Redis",
 		ZH: c + " 的进程崩溃：不再发送任何命令；它写下的 key 仍留在 Redis 里"}
 }
 
-func textPause(c string) Text {
-	return Text{EN: c + "'s process stops the world (a long GC pause): all its goroutines and timers freeze, and it still believes what it believed",
+func textPause(c string) text.Text {
+	return text.Text{EN: c + "'s process stops the world (a long GC pause): all its goroutines and timers freeze, and it still believes what it believed",
 		ZH: c + " 的进程发生长时间停顿（GC）：所有协程和定时器都被冻结，它仍然相信自己之前的判断"}
 }
 
-func textResume(c string, d time.Duration) Text {
-	return Text{EN: fmt.Sprintf("%s's process wakes up after %s, unaware of the pause", c, Secs(d)),
+func textResume(c string, d time.Duration) text.Text {
+	return text.Text{EN: fmt.Sprintf("%s's process wakes up after %s, unaware of the pause", c, Secs(d)),
 		ZH: fmt.Sprintf("%s 的进程在 %s后恢复运行，并不知道自己停顿过", c, secsZH(d))}
 }

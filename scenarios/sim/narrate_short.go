@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -16,15 +18,15 @@ import (
 // Chinese (Event.Short), for compact views such as a lane of the TUI's
 // timeline: "SET NX → OK", "holds A#1", "released".
 
-func slowShort(d time.Duration) Text {
+func slowShort(d time.Duration) text.Text {
 	if d == 0 {
-		return Text{EN: "fast again", ZH: "恢复"}
+		return text.Text{EN: "fast again", ZH: "恢复"}
 	}
-	return Text{EN: "slow +" + Secs(d), ZH: "变慢 +" + secsZH(d)}
+	return text.Text{EN: "slow +" + Secs(d), ZH: "变慢 +" + secsZH(d)}
 }
 
 // same is a label that reads the same in both languages.
-func same(s string) Text { return Text{EN: s, ZH: s} }
+func same(s string) text.Text { return text.Text{EN: s, ZH: s} }
 
 // shortCommand is a command and its reply in a few words: "SET NX → OK",
 // "EVAL release → 1", "GET → A#1".
@@ -72,8 +74,8 @@ func shortCommand(cmd redis.Cmder, err error) string {
 	return name + " → " + reply
 }
 
-func shortAcquired(token string, fence int64) Text {
-	t := Text{EN: "holds", ZH: "持有"}
+func shortAcquired(token string, fence int64) text.Text {
+	t := text.Text{EN: "holds", ZH: "持有"}
 	if token != "" {
 		t.EN += " " + token
 		t.ZH += " " + token
@@ -85,42 +87,42 @@ func shortAcquired(token string, fence int64) Text {
 	return t
 }
 
-func shortQuorum(ok, nodes int) Text {
+func shortQuorum(ok, nodes int) text.Text {
 	if ok >= nodes/2+1 {
-		return Text{EN: fmt.Sprintf("%d/%d OK: majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：过半数", ok, nodes)}
+		return text.Text{EN: fmt.Sprintf("%d/%d OK: majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：过半数", ok, nodes)}
 	}
-	return Text{EN: fmt.Sprintf("%d/%d OK: no majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：未过半数", ok, nodes)}
+	return text.Text{EN: fmt.Sprintf("%d/%d OK: no majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：未过半数", ok, nodes)}
 }
 
-func shortRefused(err error) Text {
+func shortRefused(err error) text.Text {
 	if err != nil {
-		return Text{EN: "error", ZH: "出错"}
+		return text.Text{EN: "error", ZH: "出错"}
 	}
-	return Text{EN: "refused", ZH: "没抢到"}
+	return text.Text{EN: "refused", ZH: "没抢到"}
 }
 
-func shortReleased(err error, sent bool) Text {
+func shortReleased(err error, sent bool) text.Text {
 	switch {
 	case err == nil:
-		return Text{EN: "released", ZH: "已释放"}
+		return text.Text{EN: "released", ZH: "已释放"}
 	case errors.Is(err, lockimpl.ErrNotHeld) && !sent:
-		return Text{EN: "nothing to release", ZH: "无锁可放"}
+		return text.Text{EN: "nothing to release", ZH: "无锁可放"}
 	case errors.Is(err, lockimpl.ErrNotHeld):
-		return Text{EN: "not its own", ZH: "不是自己的锁"}
+		return text.Text{EN: "not its own", ZH: "不是自己的锁"}
 	default:
-		return Text{EN: "release failed", ZH: "释放失败"}
+		return text.Text{EN: "release failed", ZH: "释放失败"}
 	}
 }
 
-func shortWrite(r writeResult) Text {
+func shortWrite(r writeResult) text.Text {
 	switch {
 	case r.relative && r.rejected:
-		return Text{EN: "−1 ✗", ZH: "减 1 被拒"}
+		return text.Text{EN: "−1 ✗", ZH: "减 1 被拒"}
 	case r.relative:
-		return Text{EN: fmt.Sprintf("−1 → %d", r.value), ZH: fmt.Sprintf("减 1 → %d", r.value)}
+		return text.Text{EN: fmt.Sprintf("−1 → %d", r.value), ZH: fmt.Sprintf("减 1 → %d", r.value)}
 	}
 	if r.rejected {
-		return Text{EN: fmt.Sprintf("write %d ✗", r.value), ZH: fmt.Sprintf("写 %d 被拒", r.value)}
+		return text.Text{EN: fmt.Sprintf("write %d ✗", r.value), ZH: fmt.Sprintf("写 %d 被拒", r.value)}
 	}
-	return Text{EN: fmt.Sprintf("write %d", r.value), ZH: fmt.Sprintf("写 %d", r.value)}
+	return text.Text{EN: fmt.Sprintf("write %d", r.value), ZH: fmt.Sprintf("写 %d", r.value)}
 }

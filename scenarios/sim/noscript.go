@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -22,7 +24,7 @@ import (
 // reply itself.
 type noScriptError struct {
 	error
-	by Text // empty: code the engine does not know
+	by text.Text // empty: code the engine does not know
 }
 
 func (e *noScriptError) Unwrap() error { return e.error }
@@ -42,16 +44,16 @@ func withFallback(cmd redis.Cmder, err error) error {
 // scriptFallback is who sends the script whole after err, a NOSCRIPT: the
 // code the gate found, or, for a reply the gate did not see, the code that
 // sent the EVALSHA.
-func scriptFallback(err error) Text {
+func scriptFallback(err error) text.Text {
 	var ns *noScriptError
 	if errors.As(err, &ns) && ns.by.EN != "" {
 		return ns.by
 	}
-	return Text{EN: "the code that sent the EVALSHA", ZH: "发出 EVALSHA 的代码"}
+	return text.Text{EN: "the code that sent the EVALSHA", ZH: "发出 EVALSHA 的代码"}
 }
 
 // Known callers of go-redis's EvalSha, by function.
-var scriptCallers = map[string]Text{
+var scriptCallers = map[string]text.Text{
 	"github.com/go-redsync/redsync/v4/redis/goredis/v9.(*conn).Eval": {
 		EN: "redsync's go-redis adapter (conn.Eval)", ZH: "redsync 的 go-redis 适配器（conn.Eval）"},
 }
@@ -60,7 +62,7 @@ var scriptCallers = map[string]Text{
 // go-redis's EvalSha: go-redis's own Script.Run, a known library's code, or
 // the function itself (package-qualified). The frames above go-redis's are
 // the gate's.
-func scriptCaller() Text {
+func scriptCaller() text.Text {
 	pcs := make([]uintptr, 64)
 	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
 	inGoRedis := false
@@ -69,7 +71,7 @@ func scriptCaller() Text {
 		fn := f.Function
 		switch {
 		case strings.HasPrefix(fn, "github.com/redis/go-redis/v9.(*Script).Run"):
-			return Text{EN: "go-redis's Script.Run", ZH: "go-redis 的 Script.Run"}
+			return text.Text{EN: "go-redis's Script.Run", ZH: "go-redis 的 Script.Run"}
 		case strings.HasPrefix(fn, "github.com/redis/go-redis/"):
 			inGoRedis = true
 		case inGoRedis && fn != "":
@@ -77,10 +79,10 @@ func scriptCaller() Text {
 				return t
 			}
 			short := fn[strings.LastIndexByte(fn, '/')+1:]
-			return Text{EN: short, ZH: short}
+			return text.Text{EN: short, ZH: short}
 		}
 		if !more {
-			return Text{}
+			return text.Text{}
 		}
 	}
 }

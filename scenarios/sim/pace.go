@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // Pacer paces a run for a live demo: the run shows each event as it happens,
@@ -20,7 +22,7 @@ type Pacer struct {
 	// Event is called with every event as the run records it, on the
 	// run's scheduler goroutine, with the trace's header so far (no events,
 	// no verdicts yet).
-	Event func(header Trace, e Event)
+	Event func(header trace.Trace, e trace.Event)
 	// Next is called before each Redis command goes, with the command as
 	// redis-cli would show it; the command waits until it returns. An
 	// error ends the run with that error.

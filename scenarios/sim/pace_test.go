@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // A paced run asks before every command, in order, and reports every event
@@ -20,7 +22,7 @@ func TestPacer(t *testing.T) {
 	var asked []string
 	var events int
 	p := &Pacer{
-		Event: func(h Trace, _ Event) {
+		Event: func(h trace.Trace, _ trace.Event) {
 			if h.Impl == "uuid-lua" && len(h.Clients) == 2 && len(h.Events) == 0 {
 				events++
 			}

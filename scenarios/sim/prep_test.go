@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // A client's prep (Program.Prep) is work before it asks for the lock: it is
@@ -21,13 +23,13 @@ func TestPrepIsOutsideTheLock(t *testing.T) {
 	}
 	setup := Setup{TTL: 10 * time.Second}
 	tr := run(t, setup, "uuid-lua", script(20*time.Second, 5*time.Second))
-	i := slices.IndexFunc(tr.Events, func(e Event) bool { return e.Actor == "A" })
+	i := slices.IndexFunc(tr.Events, func(e trace.Event) bool { return e.Actor == "A" })
 	first := tr.Events[max(i, 0)]
-	if first.Kind != KindBelief || first.Actor != "A" || first.T != 0 ||
+	if first.Kind != trace.KindBelief || first.Actor != "A" || first.T != 0 ||
 		first.Text.EN != "A prepares for 20s outside the lock" || first.Text.ZH != "A 在锁外做准备工作，耗时 20 秒" {
 		t.Errorf("A's first event: %+v, want its prep, narrated", first)
 	}
-	if c := first.Snap.Clients[0]; c.Op != OpPrep || c.Belief != BeliefIdle {
+	if c := first.Snap.Clients[0]; c.Op != trace.OpPrep || c.Belief != trace.BeliefIdle {
 		t.Errorf("A while it prepares: %+v, want op prep, idle", c)
 	}
 	cmds := commands(tr)

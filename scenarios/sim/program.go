@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -92,31 +94,10 @@ func jitterSource(name string) *rand.Rand {
 	return rand.New(rand.NewPCG(h.Sum64(), 0x6c6f636b73746570)) // "lockstep"
 }
 
-// Op is a stage of a client's program, or a watchdog's renewal.
-type Op string
-
-// The stages of a program.
-const (
-	OpStart   Op = "start"
-	OpPrep    Op = "prep"
-	OpAcquire Op = "acquire"
-	OpRead    Op = "read"
-	OpWork    Op = "work"
-	OpWrite   Op = "write"
-	OpFail    Op = "fail"
-	OpRelease Op = "release"
-	OpRenew   Op = "renew"
-	OpDone    Op = "done"
-	// A nested call takes the lock again (OpReenter) and gives it back
-	// (OpLeave) inside the critical section.
-	OpReenter Op = "reenter"
-	OpLeave   Op = "leave"
-)
-
 // note is what the program reports to the scheduler.
 type note struct {
 	kind  noteKind
-	op    Op
+	op    trace.Op
 	err   error
 	fence int64
 	lost  <-chan struct{}
@@ -152,7 +133,7 @@ func (w *World) report(a *actor, n note) {
 
 // pointAt parks the business goroutine before it touches the resource; the
 // scheduler performs the read or write when it lets the actor pass.
-func (w *World) pointAt(a *actor, op Op) error {
+func (w *World) pointAt(a *actor, op trace.Op) error {
 	if w.closing.Load() {
 		return redis.ErrClosed
 	}
@@ -165,13 +146,13 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 	c, p := a.client, a.client.prog
 	lock := c.lock
 	if p.Prep > 0 {
-		w.report(a, note{kind: noteOp, op: OpPrep})
+		w.report(a, note{kind: noteOp, op: trace.OpPrep})
 		if w.sleep(ctx, p.Prep) != nil {
 			return
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		w.report(a, note{kind: noteOp, op: OpAcquire})
+		w.report(a, note{kind: noteOp, op: trace.OpAcquire})
 		ok, err := lock.TryAcquire(ctx)
 		if errors.Is(err, redis.ErrClosed) {
 			return
@@ -203,30 +184,30 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 			return
 		}
 	}
-	w.report(a, note{kind: noteOp, op: OpRead})
-	if w.pointAt(a, OpRead) != nil {
+	w.report(a, note{kind: noteOp, op: trace.OpRead})
+	if w.pointAt(a, trace.OpRead) != nil {
 		return
 	}
 	if p.Reenter && !w.reenter(ctx, a) {
 		return
 	}
-	w.report(a, note{kind: noteOp, op: OpWork})
+	w.report(a, note{kind: noteOp, op: trace.OpWork})
 	if p.Fail > 0 {
 		// The work throws: no write, and the finally block releases.
 		if w.sleep(ctx, p.Fail) != nil {
 			return
 		}
-		w.report(a, note{kind: noteOp, op: OpFail})
+		w.report(a, note{kind: noteOp, op: trace.OpFail})
 	} else {
 		if w.sleep(ctx, p.Work) != nil {
 			return
 		}
-		w.report(a, note{kind: noteOp, op: OpWrite})
-		if w.pointAt(a, OpWrite) != nil {
+		w.report(a, note{kind: noteOp, op: trace.OpWrite})
+		if w.pointAt(a, trace.OpWrite) != nil {
 			return
 		}
 	}
-	w.report(a, note{kind: noteOp, op: OpRelease})
+	w.report(a, note{kind: noteOp, op: trace.OpRelease})
 	err := lock.Release(ctx)
 	if errors.Is(err, redis.ErrClosed) {
 		return
@@ -239,7 +220,7 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 // returns false when the run is closing.
 func (w *World) reenter(ctx context.Context, a *actor) bool {
 	lock, p := a.client.lock, a.client.prog
-	w.report(a, note{kind: noteOp, op: OpReenter})
+	w.report(a, note{kind: noteOp, op: trace.OpReenter})
 	for {
 		ok, err := lock.TryAcquire(ctx)
 		if errors.Is(err, redis.ErrClosed) {
@@ -254,7 +235,7 @@ func (w *World) reenter(ctx context.Context, a *actor) bool {
 			return false
 		}
 	}
-	w.report(a, note{kind: noteOp, op: OpLeave})
+	w.report(a, note{kind: noteOp, op: trace.OpLeave})
 	err := lock.Release(ctx)
 	if errors.Is(err, redis.ErrClosed) {
 		return false

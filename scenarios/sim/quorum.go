@@ -4,6 +4,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // For a lock on several independent nodes (Redlock), the end of an acquire
@@ -41,7 +45,7 @@ func (w *World) quorum(c *client, acquired bool, n note) {
 	answers := map[string]nodeAnswer{}
 	first, last := time.Duration(-1), time.Duration(0)
 	for _, e := range w.trace.Events[from:] {
-		if e.Kind != KindCommand || !actorOf(e.Actor, c.name) || !isSetNX(e.Args, c.key) {
+		if e.Kind != trace.KindCommand || !actorOf(e.Actor, c.name) || !isSetNX(e.Args, c.key) {
 			continue
 		}
 		if first < 0 {
@@ -81,18 +85,18 @@ func (w *World) quorum(c *client, acquired bool, n note) {
 	// fails for want of validity is said once, with the validity.
 	majority := ok >= nodes/2+1
 	explained := n.hasValidity && majority && n.validity <= 0 && !acquired
-	text := textQuorum(c.name, ok, nodes, failed, acquired || explained)
+	say := textQuorum(c.name, ok, nodes, failed, acquired || explained)
 	if elapsed := last - first; (n.hasValidity && majority) || elapsed > 0 {
 		v := textValidity(w.setup.TTL, elapsed, n.validity, n.hasValidity && majority, acquired)
-		text = Text{EN: text.EN + v.EN, ZH: text.ZH + v.ZH}
+		say = text.Text{EN: say.EN + v.EN, ZH: say.ZH + v.ZH}
 	}
-	w.emit(Event{Kind: KindBelief, Actor: c.name, Text: text, Short: shortQuorum(ok, nodes)})
+	w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: say, Short: shortQuorum(ok, nodes)})
 }
 
 // actorOf says whether actor is client c's business goroutine or one of the
 // goroutines it started ("A.watchdog", "A/redis-3").
 func actorOf(actor, c string) bool {
-	client, _, _ := SplitActor(actor)
+	client, _, _ := trace.SplitActor(actor)
 	return client == c
 }
 

@@ -8,17 +8,21 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // quorums lists the events that count a multi-node attempt, each as
 // "T actor: EN | ZH", and checks that each comes right before the end of its
 // attempt: the same client's "holds" or refusal.
-func quorums(t *testing.T, tr *Trace) []string {
+func quorums(t *testing.T, tr *trace.Trace) []string {
 	t.Helper()
 	var out []string
 	for i, e := range tr.Events {
-		if e.Kind != KindBelief || !strings.Contains(e.Text.EN, " nodes said OK") {
+		if e.Kind != trace.KindBelief || !strings.Contains(e.Text.EN, " nodes said OK") {
 			continue
 		}
 		out = append(out, Secs(e.T)+" "+e.Text.EN+" | "+e.Text.ZH)
@@ -27,7 +31,7 @@ func quorums(t *testing.T, tr *Trace) []string {
 			continue
 		}
 		next := tr.Events[i+1]
-		if next.Kind != KindBelief || next.Actor != e.Actor ||
+		if next.Kind != trace.KindBelief || next.Actor != e.Actor ||
 			!(strings.Contains(next.Text.EN, "holds the lock") || strings.Contains(next.Text.EN, "get the lock") ||
 				strings.Contains(next.Text.EN, "refused") || strings.Contains(next.Text.EN, "nested call has the lock")) {
 			t.Errorf("step %d: the count is followed by %s %q, not the end of %s's attempt", i, next.Kind, next.Text.EN, e.Actor)
@@ -151,7 +155,7 @@ func TestQuorumCountsTheClientsGoroutines(t *testing.T) {
 	}
 	var actors []string
 	for _, e := range tr.Events {
-		if e.Kind == KindCommand && strings.HasPrefix(e.Command, "SET") {
+		if e.Kind == trace.KindCommand && strings.HasPrefix(e.Command, "SET") {
 			actors = append(actors, e.Actor)
 		}
 	}
@@ -180,13 +184,13 @@ func TestQuorumTexts(t *testing.T) {
 	for _, tc := range []struct {
 		ok, nodes int
 		acquired  bool
-		want      Text
+		want      text.Text
 	}{
-		{3, 5, false, Text{EN: "A: 3 of 5 nodes said OK — a majority (3 needed), yet the attempt fails",
+		{3, 5, false, text.Text{EN: "A: 3 of 5 nodes said OK — a majority (3 needed), yet the attempt fails",
 			ZH: "A：5 个节点中 3 个返回 OK——过半数（需要 3 个），但这次加锁仍然失败"}},
-		{2, 5, true, Text{EN: "A: 2 of 5 nodes said OK — not a majority (3 needed), yet the lock reports success",
+		{2, 5, true, text.Text{EN: "A: 2 of 5 nodes said OK — not a majority (3 needed), yet the lock reports success",
 			ZH: "A：5 个节点中 2 个返回 OK——未过半数（需要 3 个），锁却报告加锁成功"}},
-		{2, 4, false, Text{EN: "A: 2 of 4 nodes said OK — not a majority (3 needed)",
+		{2, 4, false, text.Text{EN: "A: 2 of 4 nodes said OK — not a majority (3 needed)",
 			ZH: "A：4 个节点中 2 个返回 OK——未过半数（需要 3 个）"}},
 	} {
 		if got := textQuorum("A", tc.ok, tc.nodes, nil, tc.acquired); got != tc.want {
@@ -213,7 +217,7 @@ func TestQuorumSaysTheValidity(t *testing.T) {
 		t.Run(tc.impl, func(t *testing.T) {
 			tr := run(t, Setup{Nodes: 3}, tc.impl, func(tl *Timeline) {
 				a := tl.Client("A", Program{Work: time.Second, Attempts: 1})
-				a.HoldAfter(OpAcquire, 2)
+				a.HoldAfter(trace.OpAcquire, 2)
 				tl.RunUntil(time.Second)
 				a.Pause()
 				a.Unhold()

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // This file records what the run does: readKeys reads a server's keys after
@@ -14,7 +16,7 @@ import (
 // key or value that has not changed since prev is prev's string, so that
 // every snapshot shares one copy of it (a real server's reading is a new
 // one each time). A server that cannot be read stops the run.
-func (w *World) readKeys(srv *server, prev []KeyState) []KeyState {
+func (w *World) readKeys(srv *server, prev []trace.KeyState) []trace.KeyState {
 	if !srv.up {
 		return nil
 	}
@@ -37,25 +39,25 @@ func (w *World) readKeys(srv *server, prev []KeyState) []KeyState {
 	return keys
 }
 
-func findKey(keys []KeyState, k string) (KeyState, bool) {
+func findKey(keys []trace.KeyState, k string) (trace.KeyState, bool) {
 	for _, ks := range keys {
 		if ks.Key == k {
 			return ks, true
 		}
 	}
-	return KeyState{}, false
+	return trace.KeyState{}, false
 }
 
 // emit appends an event with a snapshot of the world, then judges the
 // invariants that look at beliefs.
-func (w *World) emit(e Event) {
+func (w *World) emit(e trace.Event) {
 	w.record(e)
-	if e.Kind != KindViolation && e.Kind != KindNarration {
+	if e.Kind != trace.KindViolation && e.Kind != trace.KindNarration {
 		w.observe(observation{kind: obsEvent})
 	}
 }
 
-func (w *World) record(e Event) int {
+func (w *World) record(e trace.Event) int {
 	if r := w.real; r != nil && !r.start.IsZero() {
 		late := time.Since(r.start) - time.Duration(float64(w.now)*r.f)
 		if len(w.trace.Events) == 0 || late < r.early {
@@ -77,10 +79,10 @@ func (w *World) record(e Event) int {
 	return e.Step
 }
 
-func (w *World) snapshot() Snapshot {
-	var s Snapshot
+func (w *World) snapshot() trace.Snapshot {
+	var s trace.Snapshot
 	for _, srv := range w.servers {
-		st := ServerState{Name: srv.name, Role: srv.role, Up: srv.up,
+		st := trace.ServerState{Name: srv.name, Role: srv.role, Up: srv.up,
 			Keys: slices.Clone(srv.keys), ClockAhead: srv.ahead}
 		if srv.primary >= 0 {
 			st.ReplicaOf = w.servers[srv.primary].name
@@ -97,7 +99,7 @@ func (w *World) snapshot() Snapshot {
 		s.Servers = append(s.Servers, st)
 	}
 	for _, c := range w.clients {
-		cs := ClientState{Name: c.name, Belief: c.belief, Op: c.op, Token: c.token,
+		cs := trace.ClientState{Name: c.name, Belief: c.belief, Op: c.op, Token: c.token,
 			Fence: c.fence, Paused: c.paused, Crashed: c.crashed, Held: c.biz.held,
 			Hung: c.hung}
 		s.Clients = append(s.Clients, cs)
@@ -108,7 +110,7 @@ func (w *World) snapshot() Snapshot {
 
 func (w *World) indexOf(srv *server) int { return slices.Index(w.servers, srv) }
 
-func sameKeys(a, b []KeyState) bool {
+func sameKeys(a, b []trace.KeyState) bool {
 	if len(a) != len(b) {
 		return false
 	}

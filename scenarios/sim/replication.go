@@ -3,6 +3,10 @@ package sim
 import (
 	"fmt"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // replEntry is one write on its way from a primary to its replica. Redis
@@ -14,9 +18,9 @@ type replEntry struct {
 	replica  int
 	key      string
 	deleted  bool
-	state    KeyState      // as the snapshot showed it
-	value    stored        // whole, for the replica
-	expireAt time.Duration // absolute virtual time, 0 for none
+	state    trace.KeyState // as the snapshot showed it
+	value    stored         // whole, for the replica
+	expireAt time.Duration  // absolute virtual time, 0 for none
 }
 
 // enqueueReplication schedules the changes a command made on primary p.
@@ -76,8 +80,8 @@ func (w *World) applyReplication() {
 		r = e.replica
 	}
 	if r >= 0 {
-		w.emit(Event{Kind: KindReplicate, Server: w.servers[r].name,
-			Text: textReplicated(w.servers[r].name, keys), Short: Text{EN: "replicated", ZH: "已复制"}})
+		w.emit(trace.Event{Kind: trace.KindReplicate, Server: w.servers[r].name,
+			Text: textReplicated(w.servers[r].name, keys), Short: text.Text{EN: "replicated", ZH: "已复制"}})
 	}
 }
 
@@ -95,8 +99,8 @@ func (w *World) failover() {
 	dead.keys = nil
 	if dead.replica < 0 {
 		dead.b.Stop() // it may come back: Rejoin
-		w.emit(Event{Kind: KindFault, Server: dead.name, Text: textNodeDown(dead.name),
-			Short: Text{EN: "DOWN", ZH: "宕机"}})
+		w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: textNodeDown(dead.name),
+			Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 		return
 	}
 	var lost int
@@ -112,8 +116,8 @@ func (w *World) failover() {
 	if w.sentinel != nil {
 		died = textPrimaryDiedSentinel(dead.name, lost, w.setup.DownAfter)
 	}
-	w.emit(Event{Kind: KindFault, Server: dead.name, Text: died,
-		Short: Text{EN: "DOWN", ZH: "宕机"}})
+	w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: died,
+		Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 }
 
 // cutReplication ends the stream from dead, a primary that died, and says
@@ -149,8 +153,8 @@ func (w *World) promote() {
 	r := w.servers[dead.replica]
 	r.role, r.primary, r.lag = "primary", -1, 0
 	w.route[0] = dead.replica
-	w.emit(Event{Kind: KindFault, Server: r.name, Text: textPromoted(dead.name, r.name, w.setup.DownAfter),
-		Short: Text{EN: "promoted", ZH: "升为主库"}})
+	w.emit(trace.Event{Kind: trace.KindFault, Server: r.name, Text: textPromoted(dead.name, r.name, w.setup.DownAfter),
+		Short: text.Text{EN: "promoted", ZH: "升为主库"}})
 }
 
 // rejoin brings back the first server after a failover. With a promoted
@@ -186,6 +190,6 @@ func (w *World) rejoin() {
 	}
 	primary.replica = 0
 	dead.keys = w.readKeys(dead, primary.keys)
-	w.emit(Event{Kind: KindFault, Server: dead.name, Text: textRejoined(dead.name, primary.name),
-		Short: Text{EN: "rejoins → replica", ZH: "重新加入 → 从库"}})
+	w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: textRejoined(dead.name, primary.name),
+		Short: text.Text{EN: "rejoins → replica", ZH: "重新加入 → 从库"}})
 }

@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 // resource is the data the lock protects: the stock of one product. A client
 // reads it, works, and writes back what it read minus one. With fencing, the
 // token comes with every request, the read too, and the store refuses a
@@ -15,7 +17,7 @@ type resource struct {
 	initial  int  // the value before the first write
 	written  bool // some write has come, accepted or not
 	writers  []string
-	guard    Guard
+	guard    trace.Guard
 	sold     map[int]bool // GuardUnique: the units sold (the stock each sale read)
 	owner    string       // GuardToken: the lock token the row was last stamped with
 }
@@ -28,7 +30,7 @@ type writeResult struct {
 	rejected bool
 	// guard is the resource guard that refused the write ("" when it was
 	// accepted, or refused for its fencing token).
-	guard      Guard
+	guard      trace.Guard
 	lostUpdate bool // accepted, but based on a read that another write had overtaken
 	readVer    int
 	version    int
@@ -58,24 +60,24 @@ func (r *resource) write(writer string, value, readVer int, fence int64, token s
 	}
 	res := writeResult{value: value, fence: fence, maxFence: r.maxFence, readVer: readVer, version: r.version,
 		read: value + 1, initial: r.initial, stock: r.value,
-		token: token, owner: r.owner, stamped: r.guard == GuardToken, relative: r.guard == GuardRelative}
+		token: token, owner: r.owner, stamped: r.guard == trace.GuardToken, relative: r.guard == trace.GuardRelative}
 	if fence > 0 && fence < r.maxFence {
 		r.rejected++
 		res.rejected = true
 		return res
 	}
-	if g := r.refuses(res.read, readVer, token); g != GuardNone {
+	if g := r.refuses(res.read, readVer, token); g != trace.GuardNone {
 		r.rejected++
 		res.rejected, res.guard = true, g
 		return res
 	}
-	if r.guard == GuardUnique {
+	if r.guard == trace.GuardUnique {
 		if r.sold == nil {
 			r.sold = map[int]bool{}
 		}
 		r.sold[res.read] = true
 	}
-	if r.guard == GuardRelative {
+	if r.guard == trace.GuardRelative {
 		value, res.value = r.value-1, r.value-1
 	} else {
 		res.lostUpdate = readVer != r.version
@@ -94,12 +96,37 @@ func (r *resource) write(writer string, value, readVer int, fence int64, token s
 // stamps the row with its lock token.
 func (r *resource) read(fence int64, token string) {
 	r.maxFence = max(r.maxFence, fence)
-	if r.guard == GuardToken {
+	if r.guard == trace.GuardToken {
 		r.owner = token
 	}
 }
 
-func (r *resource) state() ResourceState {
-	return ResourceState{Name: r.name, Value: r.value, Version: r.version,
+func (r *resource) state() trace.ResourceState {
+	return trace.ResourceState{Name: r.name, Value: r.value, Version: r.version,
 		MaxFence: r.maxFence, Rejected: r.rejected}
+}
+
+// refuses returns the guard when it refuses a write based on a read of
+// read at version readVer by the holder of lock token token, GuardNone
+// when it lets the write through.
+func (r *resource) refuses(read, readVer int, token string) trace.Guard {
+	switch r.guard {
+	case trace.GuardVersion:
+		if readVer != r.version {
+			return r.guard
+		}
+	case trace.GuardInStock, trace.GuardRelative:
+		if r.value <= 0 {
+			return r.guard
+		}
+	case trace.GuardUnique:
+		if r.sold[read] {
+			return r.guard
+		}
+	case trace.GuardToken:
+		if token != r.owner {
+			return r.guard
+		}
+	}
+	return trace.GuardNone
 }

@@ -5,6 +5,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // This file is the scheduler: settle lets the actors in line run one at a
@@ -257,9 +261,9 @@ func (w *World) handle(m msg) {
 	case msgSlow:
 		w.running--
 		a.state, a.deadline, a.sentAt = stateSleeping, m.deadline, w.now
-		w.emit(Event{Kind: KindSchedule, Actor: a.name, Server: w.servers[m.server].name,
+		w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Server: w.servers[m.server].name,
 			Text:  textSlowSend(a.name, formatCommand(m.cmd), w.servers[m.server].name, m.deadline-w.now),
-			Short: Text{EN: "sent…", ZH: "发出…"}})
+			Short: text.Text{EN: "sent…", ZH: "发出…"}})
 	case msgUnsleep:
 		// Cancelled in its sleep, or after the clock woke it but before it
 		// ran: either way it runs now, and the scheduler waits for it (its

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -30,7 +32,7 @@ func TestScriptsShowByName(t *testing.T) {
 		}
 	}
 	// EVALSHA's NOSCRIPT is the first half of one script call, not a failure.
-	text := textCommand("A", OpRelease, nil, redis.ErrNoScript)
+	text := textCommand("A", trace.OpRelease, nil, redis.ErrNoScript)
 	if !strings.Contains(text.EN, "one script call, two commands") || strings.Contains(text.EN, "fails") {
 		t.Errorf("NOSCRIPT narrated as %q", text.EN)
 	}

@@ -5,6 +5,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -114,7 +118,7 @@ func (w *World) drainSentinels() {
 			continue
 		}
 		w.sentinelSaid[e.Kind] = true
-		w.emit(Event{Kind: KindFault, Server: w.servers[w.route[0]].name, Text: text, Short: same(e.Kind)})
+		w.emit(trace.Event{Kind: trace.KindFault, Server: w.servers[w.route[0]].name, Text: text, Short: same(e.Kind)})
 		if e.Kind == "+switch-master" && w.promoting {
 			w.sentinelPromote(e)
 		}
@@ -137,7 +141,7 @@ func (w *World) sentinelPromote(e SentinelEvent) {
 
 // textSentinel is what a Sentinel's message says in the trace, for the
 // messages that tell the failover's story; ok false for the rest.
-func textSentinel(e SentinelEvent, servers []*server, since time.Duration) (Text, bool) {
+func textSentinel(e SentinelEvent, servers []*server, since time.Duration) (text.Text, bool) {
 	name := func(addr string) string {
 		for _, s := range servers {
 			if o := s.b.ClientOptions(); o != nil && o.Addr == addr {
@@ -150,38 +154,38 @@ func textSentinel(e SentinelEvent, servers []*server, since time.Duration) (Text
 	switch e.Kind {
 	case "+sdown":
 		if e.Instance != "master" {
-			return Text{}, false
+			return text.Text{}, false
 		}
-		return Text{
+		return text.Text{
 			EN: fmt.Sprintf("Sentinel %s finds the primary unreachable for its down-after: subjectively down (+sdown), %s after it died", e.Sentinel, after),
 			ZH: fmt.Sprintf("哨兵 %s 发现主库连续 down-after 这么久无法访问：主观下线（+sdown），距宕机 %s", e.Sentinel, secsZH(since)),
 		}, true
 	case "+odown":
-		return Text{
+		return text.Text{
 			EN: fmt.Sprintf("Sentinel %s has heard from enough Sentinels (the quorum): the primary is objectively down (+odown), %s after it died", e.Sentinel, after),
 			ZH: fmt.Sprintf("哨兵 %s 收到了足够多（达到法定人数）哨兵的确认：主库客观下线（+odown），距宕机 %s", e.Sentinel, secsZH(since)),
 		}, true
 	case "+elected-leader":
-		return Text{
+		return text.Text{
 			EN: fmt.Sprintf("the Sentinels elect %s to lead the failover (+elected-leader)", e.Sentinel),
 			ZH: fmt.Sprintf("哨兵们选出 %s 作为领头的哨兵来执行主从切换（+elected-leader）", e.Sentinel),
 		}, true
 	case "+switch-master":
 		n := name(e.Addr)
-		return Text{
+		return text.Text{
 			EN: fmt.Sprintf("Sentinel has promoted %s to primary, with the writes it had received (+switch-master), %s after the primary died; a client's next command reaches %s", n, after, n),
 			ZH: fmt.Sprintf("哨兵已把 %s 提升为主库（+switch-master），它只带着已经收到的写入，距宕机 %s；客户端的下一条命令就会发到 %s", n, secsZH(since), n),
 		}, true
 	}
-	return Text{}, false
+	return text.Text{}, false
 }
 
 // textPrimaryDiedSentinel: the primary dies, and real Sentinels will
 // decide. What the relay still held counts in chunks of the stream, which
 // carries the Sentinels' hellos (a PUBLISH every 2 s) as well as the
 // locks' writes.
-func textPrimaryDiedSentinel(dead string, lost int, downAfter time.Duration) Text {
-	return Text{
+func textPrimaryDiedSentinel(dead string, lost int, downAfter time.Duration) text.Text {
+	return text.Text{
 		EN: fmt.Sprintf("%s (primary) dies before its replica has received all of its writes (%d chunk(s) of the replication stream, the Sentinels' hellos among them, never arrive); the Sentinels can no longer reach it, and will fail it over once it has been unreachable for down-after (%s): until then nothing answers for %s, and a client's command there fails", dead, lost, Secs(downAfter), dead),
 		ZH: fmt.Sprintf("%s（主库）宕机，它的写入还没有全部传到从库（复制流里还有 %d 段没送到，其中也有哨兵的问候消息）；哨兵们再也连不上它，要等它连续 %s 无法访问才会发起主从切换：在那之前没有谁替 %s 应答，客户端发往它的命令都会失败", dead, lost, secsZH(downAfter), dead),
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // Sentinel does not fail over the instant the primary dies (issue #29 item
@@ -30,7 +32,7 @@ func TestSentinelPromotesAfterDownAfter(t *testing.T) {
 	})
 	var faults []string
 	for _, e := range tr.Events {
-		if e.Kind == KindFault {
+		if e.Kind == trace.KindFault {
 			faults = append(faults, Secs(e.T)+" "+e.Server+" "+e.Short.EN)
 			if r := e.Snap.Servers[1]; e.T < 2500*time.Millisecond && r.Role != "replica" {
 				t.Errorf("at %s redis-2 is already %s", Secs(e.T), r.Role)
@@ -60,7 +62,7 @@ func TestFailoverNarratesTheWait(t *testing.T) {
 	})
 	n := 0
 	for _, e := range tr.Events {
-		if e.Kind != KindFault {
+		if e.Kind != trace.KindFault {
 			continue
 		}
 		n++

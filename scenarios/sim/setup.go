@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+)
 
 // This file is a scenario's fixed part, Setup (the lock, the servers, the
 // data), and the defaults a run fills in.
@@ -42,7 +46,7 @@ type Setup struct {
 	Nodes int
 	// Guard is the resource's own check on every write (none by default):
 	// what a database does when the lock lets two writers through.
-	Guard Guard
+	Guard trace.Guard
 	// Cluster makes each server a Redis Cluster node holding every slot:
 	// a command, or a script's declared keys, across hash slots is refused
 	// with CROSSSLOT, and a script's command on a key outside its slot

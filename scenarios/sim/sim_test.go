@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"go.uber.org/goleak"
 
 	"github.com/lockstep-sim/lockstep/internal/leaktest"
@@ -25,7 +27,7 @@ func impl(t *testing.T, name string) lockimpl.Info {
 	return in
 }
 
-func run(t *testing.T, setup Setup, name string, script Script) *Trace {
+func run(t *testing.T, setup Setup, name string, script Script) *trace.Trace {
 	t.Helper()
 	tr, err := Run(setup, script, impl(t, name))
 	if err != nil {
@@ -35,25 +37,25 @@ func run(t *testing.T, setup Setup, name string, script Script) *Trace {
 }
 
 // commands returns the command events, as "T actor server command → reply".
-func commands(tr *Trace) []string {
+func commands(tr *trace.Trace) []string {
 	var out []string
 	for _, e := range tr.Events {
-		if e.Kind == KindCommand {
+		if e.Kind == trace.KindCommand {
 			out = append(out, Secs(e.T)+" "+e.Actor+" "+e.Server+" "+e.Command+" → "+e.Reply)
 		}
 	}
 	return out
 }
 
-func last(tr *Trace) Snapshot { return tr.Events[len(tr.Events)-1].Snap }
+func last(tr *trace.Trace) trace.Snapshot { return tr.Events[len(tr.Events)-1].Snap }
 
-func key(s Snapshot, server, k string) (KeyState, bool) {
+func key(s trace.Snapshot, server, k string) (trace.KeyState, bool) {
 	for _, srv := range s.Servers {
 		if srv.Name == server {
 			return findKey(srv.Keys, k)
 		}
 	}
-	return KeyState{}, false
+	return trace.KeyState{}, false
 }
 
 func equal(t *testing.T, got, want []string) {
@@ -93,7 +95,7 @@ func TestOneCommandAtATimeInClientOrder(t *testing.T) {
 func TestKeyExpiresAtItsTTL(t *testing.T) {
 	tr := run(t, Setup{TTL: 10 * time.Second}, "set-nx-ex", func(tl *Timeline) {
 		a := tl.Client("A", Program{Work: time.Minute})
-		a.HoldAt(OpWrite)
+		a.HoldAt(trace.OpWrite)
 		tl.RunUntil(9999 * time.Millisecond)
 		if k, ok := key(tl.w.snapshot(), "redis-1", "lock:product:1001"); !ok || k.TTL != time.Millisecond {
 			t.Errorf("at 9.999s the lock is %+v (present %v), want 1ms left", k, ok)
@@ -102,7 +104,7 @@ func TestKeyExpiresAtItsTTL(t *testing.T) {
 	})
 	var expired []string
 	for _, e := range tr.Events {
-		if e.Kind == KindExpire {
+		if e.Kind == trace.KindExpire {
 			expired = append(expired, Secs(e.T)+" "+e.Server)
 		}
 	}
@@ -139,8 +141,8 @@ func TestPauseFreezesTheWatchdog(t *testing.T) {
 		"0s A redis-1 SET lock:product:1001 A#1 EX 30 NX → OK",
 		"40s A.watchdog redis-1 EVAL <renew> 1 lock:product:1001 A#1 30000 → (integer) 0",
 	})
-	if c := last(tr).Clients[0]; c.Belief != BeliefLost {
-		t.Errorf("A's belief after the failed renewal = %s, want %s", c.Belief, BeliefLost)
+	if c := last(tr).Clients[0]; c.Belief != trace.BeliefLost {
+		t.Errorf("A's belief after the failed renewal = %s, want %s", c.Belief, trace.BeliefLost)
 	}
 }
 
@@ -149,7 +151,7 @@ func TestPauseFreezesTheWatchdog(t *testing.T) {
 func TestHoldAfterStopsBetweenCommands(t *testing.T) {
 	script := func(tl *Timeline) {
 		a := tl.Client("A", Program{Work: time.Second})
-		a.HoldAfter(OpRelease, 1)
+		a.HoldAfter(trace.OpRelease, 1)
 		tl.RunUntil(5 * time.Second)
 		a.Unhold()
 		tl.RunToEnd()
@@ -162,7 +164,7 @@ func TestHoldAfterStopsBetweenCommands(t *testing.T) {
 	})
 	tr = run(t, Setup{}, "uuid-lua", script)
 	for _, e := range tr.Events {
-		if e.Kind == KindSchedule {
+		if e.Kind == trace.KindSchedule {
 			t.Errorf("a one-command release was held: %s", e.Text.EN)
 		}
 	}
@@ -173,7 +175,7 @@ func TestHoldAfterStopsBetweenCommands(t *testing.T) {
 func TestReplicationLag(t *testing.T) {
 	tr := run(t, Setup{Replica: true, Lag: 2 * time.Second}, "uuid-lua", func(tl *Timeline) {
 		a := tl.Client("A", Program{Work: time.Minute})
-		a.HoldAt(OpWrite)
+		a.HoldAt(trace.OpWrite)
 		tl.RunUntil(time.Second)
 		if _, ok := key(tl.w.snapshot(), "redis-2", "lock:product:1001"); ok {
 			t.Error("the replica has the lock before the lag has passed")
@@ -324,23 +326,23 @@ func TestMalformedScript(t *testing.T) {
 }
 
 func TestDiffKeys(t *testing.T) {
-	k := func(key, v string, ttl time.Duration) KeyState {
-		return KeyState{Key: key, Type: "string", Value: v, TTL: ttl}
+	k := func(key, v string, ttl time.Duration) trace.KeyState {
+		return trace.KeyState{Key: key, Type: "string", Value: v, TTL: ttl}
 	}
 	for _, tc := range []struct {
 		name          string
-		before, after []KeyState
+		before, after []trace.KeyState
 		want          []changeKind
 	}{
-		{"created", nil, []KeyState{k("a", "1", -1)}, []changeKind{changeCreated}},
-		{"deleted", []KeyState{k("a", "1", -1)}, nil, []changeKind{changeDeleted}},
-		{"value", []KeyState{k("a", "1", 5)}, []KeyState{k("a", "2", 5)}, []changeKind{changeValue}},
-		{"extended", []KeyState{k("a", "1", 5)}, []KeyState{k("a", "1", 30)}, []changeKind{changeExtended}},
-		{"persisted", []KeyState{k("a", "1", 5)}, []KeyState{k("a", "1", -1)}, []changeKind{changeExtended}},
-		{"expiry set", []KeyState{k("a", "1", -1)}, []KeyState{k("a", "1", 30)}, []changeKind{changeTTLSet}},
-		{"shortened", []KeyState{k("a", "1", 30)}, []KeyState{k("a", "1", 5)}, []changeKind{changeTTLSet}},
-		{"unchanged", []KeyState{k("a", "1", 5)}, []KeyState{k("a", "1", 5)}, nil},
-		{"sorted", nil, []KeyState{k("b", "1", -1), k("a", "1", -1)}, []changeKind{changeCreated, changeCreated}},
+		{"created", nil, []trace.KeyState{k("a", "1", -1)}, []changeKind{changeCreated}},
+		{"deleted", []trace.KeyState{k("a", "1", -1)}, nil, []changeKind{changeDeleted}},
+		{"value", []trace.KeyState{k("a", "1", 5)}, []trace.KeyState{k("a", "2", 5)}, []changeKind{changeValue}},
+		{"extended", []trace.KeyState{k("a", "1", 5)}, []trace.KeyState{k("a", "1", 30)}, []changeKind{changeExtended}},
+		{"persisted", []trace.KeyState{k("a", "1", 5)}, []trace.KeyState{k("a", "1", -1)}, []changeKind{changeExtended}},
+		{"expiry set", []trace.KeyState{k("a", "1", -1)}, []trace.KeyState{k("a", "1", 30)}, []changeKind{changeTTLSet}},
+		{"shortened", []trace.KeyState{k("a", "1", 30)}, []trace.KeyState{k("a", "1", 5)}, []changeKind{changeTTLSet}},
+		{"unchanged", []trace.KeyState{k("a", "1", 5)}, []trace.KeyState{k("a", "1", 5)}, nil},
+		{"sorted", nil, []trace.KeyState{k("b", "1", -1), k("a", "1", -1)}, []changeKind{changeCreated, changeCreated}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := diffKeys(tc.before, tc.after, 0)

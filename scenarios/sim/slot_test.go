@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
@@ -61,7 +63,7 @@ func TestSlotRule(t *testing.T) {
 // lesson's (liveness, not "no verdict"); the tagged one runs; without
 // Cluster both run.
 func TestClusterRefusesTheUntaggedCounter(t *testing.T) {
-	run := func(impl string, cluster bool) (*Trace, error) {
+	run := func(impl string, cluster bool) (*trace.Trace, error) {
 		in, err := lockimpl.Lookup(impl)
 		if err != nil {
 			t.Fatal(err)

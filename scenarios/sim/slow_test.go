@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // A command to a slow server runs there latency later, while the rest of
@@ -27,7 +29,7 @@ func TestSlowServer(t *testing.T) {
 	})
 	var sent []string
 	for _, e := range tr.Events {
-		if e.Kind == KindSchedule && strings.Contains(e.Text.EN, "which is slow") {
+		if e.Kind == trace.KindSchedule && strings.Contains(e.Text.EN, "which is slow") {
 			sent = append(sent, Secs(e.T)+" "+e.Text.EN)
 		}
 	}

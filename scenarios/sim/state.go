@@ -4,8 +4,9 @@ import (
 	"context"
 	"maps"
 	"slices"
-	"strings"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -64,7 +65,7 @@ type ServerView struct {
 	Ahead, Latency time.Duration
 	// Replica and Primary are indexes into State.Servers, -1 for none.
 	Replica, Primary int
-	Keys             []KeyState
+	Keys             []trace.KeyState
 }
 
 // NodeView is one logical node and what the Stepper's faults did to it.
@@ -83,7 +84,7 @@ type ReplView struct {
 	Replica int // index into State.Servers
 	Key     string
 	Deleted bool
-	Value   KeyState // its type and value
+	Value   trace.KeyState // its type and value
 	// DueIn is when it arrives; ExpireIn, when the key it carries expires
 	// (minus now when it does not).
 	DueIn, ExpireIn time.Duration
@@ -92,8 +93,8 @@ type ReplView struct {
 // ClientView is one client process.
 type ClientView struct {
 	Name   string
-	Belief Belief
-	Op     Op
+	Belief trace.Belief
+	Op     trace.Op
 	// Token and Count: the last Env.Token handed out and how many.
 	Token string
 	Count int
@@ -133,7 +134,7 @@ type ActorView struct {
 	// State and Park are its scheduling state and where it is parked,
 	// as numbers; Point is the program point it waits at.
 	State, Park int
-	Point       Op
+	Point       trace.Op
 	Held        bool // frozen by a hold
 	// Sent: a pipeline's command parked at the gate, on the wire already.
 	// Orphan: on its way to a slow server with its client gone.
@@ -201,7 +202,7 @@ func (s *Stepper) State() State {
 	}
 	r := w.res
 	st.Resource = ResourceView{Value: r.value, Version: r.version, MaxFence: r.maxFence, Rejected: r.rejected,
-		TokenGuard: r.guard == GuardToken, Owner: r.owner, Sold: slices.Sorted(maps.Keys(r.sold))}
+		TokenGuard: r.guard == trace.GuardToken, Owner: r.owner, Sold: slices.Sorted(maps.Keys(r.sold))}
 	for _, v := range w.judge.verdicts {
 		st.Broken = append(st.Broken, v.Broken)
 	}
@@ -239,7 +240,7 @@ func (s *Stepper) clientView(c *client) ClientView {
 // attemptsThatCount is c's attempts, as ClientView.Attempts says.
 func attemptsThatCount(c *client) int {
 	p := c.prog
-	if c.belief != BeliefWaiting || p.Attempts == 0 && p.Backoff == 0 && !p.Jitter {
+	if c.belief != trace.BeliefWaiting || p.Attempts == 0 && p.Backoff == 0 && !p.Jitter {
 		return 0
 	}
 	return c.attempts
@@ -285,7 +286,7 @@ func (s *Stepper) tokens() []string {
 			is[v] = true
 		}
 	}
-	lock := func(k KeyState) {
+	lock := func(k trace.KeyState) {
 		if k.Key != w.setup.Key {
 			return
 		}
@@ -319,18 +320,6 @@ func (s *Stepper) tokens() []string {
 		}
 	}
 	return slices.Sorted(maps.Keys(is))
-}
-
-// Fields are a hash key's field=value pairs as Value writes them, split at
-// each pair's last "=": values are counts, while a field, a base64 token,
-// may end in "=". A string's value is one field with no value.
-func (k KeyState) Fields() [][2]string {
-	var out [][2]string
-	for _, pair := range strings.Fields(k.Value) {
-		f, v := cutField(pair)
-		out = append(out, [2]string{f, v})
-	}
-	return out
 }
 
 // FormatCommand renders a command's arguments as the trace shows a

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
@@ -184,7 +186,7 @@ func TestStateSeesEveryField(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := NewStepper(Setup{}, []Program{{Attempts: 2}, {Attempts: 2}}, in, []Fault{FaultExpiry, FaultPause})
+		s, err := NewStepper(Setup{}, []Program{{Attempts: 2}, {Attempts: 2}}, in, []trace.Fault{FaultExpiry, FaultPause})
 		if err != nil {
 			t.Fatal(err)
 		}

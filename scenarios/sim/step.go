@@ -10,6 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
@@ -33,14 +37,14 @@ type Move struct {
 	// "restart redis-3". A schedule is a list of IDs.
 	ID string `json:"id"`
 	// Label says what the move will do.
-	Label Text `json:"label"`
+	Label text.Text `json:"label"`
 }
 
 // Stepper is a world whose every move is chosen from outside. Each client runs
 // its program once (with its attempts); the run is over when no move is left.
 type Stepper struct {
 	w         *World
-	faults    map[Fault]bool
+	faults    map[trace.Fault]bool
 	schedule  []string
 	paused    map[string]bool // clients that have had their pause
 	hung      map[string]bool // clients that have had their hang
@@ -62,12 +66,12 @@ var ErrNoSuchMove = errors.New("no such move")
 
 // NewStepper builds a world for setup with one client per program (named A,
 // B, C, …) and the given faults enabled.
-func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []Fault) (*Stepper, error) {
+func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []trace.Fault) (*Stepper, error) {
 	w, err := newWorld(context.Background(), setup, impl, nil)
 	if err != nil {
 		return nil, err
 	}
-	s := &Stepper{w: w, faults: map[Fault]bool{}, paused: map[string]bool{}, hung: map[string]bool{}, parted: map[string]bool{}, restarted: map[int]bool{}, jumped: map[int]bool{}, restartAt: map[int]time.Duration{}, lease: map[string]map[int]time.Duration{}}
+	s := &Stepper{w: w, faults: map[trace.Fault]bool{}, paused: map[string]bool{}, hung: map[string]bool{}, parted: map[string]bool{}, restarted: map[int]bool{}, jumped: map[int]bool{}, restartAt: map[int]time.Duration{}, lease: map[string]map[int]time.Duration{}}
 	for _, f := range faults {
 		s.faults[f] = true
 	}
@@ -77,9 +81,9 @@ func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []Fault
 		}
 	})
 	w.trace.Scenario = "explore"
-	w.trace.Title = Text{EN: "Explored schedule", ZH: "搜索到的调度"}
+	w.trace.Title = text.Text{EN: "Explored schedule", ZH: "搜索到的调度"}
 	names := strings.Join(w.trace.Clients, ", ")
-	w.record(Event{Kind: KindNarration, Text: Text{
+	w.record(trace.Event{Kind: trace.KindNarration, Text: text.Text{
 		EN: fmt.Sprintf("Clients %s each take the lock (TTL %s), work inside it, write and release it. Every move — whose command goes next, when time passes, which fault strikes — is chosen one at a time.", names, Secs(w.setup.TTL)),
 		ZH: fmt.Sprintf("客户端 %s 各自加锁（TTL %s），在锁内干活、写入、释放。每一步——谁的命令先发、时间何时流逝、发生哪种故障——都逐一选择。", names, secsZH(w.setup.TTL)),
 	}})
@@ -119,7 +123,7 @@ func (s *Stepper) Broken() []string {
 }
 
 // Trace is the run so far.
-func (s *Stepper) Trace() *Trace {
+func (s *Stepper) Trace() *trace.Trace {
 	tr := s.w.trace
 	tr.Events = slices.Clone(tr.Events)
 	tr.Tokens = slices.Clone(tr.Tokens)
@@ -147,7 +151,7 @@ func (s *Stepper) moves(steps bool) []Move {
 		moves = append(moves, m)
 	}
 	if next, ok := s.nextTime(len(moves) > 0); ok {
-		moves = append(moves, Move{Kind: MoveTime, ID: "time", Label: Text{
+		moves = append(moves, Move{Kind: MoveTime, ID: "time", Label: text.Text{
 			EN: "time passes to t=" + Secs(next), ZH: "时间流逝到第 " + secsZH(next)}})
 	}
 	return append(moves, s.faultMoves()...)
@@ -178,21 +182,21 @@ func (s *Stepper) runnable() []*actor {
 }
 
 // stepLabel says what actor a does when it runs.
-func (s *Stepper) stepLabel(a *actor) Text {
+func (s *Stepper) stepLabel(a *actor) text.Text {
 	switch a.park {
 	case parkGate:
 		cmd := formatCommand(a.cmd)
-		return Text{EN: a.name + ": " + cmd, ZH: a.name + "：" + cmd}
+		return text.Text{EN: a.name + ": " + cmd, ZH: a.name + "：" + cmd}
 	case parkPoint:
 		res := s.w.res.name
-		if a.point == OpWrite {
-			return Text{EN: a.name + " writes " + res, ZH: a.name + " 写入 " + res}
+		if a.point == trace.OpWrite {
+			return text.Text{EN: a.name + " writes " + res, ZH: a.name + " 写入 " + res}
 		}
-		return Text{EN: a.name + " reads " + res, ZH: a.name + " 读取 " + res}
+		return text.Text{EN: a.name + " reads " + res, ZH: a.name + " 读取 " + res}
 	case parkStart:
-		return Text{EN: a.name + " starts", ZH: a.name + " 开始"}
+		return text.Text{EN: a.name + " starts", ZH: a.name + " 开始"}
 	}
-	return Text{EN: a.name + " goes on", ZH: a.name + " 继续"}
+	return text.Text{EN: a.name + " goes on", ZH: a.name + " 继续"}
 }
 
 // nextTime is the next deadline time may pass to, if it may. With clients
@@ -225,7 +229,7 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 		return 0, false
 	}
 	for _, c := range w.clients {
-		if c.belief != BeliefHolds || c.paused || c.crashed || c.hung && !s.renews(c) {
+		if c.belief != trace.BeliefHolds || c.paused || c.crashed || c.hung && !s.renews(c) {
 			continue
 		}
 		for _, end := range s.lease[c.name] {
@@ -243,7 +247,7 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 func (s *Stepper) noteLeases() {
 	w := s.w
 	for _, c := range w.clients {
-		if c.belief != BeliefHolds {
+		if c.belief != trace.BeliefHolds {
 			delete(s.lease, c.name)
 		}
 	}
@@ -256,7 +260,7 @@ func (s *Stepper) noteLeases() {
 				continue
 			}
 			for _, c := range w.clients {
-				if c.name == k.Writer && c.belief == BeliefHolds {
+				if c.name == k.Writer && c.belief == trace.BeliefHolds {
 					if s.lease[c.name] == nil {
 						s.lease[c.name] = map[int]time.Duration{}
 					}
@@ -363,7 +367,7 @@ func (s *Stepper) do(id string) error {
 			// Nothing expired or replicated: the trace still says so, with
 			// the world as it is now (TTLs run down), so that its last
 			// event is never behind the clock.
-			w.record(Event{Kind: KindNarration, Text: Text{
+			w.record(trace.Event{Kind: trace.KindNarration, Text: text.Text{
 				EN: "Time passes to t=" + Secs(w.now) + ".",
 				ZH: "时间流逝到第 " + secsZH(w.now) + "。",
 			}})
@@ -430,7 +434,7 @@ func (s *Stepper) run(a *actor) {
 		w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
 		w.start(a)
 		w.drain()
-		if !(a.park == parkPoint && a.point == OpRead && w.runnable(a)) {
+		if !(a.park == parkPoint && a.point == trace.OpRead && w.runnable(a)) {
 			break
 		}
 	}
@@ -468,17 +472,6 @@ func (s *Stepper) client(id string) *Client {
 		}
 	}
 	return nil
-}
-
-// cutField splits a hash's "field=value" pair as the backend joins it (see
-// memBackend.read) at its last "=": values here are counts, while a field,
-// a base64 token, may end in "=".
-func cutField(pair string) (field, value string) {
-	i := strings.LastIndexByte(pair, '=')
-	if i < 0 {
-		return pair, ""
-	}
-	return pair[:i], pair[i+1:]
 }
 
 // lockArgs are the arguments by which a command writes or names the lock

@@ -1,6 +1,12 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+)
 
 // This file moves the run's time: runUntil lets the actors run and moves
 // the clock to the next moment something is due (nextDeadline), advance
@@ -152,7 +158,7 @@ func (w *World) advance(t time.Duration) {
 	w.now = t
 	type expiry struct {
 		srv string
-		key KeyState
+		key trace.KeyState
 	}
 	var expired []expiry
 	var replicated []string
@@ -174,12 +180,12 @@ func (w *World) advance(t time.Duration) {
 		}
 	}
 	for _, x := range expired {
-		w.emit(Event{Kind: KindExpire, Server: x.srv, Text: textExpired(x.key, x.srv),
-			Short: Text{EN: "expired", ZH: "过期"}})
+		w.emit(trace.Event{Kind: trace.KindExpire, Server: x.srv, Text: textExpired(x.key, x.srv),
+			Short: text.Text{EN: "expired", ZH: "过期"}})
 	}
 	for _, name := range replicated {
-		w.emit(Event{Kind: KindReplicate, Server: name, Text: textReplicatedReal(name),
-			Short: Text{EN: "replicated", ZH: "已复制"}})
+		w.emit(trace.Event{Kind: trace.KindReplicate, Server: name, Text: textReplicatedReal(name),
+			Short: text.Text{EN: "replicated", ZH: "已复制"}})
 	}
 	w.drainSentinels()
 	if w.promoting && w.sentinel == nil && w.now >= w.promoteAt {

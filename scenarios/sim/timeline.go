@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
@@ -29,14 +33,14 @@ type Client struct {
 // Run plays script against impl and returns the trace. Only a malformed
 // scenario or a stalled implementation is an error; broken invariants are
 // results, recorded in the trace.
-func Run(setup Setup, script Script, impl lockimpl.Info) (*Trace, error) {
+func Run(setup Setup, script Script, impl lockimpl.Info) (*trace.Trace, error) {
 	return RunOn(context.Background(), nil, setup, script, impl)
 }
 
 // RunOn plays script against impl on target's real servers (embedded ones
 // when target is nil). Cancelling ctx stops a real run; its keys are removed
 // either way.
-func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl lockimpl.Info) (tr *Trace, err error) {
+func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl lockimpl.Info) (tr *trace.Trace, err error) {
 	w, err := newWorld(ctx, setup, impl, target)
 	if err != nil {
 		return nil, err
@@ -84,7 +88,7 @@ func (t *Timeline) Client(name string, p Program) *Client {
 
 // Say adds a line of narration: what the timeline does next and why.
 func (t *Timeline) Say(en, zh string) {
-	t.w.record(Event{Kind: KindNarration, Text: Text{EN: en, ZH: zh}})
+	t.w.record(trace.Event{Kind: trace.KindNarration, Text: text.Text{EN: en, ZH: zh}})
 }
 
 // RunUntil lets the world run until virtual time at.
@@ -133,14 +137,14 @@ func (c *Client) Name() string { return c.c.name }
 // while in stage op: "A's release stops between its commands". If the stage
 // takes fewer commands, the client stops at its next command or program
 // point after the stage.
-func (c *Client) HoldAfter(op Op, n int) {
+func (c *Client) HoldAfter(op trace.Op, n int) {
 	c.c.biz.hold = &hold{op: op, after: n}
 	c.w.checkHold(c.c.biz)
 }
 
 // HoldAt stops the client when it reaches program point op (OpRead or
 // OpWrite), before it touches the resource.
-func (c *Client) HoldAt(op Op) {
+func (c *Client) HoldAt(op trace.Op) {
 	c.c.biz.hold = &hold{at: op}
 	c.w.checkHold(c.c.biz)
 }
@@ -151,8 +155,8 @@ func (c *Client) Unhold() {
 	a.hold = nil
 	if a.held {
 		a.held = false
-		c.w.emit(Event{Kind: KindSchedule, Actor: a.name, Text: textUnheld(a.name),
-			Short: Text{EN: "▶ goes on", ZH: "▶ 继续"}})
+		c.w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Text: textUnheld(a.name),
+			Short: text.Text{EN: "▶ goes on", ZH: "▶ 继续"}})
 	}
 }
 
@@ -161,8 +165,8 @@ func (c *Client) Unhold() {
 func (c *Client) Pause() {
 	c.c.paused = true
 	c.w.pausedAt[c.c] = c.w.now
-	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textPause(c.c.name),
-		Short: Text{EN: "PAUSE", ZH: "停顿"}})
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textPause(c.c.name),
+		Short: text.Text{EN: "PAUSE", ZH: "停顿"}})
 }
 
 // Resume ends a pause: timers that came due during it fire now.
@@ -171,16 +175,16 @@ func (c *Client) Resume() {
 		return
 	}
 	c.c.paused = false
-	c.w.emit(Event{Kind: KindFault, Actor: c.c.name,
-		Text: textResume(c.c.name, c.w.now-c.w.pausedAt[c.c]), Short: Text{EN: "RESUME", ZH: "恢复"}})
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name,
+		Text: textResume(c.c.name, c.w.now-c.w.pausedAt[c.c]), Short: text.Text{EN: "RESUME", ZH: "恢复"}})
 }
 
 // Hang freezes the client's business goroutine (a call that never returns)
 // while its process and any watchdog go on. It keeps its beliefs.
 func (c *Client) Hang() {
 	c.c.hung, c.c.hungAt = true, c.w.now
-	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textHang(c.c.name),
-		Short: Text{EN: "HANG", ZH: "卡死"}})
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textHang(c.c.name),
+		Short: text.Text{EN: "HANG", ZH: "卡死"}})
 }
 
 // Unhang lets the stuck call return: the business goroutine goes on.
@@ -189,14 +193,14 @@ func (c *Client) Unhang() {
 		return
 	}
 	c.c.hung = false
-	c.w.emit(Event{Kind: KindFault, Actor: c.c.name,
-		Text: textUnhang(c.c.name, c.w.now-c.c.hungAt), Short: Text{EN: "RETURNS", ZH: "返回"}})
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name,
+		Text: textUnhang(c.c.name, c.w.now-c.c.hungAt), Short: text.Text{EN: "RETURNS", ZH: "返回"}})
 }
 
 // Crash ends the process: it sends nothing more; its keys stay.
 func (c *Client) Crash() {
 	c.c.crashed = true
-	c.w.emit(Event{Kind: KindFault, Actor: c.c.name, Text: textCrash(c.c.name), Short: Text{EN: "CRASH", ZH: "崩溃"}})
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textCrash(c.c.name), Short: text.Text{EN: "CRASH", ZH: "崩溃"}})
 }
 
 // noVerdict says why the run so far has no verdict, if it has none: the

@@ -5,6 +5,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -26,13 +30,6 @@ import (
 // of Env.Token's, and at least minToken bytes long: a short value is not
 // random enough to be an owner token, and a name replaces its value
 // wherever the value appears in a line of text.
-
-// RawToken is a value a client wrote that Env.Token did not hand out, and
-// the name the trace shows it by.
-type RawToken struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
 
 // minToken is the shortest value the trace renames.
 const minToken = 8
@@ -124,11 +121,11 @@ func (w *World) nameToken(client, v string) {
 	r.count[client]++
 	name := client + "~" + strconv.Itoa(r.count[client])
 	r.names[v] = name
-	w.trace.Tokens = append(w.trace.Tokens, RawToken{Name: name, Value: v})
+	w.trace.Tokens = append(w.trace.Tokens, trace.RawToken{Name: name, Value: v})
 	pairs := make([]string, 0, 2*len(w.trace.Tokens))
 	// Longer values first: one that holds another is replaced whole.
 	toks := slices.Clone(w.trace.Tokens)
-	slices.SortStableFunc(toks, func(a, b RawToken) int { return len(b.Value) - len(a.Value) })
+	slices.SortStableFunc(toks, func(a, b trace.RawToken) int { return len(b.Value) - len(a.Value) })
 	for _, t := range toks {
 		pairs = append(pairs, t.Value, t.Name)
 	}
@@ -144,7 +141,7 @@ func (w *World) canon(s string) string {
 }
 
 // canonText is t with the run's tokens by their names.
-func (w *World) canonText(t Text) Text {
+func (w *World) canonText(t text.Text) text.Text {
 	if w.names.rep == nil {
 		return t
 	}
@@ -154,7 +151,7 @@ func (w *World) canonText(t Text) Text {
 
 // canonEvent shows e's tokens by their names: everything of it but the
 // raw values in Trace.Tokens.
-func (w *World) canonEvent(e *Event) {
+func (w *World) canonEvent(e *trace.Event) {
 	if w.names.rep == nil {
 		return
 	}

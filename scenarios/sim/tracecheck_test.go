@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // fill sets every exported string in v to s, giving each slice two elements
@@ -57,7 +59,7 @@ func strs(v reflect.Value, path string, f func(path, s string)) {
 // format, which escapes them, shows them.
 func TestCleanReachesEveryString(t *testing.T) {
 	const evil = "x\x1b[2J\x1b]0;pwned\x07\u009b\n\ty"
-	var tr Trace
+	var tr trace.Trace
 	fill(reflect.ValueOf(&tr).Elem(), evil)
 	tr.Clean()
 	n := 0

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -61,7 +63,7 @@ func TestPipelineAndTransactionAreSteps(t *testing.T) {
 // a pause of A that strikes between them does not keep it back.
 func TestPipelineLetsOthersBetween(t *testing.T) {
 	info := lockimpl.Info{Name: "pipelined", Nodes: 1, New: func(e lockimpl.Env) lockimpl.Lock { return pipelined{e} }}
-	s, err := NewStepper(Setup{}, []Program{{}, {}}, info, []Fault{FaultPause})
+	s, err := NewStepper(Setup{}, []Program{{}, {}}, info, []trace.Fault{FaultPause})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/internal/bubble"
@@ -96,7 +98,7 @@ type World struct {
 	res      resource
 	rows     map[string]*resource // the rows of clients' own keys (Program.Key)
 	judge    judge
-	trace    Trace
+	trace    trace.Trace
 	names    renamer // the lock's own tokens' names in the trace (tokens.go)
 	pausedAt map[*client]time.Duration
 	// deferred: cancellations (msgUngate, msgGiveUp) of clients the run
@@ -120,7 +122,7 @@ type server struct {
 	replica int // index of its replica, -1 for none
 	primary int // index of its primary, -1 for none
 	lag     time.Duration
-	keys    []KeyState // as of the last event
+	keys    []trace.KeyState // as of the last event
 	// readAt is when keys were read, on the wall clock (real servers):
 	// how long their TTLs have run down since.
 	readAt  time.Time
@@ -152,8 +154,8 @@ type client struct {
 	// what its last acquire wrote on the lock's key.
 	claim string
 
-	belief  Belief
-	op      Op
+	belief  trace.Belief
+	op      trace.Op
 	fence   int64
 	lost    <-chan struct{}
 	paused  bool
@@ -295,7 +297,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 			w.servers[r].lag = s.Lag
 		}
 	}
-	w.trace = Trace{Schema: TraceSchema, Impl: impl.Name, Key: s.Key, TTL: s.TTL}
+	w.trace = trace.Trace{Schema: trace.TraceSchema, Impl: impl.Name, Key: s.Key, TTL: s.TTL}
 	for _, srv := range w.servers {
 		w.trace.Servers = append(w.trace.Servers, srv.name)
 		if w.real != nil {

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
+
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -24,7 +27,7 @@ import (
 // Read reads the run's keys (those its commands named, RealRun.Keys):
 // values, and TTLs converted to virtual time left after now. Nothing else
 // on the server is read.
-func (b *backend) Read(now time.Duration) ([]sim.KeyState, error) {
+func (b *backend) Read(now time.Duration) ([]trace.KeyState, error) {
 	ctx, cancel := b.ioContext()
 	defer cancel()
 	return b.read(ctx, b.served(b.run.Keys()), now)
@@ -55,7 +58,7 @@ func (b *backend) served(names []string) []string {
 // snapshot keeps (sim.CutHead): a lock's 512 MB value is never downloaded.
 // Keys that reading leaves unsettled (their type changed, a string grew
 // past MaxValue, or is empty) are read again in full, a second round trip.
-func (b *backend) read(ctx context.Context, names []string, now time.Duration) ([]sim.KeyState, error) {
+func (b *backend) read(ctx context.Context, names []string, now time.Duration) ([]trace.KeyState, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -63,7 +66,7 @@ func (b *backend) read(ctx context.Context, names []string, now time.Duration) (
 	if err != nil {
 		return nil, err
 	}
-	found, long := map[string]sim.KeyState{}, map[string]bool{}
+	found, long := map[string]trace.KeyState{}, map[string]bool{}
 	var again []string
 	for i, k := range names {
 		ks, settled, err := r.key(i, k)
@@ -127,20 +130,20 @@ func (b *backend) query(ctx context.Context, names []string) (*reading, error) {
 // key is key i of the reading, called name, without its TTL: Type "none"
 // when it is gone, settled false when the reading cannot say (its type
 // changed since the last one, or str cannot).
-func (r *reading) key(i int, name string) (ks sim.KeyState, settled bool, err error) {
+func (r *reading) key(i int, name string) (ks trace.KeyState, settled bool, err error) {
 	if err := r.pttls[i].Err(); err != nil {
 		return ks, false, err
 	}
 	// Anyone who can write to the server can write under our prefix: what
 	// comes from it is text for a terminal only once cleaned.
-	ks = sim.KeyState{Key: sim.CleanText(name), Type: "none"}
+	ks = trace.KeyState{Key: text.Clean(name), Type: "none"}
 	if r.pttls[i].Val() == -2 {
 		return ks, true, nil // gone, or expired while it was being read
 	}
 	if r.heads[i] != nil {
 		v, ok, err := r.str(i)
 		if ok {
-			ks.Type, ks.Value = "string", sim.CleanText(v)
+			ks.Type, ks.Value = "string", text.Clean(v)
 		}
 		return ks, ok, err
 	}
@@ -149,7 +152,7 @@ func (r *reading) key(i int, name string) (ks sim.KeyState, settled bool, err er
 		return ks, true, nil
 	}
 	if t := r.types[i]; t != nil && t.Err() == nil && !slices.Contains([]string{"none", "string", "hash"}, t.Val()) {
-		ks.Type, ks.Value = t.Val(), "("+sim.CleanText(t.Val())+")"
+		ks.Type, ks.Value = t.Val(), "("+text.Clean(t.Val())+")"
 		return ks, true, nil
 	}
 	return ks, false, nil
@@ -189,7 +192,7 @@ func isWrongType(err error) bool { return strings.Contains(err.Error(), "WRONGTY
 // readFull reads names with TYPE, PTTL, GETRANGE, STRLEN and HGETALL each,
 // in one round trip, into found, and into long those that are strings
 // longer than a snapshot keeps.
-func (b *backend) readFull(ctx context.Context, names []string, now time.Duration, found map[string]sim.KeyState, long map[string]bool) error {
+func (b *backend) readFull(ctx context.Context, names []string, now time.Duration, found map[string]trace.KeyState, long map[string]bool) error {
 	types := make([]*redis.StatusCmd, len(names))
 	pttls := make([]*redis.DurationCmd, len(names))
 	heads := make([]*redis.StringCmd, len(names))
@@ -230,22 +233,22 @@ type stringRead struct {
 // without its TTL; ok false when it is gone. Its type and PTTL must have
 // come back; its value only by the commands its type takes (a GETRANGE of
 // a hash says WRONGTYPE).
-func fullKey(name string, typ *redis.StatusCmd, pttl *redis.DurationCmd, str stringRead, hash *redis.MapStringStringCmd) (ks sim.KeyState, ok bool, err error) {
+func fullKey(name string, typ *redis.StatusCmd, pttl *redis.DurationCmd, str stringRead, hash *redis.MapStringStringCmd) (ks trace.KeyState, ok bool, err error) {
 	if err := errors.Join(typ.Err(), pttl.Err()); err != nil {
 		return ks, false, err
 	}
-	ks = sim.KeyState{Key: sim.CleanText(name), Type: typ.Val()}
+	ks = trace.KeyState{Key: text.Clean(name), Type: typ.Val()}
 	switch {
 	case ks.Type == "none" || pttl.Val() == -2:
 		return ks, false, nil
 	case ks.Type == "string":
 		if err = errors.Join(str.head.Err(), str.len.Err()); err == nil {
-			ks.Value = sim.CleanText(sim.CutHead(str.head.Val(), int(str.len.Val()), sim.MaxValue))
+			ks.Value = text.Clean(sim.CutHead(str.head.Val(), int(str.len.Val()), sim.MaxValue))
 		}
 	case ks.Type == "hash":
 		ks.Value, err = sim.Cut(hashValue(hash.Val()), sim.MaxValue), hash.Err()
 	default:
-		ks.Value = "(" + sim.CleanText(ks.Type) + ")"
+		ks.Value = "(" + text.Clean(ks.Type) + ")"
 	}
 	return ks, err == nil, err
 }
@@ -254,7 +257,7 @@ func fullKey(name string, typ *redis.StatusCmd, pttl *redis.DurationCmd, str str
 func hashValue(m map[string]string) string {
 	fields := slices.Sorted(maps.Keys(m))
 	for j, f := range fields {
-		fields[j] = sim.CleanText(f + "=" + m[f])
+		fields[j] = text.Clean(f + "=" + m[f])
 	}
 	return strings.Join(fields, " ")
 }
@@ -276,9 +279,9 @@ func (b *backend) virtualTTL(pttl time.Duration, wall time.Time, now time.Durati
 // remember keeps the type of each key found, and which are long strings,
 // for the next reading, and returns the keys found in the order of names
 // (sorted).
-func (b *backend) remember(names []string, found map[string]sim.KeyState, long map[string]bool) []sim.KeyState {
+func (b *backend) remember(names []string, found map[string]trace.KeyState, long map[string]bool) []trace.KeyState {
 	b.types, b.long = map[string]string{}, long
-	var keys []sim.KeyState
+	var keys []trace.KeyState
 	for _, k := range names {
 		if ks, ok := found[k]; ok {
 			keys = append(keys, ks)

@@ -32,6 +32,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 
@@ -387,7 +389,7 @@ func isConnErr(err error) bool {
 // within cleanupTimeout, interruptCleanupTimeout once the run's context is
 // cancelled. What it could not do is in the error. Connections are no
 // longer cut on a signal from here on: the cleanup has clients of its own.
-func (b *backend) Cleanup(last []sim.KeyState) error {
+func (b *backend) Cleanup(last []trace.KeyState) error {
 	b.stopCut()
 	b.closeRelay()
 	bound := cleanupTimeout
@@ -420,7 +422,7 @@ func (b *backend) closingClient(ctx context.Context) *redis.Client {
 // named, then, with scan, any other under its prefix. A replica
 // (read-only) is skipped: its primary's deletions reach it. When the server
 // does not answer, the error names it and the keys the run last saw there.
-func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []sim.KeyState, scan bool) error {
+func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []trace.KeyState, scan bool) error {
 	if info := c.InfoMap(ctx, "replication"); info.Err() == nil && info.Item("Replication", "role") == "slave" {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package sim
+package trace
 
 import (
 	"errors"
@@ -63,29 +63,4 @@ func ParseGuard(s string) (Guard, error) {
 		names[i] = string(g)
 	}
 	return GuardNone, errors.New(suggest.Unknown(text.New("guard", "防护"), s, names).EN)
-}
-
-// refuses returns the guard when it refuses a write based on a read of
-// read at version readVer by the holder of lock token token, GuardNone
-// when it lets the write through.
-func (r *resource) refuses(read, readVer int, token string) Guard {
-	switch r.guard {
-	case GuardVersion:
-		if readVer != r.version {
-			return r.guard
-		}
-	case GuardInStock, GuardRelative:
-		if r.value <= 0 {
-			return r.guard
-		}
-	case GuardUnique:
-		if r.sold[read] {
-			return r.guard
-		}
-	case GuardToken:
-		if token != r.owner {
-			return r.guard
-		}
-	}
-	return GuardNone
 }

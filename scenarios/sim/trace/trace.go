@@ -1,4 +1,10 @@
-package sim
+// Package trace is the record of a run: every event in order, each with a
+// snapshot of the world after it, and one verdict per invariant. The engine
+// (package sim) writes a Trace; every front end — the TUI, the reports, the
+// web player, the explorer's replays — reads one and nothing else, so a
+// trace saved to a file plays exactly as the run did. docs/trace-schema.md
+// describes the JSON; Validate checks a trace read from a file.
+package trace
 
 import (
 	"strings"
@@ -15,7 +21,7 @@ type Trace struct {
 	// describes it.
 	Schema   string        `json:"schema"`
 	Scenario string        `json:"scenario"`
-	Title    Text          `json:"title"`
+	Title    text.Text     `json:"title"`
 	Impl     string        `json:"impl"`
 	Key      string        `json:"key"`
 	TTL      time.Duration `json:"ttl_ns"`
@@ -73,10 +79,6 @@ type Schedule struct {
 // changes meaning or goes away; new fields may appear without a change.
 const TraceSchema = "lockstep.trace/v1"
 
-// Text is a line in English and in Chinese (简体中文): lockstep's one
-// bilingual text, text.Text, under the name traces have always used.
-type Text = text.Text
-
 // Kind says what an event is.
 type Kind string
 
@@ -109,9 +111,9 @@ type Event struct {
 	Invariant string `json:"invariant,omitempty"`
 	// Text says what happened in a sentence; Short in a few words, for
 	// compact views (a lane of the TUI's timeline). Narration has no Short.
-	Text  Text     `json:"text"`
-	Short Text     `json:"short,omitzero"`
-	Snap  Snapshot `json:"snapshot"`
+	Text  text.Text `json:"text"`
+	Short text.Text `json:"short,omitzero"`
+	Snap  Snapshot  `json:"snapshot"`
 }
 
 // Snapshot is the world after an event.
@@ -189,7 +191,7 @@ type Verdict struct {
 	Broken    bool          `json:"broken"`
 	Step      int           `json:"step,omitempty"` // the violation event
 	T         time.Duration `json:"t_ns,omitempty"`
-	Reason    Text          `json:"reason,omitzero"`
+	Reason    text.Text     `json:"reason,omitzero"`
 }
 
 // Broken lists the invariants that broke, in invariant order.
@@ -225,4 +227,58 @@ func SplitActor(actor string) (client string, background, flight bool) {
 		return actor, false, false
 	}
 	return actor[:i], strings.Contains(actor, "."), strings.Contains(actor, "/")
+}
+
+// Op is a stage of a client's program, or a watchdog's renewal.
+type Op string
+
+// The stages of a program.
+const (
+	OpStart   Op = "start"
+	OpPrep    Op = "prep"
+	OpAcquire Op = "acquire"
+	OpRead    Op = "read"
+	OpWork    Op = "work"
+	OpWrite   Op = "write"
+	OpFail    Op = "fail"
+	OpRelease Op = "release"
+	OpRenew   Op = "renew"
+	OpDone    Op = "done"
+	// A nested call takes the lock again (OpReenter) and gives it back
+	// (OpLeave) inside the critical section.
+	OpReenter Op = "reenter"
+	OpLeave   Op = "leave"
+)
+
+// Fault names a kind of move a Stepper may offer besides client steps and
+// the passing of time.
+type Fault string
+
+// RawToken is a value a client wrote that Env.Token did not hand out, and
+// the name the trace shows it by.
+type RawToken struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Fields are a hash key's field=value pairs as Value writes them, split at
+// each pair's last "=": values are counts, while a field, a base64 token,
+// may end in "=". A string's value is one field with no value.
+func (k KeyState) Fields() [][2]string {
+	var out [][2]string
+	for _, pair := range strings.Fields(k.Value) {
+		f, v := CutField(pair)
+		out = append(out, [2]string{f, v})
+	}
+	return out
+}
+
+// CutField splits a hash's "field=value" pair as KeyState.Value joins it at its last "=": values here are counts, while a field,
+// a base64 token, may end in "=".
+func CutField(pair string) (field, value string) {
+	i := strings.LastIndexByte(pair, '=')
+	if i < 0 {
+		return pair, ""
+	}
+	return pair[:i], pair[i+1:]
 }

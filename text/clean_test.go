@@ -1,4 +1,4 @@
-package sim
+package text
 
 import "testing"
 
@@ -6,7 +6,7 @@ import "testing"
 // characters, its bidi controls and zero-width characters, and bytes that
 // are not UTF-8, escaped (a raw 0x9b is an 8-bit CSI to some terminals);
 // ordinary text, Chinese included, is unchanged.
-func TestCleanText(t *testing.T) {
+func TestClean(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"lock:product:1001", "lock:product:1001"},
 		{"A 的看门狗续期", "A 的看门狗续期"},
@@ -26,8 +26,8 @@ func TestCleanText(t *testing.T) {
 		// Other format characters and Arabic text stay.
 		{"soft\u00adhyphen العربية", "soft\u00adhyphen العربية"},
 	} {
-		if got := CleanText(tc.in); got != tc.want {
-			t.Errorf("CleanText(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := Clean(tc.in); got != tc.want {
+			t.Errorf("Clean(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }

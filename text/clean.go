@@ -1,4 +1,4 @@
-package sim
+package text
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// CleanText makes text that came from outside the program — a trace file, a
+// Clean makes text that came from outside the program — a trace file, a
 // value or an error read from a server — safe to print on a terminal: every
 // character Escaped names (control characters, newline and tab included;
 // bidi controls; zero-width characters) and every byte that is not UTF-8
@@ -16,7 +16,7 @@ import (
 // 0x9b byte is an 8-bit CSI to some terminals), and text cannot show in
 // another order than it is stored, or hide a character. Text without any
 // comes back unchanged.
-func CleanText(s string) string {
+func Clean(s string) string {
 	if utf8.ValidString(s) && !strings.ContainsFunc(s, Escaped) {
 		return s
 	}
@@ -38,7 +38,7 @@ func CleanText(s string) string {
 	return b.String()
 }
 
-// Escaped reports whether CleanText escapes r: a control character (C0,
+// Escaped reports whether Clean escapes r: a control character (C0,
 // DEL, C1); a bidi control (U+061C, U+200E, U+200F, U+202A to U+202E,
 // U+2066 to U+2069), which has a terminal show what follows in another
 // order than it is stored ("Trojan Source"); or a zero-width character

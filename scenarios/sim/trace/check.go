@@ -1,12 +1,13 @@
-package sim
+package trace
 
 import (
 	"errors"
 	"fmt"
-	"github.com/lockstep-sim/lockstep/internal/suggest"
-	"github.com/lockstep-sim/lockstep/text"
 	"slices"
 	"strings"
+
+	"github.com/lockstep-sim/lockstep/internal/suggest"
+	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
@@ -26,7 +27,7 @@ var kinds = []Kind{KindNarration, KindCommand, KindBelief, KindResource, KindExp
 // the header's order) and the verdicts (one per invariant, in order; a
 // broken one points at its violation). A schedule's bounds are the
 // explorer's to check (explore.ValidateSchedule).
-func (t *Trace) Validate() error {
+func (t *Trace) Validate(invariants []string) error {
 	if t.Schema != TraceSchema {
 		return fmt.Errorf("schema: %q, want %q", t.Schema, TraceSchema)
 	}
@@ -61,11 +62,11 @@ func (t *Trace) Validate() error {
 		return errors.New("events: none; a run has at least one")
 	}
 	for i := range t.Events {
-		if err := t.validateEvent(i); err != nil {
+		if err := t.validateEvent(i, invariants); err != nil {
 			return fmt.Errorf("events[%d].%w", i, err)
 		}
 	}
-	return t.validateVerdicts()
+	return t.validateVerdicts(invariants)
 }
 
 // MaxTraceNames bounds a trace's clients and its servers: a lesson has at
@@ -97,7 +98,7 @@ func distinct(field string, names []string) error {
 }
 
 // validateEvent checks event i; its error starts with the field's name.
-func (t *Trace) validateEvent(i int) error {
+func (t *Trace) validateEvent(i int, invariants []string) error {
 	e := t.Events[i]
 	if e.Step != i {
 		return fmt.Errorf("step: %d, want %d (the event's index)", e.Step, i)
@@ -119,8 +120,8 @@ func (t *Trace) validateEvent(i int) error {
 		return fmt.Errorf("server: %q is not one of the servers %v", e.Server, t.Servers)
 	}
 	if e.Kind == KindViolation || e.Invariant != "" {
-		if !slices.Contains(InvariantIDs(), e.Invariant) {
-			return fmt.Errorf("invariant: %s", suggest.Unknown(text.New("invariant", "不变量"), e.Invariant, InvariantIDs()).EN)
+		if !slices.Contains(invariants, e.Invariant) {
+			return fmt.Errorf("invariant: %s", suggest.Unknown(text.New("invariant", "不变量"), e.Invariant, invariants).EN)
 		}
 		if e.Kind != KindViolation {
 			return fmt.Errorf("invariant: %q on a %s event; only violations name one", e.Invariant, e.Kind)
@@ -156,12 +157,12 @@ func (t *Trace) validateSnapshot(s Snapshot) error {
 
 // validateVerdicts checks one verdict per invariant, in order, each broken
 // one at a violation of its invariant, each other one without a step.
-func (t *Trace) validateVerdicts() error {
-	if len(t.Verdicts) != len(Invariants) {
-		return fmt.Errorf("verdicts: %d, want %d (one per invariant)", len(t.Verdicts), len(Invariants))
+func (t *Trace) validateVerdicts(invariants []string) error {
+	if len(t.Verdicts) != len(invariants) {
+		return fmt.Errorf("verdicts: %d, want %d (one per invariant)", len(t.Verdicts), len(invariants))
 	}
 	for i, v := range t.Verdicts {
-		if id := Invariants[i].ID; v.Invariant != id {
+		if id := invariants[i]; v.Invariant != id {
 			return fmt.Errorf("verdicts[%d].invariant: %q, want %q", i, v.Invariant, id)
 		}
 		if !v.Broken {
@@ -190,34 +191,34 @@ func (t *Trace) validateVerdicts() error {
 // escapes them, shows them. Every other string loses them too: the
 // renderers give each event one line, and narration never has a newline.
 func (t *Trace) Clean() {
-	t.Schema, t.Scenario, t.Impl, t.Key = CleanText(t.Schema), CleanText(t.Scenario), CleanText(t.Impl), CleanText(t.Key)
+	t.Schema, t.Scenario, t.Impl, t.Key = text.Clean(t.Schema), text.Clean(t.Scenario), text.Clean(t.Impl), text.Clean(t.Key)
 	t.Title = cleanText(t.Title)
 	cleanAll(t.Servers)
 	cleanAll(t.Addrs)
 	cleanAll(t.Clients)
 	for i := range t.Events {
 		e := &t.Events[i]
-		e.Kind, e.Actor, e.Server = Kind(CleanText(string(e.Kind))), CleanText(e.Actor), CleanText(e.Server)
+		e.Kind, e.Actor, e.Server = Kind(text.Clean(string(e.Kind))), text.Clean(e.Actor), text.Clean(e.Server)
 		for j, a := range e.Args {
 			e.Args[j] = cleanScript(a)
 		}
-		e.Command, e.Reply, e.Invariant = CleanText(e.Command), CleanText(e.Reply), CleanText(e.Invariant)
+		e.Command, e.Reply, e.Invariant = text.Clean(e.Command), text.Clean(e.Reply), text.Clean(e.Invariant)
 		e.Text, e.Short = cleanText(e.Text), cleanText(e.Short)
 		e.Snap.clean()
 	}
 	for i := range t.Verdicts {
 		v := &t.Verdicts[i]
-		v.Invariant, v.Reason = CleanText(v.Invariant), cleanText(v.Reason)
+		v.Invariant, v.Reason = text.Clean(v.Invariant), cleanText(v.Reason)
 	}
 	for i := range t.Tokens {
 		tok := &t.Tokens[i]
-		tok.Name, tok.Value = CleanText(tok.Name), CleanText(tok.Value)
+		tok.Name, tok.Value = text.Clean(tok.Name), text.Clean(tok.Value)
 	}
 	if s := t.Schedule; s != nil {
 		for i, f := range s.Faults {
-			s.Faults[i] = Fault(CleanText(string(f)))
+			s.Faults[i] = Fault(text.Clean(string(f)))
 		}
-		s.Guard = Guard(CleanText(string(s.Guard)))
+		s.Guard = Guard(text.Clean(string(s.Guard)))
 		cleanAll(s.Moves)
 	}
 }
@@ -225,24 +226,24 @@ func (t *Trace) Clean() {
 func (s *Snapshot) clean() {
 	for i := range s.Servers {
 		srv := &s.Servers[i]
-		srv.Name, srv.Role, srv.ReplicaOf = CleanText(srv.Name), CleanText(srv.Role), CleanText(srv.ReplicaOf)
+		srv.Name, srv.Role, srv.ReplicaOf = text.Clean(srv.Name), text.Clean(srv.Role), text.Clean(srv.ReplicaOf)
 		for j := range srv.Keys {
 			k := &srv.Keys[j]
-			k.Key, k.Type, k.Value, k.Writer = CleanText(k.Key), CleanText(k.Type), CleanText(k.Value), CleanText(k.Writer)
+			k.Key, k.Type, k.Value, k.Writer = text.Clean(k.Key), text.Clean(k.Type), text.Clean(k.Value), text.Clean(k.Writer)
 		}
 	}
 	for i := range s.Clients {
 		c := &s.Clients[i]
-		c.Name, c.Belief, c.Op, c.Token = CleanText(c.Name), Belief(CleanText(string(c.Belief))), Op(CleanText(string(c.Op))), CleanText(c.Token)
+		c.Name, c.Belief, c.Op, c.Token = text.Clean(c.Name), Belief(text.Clean(string(c.Belief))), Op(text.Clean(string(c.Op))), text.Clean(c.Token)
 	}
-	s.Resource.Name = CleanText(s.Resource.Name)
+	s.Resource.Name = text.Clean(s.Resource.Name)
 }
 
-func cleanText(t Text) Text { return Text{EN: CleanText(t.EN), ZH: CleanText(t.ZH)} }
+func cleanText(t text.Text) text.Text { return text.Text{EN: text.Clean(t.EN), ZH: text.Clean(t.ZH)} }
 
 func cleanAll(ss []string) {
 	for i, s := range ss {
-		ss[i] = CleanText(s)
+		ss[i] = text.Clean(s)
 	}
 }
 
@@ -253,12 +254,12 @@ func cleanScript(s string) string {
 		i := strings.IndexAny(s, "\n\t")
 		if i < 0 {
 			if b.Len() == 0 {
-				return CleanText(s)
+				return text.Clean(s)
 			}
-			b.WriteString(CleanText(s))
+			b.WriteString(text.Clean(s))
 			return b.String()
 		}
-		b.WriteString(CleanText(s[:i]))
+		b.WriteString(text.Clean(s[:i]))
 		b.WriteByte(s[i])
 		s = s[i+1:]
 	}
