@@ -132,7 +132,7 @@ func (w *World) observe(o observation) {
 
 // violate records a violation right after the event that caused it.
 func (w *World) violate(inv string, text text.Text) {
-	text = w.canonText(text)
+	text = w.names.canonText(text)
 	step := w.record(trace.Event{Kind: trace.KindViolation, Invariant: inv, Text: text, Short: same("✗ " + inv)})
 	w.judge.broke(inv, step, w.now, text)
 }

@@ -69,7 +69,7 @@ func (w *World) record(e trace.Event) int {
 	e.Step = len(w.trace.Events)
 	e.T = w.now
 	e.Snap = w.snapshot()
-	w.canonEvent(&e)
+	w.names.canonEvent(&e)
 	w.trace.Events = append(w.trace.Events, e)
 	if w.pacer != nil && w.pacer.Event != nil {
 		header := w.trace

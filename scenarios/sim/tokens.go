@@ -39,6 +39,9 @@ type renamer struct {
 	names map[string]string // raw value → name
 	count map[string]int    // names given per client
 	rep   *strings.Replacer // every raw value by its name; nil for none
+	// named are the tokens named so far, in order: the run's
+	// Trace.Tokens.
+	named *[]trace.RawToken
 }
 
 // seeTokens names the tokens cmd, sent by client c, carries that have no
@@ -52,8 +55,9 @@ func (w *World) seeTokens(c *client, cmd redis.Cmder) {
 	if b, ok := batchOf(cmd); ok {
 		cmds = b.cmds
 	}
+	r := &w.names
 	for _, one := range cmds {
-		if !w.mayName(c, one.Args()) {
+		if !mayName(c, one.Args(), w.setup.Key) {
 			continue
 		}
 		args := keptArgs(one.Args())
@@ -62,41 +66,43 @@ func (w *World) seeTokens(c *client, cmd redis.Cmder) {
 			vals = append(vals, lockArgs(args, w.setup.Key)...)
 		}
 		for _, v := range vals {
-			if w.isOwnToken(v) {
-				w.nameToken(c.name, v)
+			if r.isOwn(v, w.clients) {
+				r.name(c.name, v)
 			}
 		}
 	}
 }
 
-// mayName says whether a command of these arguments may carry a token:
-// a script, or a command on a lock's key with a value after it. It spares
-// the rest of the commands the work of seeTokens.
-func (w *World) mayName(c *client, args []any) bool {
+// mayName says whether a command of these arguments, of client c's, may
+// carry a token: a script, or a command on a lock's key (c's, or the run's
+// key) with a value after it. It spares the rest of the commands the work
+// of seeTokens.
+func mayName(c *client, args []any, key string) bool {
 	if len(args) < 3 {
 		return false
 	}
 	if name, ok := args[0].(string); ok && len(name) >= 4 && strings.EqualFold(name[:4], "eval") {
 		return true
 	}
-	key, ok := args[1].(string)
-	return !ok || key == c.key || key == w.setup.Key
+	k, ok := args[1].(string)
+	return !ok || k == c.key || k == key
 }
 
-// isOwnToken says whether v is a token the lock drew itself.
-func (w *World) isOwnToken(v string) bool {
-	if len(v) < minToken || isNumber(v) || w.handedOut(v) {
+// isOwn says whether v is a token the lock drew itself, not one Env.Token
+// handed one of clients.
+func (r *renamer) isOwn(v string, clients []*client) bool {
+	if len(v) < minToken || isNumber(v) || handedOut(v, clients) {
 		return false
 	}
-	_, named := w.names.names[v]
+	_, named := r.names[v]
 	return !named
 }
 
 // handedOut says whether v holds a token as Env.Token spells one, a
 // client's name, "#" and a number: the same from run to run (bigvalue's
 // "A#1:xxx…").
-func (w *World) handedOut(v string) bool {
-	for _, c := range w.clients {
+func handedOut(v string, clients []*client) bool {
+	for _, c := range clients {
 		rest := v
 		for {
 			i := strings.Index(rest, c.name+"#")
@@ -112,19 +118,18 @@ func (w *World) handedOut(v string) bool {
 	return false
 }
 
-// nameToken gives v the next name of client's.
-func (w *World) nameToken(client, v string) {
-	r := &w.names
+// name gives v the next name of client's.
+func (r *renamer) name(client, v string) {
 	if r.names == nil {
 		r.names, r.count = map[string]string{}, map[string]int{}
 	}
 	r.count[client]++
 	name := client + "~" + strconv.Itoa(r.count[client])
 	r.names[v] = name
-	w.trace.Tokens = append(w.trace.Tokens, trace.RawToken{Name: name, Value: v})
-	pairs := make([]string, 0, 2*len(w.trace.Tokens))
+	*r.named = append(*r.named, trace.RawToken{Name: name, Value: v})
+	pairs := make([]string, 0, 2*len(*r.named))
 	// Longer values first: one that holds another is replaced whole.
-	toks := slices.Clone(w.trace.Tokens)
+	toks := slices.Clone(*r.named)
 	slices.SortStableFunc(toks, func(a, b trace.RawToken) int { return len(b.Value) - len(a.Value) })
 	for _, t := range toks {
 		pairs = append(pairs, t.Value, t.Name)
@@ -133,44 +138,44 @@ func (w *World) nameToken(client, v string) {
 }
 
 // canon is s with the run's tokens by their names.
-func (w *World) canon(s string) string {
-	if w.names.rep == nil || s == "" {
+func (r *renamer) canon(s string) string {
+	if r.rep == nil || s == "" {
 		return s
 	}
-	return w.names.rep.Replace(s)
+	return r.rep.Replace(s)
 }
 
 // canonText is t with the run's tokens by their names.
-func (w *World) canonText(t text.Text) text.Text {
-	if w.names.rep == nil {
+func (r *renamer) canonText(t text.Text) text.Text {
+	if r.rep == nil {
 		return t
 	}
-	t.EN, t.ZH = w.canon(t.EN), w.canon(t.ZH)
+	t.EN, t.ZH = r.canon(t.EN), r.canon(t.ZH)
 	return t
 }
 
 // canonEvent shows e's tokens by their names: everything of it but the
 // raw values in Trace.Tokens.
-func (w *World) canonEvent(e *trace.Event) {
-	if w.names.rep == nil {
+func (r *renamer) canonEvent(e *trace.Event) {
+	if r.rep == nil {
 		return
 	}
 	if e.Args != nil {
 		e.Args = slices.Clone(e.Args)
 		for i, a := range e.Args {
-			e.Args[i] = w.canon(a)
+			e.Args[i] = r.canon(a)
 		}
 	}
-	e.Command, e.Reply = w.canon(e.Command), w.canon(e.Reply)
-	e.Text, e.Short = w.canonText(e.Text), w.canonText(e.Short)
+	e.Command, e.Reply = r.canon(e.Command), r.canon(e.Reply)
+	e.Text, e.Short = r.canonText(e.Text), r.canonText(e.Short)
 	for i := range e.Snap.Servers {
 		keys := slices.Clone(e.Snap.Servers[i].Keys)
 		for j := range keys {
-			keys[j].Value = w.canon(keys[j].Value)
+			keys[j].Value = r.canon(keys[j].Value)
 		}
 		e.Snap.Servers[i].Keys = keys
 	}
 	for i := range e.Snap.Clients {
-		e.Snap.Clients[i].Token = w.canon(e.Snap.Clients[i].Token)
+		e.Snap.Clients[i].Token = r.canon(e.Snap.Clients[i].Token)
 	}
 }

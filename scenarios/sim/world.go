@@ -298,6 +298,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 		}
 	}
 	w.trace = trace.Trace{Schema: trace.TraceSchema, Impl: impl.Name, Key: s.Key, TTL: s.TTL}
+	w.names.named = &w.trace.Tokens
 	for _, srv := range w.servers {
 		w.trace.Servers = append(w.trace.Servers, srv.name)
 		if w.real != nil {
