@@ -87,7 +87,7 @@ func (w *World) wedge(done <-chan any) {
 	}
 	where := ""
 	if a := w.lastA.Load(); a != nil {
-		if at := w.whereRunning(a); at != "" {
+		if at := w.goroutines.whereRunning(a); at != "" {
 			where = ", " + at
 		}
 	}
@@ -255,7 +255,7 @@ func (w *World) stuck(a *actor) {
 	if w.real != nil {
 		past = w.stall.String() + " of wall time"
 	}
-	where := w.whereBlocked(a)
+	where := w.goroutines.whereBlocked(a)
 	if where != "" {
 		where = ", " + where + ","
 	}

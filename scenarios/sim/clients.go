@@ -79,7 +79,7 @@ func (w *World) replicas() int {
 //
 //go:noinline
 func (w *World) runActor(a *actor, fn func()) {
-	w.labelActor(a)
+	w.goroutines.label(a)
 	var crash error
 	func() {
 		defer func() {

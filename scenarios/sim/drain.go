@@ -193,7 +193,7 @@ func (w *World) stalled() {
 			continue
 		}
 		name := a.name + inCall(a)
-		if at := w.whereRunning(a); at != "" {
+		if at := w.goroutines.whereRunning(a); at != "" {
 			name += " " + at
 		}
 		names = append(names, name)

@@ -40,7 +40,7 @@ func (w *World) runningBlocked() bool {
 		if a.state != stateRunning {
 			continue
 		}
-		id, ok := w.goids.Load(a)
+		id, ok := w.goroutines.ids.Load(a)
 		if !ok || !waitsInProcess(states[id.(string)]) {
 			return false
 		}

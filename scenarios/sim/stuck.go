@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -22,28 +23,38 @@ const actorLabel = "lockstep-actor"
 
 var worldIDs atomic.Uint64
 
-// labelActor labels the calling goroutine as actor a's, and notes its
+// goroutines tells the world's actors' goroutines apart: by id (runtime
+// stacks), by profiler label (the goroutine profile).
+type goroutines struct {
+	world uint64   // the world's id, unique in the process: its labels'
+	ids   sync.Map // *actor → its goroutine's id, for a stall
+	// actors is ids the other way round: the actor whose goroutine sends a
+	// command (gate.go).
+	actors sync.Map
+}
+
+// label labels the calling goroutine as actor a's, and notes its
 // goroutine's id for a stall (whereRunning).
-func (w *World) labelActor(a *actor) {
-	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(actorLabel, w.actorKey(a))))
+func (g *goroutines) label(a *actor) {
+	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(actorLabel, g.key(a))))
 	var buf [64]byte
 	line := string(buf[:runtime.Stack(buf[:], false)])
 	if id, _, ok := strings.Cut(strings.TrimPrefix(line, "goroutine "), " "); ok {
-		w.goids.Store(a, id)
-		w.onGoroutine.Store(id, a)
+		g.ids.Store(a, id)
+		g.actors.Store(id, a)
 	}
 }
 
-// ownActor is the actor whose own goroutine calls it, if it is one of
+// own is the actor whose own goroutine calls it, if it is one of
 // client c's: the goroutine, not the context, says whose a command is.
-func (w *World) ownActor(c *client) *actor {
+func (g *goroutines) own(c *client) *actor {
 	var buf [64]byte
 	line := string(buf[:runtime.Stack(buf[:], false)])
 	id, _, ok := strings.Cut(strings.TrimPrefix(line, "goroutine "), " ")
 	if !ok {
 		return nil
 	}
-	if a, ok := w.onGoroutine.Load(id); ok && a.(*actor).client == c {
+	if a, ok := g.actors.Load(id); ok && a.(*actor).client == c {
 		return a.(*actor)
 	}
 	return nil
@@ -54,8 +65,8 @@ func (w *World) ownActor(c *client) *actor {
 // stall's error names it. The goroutine profile (whereBlocked) reads a
 // running goroutine's line one instruction early, at times the line of its
 // function's start; the traceback of every goroutine reads it exactly.
-func (w *World) whereRunning(a *actor) string {
-	id, ok := w.goids.Load(a)
+func (g *goroutines) whereRunning(a *actor) string {
+	id, ok := g.ids.Load(a)
 	if !ok {
 		return ""
 	}
@@ -101,16 +112,16 @@ func stdFrame(fn string) bool {
 	return false
 }
 
-func (w *World) actorKey(a *actor) string { return fmt.Sprintf("%d/%s", w.id, a.name) }
+func (g *goroutines) key(a *actor) string { return fmt.Sprintf("%d/%s", g.world, a.name) }
 
 // whereBlocked says where actor a's own goroutine waits: "at
 // pkg.(*lock).Release (lock.go:42)"; "" if the profile does not show it.
-func (w *World) whereBlocked(a *actor) string {
+func (g *goroutines) whereBlocked(a *actor) string {
 	var buf bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
 		return ""
 	}
-	want := fmt.Sprintf("%q:%q", actorLabel, w.actorKey(a))
+	want := fmt.Sprintf("%q:%q", actorLabel, g.key(a))
 	for _, rec := range strings.Split(buf.String(), "\n\n") {
 		if strings.Contains(rec, want) && strings.Contains(rec, "(*World).runActor") {
 			return blockedAt(rec)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -52,11 +51,10 @@ type World struct {
 	progress atomic.Uint64          // messages handled: a run that makes none stalls
 	last     atomic.Pointer[string] // who the scheduler last let go, for a stall
 	lastA    atomic.Pointer[actor]  // that actor; nil for the lock's New
-	goids    sync.Map               // *actor → its goroutine's id, for a stall
-	// onGoroutine is goids the other way round: the actor whose goroutine
-	// sends a command (gate.go).
-	onGoroutine sync.Map
-	wedged      error // set by the caller when the run stalled (see in)
+	// goroutines are the actors' goroutines, for a stall's error and the
+	// gate (stuck.go).
+	goroutines goroutines
+	wedged     error // set by the caller when the run stalled (see in)
 	// wedgedDone: the stalled call's end; aborted tells the scheduler.
 	wedgedDone <-chan any
 	aborted    atomic.Bool
@@ -64,7 +62,6 @@ type World struct {
 	// for its presenter is not stalled (in).
 	pacing atomic.Int32
 	stall  time.Duration // stallTimeout when the world was built
-	id     uint64        // unique in the process (stuck.go)
 	// commands reached a server; failed of them got an error other than a
 	// nil reply. A run in which every command failed has no verdict.
 	commands, failed int
@@ -221,7 +218,8 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target, b *bubble.Bubble) (*World, error) {
 	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg), done: make(chan struct{}),
 		pausedAt: map[*client]time.Duration{},
-		pacer:    pacerFrom(ctx), ctx: ctx, bub: b, stall: stallFrom(ctx), id: worldIDs.Add(1)}
+		pacer:    pacerFrom(ctx), ctx: ctx, bub: b, stall: stallFrom(ctx)}
+	w.goroutines.world = worldIDs.Add(1)
 	s := &w.setup
 	w.res = resource{name: rowName(s.Key), value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
