@@ -132,7 +132,7 @@ func (t *Target) Close() error {
 
 // ErrNeedsReplica is returned for a scenario with a replica when the target
 // has none.
-var ErrNeedsReplica = errors.New("this scenario needs a replica of the first server (--replica)")
+var ErrNeedsReplica = errors.New("this scenario needs a replica of the first server")
 
 // ErrEmbeddedOnly is returned for a run real servers cannot host without
 // touching more than the run's own keys.
@@ -140,7 +140,7 @@ var ErrEmbeddedOnly = errors.New("this run would make the first server a replica
 
 // ErrNeedsCluster is returned for a scenario on a Redis Cluster when the
 // target's servers are not a cluster's.
-var ErrNeedsCluster = errors.New("this scenario runs on a Redis Cluster (--cluster)")
+var ErrNeedsCluster = errors.New("this scenario runs on a Redis Cluster")
 
 // ErrNeedsNodes is returned for an implementation that needs more servers
 // than the target has.
