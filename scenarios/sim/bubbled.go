@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
@@ -30,6 +31,22 @@ import (
 // The scheduler runs on the bubble's root goroutine: every entry point that
 // lets the world run goes through in.
 
+// stallWatch gives up a run that makes no progress for its bound of wall
+// time, and says who ran last and where.
+type stallWatch struct {
+	bound    time.Duration          // stallTimeout when the world was built
+	progress atomic.Uint64          // messages handled: a run that makes none stalls
+	last     atomic.Pointer[string] // who the scheduler last let go, for a stall
+	lastA    atomic.Pointer[actor]  // that actor; nil for the lock's New
+	wedged   error                  // set by the caller when the run stalled (see in)
+	// wedgedDone: the stalled call's end; aborted tells the scheduler.
+	wedgedDone <-chan any
+	aborted    atomic.Bool
+	// pacing counts the calls into the pacer under way: a live run waiting
+	// for its presenter is not stalled (in).
+	pacing atomic.Int32
+}
+
 // in runs f on the world's scheduler goroutine: the bubble's root on
 // embedded servers, the caller's own on real ones. A run that handles no
 // message for stallTimeout of wall time — lock code that spins, or waits
@@ -44,13 +61,17 @@ func (w *World) in(f func()) {
 		f()
 		return
 	}
-	if w.wedged != nil {
+	w.watch.in(w.bub, f, &w.goroutines)
+}
+
+func (s *stallWatch) in(b *bubble.Bubble, f func(), g *goroutines) {
+	if s.wedged != nil {
 		return
 	}
-	done := w.bub.Start(f)
-	tick := time.NewTicker(max(w.stall/stallChecks, time.Millisecond))
+	done := b.Start(f)
+	tick := time.NewTicker(max(s.bound/stallChecks, time.Millisecond))
 	defer tick.Stop()
-	seen, since := w.progress.Load(), time.Now()
+	seen, since := s.progress.Load(), time.Now()
 	for {
 		select {
 		case p := <-done:
@@ -59,13 +80,13 @@ func (w *World) in(f func()) {
 			}
 			return
 		case now := <-tick.C:
-			if n := w.progress.Load(); n != seen || w.pacing.Load() > 0 {
+			if n := s.progress.Load(); n != seen || s.pacing.Load() > 0 {
 				// It went on, or it waits for a live run's presenter.
 				seen, since = n, now
 				continue
 			}
-			if now.Sub(since) >= w.stall {
-				w.wedge(done)
+			if now.Sub(since) >= s.bound {
+				s.wedge(done, g)
 				return
 			}
 		}
@@ -80,36 +101,34 @@ const stallChecks = 10
 // come back (done). The scheduler fails the run as soon as it can; the
 // world is closed once the call has returned. The error says where the
 // lock code was when it was given up, as a blocked call's does.
-func (w *World) wedge(done <-chan any) {
+func (s *stallWatch) wedge(done <-chan any, g *goroutines) {
 	who := "lock code"
-	if p := w.last.Load(); p != nil {
+	if p := s.last.Load(); p != nil {
 		who = *p
 	}
 	where := ""
-	if a := w.lastA.Load(); a != nil {
-		if at := w.goroutines.whereRunning(a); at != "" {
+	if a := s.lastA.Load(); a != nil {
+		if at := g.whereRunning(a); at != "" {
 			where = ", " + at
 		}
 	}
-	w.wedged = fmt.Errorf("%w: %s did not reach a Redis command, a sleep or a program point, nor block, within %s of wall time%s: "+
-		"it runs without end, or waits for something outside the run (a mutex held for good, a channel made outside it, the network)", ErrStalled, who, w.stall, where)
-	w.aborted.Store(true)
-	w.wedgedDone = done
+	s.wedged = fmt.Errorf("%w: %s did not reach a Redis command, a sleep or a program point, nor block, within %s of wall time%s: "+
+		"it runs without end, or waits for something outside the run (a mutex held for good, a channel made outside it, the network)", ErrStalled, who, s.bound, where)
+	s.aborted.Store(true)
+	s.wedgedDone = done
 }
 
-// mark notes who runs now, for a stall.
-func (w *World) mark(a *actor) {
-	if w.bub != nil {
-		name := a.name + inCall(a)
-		w.last.Store(&name)
-		w.lastA.Store(a)
-	}
+// mark notes who runs now, for a stall (read only in a bubble).
+func (s *stallWatch) mark(a *actor) {
+	name := a.name + inCall(a)
+	s.last.Store(&name)
+	s.lastA.Store(a)
 }
 
 // runErr is the run's error, a stall first.
 func (w *World) runError() error {
-	if w.wedged != nil {
-		return w.wedged
+	if w.watch.wedged != nil {
+		return w.watch.wedged
 	}
 	return w.err
 }
@@ -253,7 +272,7 @@ func (w *World) wakesLater() bool {
 func (w *World) stuck(a *actor) {
 	past := lateWake.String()
 	if w.real != nil {
-		past = w.stall.String() + " of wall time"
+		past = w.watch.bound.String() + " of wall time"
 	}
 	where := w.goroutines.whereBlocked(a)
 	if where != "" {

@@ -106,8 +106,8 @@ func (w *World) newLock(env lockimpl.Env) lockimpl.Lock {
 	ch := make(chan made, 1)
 	if w.bub != nil {
 		name := "the lock implementation " + w.impl.Name + "'s New"
-		w.last.Store(&name)
-		w.lastA.Store(nil)
+		w.watch.last.Store(&name)
+		w.watch.lastA.Store(nil)
 	}
 	go func() {
 		defer func() {
@@ -122,13 +122,13 @@ func (w *World) newLock(env lockimpl.Env) lockimpl.Lock {
 		}
 		ch <- made{l: l}
 	}()
-	timer := time.NewTimer(w.stall)
+	timer := time.NewTimer(w.watch.bound)
 	defer timer.Stop()
 	var m made
 	select {
 	case m = <-ch:
 	case <-timer.C:
-		m.err = fmt.Errorf("the lock implementation %s: New did not return within %s", w.impl.Name, w.stall)
+		m.err = fmt.Errorf("the lock implementation %s: New did not return within %s", w.impl.Name, w.watch.bound)
 	}
 	if m.err != nil {
 		w.fail(m.err)

@@ -21,10 +21,10 @@ func (w *World) close() {
 		return
 	}
 	w.closed = true
-	if w.wedged != nil {
+	if w.watch.wedged != nil {
 		// The stalled call may still come back: the run is closed then.
 		go func() {
-			<-w.wedgedDone
+			<-w.watch.wedgedDone
 			w.bub.Do(w.stop)
 			w.closeServers(w.bub.Close(closeLimit) == nil)
 		}()

@@ -63,7 +63,7 @@ func (w *World) drainOnce() {
 		return
 	}
 	for w.err == nil && w.busy() {
-		if w.aborted.Load() {
+		if w.watch.aborted.Load() {
 			// The caller gave the run up (in): it ends here.
 			w.fail(errStalled)
 			w.abandon()
@@ -76,7 +76,7 @@ func (w *World) drainOnce() {
 			break
 		}
 		w.handle(m)
-		w.progress.Add(1)
+		w.watch.progress.Add(1)
 	}
 	if w.err == nil && !w.loose {
 		// Every call of an Env.Fan has stopped: the flights they
@@ -124,7 +124,7 @@ func (w *World) quiesced() {
 // run whose running actors all wait in-process (realquiet.go): a watchdog
 // in its select on a ticker, a Release waiting for it.
 func (w *World) drainReal() {
-	timer := time.NewTimer(w.stall)
+	timer := time.NewTimer(w.watch.bound)
 	defer timer.Stop()
 	quiet := time.NewTimer(quietWindow)
 	defer quiet.Stop()
@@ -147,7 +147,7 @@ func (w *World) drainReal() {
 			w.stalled()
 			return
 		}
-		resetTimer(timer, w.stall)
+		resetTimer(timer, w.watch.bound)
 	}
 	if w.err == nil && !w.loose {
 		w.place()
@@ -202,7 +202,7 @@ func (w *World) stalled() {
 		names = append(names, fmt.Sprintf("%d call(s) of Env.Fan", w.fanRunning))
 	}
 	w.fail(fmt.Errorf("%w: %s did not reach a Redis command, a clock sleep or a program point within %s of wall time",
-		ErrStalled, strings.Join(names, "; "), w.stall))
+		ErrStalled, strings.Join(names, "; "), w.watch.bound))
 	w.abandon()
 }
 

@@ -117,7 +117,7 @@ func (w *World) awaitLibReal(a *actor, horizon time.Duration) bool {
 	if w.err != nil {
 		return false
 	}
-	if m, ok := w.receiveBy(time.Now().Add(w.stall)); ok {
+	if m, ok := w.receiveBy(time.Now().Add(w.watch.bound)); ok {
 		closed(m)
 	} else if w.err == nil {
 		w.stuck(a)

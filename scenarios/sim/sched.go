@@ -151,7 +151,7 @@ func (w *World) start(a *actor) {
 	a.park, a.sent = parkNone, false
 	a.state = stateRunning
 	w.running++
-	w.mark(a)
+	w.watch.mark(a)
 	a.resume <- nil
 }
 
@@ -279,7 +279,7 @@ func (w *World) handle(m msg) {
 		w.ctxEnded(m)
 	case msgNote:
 		w.noted(a, m.note)
-		w.mark(a)
+		w.watch.mark(a)
 	case msgSpawn:
 		m.child.id = len(w.actors)
 		w.actors = append(w.actors, m.child)

@@ -292,8 +292,8 @@ func (s *Stepper) renews(c *client) bool {
 func (s *Stepper) Do(id string) error {
 	var err error
 	s.w.in(func() { err = s.do(id) })
-	if s.w.wedged != nil {
-		return s.w.wedged
+	if s.w.watch.wedged != nil {
+		return s.w.watch.wedged
 	}
 	return err
 }
@@ -311,8 +311,8 @@ func (s *Stepper) DoAll(ids []string) error {
 			}
 		}
 	})
-	if s.w.wedged != nil {
-		return s.w.wedged
+	if s.w.watch.wedged != nil {
+		return s.w.watch.wedged
 	}
 	return err
 }

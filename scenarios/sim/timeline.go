@@ -47,7 +47,7 @@ func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl
 	}
 	defer func() {
 		w.close()
-		if w.wedged != nil {
+		if w.watch.wedged != nil {
 			// The stalled call still runs, and the world is its: err
 			// is the stall (runError).
 			return

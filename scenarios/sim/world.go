@@ -46,22 +46,13 @@ type World struct {
 	// bub is the synctest bubble an embedded world runs in (nil on real
 	// servers); see bubbled.go. inbox holds messages received while time
 	// passed, in the order they are handled.
-	bub      *bubble.Bubble
-	inbox    []msg
-	progress atomic.Uint64          // messages handled: a run that makes none stalls
-	last     atomic.Pointer[string] // who the scheduler last let go, for a stall
-	lastA    atomic.Pointer[actor]  // that actor; nil for the lock's New
+	bub   *bubble.Bubble
+	inbox []msg
 	// goroutines are the actors' goroutines, for a stall's error and the
 	// gate (stuck.go).
 	goroutines goroutines
-	wedged     error // set by the caller when the run stalled (see in)
-	// wedgedDone: the stalled call's end; aborted tells the scheduler.
-	wedgedDone <-chan any
-	aborted    atomic.Bool
-	// pacing counts the calls into the pacer under way: a live run waiting
-	// for its presenter is not stalled (in).
-	pacing atomic.Int32
-	stall  time.Duration // stallTimeout when the world was built
+	// watch gives up a run that stalls (bubbled.go).
+	watch stallWatch
 	// commands reached a server; failed of them got an error other than a
 	// nil reply. A run in which every command failed has no verdict.
 	commands, failed int
@@ -218,7 +209,7 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target, b *bubble.Bubble) (*World, error) {
 	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg), done: make(chan struct{}),
 		pausedAt: map[*client]time.Duration{},
-		pacer:    pacerFrom(ctx), ctx: ctx, bub: b, stall: stallFrom(ctx)}
+		pacer:    pacerFrom(ctx), ctx: ctx, bub: b, watch: stallWatch{bound: stallFrom(ctx)}}
 	w.goroutines.world = worldIDs.Add(1)
 	s := &w.setup
 	w.res = resource{name: rowName(s.Key), value: s.Stock, guard: s.Guard}
