@@ -158,7 +158,7 @@ const (
 // in its place, so it ends instead of blocking here forever.
 func (w *World) send(m msg) {
 	select {
-	case w.ch <- m:
+	case w.sched.ch <- m:
 	case <-w.done:
 		closed(m)
 	}

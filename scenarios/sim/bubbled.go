@@ -56,12 +56,12 @@ type stallWatch struct {
 // The run's progress is looked at stallChecks times a bound, so a stall
 // is named within a tenth of the bound after it, not up to twice the bound
 // as a timer reset on progress did.
-func (w *World) in(f func()) {
-	if w.bub == nil {
+func (s *sched) in(f func()) {
+	if s.bub == nil {
 		f()
 		return
 	}
-	w.watch.in(w.bub, f, &w.goroutines)
+	s.watch.in(s.bub, f, &s.goroutines)
 }
 
 func (s *stallWatch) in(b *bubble.Bubble, f func(), g *goroutines) {
@@ -127,8 +127,8 @@ func (s *stallWatch) mark(a *actor) {
 
 // runErr is the run's error, a stall first.
 func (w *World) runError() error {
-	if w.watch.wedged != nil {
-		return w.watch.wedged
+	if w.sched.watch.wedged != nil {
+		return w.sched.watch.wedged
 	}
 	return w.err
 }
@@ -138,20 +138,20 @@ func (w *World) runError() error {
 // is, once every goroutine of the run is blocked, every message then on
 // its way, in a fixed order. It reports false when none is: the run is
 // quiet.
-func (w *World) receive() (msg, bool) {
-	if len(w.inbox) == 0 {
+func (s *sched) receive() (msg, bool) {
+	if len(s.inbox) == 0 {
 		select {
-		case m := <-w.ch:
+		case m := <-s.ch:
 			return m, true
 		default:
 		}
-		w.collect()
+		s.collect()
 	}
-	if len(w.inbox) == 0 {
+	if len(s.inbox) == 0 {
 		return msg{}, false
 	}
-	m := w.inbox[0]
-	w.inbox = w.inbox[1:]
+	m := s.inbox[0]
+	s.inbox = s.inbox[1:]
 	return m, true
 }
 
@@ -159,18 +159,18 @@ func (w *World) receive() (msg, bool) {
 // message on its way to the inbox. Goroutines that a timer woke at the same
 // moment send in the order the Go scheduler ran them; the inbox puts them in
 // the order of their actors, so that a run is the same every time.
-func (w *World) collect() {
+func (s *sched) collect() {
 	bubble.Wait()
 	for {
 		select {
-		case m := <-w.ch:
-			w.inbox = append(w.inbox, m)
+		case m := <-s.ch:
+			s.inbox = append(s.inbox, m)
 			continue
 		default:
 		}
 		break
 	}
-	slices.SortStableFunc(w.inbox, func(x, y msg) int {
+	slices.SortStableFunc(s.inbox, func(x, y msg) int {
 		return cmp.Or(cmp.Compare(rootID(x.a), rootID(y.a)),
 			cmp.Compare(x.kind, y.kind), cmp.Compare(x.node, y.node),
 			strings.Compare(cmdText(x), cmdText(y)))
@@ -199,10 +199,10 @@ func cmdText(m msg) string {
 // context's deadline). Every message sent at that moment is then in the
 // inbox. On real servers time is the wall clock's, and passTime reports t.
 func (w *World) passTime(t time.Duration) time.Duration {
-	if w.bub == nil || len(w.inbox) > 0 {
+	if w.sched.bub == nil || len(w.sched.inbox) > 0 {
 		return max(t, w.now)
 	}
-	d := t - w.clock()
+	d := t - clockNow()
 	if d <= 0 {
 		return max(t, w.now)
 	}
@@ -211,16 +211,16 @@ func (w *World) passTime(t time.Duration) time.Duration {
 	// Lock code's timers due at t fire with the scheduler's: whichever the
 	// select sees first, collect gathers what all of them sent.
 	select {
-	case m := <-w.ch:
-		w.inbox = append(w.inbox, m)
+	case m := <-w.sched.ch:
+		w.sched.inbox = append(w.sched.inbox, m)
 	case <-timer.C:
 	}
-	w.collect()
-	return w.clock()
+	w.sched.collect()
+	return clockNow()
 }
 
 // clock is the bubble's time as virtual time.
-func (w *World) clock() time.Duration { return time.Since(epoch) }
+func clockNow() time.Duration { return time.Since(epoch) }
 
 // passTo moves the run's time to t, or to where lock code woke before it.
 // It reports whether it got to t.
@@ -233,10 +233,10 @@ func (w *World) passTo(t time.Duration) bool {
 // libBlocked is the first actor blocked in lock code with none of its
 // client's commands parked: it waits for a timer of the lock's own, or for
 // nothing that will come.
-func (w *World) libBlocked() *actor {
-	for _, a := range w.actors {
+func (s *sched) libBlocked() *actor {
+	for _, a := range s.actors {
 		c := a.client
-		if a.state == stateLib && !c.crashed && !c.paused && !w.waitsForFlights(c) {
+		if a.state == stateLib && !c.crashed && !c.paused && !s.waitsForFlights(c) {
 			return a
 		}
 	}
@@ -255,12 +255,12 @@ const lateWake = time.Hour
 // answers it with redis.ErrClosed. Lock code that a timer wakes and that
 // goes back to waiting without a message (a ticker's loop with nothing to
 // do) is not seen: it counts as blocked once lateWake has passed.
-func (w *World) wakesLater() bool {
+func (s *sched) wakesLater() bool {
 	timer := time.NewTimer(lateWake)
 	defer timer.Stop()
 	select {
-	case m := <-w.ch:
-		w.inbox = append(w.inbox, m)
+	case m := <-s.ch:
+		s.inbox = append(s.inbox, m)
 		return true
 	case <-timer.C:
 		return false
@@ -272,9 +272,9 @@ func (w *World) wakesLater() bool {
 func (w *World) stuck(a *actor) {
 	past := lateWake.String()
 	if w.real != nil {
-		past = w.watch.bound.String() + " of wall time"
+		past = w.sched.watch.bound.String() + " of wall time"
 	}
-	where := w.goroutines.whereBlocked(a)
+	where := w.sched.goroutines.whereBlocked(a)
 	if where != "" {
 		where = ", " + where + ","
 	}
@@ -305,7 +305,7 @@ func callName(a *actor) string {
 // Release never stopped) meet the closed run and end: up to the run's
 // horizon of virtual time, which costs nothing when no timer is set.
 func (w *World) settleTimers() {
-	if w.bub != nil {
+	if w.sched.bub != nil {
 		time.Sleep(w.setup.Horizon)
 	}
 }

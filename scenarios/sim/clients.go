@@ -49,14 +49,14 @@ func (w *World) addClient(name string, p Program) *client {
 
 	a := w.newActor(c, name, false)
 	c.biz = a
-	a.id = len(w.actors)
-	w.actors = append(w.actors, a)
+	a.id = len(w.sched.actors)
+	w.sched.actors = append(w.sched.actors, a)
 	ctx := withActor(context.Background(), a)
 	go w.runActor(a, func() { w.runProgram(ctx, a) })
 	if p.Start > w.now {
 		a.state, a.deadline = stateSleeping, p.Start
 	} else {
-		w.enqueue(a)
+		w.sched.enqueue(a)
 	}
 	return c
 }
@@ -79,7 +79,7 @@ func (w *World) replicas() int {
 //
 //go:noinline
 func (w *World) runActor(a *actor, fn func()) {
-	w.goroutines.label(a)
+	w.sched.goroutines.label(a)
 	var crash error
 	func() {
 		defer func() {
@@ -104,10 +104,10 @@ func (w *World) newLock(env lockimpl.Env) lockimpl.Lock {
 		err error
 	}
 	ch := make(chan made, 1)
-	if w.bub != nil {
+	if w.sched.bub != nil {
 		name := "the lock implementation " + w.impl.Name + "'s New"
-		w.watch.last.Store(&name)
-		w.watch.lastA.Store(nil)
+		w.sched.watch.last.Store(&name)
+		w.sched.watch.lastA.Store(nil)
 	}
 	go func() {
 		defer func() {
@@ -122,13 +122,13 @@ func (w *World) newLock(env lockimpl.Env) lockimpl.Lock {
 		}
 		ch <- made{l: l}
 	}()
-	timer := time.NewTimer(w.watch.bound)
+	timer := time.NewTimer(w.sched.watch.bound)
 	defer timer.Stop()
 	var m made
 	select {
 	case m = <-ch:
 	case <-timer.C:
-		m.err = fmt.Errorf("the lock implementation %s: New did not return within %s", w.impl.Name, w.watch.bound)
+		m.err = fmt.Errorf("the lock implementation %s: New did not return within %s", w.impl.Name, w.sched.watch.bound)
 	}
 	if m.err != nil {
 		w.fail(m.err)

@@ -21,21 +21,21 @@ func (w *World) close() {
 		return
 	}
 	w.closed = true
-	if w.watch.wedged != nil {
+	if w.sched.watch.wedged != nil {
 		// The stalled call may still come back: the run is closed then.
 		go func() {
-			<-w.watch.wedgedDone
-			w.bub.Do(w.stop)
-			w.closeServers(w.bub.Close(closeLimit) == nil)
+			<-w.sched.watch.wedgedDone
+			w.sched.bub.Do(w.stop)
+			w.closeServers(w.sched.bub.Close(closeLimit) == nil)
 		}()
 		return
 	}
-	w.in(w.stop)
+	w.sched.in(w.stop)
 	clean := true
-	if w.bub != nil {
+	if w.sched.bub != nil {
 		// Goroutines left blocked for good (lock code that never returned)
 		// are the lock's to answer for, and the run has said so.
-		clean = w.bub.Close(closeLimit) == nil
+		clean = w.sched.bub.Close(closeLimit) == nil
 	}
 	w.closeServers(clean)
 }
@@ -88,7 +88,7 @@ func (w *World) shutdown() {
 		w.drain()
 		w.err = nil // a stall on the way out: that actor is abandoned
 		var next *actor
-		for _, a := range w.actors {
+		for _, a := range w.sched.actors {
 			if a.state == stateParked || a.state == stateSleeping {
 				next = a
 				break
@@ -98,16 +98,16 @@ func (w *World) shutdown() {
 			break
 		}
 		next.state = stateRunning
-		w.running++
+		w.sched.running++
 		if next.orphan {
 			// It never arrives; its goroutine ends.
-			w.running--
+			w.sched.running--
 			next.state = stateDone
 		} else if next.flight {
 			// Its goroutine goes back into lock code with the error, and
 			// whoever waits for it goes on.
-			w.running--
-			w.loosen(next)
+			w.sched.running--
+			w.sched.loosen(next)
 		}
 		next.resume <- redis.ErrClosed
 	}

@@ -87,18 +87,18 @@ func (w *World) undefer() bool {
 // go-ahead for its answer.
 func (w *World) ungate(a *actor, err error) {
 	switch {
-	case slices.Contains(w.pending, a):
-		w.pending = slices.DeleteFunc(w.pending, func(b *actor) bool { return b == a })
-		w.loosenGoroutine(a)
+	case slices.Contains(w.sched.pending, a):
+		w.sched.pending = slices.DeleteFunc(w.sched.pending, func(b *actor) bool { return b == a })
+		w.sched.loosenGoroutine(a)
 	case a.state == stateParked && a.flight:
-		w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+		w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *actor) bool { return b == a })
 		a.park = parkNone
 		w.notSent(a, err)
-		w.loosenGoroutine(a)
+		w.sched.loosenGoroutine(a)
 	case a.state == stateParked:
-		w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+		w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *actor) bool { return b == a })
 		a.state, a.park = stateRunning, parkNone
-		w.running++
+		w.sched.running++
 		w.notSent(a, err)
 	default:
 		return
@@ -139,11 +139,11 @@ func onTheWire(a *actor) bool { return a.orphan }
 // event, as a timeout is), and m.child carries the command on; otherwise
 // the go-ahead already sent is a's answer.
 func (w *World) giveUp(a *actor, m msg) {
-	due := a.state == stateParked && a.park == parkNone && slices.Contains(w.queue, a)
+	due := a.state == stateParked && a.park == parkNone && slices.Contains(w.sched.queue, a)
 	if a.state != stateSleeping && !due {
 		return
 	}
-	w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+	w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *actor) bool { return b == a })
 	o := m.child
 	o.client, o.parent, o.bg, o.op = a.client, a.parent, a.bg, a.op
 	o.orphan, o.inCmd, o.sent = true, true, true
@@ -151,26 +151,26 @@ func (w *World) giveUp(a *actor, m msg) {
 	o.state = stateSleeping
 	if due {
 		o.state, o.park = stateParked, parkNone
-		w.enqueue(o)
+		w.sched.enqueue(o)
 	}
 	if a.flight {
 		// It takes the flight's place and name; the flight's goroutine
 		// goes back into lock code.
 		o.id, o.name = a.id, a.name
-		w.actors[slices.Index(w.actors, a)] = o
+		w.sched.actors[slices.Index(w.sched.actors, a)] = o
 	} else {
 		o.parent = a
-		w.seat(o, a.name+"/"+w.servers[m.server].name)
+		w.sched.seat(o, a.name+"/"+w.servers[m.server].name)
 	}
 	w.commandDone(a, msg{cmd: m.cmd, node: m.node, server: m.server, err: &GaveUpError{
 		Client: a.client.name, Server: w.servers[m.server].name,
 		Waited: w.now - a.sentAt, Due: a.deadline, Err: m.err}})
 	a.inCmd = false
 	if a.flight {
-		w.loosen(a)
+		w.sched.loosen(a)
 	} else {
 		a.state, a.park = stateRunning, parkNone
-		w.running++
+		w.sched.running++
 	}
 	a.resume <- errGaveUp
 }

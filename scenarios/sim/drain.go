@@ -58,27 +58,27 @@ func (w *World) drain() {
 
 // drainOnce is drain without the deferred cancellations.
 func (w *World) drainOnce() {
-	if w.bub == nil {
+	if w.sched.bub == nil {
 		w.drainReal()
 		return
 	}
-	for w.err == nil && w.busy() {
-		if w.watch.aborted.Load() {
+	for w.err == nil && w.sched.busy() {
+		if w.sched.watch.aborted.Load() {
 			// The caller gave the run up (in): it ends here.
 			w.fail(errStalled)
-			w.abandon()
+			w.sched.abandon()
 			w.refuseInbox()
 			return
 		}
-		m, ok := w.receive()
+		m, ok := w.sched.receive()
 		if !ok {
 			w.quiesced()
 			break
 		}
 		w.handle(m)
-		w.watch.progress.Add(1)
+		w.sched.watch.progress.Add(1)
 	}
-	if w.err == nil && !w.loose {
+	if w.err == nil && !w.sched.loose {
 		// Every call of an Env.Fan has stopped: the flights they
 		// parked take their place in line.
 		w.place()
@@ -87,8 +87,8 @@ func (w *World) drainOnce() {
 
 // busy says whether some goroutine of the run may still send a message
 // without time passing.
-func (w *World) busy() bool {
-	return w.running > 0 || w.loose || w.fanRunning > 0 || len(w.inbox) > 0
+func (s *sched) busy() bool {
+	return s.running > 0 || s.loose || s.fanRunning > 0 || len(s.inbox) > 0
 }
 
 // quiesced is what the run's going quiet means: running actors are blocked
@@ -97,23 +97,23 @@ func (w *World) busy() bool {
 // line, in a fixed order. An actor whose command is under way cannot be
 // blocked: its reply never came.
 func (w *World) quiesced() {
-	for _, a := range w.actors {
+	for _, a := range w.sched.actors {
 		if a.state == stateRunning && a.inCmd {
 			w.fail(fmt.Errorf("stalled: %s's command %s got no reply", a.name, formatCommand(a.cmd)))
-			w.abandon()
+			w.sched.abandon()
 			return
 		}
 	}
-	for _, a := range w.actors {
+	for _, a := range w.sched.actors {
 		switch {
 		case a.flight && a.state == stateLoose:
 			a.state = stateDone
 		case a.state == stateRunning:
-			w.running--
+			w.sched.running--
 			a.state = stateLib
 		}
 	}
-	w.loose = false
+	w.sched.loose = false
 	w.place()
 }
 
@@ -124,21 +124,21 @@ func (w *World) quiesced() {
 // run whose running actors all wait in-process (realquiet.go): a watchdog
 // in its select on a ticker, a Release waiting for it.
 func (w *World) drainReal() {
-	timer := time.NewTimer(w.watch.bound)
+	timer := time.NewTimer(w.sched.watch.bound)
 	defer timer.Stop()
 	quiet := time.NewTimer(quietWindow)
 	defer quiet.Stop()
-	for (w.running > 0 || w.loose || w.fanRunning > 0) && w.err == nil {
+	for (w.sched.running > 0 || w.sched.loose || w.sched.fanRunning > 0) && w.err == nil {
 		var tick <-chan time.Time
-		if (w.running > 0 || w.loose) && !w.replyDue() {
+		if (w.sched.running > 0 || w.sched.loose) && !w.sched.replyDue() {
 			resetTimer(quiet, quietWindow)
 			tick = quiet.C
 		}
 		select {
-		case m := <-w.ch:
+		case m := <-w.sched.ch:
 			w.handle(m)
 		case <-tick:
-			if !w.flights && !w.runningBlocked() {
+			if !w.sched.flights && !w.sched.runningBlocked() {
 				continue // it runs: the stall bound still counts
 			}
 			w.quiesced()
@@ -147,9 +147,9 @@ func (w *World) drainReal() {
 			w.stalled()
 			return
 		}
-		resetTimer(timer, w.watch.bound)
+		resetTimer(timer, w.sched.watch.bound)
 	}
-	if w.err == nil && !w.loose {
+	if w.err == nil && !w.sched.loose {
 		w.place()
 	}
 }
@@ -174,8 +174,8 @@ func resetTimer(timer *time.Timer, d time.Duration) {
 
 // replyDue says whether a running actor's command is under way: its reply
 // will come.
-func (w *World) replyDue() bool {
-	for _, a := range w.actors {
+func (s *sched) replyDue() bool {
+	for _, a := range s.actors {
 		if a.state == stateRunning && a.inCmd {
 			return true
 		}
@@ -188,22 +188,22 @@ func (w *World) replyDue() bool {
 // embedded stall does.
 func (w *World) stalled() {
 	var names []string
-	for _, a := range w.actors {
+	for _, a := range w.sched.actors {
 		if a.state != stateRunning {
 			continue
 		}
 		name := a.name + inCall(a)
-		if at := w.goroutines.whereRunning(a); at != "" {
+		if at := w.sched.goroutines.whereRunning(a); at != "" {
 			name += " " + at
 		}
 		names = append(names, name)
 	}
-	if w.fanRunning > 0 {
-		names = append(names, fmt.Sprintf("%d call(s) of Env.Fan", w.fanRunning))
+	if w.sched.fanRunning > 0 {
+		names = append(names, fmt.Sprintf("%d call(s) of Env.Fan", w.sched.fanRunning))
 	}
 	w.fail(fmt.Errorf("%w: %s did not reach a Redis command, a clock sleep or a program point within %s of wall time",
-		ErrStalled, strings.Join(names, "; "), w.watch.bound))
-	w.abandon()
+		ErrStalled, strings.Join(names, "; "), w.sched.watch.bound))
+	w.sched.abandon()
 }
 
 // inCall names the lock call a running actor is in, for a stall: "'s
@@ -226,20 +226,20 @@ func inCall(a *actor) string {
 // between the two (a stalled call that came back and sent once more).
 // Left in the inbox, its sender would wait for an answer forever.
 func (w *World) refuseInbox() {
-	for _, m := range w.inbox {
+	for _, m := range w.sched.inbox {
 		m.a.state = stateAbandoned
 		w.handle(m)
 	}
-	w.inbox = nil
+	w.sched.inbox = nil
 }
 
 // abandon stops waiting for the actors still running: they stalled. The run
 // is over (w.err is set); see shutdown.
-func (w *World) abandon() {
-	for _, a := range w.actors {
+func (s *sched) abandon() {
+	for _, a := range s.actors {
 		if a.state == stateRunning {
 			a.state = stateAbandoned
 		}
 	}
-	w.running = 0
+	s.running = 0
 }

@@ -55,7 +55,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			// command is that actor's, whatever context it was sent with
 			// (context.Background, or the context of the TryAcquire that
 			// started a watchdog).
-			if own := g.w.goroutines.own(g.c); own != nil {
+			if own := g.w.sched.goroutines.own(g.c); own != nil {
 				a = own
 			}
 		}

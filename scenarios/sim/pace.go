@@ -97,10 +97,10 @@ func (w *World) pace(a *actor) {
 // (World.in); coming back counts as progress, so the run has a whole stall
 // timeout after a long wait to reach its next message.
 func (w *World) paced(call func()) {
-	w.watch.pacing.Add(1)
+	w.sched.watch.pacing.Add(1)
 	defer func() {
-		w.watch.pacing.Add(-1)
-		w.watch.progress.Add(1)
+		w.sched.watch.pacing.Add(-1)
+		w.sched.watch.progress.Add(1)
 	}()
 	call()
 }

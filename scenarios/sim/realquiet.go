@@ -34,13 +34,13 @@ func waitsInProcess(st string) bool {
 
 // runningBlocked says whether the goroutine of every running actor waits
 // in-process. An actor whose goroutine it cannot find counts as running.
-func (w *World) runningBlocked() bool {
+func (s *sched) runningBlocked() bool {
 	states := goroutineStates()
-	for _, a := range w.actors {
+	for _, a := range s.actors {
 		if a.state != stateRunning {
 			continue
 		}
-		id, ok := w.goroutines.ids.Load(a)
+		id, ok := s.goroutines.ids.Load(a)
 		if !ok || !waitsInProcess(states[id.(string)]) {
 			return false
 		}
@@ -117,7 +117,7 @@ func (w *World) awaitLibReal(a *actor, horizon time.Duration) bool {
 	if w.err != nil {
 		return false
 	}
-	if m, ok := w.receiveBy(time.Now().Add(w.watch.bound)); ok {
+	if m, ok := w.receiveBy(time.Now().Add(w.sched.watch.bound)); ok {
 		closed(m)
 	} else if w.err == nil {
 		w.stuck(a)
@@ -131,7 +131,7 @@ func (w *World) receiveBy(deadline time.Time) (msg, bool) {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
-	case m := <-w.ch:
+	case m := <-w.sched.ch:
 		return m, true
 	case <-timer.C:
 	case <-w.real.Ctx.Done():

@@ -33,7 +33,7 @@ func stateOf(t *testing.T, id, want string) {
 // traceback: taken as blocked, its message would come in after the
 // scheduler had let another actor go.
 func TestGoroutineStatesTellASendFromAWait(t *testing.T) {
-	w := &World{ch: make(chan msg), done: make(chan struct{})}
+	w := &World{sched: sched{ch: make(chan msg)}, done: make(chan struct{})}
 	never := make(chan struct{})
 	sendID, waitID := make(chan string), make(chan string)
 	go func() { sendID <- goid(); w.send(msg{kind: msgExit}) }()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/internal/bubble"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -17,6 +18,37 @@ import (
 // code sends from goroutines of its own (place, seat, loosen). Waiting for
 // the running actors, and the stall bound, are in drain.go; stopping them all
 // at the end, shutdown, is in close.go.
+
+// sched is the scheduler's side of a run: the goroutines it controls (the
+// actors, and the flights lock code sends from goroutines of its own), the
+// messages they send it, and the line they wait in. Its methods keep the
+// line and read the goroutines' states; what a message does to the world
+// is World.handle's.
+type sched struct {
+	ch chan msg // actor → scheduler, unbuffered: the order things happened
+	// bub is the synctest bubble an embedded world runs in (nil on real
+	// servers); see bubbled.go. inbox holds messages received while time
+	// passed, in the order they are handled.
+	bub   *bubble.Bubble
+	inbox []msg
+	// goroutines are the actors' goroutines, for a stall's error and the
+	// gate (stuck.go).
+	goroutines goroutines
+	// watch gives up a run that stalls (bubbled.go).
+	watch stallWatch
+
+	actors  []*actor // every actor ever made, in creation order
+	queue   []*actor // the line: parked actors that may be let go
+	running int      // actors running now
+	// Flights (see actor): pending ones reached the gate and wait for their
+	// place in line; flights says some lock code of this run sends from
+	// goroutines of its own; loose, that such a goroutine may be running now.
+	pending        []*actor
+	flights, loose bool
+	// fanRunning counts the calls of Env.Fan that run lock code now: not
+	// parked at the gate, not returned.
+	fanRunning int
+}
 
 // settle runs actors, one at a time, until none can move without time
 // passing. The running actor keeps going until it sleeps, finishes or is
@@ -28,7 +60,7 @@ func (w *World) settle() {
 		if w.err != nil {
 			return
 		}
-		a := w.dequeue()
+		a := w.sched.dequeue()
 		if a == nil {
 			return
 		}
@@ -41,14 +73,14 @@ func (w *World) settle() {
 
 // waitsForFlights says whether client c has commands from goroutines of its
 // lock code parked at the gate.
-func (w *World) waitsForFlights(c *client) bool {
-	for _, a := range w.actors {
+func (s *sched) waitsForFlights(c *client) bool {
+	for _, a := range s.actors {
 		if a.flight && a.client == c && (a.state == stateParked || a.state == stateSleeping) {
 			// Parked at the gate, or on its way to a slow server.
 			return true
 		}
 	}
-	for _, a := range w.pending {
+	for _, a := range s.pending {
 		if a.client == c {
 			return true
 		}
@@ -59,18 +91,18 @@ func (w *World) waitsForFlights(c *client) bool {
 // seat names f base, or base#2, base#3 … while an actor not done has the
 // name, and gives it its place among the actors: a done one's of the same
 // name, or a new one.
-func (w *World) seat(f *actor, base string) {
+func (s *sched) seat(f *actor, base string) {
 	f.name = base
 	for n := 2; ; n++ {
-		i := slices.IndexFunc(w.actors, func(b *actor) bool { return b.name == f.name })
+		i := slices.IndexFunc(s.actors, func(b *actor) bool { return b.name == f.name })
 		if i < 0 {
-			f.id = len(w.actors)
-			w.actors = append(w.actors, f)
+			f.id = len(s.actors)
+			s.actors = append(s.actors, f)
 			return
 		}
-		if w.actors[i].state == stateDone {
-			f.id = w.actors[i].id
-			w.actors[i] = f
+		if s.actors[i].state == stateDone {
+			f.id = s.actors[i].id
+			s.actors[i] = f
 			return
 		}
 		f.name = fmt.Sprintf("%s#%d", base, n)
@@ -82,10 +114,10 @@ func (w *World) seat(f *actor, base string) {
 // goroutines of the lock code happened to arrive is the Go scheduler's, not
 // the run's. A flight takes the place of a finished one of the same name.
 func (w *World) place() {
-	if len(w.pending) == 0 {
+	if len(w.sched.pending) == 0 {
 		return
 	}
-	slices.SortStableFunc(w.pending, func(x, y *actor) int {
+	slices.SortStableFunc(w.sched.pending, func(x, y *actor) int {
 		if x.parent.id != y.parent.id {
 			return x.parent.id - y.parent.id
 		}
@@ -94,47 +126,47 @@ func (w *World) place() {
 		}
 		return strings.Compare(formatCommand(x.cmd), formatCommand(y.cmd))
 	})
-	for _, f := range w.pending {
-		w.seat(f, f.parent.name+"/"+w.servers[w.route[f.node]].name)
+	for _, f := range w.sched.pending {
+		w.sched.seat(f, f.parent.name+"/"+w.servers[w.route[f.node]].name)
 		f.op = f.parent.op
 		w.checkHold(f)
 	}
-	w.queue = slices.Insert(w.queue, 0, w.pending...)
-	w.pending = nil
+	w.sched.queue = slices.Insert(w.sched.queue, 0, w.sched.pending...)
+	w.sched.pending = nil
 }
 
 // loosen lets a flight's goroutine go back into lock code after its
 // command: the flight is over. A call of Env.Fan runs on where the engine
 // sees it; any other goroutine is one whoever waits for may have been
 // waiting for.
-func (w *World) loosen(f *actor) {
-	w.loosenGoroutine(f)
+func (s *sched) loosen(f *actor) {
+	s.loosenGoroutine(f)
 	if !f.fan {
-		w.wakeLib(f.client)
+		s.wakeLib(f.client)
 	}
 }
 
 // loosenGoroutine marks a flight's goroutine as running lock code again.
-func (w *World) loosenGoroutine(f *actor) {
+func (s *sched) loosenGoroutine(f *actor) {
 	if f.fan {
 		f.state = stateDone
-		w.fanRunning++
+		s.fanRunning++
 		return
 	}
 	f.state = stateLoose
-	w.loose = true
+	s.loose = true
 }
 
 // wakeLib lets the actors of c that are blocked in lock code run again: a
 // goroutine they wait for has gone on.
-func (w *World) wakeLib(c *client) {
-	for _, a := range w.actors {
+func (s *sched) wakeLib(c *client) {
+	for _, a := range s.actors {
 		if a.client == c && a.state == stateLib {
 			a.state = stateRunning
-			w.running++
+			s.running++
 		}
 	}
-	w.loose = true
+	s.loose = true
 }
 
 // start lets a parked actor go on: it sends its command, passes its program
@@ -150,8 +182,8 @@ func (w *World) start(a *actor) {
 	}
 	a.park, a.sent = parkNone, false
 	a.state = stateRunning
-	w.running++
-	w.watch.mark(a)
+	w.sched.running++
+	w.sched.watch.mark(a)
 	a.resume <- nil
 }
 
@@ -159,7 +191,7 @@ func (w *World) start(a *actor) {
 // holds up its business goroutine only: every goroutine its lock started —
 // Env.Go's, a go statement's, a time.AfterFunc's — runs on, as a watchdog
 // does in a live process whose business thread is stuck.
-func (w *World) runnable(a *actor) bool {
+func runnable(a *actor) bool {
 	if a.sent {
 		// A pipeline's command already on the wire: nothing of its
 		// client's keeps it back.
@@ -171,17 +203,17 @@ func (w *World) runnable(a *actor) bool {
 }
 
 // enqueue puts a at the back of the line.
-func (w *World) enqueue(a *actor) {
-	if !slices.Contains(w.queue, a) {
-		w.queue = append(w.queue, a)
+func (s *sched) enqueue(a *actor) {
+	if !slices.Contains(s.queue, a) {
+		s.queue = append(s.queue, a)
 	}
 }
 
 // dequeue takes the first runnable actor in line.
-func (w *World) dequeue() *actor {
-	for i, a := range w.queue {
-		if w.runnable(a) {
-			w.queue = slices.Delete(w.queue, i, i+1)
+func (s *sched) dequeue() *actor {
+	for i, a := range s.queue {
+		if runnable(a) {
+			s.queue = slices.Delete(s.queue, i, i+1)
 			return a
 		}
 	}
@@ -206,14 +238,14 @@ func (w *World) handle(m msg) {
 		// Blocked in lock code by the runtime's account, yet it went on: a
 		// goroutine outside the run woke it. It runs again.
 		a.state = stateRunning
-		w.running++
+		w.sched.running++
 	}
 	if m.cmd != nil {
 		w.seeTokens(a.client, m.cmd)
 	}
 	switch m.kind {
 	case msgGate, msgPoint:
-		w.running--
+		w.sched.running--
 		a.state = stateParked
 		if m.kind == msgGate {
 			a.park, a.cmd, a.node, a.sent = parkGate, m.cmd, m.node, m.sent
@@ -222,31 +254,31 @@ func (w *World) handle(m msg) {
 		}
 		w.checkHold(a)
 		// The actor that just ran goes on first: it runs until it blocks.
-		w.queue = slices.Insert(w.queue, 0, a)
+		w.sched.queue = slices.Insert(w.sched.queue, 0, a)
 	case msgFlight:
 		a.park, a.cmd, a.node, a.sent = parkGate, m.cmd, m.node, m.sent
 		a.id = a.parent.id
-		w.pending = append(w.pending, a)
+		w.sched.pending = append(w.sched.pending, a)
 		if a.fan {
-			w.fanRunning--
+			w.sched.fanRunning--
 			break
 		}
-		w.flights, w.loose = true, true
+		w.sched.flights, w.sched.loose = true, true
 	case msgCmdDone:
 		a.inCmd = false
 		w.commandDone(a, m)
 		if a.orphan {
 			// Its goroutine, the gate's, ends.
-			w.running--
+			w.sched.running--
 			a.state = stateDone
 		} else if a.flight {
 			// Its goroutine goes back into lock code; whoever waits for
 			// its answer may go on.
-			w.running--
-			w.loosen(a)
+			w.sched.running--
+			w.sched.loosen(a)
 			// Its client may have reached its hold: the next of its
 			// flights in line is where it stops.
-			for _, f := range w.queue {
+			for _, f := range w.sched.queue {
 				if f.flight && f.parent == a.parent && f.state == stateParked {
 					w.checkHold(f)
 					break
@@ -254,12 +286,12 @@ func (w *World) handle(m msg) {
 			}
 		}
 	case msgSleep:
-		w.running--
+		w.sched.running--
 		a.state, a.deadline = stateSleeping, m.deadline
 	case msgWait:
 		w.startWait(a, m.wait)
 	case msgSlow:
-		w.running--
+		w.sched.running--
 		a.state, a.deadline, a.sentAt = stateSleeping, m.deadline, w.now
 		w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Server: w.servers[m.server].name,
 			Text:  textSlowSend(a.name, formatCommand(m.cmd), w.servers[m.server].name, m.deadline-w.now),
@@ -270,34 +302,34 @@ func (w *World) handle(m msg) {
 		// canceller goes on at the same time, once it has seen it finish).
 		// Once it has been let go, the go-ahead is its answer.
 		if a.state == stateSleeping || a.state == stateParked {
-			w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+			w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *actor) bool { return b == a })
 			a.state, a.park = stateRunning, parkNone
-			w.running++
+			w.sched.running++
 			a.resume <- nil
 		}
 	case msgUngate, msgGiveUp:
 		w.ctxEnded(m)
 	case msgNote:
 		w.noted(a, m.note)
-		w.watch.mark(a)
+		w.sched.watch.mark(a)
 	case msgSpawn:
-		m.child.id = len(w.actors)
-		w.actors = append(w.actors, m.child)
-		w.enqueue(m.child)
+		m.child.id = len(w.sched.actors)
+		w.sched.actors = append(w.sched.actors, m.child)
+		w.sched.enqueue(m.child)
 	case msgFan:
-		w.running--
+		w.sched.running--
 		a.state = stateFan
-		w.fanRunning += m.n
+		w.sched.fanRunning += m.n
 		a.resume <- nil // it starts the calls
 	case msgFanExit:
-		w.fanRunning--
+		w.sched.fanRunning--
 		if m.err != nil {
 			w.fail(m.err)
 		}
 		if m.last {
 			// Every call returned: the fan's actor goes on.
 			a.state = stateRunning
-			w.running++
+			w.sched.running++
 			a.resume <- nil
 		}
 	case msgExit:
@@ -305,10 +337,10 @@ func (w *World) handle(m msg) {
 			w.fail(m.err)
 		}
 		if a.state == stateRunning {
-			w.running--
+			w.sched.running--
 		}
 		a.state = stateDone
-		w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+		w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *actor) bool { return b == a })
 		// A watchdog that ends because it found the lock gone closed its
 		// lost channel first: that is said, not that it stopped.
 		w.checkLost(a.client)
@@ -327,7 +359,7 @@ func (w *World) handle(m msg) {
 // (deadline, creation) order.
 func (w *World) wakeDue() {
 	var due []*actor
-	for _, a := range w.actors {
+	for _, a := range w.sched.actors {
 		if a.state == stateSleeping && a.deadline <= w.now && (onTheWire(a) || !a.client.paused && !a.client.crashed) {
 			due = append(due, a)
 		}
@@ -345,15 +377,15 @@ func (w *World) wakeDue() {
 		}
 		a.state = stateParked
 		a.park = parkNone
-		w.enqueue(a)
+		w.sched.enqueue(a)
 	}
 }
 
 // nextSleeper is the earliest deadline of a sleeper that can wake.
-func (w *World) nextSleeper() (time.Duration, bool) {
+func (s *sched) nextSleeper() (time.Duration, bool) {
 	var best time.Duration
 	found := false
-	for _, a := range w.actors {
+	for _, a := range s.actors {
 		if a.state != stateSleeping || !onTheWire(a) && (a.client.paused || a.client.crashed) {
 			continue
 		}

@@ -197,7 +197,7 @@ func (s *Stepper) State() State {
 	for _, c := range w.clients {
 		st.Clients = append(st.Clients, s.clientView(c))
 	}
-	for _, a := range w.actors {
+	for _, a := range w.sched.actors {
 		st.Actors = append(st.Actors, s.actorView(a))
 	}
 	r := w.res
@@ -250,7 +250,7 @@ func (s *Stepper) actorView(a *actor) ActorView {
 	w := s.w
 	v := ActorView{Name: a.name, Client: slices.Index(w.clients, a.client), Flight: a.flight,
 		State: int(a.state), Park: int(a.park), Point: a.point, Held: a.held, Node: a.node, Sent: a.sent, Orphan: a.orphan,
-		Queued: slices.Contains(w.queue, a),
+		Queued: slices.Contains(w.sched.queue, a),
 		Ended:  slices.ContainsFunc(w.deferred, func(m msg) bool { return m.a == a })}
 	if a.cmd != nil {
 		v.Cmd = cmdArgs(a.cmd)
@@ -312,7 +312,7 @@ func (s *Stepper) tokens() []string {
 			lock(e.state)
 		}
 	}
-	for _, a := range w.actors {
+	for _, a := range w.sched.actors {
 		if a.park == parkGate && a.cmd != nil {
 			for _, v := range lockArgs(cmdArgs(a.cmd), w.setup.Key) {
 				add(v)

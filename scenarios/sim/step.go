@@ -75,7 +75,7 @@ func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []trace
 	for _, f := range faults {
 		s.faults[f] = true
 	}
-	w.in(func() {
+	w.sched.in(func() {
 		for i, p := range progs {
 			w.addClient(string(rune('A'+i)), p)
 		}
@@ -173,8 +173,8 @@ func (s *Stepper) restartDue() (time.Duration, bool) {
 // runnable lists the actors that can run now, in creation order.
 func (s *Stepper) runnable() []*actor {
 	var out []*actor
-	for _, a := range s.w.actors {
-		if slices.Contains(s.w.queue, a) && s.w.runnable(a) {
+	for _, a := range s.w.sched.actors {
+		if slices.Contains(s.w.sched.queue, a) && runnable(a) {
 			out = append(out, a)
 		}
 	}
@@ -211,7 +211,7 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 		return 0, false
 	}
 	next, ok := w.nextDeadline()
-	if !ok && w.bub != nil && w.libBlocked() != nil {
+	if !ok && w.sched.bub != nil && w.sched.libBlocked() != nil {
 		// Nothing of the engine's is due, and lock code waits: for a timer
 		// of its own, maybe. Time may pass to the horizon, and stops where
 		// that lock code wakes.
@@ -280,7 +280,7 @@ func (s *Stepper) renews(c *client) bool {
 		// Cut off from a server: its renewals there do not arrive.
 		return false
 	}
-	for _, a := range s.w.actors {
+	for _, a := range s.w.sched.actors {
 		if a.client == c && a.bg && !a.flight && a.state != stateDone && a.state != stateAbandoned {
 			return true
 		}
@@ -291,9 +291,9 @@ func (s *Stepper) renews(c *client) bool {
 // Do makes move id. It returns ErrNoSuchMove when the move is not enabled.
 func (s *Stepper) Do(id string) error {
 	var err error
-	s.w.in(func() { err = s.do(id) })
-	if s.w.watch.wedged != nil {
-		return s.w.watch.wedged
+	s.w.sched.in(func() { err = s.do(id) })
+	if s.w.sched.watch.wedged != nil {
+		return s.w.sched.watch.wedged
 	}
 	return err
 }
@@ -304,15 +304,15 @@ func (s *Stepper) Do(id string) error {
 // every move.
 func (s *Stepper) DoAll(ids []string) error {
 	var err error
-	s.w.in(func() {
+	s.w.sched.in(func() {
 		for _, id := range ids {
 			if err = s.do(id); err != nil {
 				return
 			}
 		}
 	})
-	if s.w.watch.wedged != nil {
-		return s.w.watch.wedged
+	if s.w.sched.watch.wedged != nil {
+		return s.w.sched.watch.wedged
 	}
 	return err
 }
@@ -338,7 +338,7 @@ func (s *Stepper) do(id string) error {
 	t := &Timeline{w: w}
 	switch m.Kind {
 	case MoveStep:
-		for _, a := range w.actors {
+		for _, a := range w.sched.actors {
 			if a.name == id {
 				s.run(a)
 				break
@@ -410,13 +410,13 @@ func (s *Stepper) tick() {
 // search must not count what follows as a verdict.
 func (s *Stepper) stuckAt(next time.Duration) bool {
 	w := s.w
-	if w.bub == nil || next < w.setup.Horizon || len(w.inbox) > 0 || len(s.runnable()) > 0 {
+	if w.sched.bub == nil || next < w.setup.Horizon || len(w.sched.inbox) > 0 || len(s.runnable()) > 0 {
 		return false
 	}
 	if _, due := w.nextDeadline(); due {
 		return false
 	}
-	a := w.libBlocked()
+	a := w.sched.libBlocked()
 	if a == nil {
 		return false
 	}
@@ -431,10 +431,10 @@ func (s *Stepper) stuckAt(next time.Duration) bool {
 func (s *Stepper) run(a *actor) {
 	w := s.w
 	for w.err == nil {
-		w.queue = slices.DeleteFunc(w.queue, func(b *actor) bool { return b == a })
+		w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *actor) bool { return b == a })
 		w.start(a)
 		w.drain()
-		if !(a.park == parkPoint && a.point == trace.OpRead && w.runnable(a)) {
+		if !(a.park == parkPoint && a.point == trace.OpRead && runnable(a)) {
 			break
 		}
 	}
@@ -445,12 +445,12 @@ func (s *Stepper) run(a *actor) {
 func (s *Stepper) startChildren() {
 	w := s.w
 	for w.err == nil {
-		i := slices.IndexFunc(w.queue, func(a *actor) bool { return a.bg && a.park == parkStart && w.runnable(a) })
+		i := slices.IndexFunc(w.sched.queue, func(a *actor) bool { return a.bg && a.park == parkStart && runnable(a) })
 		if i < 0 {
 			return
 		}
-		a := w.queue[i]
-		w.queue = slices.Delete(w.queue, i, i+1)
+		a := w.sched.queue[i]
+		w.sched.queue = slices.Delete(w.sched.queue, i, i+1)
 		w.start(a)
 		w.drain()
 	}

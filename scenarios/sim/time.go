@@ -31,7 +31,7 @@ func (w *World) runUntil(target time.Duration, untilQuiet bool) {
 		w.wakeDue()
 		w.settle()
 		w.tick()
-		if w.runnableNow() {
+		if w.sched.runnableNow() {
 			continue // a WAIT ended: its actor goes on before time moves
 		}
 		if untilQuiet && w.quiet() {
@@ -67,27 +67,27 @@ func (w *World) runUntil(target time.Duration, untilQuiet bool) {
 // due just past the lesson's end is lock code the lesson ended, not lock
 // code blocked for good.
 func (w *World) awaitLib(horizon time.Duration) bool {
-	a := w.libBlocked()
+	a := w.sched.libBlocked()
 	if a != nil && w.real != nil {
 		return w.awaitLibReal(a, horizon)
 	}
-	if a == nil || w.bub == nil {
-		return len(w.inbox) > 0
+	if a == nil || w.sched.bub == nil {
+		return len(w.sched.inbox) > 0
 	}
-	if reached := w.passTime(horizon); len(w.inbox) > 0 {
+	if reached := w.passTime(horizon); len(w.sched.inbox) > 0 {
 		w.advance(reached)
 		return true
 	}
-	if !w.wakesLater() {
+	if !w.sched.wakesLater() {
 		w.stuck(a)
 	}
 	return false
 }
 
 // runnableNow says whether some actor in line may move now.
-func (w *World) runnableNow() bool {
-	for _, a := range w.queue {
-		if w.runnable(a) {
+func (s *sched) runnableNow() bool {
+	for _, a := range s.queue {
+		if runnable(a) {
 			return true
 		}
 	}
@@ -102,7 +102,7 @@ func (w *World) quiet() bool {
 			return false
 		}
 	}
-	for _, a := range w.actors {
+	for _, a := range w.sched.actors {
 		if onTheWire(a) && a.state != stateDone {
 			return false
 		}
@@ -114,7 +114,7 @@ func (w *World) quiet() bool {
 // a sleeper wakes, a key expires, a replica catches up, Sentinel promotes a
 // replica, the liveness bound runs out.
 func (w *World) nextDeadline() (time.Duration, bool) {
-	best, ok := w.nextSleeper()
+	best, ok := w.sched.nextSleeper()
 	consider := func(t time.Duration) {
 		if t > w.now && (!ok || t < best) {
 			best, ok = t, true

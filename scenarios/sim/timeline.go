@@ -47,7 +47,7 @@ func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl
 	}
 	defer func() {
 		w.close()
-		if w.watch.wedged != nil {
+		if w.sched.watch.wedged != nil {
 			// The stalled call still runs, and the world is its: err
 			// is the stall (runError).
 			return
@@ -62,7 +62,7 @@ func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl
 			}
 		}
 	}()
-	w.in(func() { script(&Timeline{w: w}) })
+	w.sched.in(func() { script(&Timeline{w: w}) })
 	if err := w.runError(); err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func toInt(v any) int {
 // startWait parks actor a in its WAIT. It returns at once when the replicas
 // already have everything.
 func (w *World) startWait(a *actor, wc *waitCmd) {
-	w.running--
+	w.sched.running--
 	wc.seq = w.replSeq
 	wc.deadline = w.now + wc.timeout
 	if wc.timeout == 0 {
@@ -83,13 +83,13 @@ func (w *World) finishWait(a *actor, err error) {
 	a.waitReply, a.waitErr = w.acked(a.waitFor), err
 	a.waitFor = nil
 	a.state, a.park = stateParked, parkNone
-	w.enqueue(a)
+	w.sched.enqueue(a)
 }
 
 // checkWaits ends the WAITs that have their acknowledgements, and fails those
 // whose server went down.
 func (w *World) checkWaits() {
-	for _, a := range w.actors {
+	for _, a := range w.sched.actors {
 		wc := a.waitFor
 		if wc == nil || a.state != stateSleeping {
 			continue

@@ -29,30 +29,13 @@ type World struct {
 	setup Setup
 	impl  lockimpl.Info
 
-	ch       chan msg
 	done     chan struct{} // closed when shutdown ends: no one reads ch
 	closing  atomic.Bool
 	inflight atomic.Int32 // gated commands inside go-redis: never more than one
-	// Flights (see actor): pending ones reached the gate and wait for their
-	// place in line; flights says some lock code of this run sends from
-	// goroutines of its own; loose, that such a goroutine may be running now.
-	pending        []*actor
-	flights, loose bool
-	// fanRunning counts the calls of Env.Fan that run lock code now: not
-	// parked at the gate, not returned.
-	fanRunning int
-	err        error
-
-	// bub is the synctest bubble an embedded world runs in (nil on real
-	// servers); see bubbled.go. inbox holds messages received while time
-	// passed, in the order they are handled.
-	bub   *bubble.Bubble
-	inbox []msg
-	// goroutines are the actors' goroutines, for a stall's error and the
-	// gate (stuck.go).
-	goroutines goroutines
-	// watch gives up a run that stalls (bubbled.go).
-	watch stallWatch
+	err      error
+	// sched is the scheduler's side of the run: its goroutines, their
+	// messages and their line (sched.go).
+	sched sched
 	// commands reached a server; failed of them got an error other than a
 	// nil reply. A run in which every command failed has no verdict.
 	commands, failed int
@@ -66,9 +49,6 @@ type World struct {
 	servers []*server
 	route   []int // logical node → server serving it
 	clients []*client
-	actors  []*actor
-	queue   []*actor
-	running int
 	repl    []replEntry
 	replSeq int // entries ever queued for replication
 	// promoting: the first node's primary has died, and Sentinel promotes
@@ -207,10 +187,11 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 }
 
 func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target, b *bubble.Bubble) (*World, error) {
-	w := &World{setup: setup.withDefaults(), impl: impl, ch: make(chan msg), done: make(chan struct{}),
+	w := &World{setup: setup.withDefaults(), impl: impl, done: make(chan struct{}),
 		pausedAt: map[*client]time.Duration{},
-		pacer:    pacerFrom(ctx), ctx: ctx, bub: b, watch: stallWatch{bound: stallFrom(ctx)}}
-	w.goroutines.world = worldIDs.Add(1)
+		pacer:    pacerFrom(ctx), ctx: ctx,
+		sched: sched{ch: make(chan msg), bub: b, watch: stallWatch{bound: stallFrom(ctx)}}}
+	w.sched.goroutines.world = worldIDs.Add(1)
 	s := &w.setup
 	w.res = resource{name: rowName(s.Key), value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
