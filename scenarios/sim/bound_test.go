@@ -32,7 +32,7 @@ func TestBigValueIsBoundedInTheTrace(t *testing.T) {
 		tl.Client("A", Program{Work: 5 * time.Second})
 		tl.Client("B", Program{Start: time.Second, Retry: time.Second, Work: time.Second})
 		tl.RunUntil(3 * time.Second)
-		replicated, _ = tl.w.servers[1].b.(*memBackend).m.Get(k)
+		replicated, _ = tl.w.fleet.servers[1].b.(*memBackend).m.Get(k)
 		tl.RunToEnd()
 	}
 	setup := Setup{Replica: true, Lag: time.Second}

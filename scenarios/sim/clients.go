@@ -23,10 +23,10 @@ func (w *World) addClient(name string, p Program) *client {
 	if p.Jitter {
 		c.jitter = jitterSource(name)
 	}
-	c.conn = make([]atomic.Int32, len(w.route))
-	for i := range w.route {
+	c.conn = make([]atomic.Int32, len(w.fleet.route))
+	for i := range w.fleet.route {
 		c.rdb = append(c.rdb, w.newRedisClient(c, i))
-		c.conn[i].Store(int32(w.route[i]))
+		c.conn[i].Store(int32(w.fleet.route[i]))
 	}
 	ttl := w.setup.TTL
 	if p.Lease > 0 {
@@ -42,7 +42,7 @@ func (w *World) addClient(name string, p Program) *client {
 		Token:    c.minted.next(c.name),
 		Go:       w.spawn,
 		Fan:      w.fan,
-		Replicas: w.replicas(),
+		Replicas: w.fleet.replicas(),
 	})
 	w.clients = append(w.clients, c)
 	w.trace.Clients = append(w.trace.Clients, name)
@@ -62,8 +62,8 @@ func (w *World) addClient(name string, p Program) *client {
 }
 
 // replicas is how many replicas a single-instance lock's server has.
-func (w *World) replicas() int {
-	if len(w.route) == 1 && w.servers[w.route[0]].replica >= 0 {
+func (f *fleet) replicas() int {
+	if len(f.route) == 1 && f.servers[f.route[0]].replica >= 0 {
 		return 1
 	}
 	return 0

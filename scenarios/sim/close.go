@@ -26,7 +26,7 @@ func (w *World) close() {
 		go func() {
 			<-w.sched.watch.wedgedDone
 			w.sched.bub.Do(w.stop)
-			w.closeServers(w.sched.bub.Close(closeLimit) == nil)
+			w.fleet.closeServers(w.sched.bub.Close(closeLimit) == nil)
 		}()
 		return
 	}
@@ -37,7 +37,7 @@ func (w *World) close() {
 		// are the lock's to answer for, and the run has said so.
 		clean = w.sched.bub.Close(closeLimit) == nil
 	}
-	w.closeServers(clean)
+	w.fleet.closeServers(clean)
 }
 
 // closeServers closes the run's servers once every goroutine of the run
@@ -45,8 +45,8 @@ func (w *World) close() {
 // (another bubble) only then. After a run that left goroutines behind, an
 // embedded server is dropped untouched: its connections may still be
 // theirs.
-func (w *World) closeServers(clean bool) {
-	for _, srv := range w.servers {
+func (f *fleet) closeServers(clean bool) {
+	for _, srv := range f.servers {
 		if _, embedded := srv.b.(*memBackend); embedded && !clean {
 			continue
 		}
@@ -124,14 +124,14 @@ func (w *World) shutdown() {
 // in the error, server by server.
 func (w *World) closeReal() error {
 	var sentinelErr error
-	if w.sentinel != nil {
+	if w.fleet.sentinel != nil {
 		// Before the replica is pointed back at the primary: a Sentinel
 		// that still watched would take it for a misconfigured master.
-		sentinelErr = w.sentinel.Close()
+		sentinelErr = w.fleet.sentinel.Close()
 	}
-	errs := make([]error, len(w.servers), len(w.servers)+1)
+	errs := make([]error, len(w.fleet.servers), len(w.fleet.servers)+1)
 	var wg sync.WaitGroup
-	for i, srv := range w.servers {
+	for i, srv := range w.fleet.servers {
 		wg.Go(func() { errs[i] = srv.b.Cleanup(srv.keys) })
 	}
 	wg.Wait()

@@ -114,7 +114,7 @@ func (w *World) notSent(a *actor, err error) {
 	if a.cmd == nil || !errors.Is(err, context.DeadlineExceeded) {
 		return
 	}
-	w.commandDone(a, msg{cmd: a.cmd, node: a.node, server: w.route[a.node],
+	w.commandDone(a, msg{cmd: a.cmd, node: a.node, server: w.fleet.route[a.node],
 		err: &NotSentError{Client: a.client.name, Err: err}})
 }
 
@@ -160,10 +160,10 @@ func (w *World) giveUp(a *actor, m msg) {
 		w.sched.actors[slices.Index(w.sched.actors, a)] = o
 	} else {
 		o.parent = a
-		w.sched.seat(o, a.name+"/"+w.servers[m.server].name)
+		w.sched.seat(o, a.name+"/"+w.fleet.servers[m.server].name)
 	}
 	w.commandDone(a, msg{cmd: m.cmd, node: m.node, server: m.server, err: &GaveUpError{
-		Client: a.client.name, Server: w.servers[m.server].name,
+		Client: a.client.name, Server: w.fleet.servers[m.server].name,
 		Waited: w.now - a.sentAt, Due: a.deadline, Err: m.err}})
 	a.inCmd = false
 	if a.flight {

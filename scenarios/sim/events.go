@@ -25,7 +25,7 @@ func (w *World) commandDone(a *actor, m msg) {
 		// world's clock catches up before the reply is recorded.
 		w.catchUp()
 	}
-	srv := w.servers[m.server]
+	srv := w.fleet.servers[m.server]
 	if w.runaway(a, m, srv) {
 		return
 	}
@@ -50,7 +50,7 @@ func (w *World) commandDone(a *actor, m msg) {
 		w.failed++
 	}
 	before, readAt := srv.keys, srv.readAt
-	after := w.readKeys(srv, before)
+	after := w.fleet.readKeys(srv, before)
 	c := a.client
 	op := a.op
 	if a.bg {
@@ -124,7 +124,7 @@ func (w *World) commandDone(a *actor, m msg) {
 			Short: text.Text{EN: "expired", ZH: "过期"}})
 	}
 	if srv.replica >= 0 && len(changes) > 0 {
-		w.enqueueReplication(m.server, changes)
+		w.fleet.enqueueReplication(m.server, changes)
 	}
 }
 
@@ -191,7 +191,7 @@ func (w *World) noted(a *actor, n note) {
 		c.belief, c.fence, c.lost = trace.BeliefHolds, n.fence, n.lost
 		c.claim = w.claimOf(c)
 		txt := textAcquired(c.name, c.token, n.fence)
-		waited := textWaited(c.attempts, c.acqCmds, len(w.route), w.now-c.wantSince)
+		waited := textWaited(c.attempts, c.acqCmds, len(w.fleet.route), w.now-c.wantSince)
 		txt.EN, txt.ZH = txt.EN+waited.EN, txt.ZH+waited.ZH
 		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: txt,
 			Short: shortAcquired(c.token, n.fence)})
@@ -223,7 +223,7 @@ func (w *World) noted(a *actor, n note) {
 		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textReleased(c.name, n.err, c.relCmds > 0), Short: shortReleased(n.err, c.relCmds > 0)})
 	case noteGaveUp:
 		c.belief, c.op = trace.BeliefGaveUp, trace.OpDone
-		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textGaveUp(c.name, c.attempts, c.acqCmds, len(w.route), w.now-c.wantSince), Short: text.Text{EN: "gives up", ZH: "放弃"}})
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textGaveUp(c.name, c.attempts, c.acqCmds, len(w.fleet.route), w.now-c.wantSince), Short: text.Text{EN: "gives up", ZH: "放弃"}})
 	}
 }
 
@@ -267,20 +267,20 @@ func (w *World) bgStopped(a *actor) {
 // the engine last read them.
 func (w *World) lockKeyHeld(key string) bool {
 	n := 0
-	for i := range w.route {
-		if _, ok := findKey(w.node(i).keys, key); ok {
+	for i := range w.fleet.route {
+		if _, ok := findKey(w.fleet.node(i).keys, key); ok {
 			n++
 		}
 	}
-	return n > len(w.route)/2
+	return n > len(w.fleet.route)/2
 }
 
 // claimOf is the lock token client c shows the resource (GuardToken): the
 // value its acquire left on the lock's key, on the first node where c wrote
 // it (a hash's owner field); "" when it wrote none (no lock at all).
 func (w *World) claimOf(c *client) string {
-	for i := range w.route {
-		k, ok := findKey(w.node(i).keys, c.key)
+	for i := range w.fleet.route {
+		k, ok := findKey(w.fleet.node(i).keys, c.key)
 		if !ok || k.Writer != c.name {
 			continue
 		}

@@ -122,8 +122,8 @@ func (s *Stepper) doFault(m Move) {
 func (s *Stepper) nodeMoves(kind MoveKind, verb string, pick func(i int, srv *server) bool, label func(srv *server) text.Text) []Move {
 	var moves []Move
 	w := s.w
-	for i := range w.route {
-		srv := w.servers[w.route[i]]
+	for i := range w.fleet.route {
+		srv := w.fleet.servers[w.fleet.route[i]]
 		if pick(i, srv) {
 			moves = append(moves, Move{Kind: kind, ID: verb + " " + srv.name, Label: label(srv)})
 		}

@@ -43,7 +43,7 @@ func init() {
 			i := s.node(m.ID)
 			s.restarted[i] = true
 			s.restartAt[i] = s.w.now + s.w.setup.TTL + RestartDelay
-			s.w.stopServer(i)
+			s.w.fleet.stopServer(i)
 		},
 	})
 }

@@ -21,14 +21,14 @@ func init() {
 		kinds: []MoveKind{MoveFailover},
 		worldMoves: func(s *Stepper) []Move {
 			w := s.w
-			if p := w.servers[w.route[0]]; !s.faults[FaultFailover] || !p.up || p.replica < 0 {
+			if p := w.fleet.servers[w.fleet.route[0]]; !s.faults[FaultFailover] || !p.up || p.replica < 0 {
 				return nil
 			}
-			p, d := w.servers[w.route[0]], w.setup.DownAfter
+			p, d := w.fleet.servers[w.fleet.route[0]], w.setup.DownAfter
 			return []Move{{Kind: MoveFailover, ID: "failover",
 				Label: text.Text{EN: p.name + " dies; Sentinel promotes its replica " + Secs(d) + " later",
 					ZH: p.name + " 宕机；" + secsZH(d) + "后哨兵把从库提升为主库"}}}
 		},
-		do: func(s *Stepper, m Move) { s.w.failover() },
+		do: func(s *Stepper, m Move) { s.w.fleet.failover() },
 	})
 }

@@ -28,7 +28,7 @@ func init() {
 		do: func(s *Stepper, m Move) {
 			i := s.node(m.ID)
 			s.restarted[i] = true
-			s.w.stopServer(i)
+			s.w.fleet.stopServer(i)
 			(&Timeline{w: s.w}).RestartServer(i)
 		},
 	})

@@ -40,14 +40,14 @@ func (c *Client) Partition(nodes ...int) {
 func (c *Client) mark(set *map[int]bool, nodes []int) []string {
 	var names []string
 	for _, i := range nodes {
-		if i < 0 || i >= len(c.w.route) {
+		if i < 0 || i >= len(c.w.fleet.route) {
 			continue
 		}
 		if *set == nil {
 			*set = map[int]bool{}
 		}
 		(*set)[i] = true
-		names = append(names, c.w.servers[c.w.route[i]].name)
+		names = append(names, c.w.fleet.servers[c.w.fleet.route[i]].name)
 	}
 	return names
 }
@@ -75,14 +75,14 @@ func (c *Client) Heal() {
 
 // node is the server of node i, or of the last node when the implementation
 // has fewer: "redis-3, or the only server of a single-instance lock".
-func (w *World) node(i int) *server {
-	return w.servers[w.route[min(max(i, 0), len(w.route)-1)]]
+func (f *fleet) node(i int) *server {
+	return f.servers[f.route[min(max(i, 0), len(f.route)-1)]]
 }
 
 // StopServer takes node i's server down (a crash of the Redis process):
 // clients cannot reach it until RestartServer.
 func (t *Timeline) StopServer(i int) {
-	if t.w.stopServer(i) {
+	if t.w.fleet.stopServer(i) {
 		t.w.runUntil(t.w.now, false) // a WAIT there fails now
 	}
 }
@@ -90,15 +90,15 @@ func (t *Timeline) StopServer(i int) {
 // stopServer takes node i's server down, and says whether it was up. The
 // Stepper's fault moves call it alone: what the stop interrupts moves in
 // moves of its own.
-func (w *World) stopServer(i int) bool {
-	srv := w.node(i)
+func (f *fleet) stopServer(i int) bool {
+	srv := f.node(i)
 	if !srv.up {
 		return false
 	}
 	srv.up = false
 	srv.keys = nil
 	srv.b.Stop()
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textServerStopped(srv.name),
+	f.w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textServerStopped(srv.name),
 		Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 	return true
 }
@@ -108,7 +108,7 @@ func (w *World) stopServer(i int) bool {
 // counters alike.
 func (t *Timeline) RestartServer(i int) {
 	w := t.w
-	srv := w.node(i)
+	srv := w.fleet.node(i)
 	if srv.up {
 		return
 	}
@@ -117,7 +117,7 @@ func (t *Timeline) RestartServer(i int) {
 		return
 	}
 	srv.up, srv.scripts = true, nil
-	srv.keys = w.readKeys(srv, nil)
+	srv.keys = w.fleet.readKeys(srv, nil)
 	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textServerRestarted(srv.name),
 		Short: text.Text{EN: "UP (empty)", ZH: "重启（空）"}})
 }
@@ -129,10 +129,10 @@ func (t *Timeline) RestartServer(i int) {
 // with a partition, nothing changes there.
 func (t *Timeline) Slow(i int, d time.Duration) {
 	w := t.w
-	if i < 0 || i >= len(w.route) {
+	if i < 0 || i >= len(w.fleet.route) {
 		return
 	}
-	srv := w.node(i)
+	srv := w.fleet.node(i)
 	srv.latency = max(d, 0)
 	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textSlow(srv.name, srv.latency),
 		Short: slowShort(srv.latency)})
@@ -142,14 +142,14 @@ func (t *Timeline) Slow(i int, d time.Duration) {
 // operator's date command): keys there expire d early.
 func (t *Timeline) ClockJump(i int, d time.Duration) {
 	w := t.w
-	srv := w.node(i)
+	srv := w.fleet.node(i)
 	if err := srv.b.Jump(d); err != nil {
 		w.fail(fmt.Errorf("clock jump on %s: %w", srv.name, err))
 		return
 	}
 	srv.ahead += d
 	before := srv.keys
-	srv.keys = w.readKeys(srv, before)
+	srv.keys = w.fleet.readKeys(srv, before)
 	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textClockJump(srv.name, d),
 		Short: text.Text{EN: "clock +" + Secs(d), ZH: "时钟 +" + secsZH(d)}})
 	for _, k := range before {

@@ -99,7 +99,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 					// go-redis sends nothing once the deadline has passed.
 					shown = &NotSentError{Client: g.c.name, Err: err}
 				}
-				g.w.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: g.w.route[g.node], err: shown})
+				g.w.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: g.w.fleet.route[g.node], err: shown})
 				_ = a.wait()
 				return err
 			}
@@ -111,8 +111,8 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			cmd.SetErr(err)
 			return err
 		}
-		srv := g.w.route[g.node]
-		if s := g.w.servers[srv]; s.latency > 0 && s.up && !g.c.cut[g.node] {
+		srv := g.w.fleet.route[g.node]
+		if s := g.w.fleet.servers[srv]; s.latency > 0 && s.up && !g.c.cut[g.node] {
 			// A slow server: the command is on its way while the rest of
 			// the world runs on, and reaches the server — and runs there —
 			// latency later, in virtual time. The reply comes back at once.
@@ -125,7 +125,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			// It arrived: it runs, and its reply comes back, whatever
 			// became of ctx meanwhile (on real servers a timer of the
 			// lock's is seen only when the scheduler next listens).
-			return g.arrive(arrived, next, a, cmd, g.w.route[g.node])
+			return g.arrive(arrived, next, a, cmd, g.w.fleet.route[g.node])
 		}
 		return g.arrive(ctx, next, a, cmd, srv)
 	}
@@ -158,7 +158,7 @@ func (g *gate) onItsWay(ctx context.Context, next redis.ProcessHook, a *actor, c
 			// The run ended before the command arrived.
 			return
 		}
-		_ = g.arrive(context.WithoutCancel(ctx), next, orphan, late, g.w.route[g.node])
+		_ = g.arrive(context.WithoutCancel(ctx), next, orphan, late, g.w.fleet.route[g.node])
 	}()
 	return nil, ctx.Err()
 }
@@ -168,7 +168,7 @@ func (g *gate) onItsWay(ctx context.Context, next redis.ProcessHook, a *actor, c
 // how it went.
 func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd redis.Cmder, srv int) error {
 	var err error
-	_, embedded := g.w.servers[srv].b.(*memBackend)
+	_, embedded := g.w.fleet.servers[srv].b.(*memBackend)
 	err = sessionRefusal(cmd)
 	if r := g.w.real; r != nil {
 		if r.Target.NoACL && err == nil {
@@ -185,13 +185,13 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 	if err != nil {
 		// Refused by the gate's own check: not sent.
 	} else if g.c.cut[g.node] {
-		err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name}
-	} else if !g.w.servers[srv].up {
-		err = &NodeDownError{Server: g.w.servers[srv].name}
-	} else if noScript := g.w.servers[srv].scripts.unknownScript(cmd); noScript != nil {
+		err = &PartitionError{Client: g.c.name, Server: g.w.fleet.servers[srv].name}
+	} else if !g.w.fleet.servers[srv].up {
+		err = &NodeDownError{Server: g.w.fleet.servers[srv].name}
+	} else if noScript := g.w.fleet.servers[srv].scripts.unknownScript(cmd); noScript != nil {
 		err = noScript // what Redis answers; not sent (scripts.go)
 		if g.c.mute[g.node] {
-			err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name, ReplyLost: true}
+			err = &PartitionError{Client: g.c.name, Server: g.w.fleet.servers[srv].name, ReplyLost: true}
 		}
 	} else if wc, isWait := parseWait(cmd, srv); isWait && embedded && !inBatch(cmd) {
 		// Embedded servers have no real replicas (miniredis answers
@@ -222,16 +222,16 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 		if embedded {
 			err = asRedisScriptError(cmd, err) // scripts.go
 		}
-		g.w.servers[srv].scripts.learn(cmd, err)
+		g.w.fleet.servers[srv].scripts.learn(cmd, err)
 		if errors.Is(err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// The deadline passed on the way (real time, on a real
 			// server): go-redis sent nothing.
 			err = &NotSentError{Client: g.c.name, Err: err}
-		} else if err != nil && isConnErr(err) && !g.w.servers[srv].up {
-			err = &NodeDownError{Server: g.w.servers[srv].name, Lost: true}
+		} else if err != nil && isConnErr(err) && !g.w.fleet.servers[srv].up {
+			err = &NodeDownError{Server: g.w.fleet.servers[srv].name, Lost: true}
 		} else if g.c.mute[g.node] {
 			// It ran; the reply does not come back.
-			err = &PartitionError{Client: g.c.name, Server: g.w.servers[srv].name, ReplyLost: true}
+			err = &PartitionError{Client: g.c.name, Server: g.w.fleet.servers[srv].name, ReplyLost: true}
 		}
 	}
 	// go-redis sets the error on the command only after all hooks have
@@ -264,7 +264,7 @@ func (w *World) newRedisClient(c *client, i int) *redis.Client {
 		WriteTimeout: -1,
 		DialTimeout:  time.Second,
 	}
-	if base := w.servers[w.route[i]].b.ClientOptions(); base != nil {
+	if base := w.fleet.servers[w.fleet.route[i]].b.ClientOptions(); base != nil {
 		o = w.realClientOptions(base, i)
 	}
 	o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -291,7 +291,7 @@ func (w *World) newRedisClient(c *client, i int) *redis.Client {
 func (w *World) realClientOptions(o *redis.Options, i int) *redis.Options {
 	o.CredentialsProvider, o.StreamingCredentialsProvider = nil, nil
 	o.CredentialsProviderContext = func(context.Context) (string, string, error) {
-		opts := w.servers[w.route[i]].b.ClientOptions()
+		opts := w.fleet.servers[w.fleet.route[i]].b.ClientOptions()
 		return opts.Username, opts.Password, nil
 	}
 	return o

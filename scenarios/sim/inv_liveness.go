@@ -124,7 +124,7 @@ func (l *livenessCheck) judge(w *World) []text.Text {
 // up: a liveness break with it there is an orphaned lock; without it, the
 // waiters' attempts fail on a free lock.
 func (w *World) lockKeyAnywhere() bool {
-	for _, srv := range w.servers {
+	for _, srv := range w.fleet.servers {
 		if _, ok := findKey(srv.keys, w.setup.Key); ok && srv.up {
 			return true
 		}

@@ -26,7 +26,7 @@ func (w *World) clientKey(p Program) string {
 		w.fail(ErrOwnKeyEmbedded)
 		return w.setup.Key
 	}
-	for _, srv := range w.servers {
+	for _, srv := range w.fleet.servers {
 		if err := srv.b.Guard(p.Key); err != nil {
 			w.fail(fmt.Errorf("guard %s: %w", srv.name, err))
 		}

@@ -94,8 +94,8 @@ func (r memRaw) Control(func(fd uintptr)) error    { return r.m.dead() }
 // node routes to now, and notes which one in c.conn; a connection to an
 // embedded server is a memConn.
 func (w *World) dial(ctx context.Context, c *client, i int) (net.Conn, error) {
-	srv := w.servers[w.route[i]]
-	c.conn[i].Store(int32(w.route[i]))
+	srv := w.fleet.servers[w.fleet.route[i]]
+	c.conn[i].Store(int32(w.fleet.route[i]))
 	conn, err := srv.b.Dial(ctx)
 	if mem, ok := srv.b.(*memBackend); ok && err == nil {
 		return &memConn{Conn: conn, b: mem, name: srv.name}, nil

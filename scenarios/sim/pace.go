@@ -73,7 +73,7 @@ func (w *World) pace(a *actor) {
 		}
 	}()
 	if w.real != nil && !w.real.start.IsZero() {
-		for _, srv := range w.servers {
+		for _, srv := range w.fleet.servers {
 			h, ok := srv.b.(TimeHolder)
 			if !ok || !srv.up || srv.primary >= 0 {
 				continue // a replica follows its primary

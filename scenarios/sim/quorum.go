@@ -39,7 +39,7 @@ func (w *World) beginAttempt(c *client) { c.attemptFrom = len(w.trace.Events) }
 func (w *World) quorum(c *client, acquired bool, n note) {
 	from := min(c.attemptFrom, len(w.trace.Events))
 	w.beginAttempt(c)
-	if len(w.route) < 2 {
+	if len(w.fleet.route) < 2 {
 		return
 	}
 	answers := map[string]nodeAnswer{}
@@ -69,8 +69,8 @@ func (w *World) quorum(c *client, acquired bool, n note) {
 	}
 	ok := 0
 	var failed []string
-	for i := range w.route {
-		name := w.servers[w.route[i]].name
+	for i := range w.fleet.route {
+		name := w.fleet.servers[w.fleet.route[i]].name
 		switch ans, seen := answers[name]; {
 		case !seen:
 		case ans == answerOK:
@@ -79,7 +79,7 @@ func (w *World) quorum(c *client, acquired bool, n note) {
 			failed = append(failed, name)
 		}
 	}
-	nodes := len(w.route)
+	nodes := len(w.fleet.route)
 	// The validity decides only for a majority; without one, the time the
 	// attempt took is worth saying only when it took any. A majority that
 	// fails for want of validity is said once, with the validity.

@@ -34,6 +34,7 @@ func stateOf(t *testing.T, id, want string) {
 // scheduler had let another actor go.
 func TestGoroutineStatesTellASendFromAWait(t *testing.T) {
 	w := &World{sched: sched{ch: make(chan msg)}, done: make(chan struct{})}
+	w.fleet.w = w
 	never := make(chan struct{})
 	sendID, waitID := make(chan string), make(chan string)
 	go func() { sendID <- goid(); w.send(msg{kind: msgExit}) }()

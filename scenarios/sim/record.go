@@ -16,16 +16,16 @@ import (
 // key or value that has not changed since prev is prev's string, so that
 // every snapshot shares one copy of it (a real server's reading is a new
 // one each time). A server that cannot be read stops the run.
-func (w *World) readKeys(srv *server, prev []trace.KeyState) []trace.KeyState {
+func (f *fleet) readKeys(srv *server, prev []trace.KeyState) []trace.KeyState {
 	if !srv.up {
 		return nil
 	}
-	if w.real != nil {
+	if f.w.real != nil {
 		srv.readAt = time.Now()
 	}
-	keys, err := srv.b.Read(w.now)
+	keys, err := srv.b.Read(f.w.now)
 	if err != nil {
-		w.fail(w.runErr(fmt.Errorf("read %s: %w", srv.name, err)))
+		f.w.fail(f.w.runErr(fmt.Errorf("read %s: %f.w", srv.name, err)))
 		return prev
 	}
 	for i := range keys {
@@ -81,14 +81,14 @@ func (w *World) record(e trace.Event) int {
 
 func (w *World) snapshot() trace.Snapshot {
 	var s trace.Snapshot
-	for _, srv := range w.servers {
+	for _, srv := range w.fleet.servers {
 		st := trace.ServerState{Name: srv.name, Role: srv.role, Up: srv.up,
 			Keys: slices.Clone(srv.keys), ClockAhead: srv.ahead}
 		if srv.primary >= 0 {
-			st.ReplicaOf = w.servers[srv.primary].name
+			st.ReplicaOf = w.fleet.servers[srv.primary].name
 			st.Lag = srv.lag
-			for _, e := range w.repl {
-				if e.replica == w.indexOf(srv) {
+			for _, e := range w.fleet.repl {
+				if e.replica == w.fleet.indexOf(srv) {
 					st.Pending++
 				}
 			}
@@ -108,7 +108,7 @@ func (w *World) snapshot() trace.Snapshot {
 	return s
 }
 
-func (w *World) indexOf(srv *server) int { return slices.Index(w.servers, srv) }
+func (f *fleet) indexOf(srv *server) int { return slices.Index(f.servers, srv) }
 
 func sameKeys(a, b []trace.KeyState) bool {
 	if len(a) != len(b) {

@@ -9,6 +9,31 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
+// fleet is the run's servers, as the world keeps them: which serves each
+// logical node, the writes on their way from a primary to its replica, and
+// a failover under way. Its methods read the servers' keys, carry
+// replication, and fail a primary over; what they show goes into the
+// world's trace (w).
+type fleet struct {
+	w *World
+
+	servers []*server
+	route   []int // logical node → server serving it
+	repl    []replEntry
+	replSeq int // entries ever queued for replication
+	// promoting: the first node's primary has died, and Sentinel promotes
+	// its replica at promoteAt (its down-after past the death).
+	promoting bool
+	promoteAt time.Duration
+	// sentinel, on a real run whose Sentinels decide the failover
+	// (Target.Sentinels), watches the first node's primary; sentinelSaid
+	// holds the kinds of their messages the trace has shown, diedAt when
+	// the primary died.
+	sentinel     SentinelWatch
+	sentinelSaid map[string]bool
+	diedAt       time.Duration
+}
+
 // replEntry is one write on its way from a primary to its replica. Redis
 // replicates asynchronously: the primary answers the client first and ships
 // the write afterwards, so for a while (the lag) the replica does not have it.
@@ -24,45 +49,45 @@ type replEntry struct {
 }
 
 // enqueueReplication schedules the changes a command made on primary p.
-func (w *World) enqueueReplication(p int, changes []change) {
-	if w.real != nil {
+func (f *fleet) enqueueReplication(p int, changes []change) {
+	if f.w.real != nil {
 		return // the relay carries real replication
 	}
-	r := w.servers[p].replica
-	if !w.servers[r].up {
+	r := f.servers[p].replica
+	if !f.servers[r].up {
 		return
 	}
 	for _, ch := range changes {
-		w.replSeq++
-		e := replEntry{seq: w.replSeq, due: w.now + w.servers[r].lag, replica: r, key: ch.key}
+		f.replSeq++
+		e := replEntry{seq: f.replSeq, due: f.w.now + f.servers[r].lag, replica: r, key: ch.key}
 		if ch.kind == changeDeleted {
 			e.deleted = true
 		} else {
 			e.state = ch.after
-			e.value = w.servers[p].b.(*memBackend).stored(ch.key)
+			e.value = f.servers[p].b.(*memBackend).stored(ch.key)
 			if ch.after.TTL > 0 {
-				e.expireAt = w.now + ch.after.TTL
+				e.expireAt = f.w.now + ch.after.TTL
 			}
 		}
-		w.repl = append(w.repl, e)
+		f.repl = append(f.repl, e)
 	}
-	w.applyReplication()
+	f.applyReplication()
 }
 
 // applyReplication applies every write that is due, in the order the primary
 // made them, with one event per replica and moment.
-func (w *World) applyReplication() {
+func (f *fleet) applyReplication() {
 	var keys []string
 	r := -1
-	for len(w.repl) > 0 && w.repl[0].due <= w.now {
-		e := w.repl[0]
-		w.repl = w.repl[1:]
-		srv := w.servers[e.replica]
+	for len(f.repl) > 0 && f.repl[0].due <= f.w.now {
+		e := f.repl[0]
+		f.repl = f.repl[1:]
+		srv := f.servers[e.replica]
 		if !srv.up {
 			continue
 		}
 		mem := srv.b.(*memBackend)
-		switch left := e.expireAt - w.now; {
+		switch left := e.expireAt - f.w.now; {
 		case e.deleted || e.expireAt > 0 && left <= 0:
 			mem.del(e.key)
 		case e.expireAt > 0:
@@ -70,7 +95,7 @@ func (w *World) applyReplication() {
 		default:
 			mem.put(e.key, e.value, 0)
 		}
-		srv.keys = w.readKeys(srv, srv.keys)
+		srv.keys = f.readKeys(srv, srv.keys)
 		for i := range srv.keys {
 			if srv.keys[i].Key == e.key {
 				srv.keys[i].Writer = e.state.Writer
@@ -80,8 +105,8 @@ func (w *World) applyReplication() {
 		r = e.replica
 	}
 	if r >= 0 {
-		w.emit(trace.Event{Kind: trace.KindReplicate, Server: w.servers[r].name,
-			Text: textReplicated(w.servers[r].name, keys), Short: text.Text{EN: "replicated", ZH: "已复制"}})
+		f.w.emit(trace.Event{Kind: trace.KindReplicate, Server: f.servers[r].name,
+			Text: textReplicated(f.servers[r].name, keys), Short: text.Text{EN: "replicated", ZH: "已复制"}})
 	}
 }
 
@@ -90,8 +115,8 @@ func (w *World) applyReplication() {
 // had not shipped yet — they are lost — and nothing answers for the node
 // until Sentinel, down-after later, promotes the replica (promote): a
 // client's command there meanwhile meets a dead server, as it would.
-func (w *World) failover() {
-	dead := w.servers[w.route[0]]
+func (f *fleet) failover() {
+	dead := f.servers[f.route[0]]
 	if !dead.up {
 		return // dead already; Sentinel is on it, or it has no replica
 	}
@@ -99,24 +124,24 @@ func (w *World) failover() {
 	dead.keys = nil
 	if dead.replica < 0 {
 		dead.b.Stop() // it may come back: Rejoin
-		w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: textNodeDown(dead.name),
+		f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: textNodeDown(dead.name),
 			Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 		return
 	}
 	var lost int
-	if w.sentinel != nil {
-		lost = w.sentinelDown(dead)
+	if f.sentinel != nil {
+		lost = f.sentinelDown(dead)
 	} else {
-		lost = w.cutReplication(dead)
+		lost = f.cutReplication(dead)
 	}
 	dead.b.Kill()
 	dead.role = "primary (down)"
-	w.promoting, w.promoteAt, w.diedAt = true, w.now+w.setup.DownAfter, w.now
-	died := textPrimaryDied(dead.name, lost, w.setup.DownAfter)
-	if w.sentinel != nil {
-		died = textPrimaryDiedSentinel(dead.name, lost, w.setup.DownAfter)
+	f.promoting, f.promoteAt, f.diedAt = true, f.w.now+f.w.setup.DownAfter, f.w.now
+	died := textPrimaryDied(dead.name, lost, f.w.setup.DownAfter)
+	if f.sentinel != nil {
+		died = textPrimaryDiedSentinel(dead.name, lost, f.w.setup.DownAfter)
 	}
-	w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: died,
+	f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: died,
 		Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 }
 
@@ -125,19 +150,19 @@ func (w *World) failover() {
 // arrive. A replica that replicates by itself (a real one) is made a
 // primary now, since its relay is cut (Follower.Promote); no client reaches
 // it before Sentinel's promotion routes the node there.
-func (w *World) cutReplication(dead *server) int {
+func (f *fleet) cutReplication(dead *server) int {
 	lost := 0
-	for _, e := range w.repl {
+	for _, e := range f.repl {
 		if e.replica == dead.replica {
 			lost++
 		}
 	}
-	w.repl = nil
-	if f, ok := w.servers[dead.replica].b.(Follower); ok {
-		n, err := f.Promote()
+	f.repl = nil
+	if fo, ok := f.servers[dead.replica].b.(Follower); ok {
+		n, err := fo.Promote()
 		lost = n
 		if err != nil {
-			w.fail(fmt.Errorf("promote %s: %w", w.servers[dead.replica].name, err))
+			f.w.fail(fmt.Errorf("promote %s: %f.w", f.servers[dead.replica].name, err))
 		}
 	}
 	return lost
@@ -147,37 +172,37 @@ func (w *World) cutReplication(dead *server) int {
 // Sentinels agree that it is down, elect a leader, and the leader promotes
 // the replica with what it had received. The node routes to it from now on:
 // a client's next command there reaches it (memconn.go).
-func (w *World) promote() {
-	w.promoting = false
-	dead := w.servers[w.route[0]]
-	r := w.servers[dead.replica]
+func (f *fleet) promote() {
+	f.promoting = false
+	dead := f.servers[f.route[0]]
+	r := f.servers[dead.replica]
 	r.role, r.primary, r.lag = "primary", -1, 0
-	w.route[0] = dead.replica
-	w.emit(trace.Event{Kind: trace.KindFault, Server: r.name, Text: textPromoted(dead.name, r.name, w.setup.DownAfter),
+	f.route[0] = dead.replica
+	f.w.emit(trace.Event{Kind: trace.KindFault, Server: r.name, Text: textPromoted(dead.name, r.name, f.w.setup.DownAfter),
 		Short: text.Text{EN: "promoted", ZH: "升为主库"}})
 }
 
 // rejoin brings back the first server after a failover. With a promoted
 // replica it rejoins as that replica's replica, with the new primary's data;
 // without one (a Redlock node) it restarts empty.
-func (w *World) rejoin() {
-	dead := w.servers[0]
+func (f *fleet) rejoin() {
+	dead := f.servers[0]
 	if dead.up {
 		return
 	}
-	if w.promoting {
-		w.fail(fmt.Errorf("scenario: rejoin at %s comes before Sentinel promotes %s's replica at %s (down-after %s)",
-			Secs(w.now), dead.name, Secs(w.promoteAt), Secs(w.setup.DownAfter)))
+	if f.promoting {
+		f.w.fail(fmt.Errorf("scenario: rejoin at %s comes before Sentinel promotes %s's replica at %s (down-after %s)",
+			Secs(f.w.now), dead.name, Secs(f.promoteAt), Secs(f.w.setup.DownAfter)))
 		return
 	}
 	if dead.replica < 0 {
-		(&Timeline{w: w}).RestartServer(0)
+		(&Timeline{w: f.w}).RestartServer(0)
 		return
 	}
-	p := w.route[0]
-	primary := w.servers[p]
-	mem := w.newMem()
-	mem.Advance(w.now, 0)
+	p := f.route[0]
+	primary := f.servers[p]
+	mem := f.newMem()
+	mem.Advance(f.w.now, 0)
 	from := primary.b.(*memBackend)
 	for _, k := range primary.keys {
 		mem.put(k.Key, from.stored(k.Key), max(k.TTL, 0))
@@ -186,10 +211,10 @@ func (w *World) rejoin() {
 	dead.up = true
 	dead.role, dead.primary, dead.replica, dead.lag = "replica", p, -1, primary.lag
 	if dead.lag == 0 {
-		dead.lag = w.setup.Lag
+		dead.lag = f.w.setup.Lag
 	}
 	primary.replica = 0
-	dead.keys = w.readKeys(dead, primary.keys)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: textRejoined(dead.name, primary.name),
+	dead.keys = f.readKeys(dead, primary.keys)
+	f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: textRejoined(dead.name, primary.name),
 		Short: text.Text{EN: "rejoins → replica", ZH: "重新加入 → 从库"}})
 }

@@ -127,7 +127,7 @@ func (w *World) place() {
 		return strings.Compare(formatCommand(x.cmd), formatCommand(y.cmd))
 	})
 	for _, f := range w.sched.pending {
-		w.sched.seat(f, f.parent.name+"/"+w.servers[w.route[f.node]].name)
+		w.sched.seat(f, f.parent.name+"/"+w.fleet.servers[w.fleet.route[f.node]].name)
 		f.op = f.parent.op
 		w.checkHold(f)
 	}
@@ -293,8 +293,8 @@ func (w *World) handle(m msg) {
 	case msgSlow:
 		w.sched.running--
 		a.state, a.deadline, a.sentAt = stateSleeping, m.deadline, w.now
-		w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Server: w.servers[m.server].name,
-			Text:  textSlowSend(a.name, formatCommand(m.cmd), w.servers[m.server].name, m.deadline-w.now),
+		w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Server: w.fleet.servers[m.server].name,
+			Text:  textSlowSend(a.name, formatCommand(m.cmd), w.fleet.servers[m.server].name, m.deadline-w.now),
 			Short: text.Text{EN: "sent…", ZH: "发出…"}})
 	case msgUnsleep:
 		// Cancelled in its sleep, or after the clock woke it but before it

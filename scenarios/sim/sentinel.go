@@ -70,12 +70,12 @@ func SentinelName(prefix string) string {
 
 // startSentinels has the target's Sentinels watch the run's primary, once
 // its replica is in sync.
-func (w *World) startSentinels() error {
-	t := w.real.Target
-	if t.Sentinels == nil || w.route == nil || w.servers[w.route[0]].replica < 0 {
+func (f *fleet) startSentinels() error {
+	t := f.w.real.Target
+	if t.Sentinels == nil || f.route == nil || f.servers[f.route[0]].replica < 0 {
 		return nil
 	}
-	p, r := w.servers[w.route[0]], w.servers[w.servers[w.route[0]].replica]
+	p, r := f.servers[f.route[0]], f.servers[f.servers[f.route[0]].replica]
 	if _, ok := r.b.(Cutter); !ok {
 		return fmt.Errorf("%s cannot be failed over by Sentinel: its backend cannot cut the stream", r.b.Addr())
 	}
@@ -83,60 +83,60 @@ func (w *World) startSentinels() error {
 	// The failover timeout outlasts the run: a replica behind the relay
 	// is pointed at the monitored address by Sentinel once it has passed
 	// (+fix-slave-config), which would bypass the lag.
-	timeout := w.real.ToReal(w.setup.Horizon) + time.Minute
-	watch, err := t.Sentinels(w.real, name, p.b.ClientOptions(), r.b.ClientOptions(), w.real.ToReal(w.setup.DownAfter), timeout)
+	timeout := f.w.real.ToReal(f.w.setup.Horizon) + time.Minute
+	watch, err := t.Sentinels(f.w.real, name, p.b.ClientOptions(), r.b.ClientOptions(), f.w.real.ToReal(f.w.setup.DownAfter), timeout)
 	if err != nil {
-		return fmt.Errorf("Sentinel: %w", err)
+		return fmt.Errorf("Sentinel: %f.w", err)
 	}
-	w.sentinel, w.sentinelSaid = watch, map[string]bool{}
+	f.sentinel, f.sentinelSaid = watch, map[string]bool{}
 	return nil
 }
 
 // sentinelDown is the failover on a run whose Sentinels decide it: the
 // stream to the replica is cut (its unsent writes are lost), the primary
 // goes out of the Sentinels' reach, and the world waits for their word.
-func (w *World) sentinelDown(dead *server) int {
-	lost := w.servers[dead.replica].b.(Cutter).Cut()
-	w.repl = nil
-	w.sentinel.Down()
+func (f *fleet) sentinelDown(dead *server) int {
+	lost := f.servers[dead.replica].b.(Cutter).Cut()
+	f.repl = nil
+	f.sentinel.Down()
 	return lost
 }
 
 // drainSentinels shows what the Sentinels said since the last look, the
 // first of each kind, and routes the first node to the replica when they
 // have promoted it.
-func (w *World) drainSentinels() {
-	if w.sentinel == nil {
+func (f *fleet) drainSentinels() {
+	if f.sentinel == nil {
 		return
 	}
-	for _, e := range w.sentinel.Events() {
-		if w.sentinelSaid[e.Kind] {
+	for _, e := range f.sentinel.Events() {
+		if f.sentinelSaid[e.Kind] {
 			continue
 		}
-		text, ok := textSentinel(e, w.servers, w.now-w.diedAt)
+		text, ok := textSentinel(e, f.servers, f.w.now-f.diedAt)
 		if !ok {
 			continue
 		}
-		w.sentinelSaid[e.Kind] = true
-		w.emit(trace.Event{Kind: trace.KindFault, Server: w.servers[w.route[0]].name, Text: text, Short: same(e.Kind)})
-		if e.Kind == "+switch-master" && w.promoting {
-			w.sentinelPromote(e)
+		f.sentinelSaid[e.Kind] = true
+		f.w.emit(trace.Event{Kind: trace.KindFault, Server: f.servers[f.route[0]].name, Text: text, Short: same(e.Kind)})
+		if e.Kind == "+switch-master" && f.promoting {
+			f.sentinelPromote(e)
 		}
 	}
 }
 
 // sentinelPromote routes the first node to the replica the Sentinels
 // promoted; a promotion of anything else fails the run.
-func (w *World) sentinelPromote(e SentinelEvent) {
-	dead := w.servers[w.route[0]]
-	r := w.servers[dead.replica]
+func (f *fleet) sentinelPromote(e SentinelEvent) {
+	dead := f.servers[f.route[0]]
+	r := f.servers[dead.replica]
 	if o := r.b.ClientOptions(); o == nil || o.Addr != e.Addr {
-		w.fail(fmt.Errorf("Sentinel promoted %s, not the replica %s", e.Addr, r.b.Addr()))
+		f.w.fail(fmt.Errorf("Sentinel promoted %s, not the replica %s", e.Addr, r.b.Addr()))
 		return
 	}
-	w.promoting = false
+	f.promoting = false
 	r.role, r.primary, r.lag = "primary", -1, 0
-	w.route[0] = dead.replica
+	f.route[0] = dead.replica
 }
 
 // textSentinel is what a Sentinel's message says in the trace, for the

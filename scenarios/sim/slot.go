@@ -100,9 +100,9 @@ func (r *slotRule) check(args []string, inScript bool) string {
 
 // newMem is an embedded server for this world: a cluster node when the
 // setup says Cluster.
-func (w *World) newMem() *memBackend {
+func (f *fleet) newMem() *memBackend {
 	b := newMemBackend()
-	if w.setup.Cluster {
+	if f.w.setup.Cluster {
 		b.slots = &slotRule{script: -1}
 	}
 	return b

@@ -177,20 +177,20 @@ func (s *Stepper) State() State {
 		Alike:     s.alike(),
 		Orphan:    w.judge.liveness().orphan,
 		OrphanFor: w.judge.liveness().since - w.now,
-		Promoting: w.promoting,
-		PromoteIn: w.promoteAt - w.now,
+		Promoting: w.fleet.promoting,
+		PromoteIn: w.fleet.promoteAt - w.now,
 		Tokens:    s.tokens(),
 	}
-	for _, srv := range w.servers {
+	for _, srv := range w.fleet.servers {
 		st.Servers = append(st.Servers, ServerView{Name: srv.name, Up: srv.up, Role: srv.role, Ahead: srv.ahead,
 			Latency: srv.latency, Replica: srv.replica, Primary: srv.primary, Keys: srv.keys})
 	}
-	for j, si := range w.route {
+	for j, si := range w.fleet.route {
 		at, down := s.restartAt[j]
 		st.Nodes = append(st.Nodes, NodeView{Server: si, Restarted: s.restarted[j], Jumped: s.jumped[j],
 			Down: down, RestartIn: at - w.now})
 	}
-	for _, e := range w.repl {
+	for _, e := range w.fleet.repl {
 		st.Repl = append(st.Repl, ReplView{Replica: e.replica, Key: e.key, Deleted: e.deleted, Value: e.state,
 			DueIn: e.due - w.now, ExpireIn: e.expireAt - w.now})
 	}
@@ -229,7 +229,7 @@ func (s *Stepper) clientView(c *client) ClientView {
 		Lost: c.lost != nil, HadPause: s.paused[c.name], HadHang: s.hung[c.name], HadPartition: s.parted[c.name],
 		Cut: slices.Sorted(maps.Keys(c.cut)), Mute: slices.Sorted(maps.Keys(c.mute))}
 	for si, end := range s.lease[c.name] {
-		if _, there := findKey(w.servers[si].keys, w.setup.Key); !there && end > w.now {
+		if _, there := findKey(w.fleet.servers[si].keys, w.setup.Key); !there && end > w.now {
 			v.GoneLeases = append(v.GoneLeases, Lease{Server: si, EndsIn: end - w.now})
 		}
 	}
@@ -258,8 +258,8 @@ func (s *Stepper) actorView(a *actor) ActorView {
 	v.Gated = a.park == parkGate && a.cmd != nil
 	if wc := a.waitFor; wc != nil {
 		v.Waiting, v.WaitWant = true, wc.want
-		for _, e := range w.repl {
-			if e.seq <= wc.seq && w.servers[wc.server].replica == e.replica {
+		for _, e := range w.fleet.repl {
+			if e.seq <= wc.seq && w.fleet.servers[wc.server].replica == e.replica {
 				v.WaitAhead++
 			}
 		}
@@ -302,12 +302,12 @@ func (s *Stepper) tokens() []string {
 	for _, c := range w.clients {
 		add(c.token)
 	}
-	for _, srv := range w.servers {
+	for _, srv := range w.fleet.servers {
 		for _, k := range srv.keys {
 			lock(k)
 		}
 	}
-	for _, e := range w.repl {
+	for _, e := range w.fleet.repl {
 		if !e.deleted {
 			lock(e.state)
 		}

@@ -33,6 +33,16 @@ var notInState = map[string]map[string]string{
 		"actors":     "", "queue": "",
 		"running": "the running actors: none between moves",
 	},
+	"fleet": {
+		"w":       "the world it belongs to",
+		"servers": "", "route": "", "repl": "",
+		"replSeq":      "replication entries ever queued, WAIT's counter: WaitAhead says what a WAIT still waits for",
+		"promoting":    "",
+		"promoteAt":    "",
+		"sentinel":     "real runs' Sentinels: the explorer runs embedded servers",
+		"sentinelSaid": "real runs' Sentinels",
+		"diedAt":       "real runs' Sentinels",
+	},
 	"World": {
 		"setup":        "the run's setup: the same in every state of a search",
 		"impl":         "the lock: the same in every state of a search",
@@ -47,14 +57,8 @@ var notInState = map[string]map[string]string{
 		"lockErrs":     "counts for the verdict of a run whose every call failed (Served)",
 		"firstLockErr": "what the no-verdict error names",
 		"now":          "State's times are relative to it: two states apart only in when they happen are one",
-		"servers":      "", "route": "", "clients": "", "repl": "",
+		"clients":      "",
 		"sched":        "the scheduler's side: its fields are listed under sched",
-		"replSeq":      "replication entries ever queued, WAIT's counter: WaitAhead says what a WAIT still waits for",
-		"promoting":    "",
-		"promoteAt":    "",
-		"sentinel":     "real runs' Sentinels: the explorer runs embedded servers",
-		"sentinelSaid": "real runs' Sentinels",
-		"diedAt":       "real runs' Sentinels",
 		"res":          "", "judge": "",
 		"rows":     "clients' own keys' rows (Program.Key): lessons only, not the explorer's programs",
 		"trace":    "the record of the run: what it shows follows from the moves, and two schedules to one state have different traces",
@@ -65,6 +69,7 @@ var notInState = map[string]map[string]string{
 		"pacer":    "a live run's pacer: the explorer has none",
 		"ctx":      "the run's context",
 		"closed":   "true once the world has closed",
+		"fleet":    "the run's servers: their fields are listed under fleet",
 	},
 	"client": {
 		"name": "", "token": "", "count": "", "claim": "", "belief": "", "op": "", "fence": "", "lost": "",
@@ -141,7 +146,7 @@ var notInState = map[string]map[string]string{
 // Every field of the world is in notInState, one way or the other.
 func TestEveryWorldFieldIsListed(t *testing.T) {
 	types := map[string]reflect.Type{}
-	for _, v := range []any{World{}, sched{}, client{}, actor{}, server{}, resource{}, judge{}, replEntry{}, Stepper{}} {
+	for _, v := range []any{World{}, sched{}, fleet{}, client{}, actor{}, server{}, resource{}, judge{}, replEntry{}, Stepper{}} {
 		types[reflect.TypeOf(v).Name()] = reflect.TypeOf(v)
 	}
 	// Each invariant's check keeps state of its own in the world.
@@ -187,11 +192,11 @@ func TestStateSeesEveryField(t *testing.T) {
 		}
 		for step := 0; step < 14; step++ {
 			s.w.sched.in(func() {
-				s.w.repl = append(s.w.repl, replEntry{})
+				s.w.fleet.repl = append(s.w.fleet.repl, replEntry{})
 				s.mutateEach(func(path string, changed bool) {
 					seen[path] = seen[path] || changed
 				})
-				s.w.repl = s.w.repl[:len(s.w.repl)-1]
+				s.w.fleet.repl = s.w.fleet.repl[:len(s.w.fleet.repl)-1]
 			})
 			moves := s.Moves()
 			if len(moves) == 0 {
@@ -246,11 +251,11 @@ func (s *Stepper) mutateEach(report func(path string, changed bool)) {
 	for _, a := range w.sched.actors {
 		check("actor", reflect.ValueOf(a).Elem())
 	}
-	for _, srv := range w.servers {
+	for _, srv := range w.fleet.servers {
 		check("server", reflect.ValueOf(srv).Elem())
 	}
-	for i := range w.repl {
-		check("replEntry", reflect.ValueOf(&w.repl[i]).Elem())
+	for i := range w.fleet.repl {
+		check("replEntry", reflect.ValueOf(&w.fleet.repl[i]).Elem())
 	}
 }
 

@@ -251,7 +251,7 @@ func (s *Stepper) noteLeases() {
 			delete(s.lease, c.name)
 		}
 	}
-	for i, srv := range w.servers {
+	for i, srv := range w.fleet.servers {
 		if !srv.up {
 			continue
 		}
@@ -396,7 +396,7 @@ func (s *Stepper) do(id string) error {
 // bound is judged at its instant or not at all.
 func (s *Stepper) tick() {
 	w := s.w
-	w.applyReplication()
+	w.fleet.applyReplication()
 	w.checkWaits()
 	if len(s.runnable()) == 0 {
 		w.observe(observation{kind: obsInstant})
@@ -461,7 +461,7 @@ func (s *Stepper) startChildren() {
 // there is one.
 func (s *Stepper) node(id string) int {
 	name := id[strings.LastIndexByte(id, ' ')+1:]
-	return slices.IndexFunc(s.w.route, func(srv int) bool { return s.w.servers[srv].name == name })
+	return slices.IndexFunc(s.w.fleet.route, func(srv int) bool { return s.w.fleet.servers[srv].name == name })
 }
 
 func (s *Stepper) client(id string) *Client {

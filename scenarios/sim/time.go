@@ -120,7 +120,7 @@ func (w *World) nextDeadline() (time.Duration, bool) {
 			best, ok = t, true
 		}
 	}
-	for _, srv := range w.servers {
+	for _, srv := range w.fleet.servers {
 		if !srv.up {
 			continue
 		}
@@ -130,14 +130,14 @@ func (w *World) nextDeadline() (time.Duration, bool) {
 			}
 		}
 	}
-	for _, e := range w.repl {
+	for _, e := range w.fleet.repl {
 		consider(e.due)
 	}
 	switch {
-	case w.promoting && w.sentinel != nil:
+	case w.fleet.promoting && w.fleet.sentinel != nil:
 		consider(w.now + sentinelPoll) // the Sentinels say when
-	case w.promoting:
-		consider(w.promoteAt)
+	case w.fleet.promoting:
+		consider(w.fleet.promoteAt)
 	}
 	if d, on := w.judge.livenessDeadline(w.setup.LivenessBound); on {
 		consider(d)
@@ -162,13 +162,13 @@ func (w *World) advance(t time.Duration) {
 	}
 	var expired []expiry
 	var replicated []string
-	for _, srv := range w.servers {
+	for _, srv := range w.fleet.servers {
 		if !srv.up {
 			continue
 		}
 		srv.b.Advance(t, delta)
 		before := srv.keys
-		srv.keys = w.readKeys(srv, before)
+		srv.keys = w.fleet.readKeys(srv, before)
 		for _, k := range before {
 			if _, still := findKey(srv.keys, k.Key); !still && k.TTL > 0 && k.TTL <= delta {
 				expired = append(expired, expiry{srv.name, k})
@@ -187,15 +187,15 @@ func (w *World) advance(t time.Duration) {
 		w.emit(trace.Event{Kind: trace.KindReplicate, Server: name, Text: textReplicatedReal(name),
 			Short: text.Text{EN: "replicated", ZH: "已复制"}})
 	}
-	w.drainSentinels()
-	if w.promoting && w.sentinel == nil && w.now >= w.promoteAt {
-		w.promote()
+	w.fleet.drainSentinels()
+	if w.fleet.promoting && w.fleet.sentinel == nil && w.now >= w.fleet.promoteAt {
+		w.fleet.promote()
 	}
 }
 
 // tick handles what is due now: replication and the liveness bound.
 func (w *World) tick() {
-	w.applyReplication()
+	w.fleet.applyReplication()
 	w.checkWaits()
 	w.observe(observation{kind: obsInstant})
 }

@@ -111,7 +111,7 @@ func (t *Timeline) RunToEnd() {
 // the primary died, and until then a command to the node fails; without one
 // (Redlock) the node is simply down.
 func (t *Timeline) Failover() {
-	t.w.failover()
+	t.w.fleet.failover()
 	t.w.runUntil(t.w.now, false) // what the failover interrupted fails now
 }
 
@@ -126,7 +126,7 @@ func (t *Timeline) Rejoin() {
 		w.fail(errors.New("scenario: Rejoin needs Setup.Rejoin"))
 		return
 	}
-	w.rejoin()
+	w.fleet.rejoin()
 	w.runUntil(w.now, false)
 }
 

@@ -51,7 +51,7 @@ func toInt(v any) int {
 // already have everything.
 func (w *World) startWait(a *actor, wc *waitCmd) {
 	w.sched.running--
-	wc.seq = w.replSeq
+	wc.seq = w.fleet.replSeq
 	wc.deadline = w.now + wc.timeout
 	if wc.timeout == 0 {
 		wc.deadline = w.setup.Horizon + time.Hour
@@ -65,11 +65,11 @@ func (w *World) startWait(a *actor, wc *waitCmd) {
 // acked counts the replicas of the WAIT's server that are up and have every
 // write it waits for.
 func (w *World) acked(wc *waitCmd) int64 {
-	r := w.servers[wc.server].replica
-	if r < 0 || !w.servers[r].up {
+	r := w.fleet.servers[wc.server].replica
+	if r < 0 || !w.fleet.servers[r].up {
 		return 0
 	}
-	for _, e := range w.repl {
+	for _, e := range w.fleet.repl {
 		if e.replica == r && e.seq <= wc.seq {
 			return 0
 		}
@@ -94,7 +94,7 @@ func (w *World) checkWaits() {
 		if wc == nil || a.state != stateSleeping {
 			continue
 		}
-		switch srv := w.servers[wc.server]; {
+		switch srv := w.fleet.servers[wc.server]; {
 		case !srv.up:
 			w.finishWait(a, &NodeDownError{Server: srv.name, Lost: true})
 		case w.acked(wc) >= wc.want:

@@ -46,22 +46,10 @@ type World struct {
 	firstLockErr        error
 
 	now     time.Duration
-	servers []*server
-	route   []int // logical node → server serving it
 	clients []*client
-	repl    []replEntry
-	replSeq int // entries ever queued for replication
-	// promoting: the first node's primary has died, and Sentinel promotes
-	// its replica at promoteAt (its down-after past the death).
-	promoting bool
-	promoteAt time.Duration
-	// sentinel, on a real run whose Sentinels decide the failover
-	// (Target.Sentinels), watches the first node's primary; sentinelSaid
-	// holds the kinds of their messages the trace has shown, diedAt when
-	// the primary died.
-	sentinel     SentinelWatch
-	sentinelSaid map[string]bool
-	diedAt       time.Duration
+	// fleet is the run's servers, their replication and failover
+	// (replication.go).
+	fleet fleet
 
 	res      resource
 	rows     map[string]*resource // the rows of clients' own keys (Program.Key)
@@ -192,6 +180,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 		pacer:    pacerFrom(ctx), ctx: ctx,
 		sched: sched{ch: make(chan msg), bub: b, watch: stallWatch{bound: stallFrom(ctx)}}}
 	w.sched.goroutines.world = worldIDs.Add(1)
+	w.fleet.w = w
 	s := &w.setup
 	w.res = resource{name: rowName(s.Key), value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
@@ -234,7 +223,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 	}
 	newBackend := func(i int) Backend {
 		if w.real == nil {
-			return w.newMem()
+			return w.fleet.newMem()
 		}
 		if i < 0 {
 			return target.NewBackend(w.real, target.Replica)
@@ -242,8 +231,8 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 		return target.NewBackend(w.real, nodes[i])
 	}
 	add := func(name, role string, b Backend) int {
-		w.servers = append(w.servers, &server{name: name, b: b, up: true, role: role, replica: -1, primary: -1})
-		return len(w.servers) - 1
+		w.fleet.servers = append(w.fleet.servers, &server{name: name, b: b, up: true, role: role, replica: -1, primary: -1})
+		return len(w.fleet.servers) - 1
 	}
 	if s.Nodes > 0 && impl.Nodes > 1 {
 		impl.Nodes = s.Nodes
@@ -251,7 +240,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 	}
 	if impl.Nodes > 1 {
 		for i := range impl.Nodes {
-			w.route = append(w.route, add(fmt.Sprintf("redis-%d", i+1), "node", newBackend(i)))
+			w.fleet.route = append(w.fleet.route, add(fmt.Sprintf("redis-%d", i+1), "node", newBackend(i)))
 		}
 	} else {
 		role := "primary"
@@ -259,33 +248,33 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 			role = "cluster master" // of the slot of the lock's key
 		}
 		p := add("redis-1", role, newBackend(0))
-		w.route = []int{p}
+		w.fleet.route = []int{p}
 		if s.Replica {
 			r := add("redis-2", "replica", newBackend(-1))
-			w.servers[p].replica = r
-			w.servers[r].primary = p
-			w.servers[r].lag = s.Lag
+			w.fleet.servers[p].replica = r
+			w.fleet.servers[r].primary = p
+			w.fleet.servers[r].lag = s.Lag
 		}
 	}
 	w.trace = trace.Trace{Schema: trace.TraceSchema, Impl: impl.Name, Key: s.Key, TTL: s.TTL}
 	w.names.named = &w.trace.Tokens
-	for _, srv := range w.servers {
+	for _, srv := range w.fleet.servers {
 		w.trace.Servers = append(w.trace.Servers, srv.name)
 		if w.real != nil {
 			w.trace.Addrs = append(w.trace.Addrs, srv.b.Addr())
 		}
 	}
-	for _, srv := range w.servers {
+	for _, srv := range w.fleet.servers {
 		if err := srv.b.Guard(s.Key); err != nil {
 			w.stop()
-			w.closeServers(true) // no client has connected yet
+			w.fleet.closeServers(true) // no client has connected yet
 			return nil, w.runErr(fmt.Errorf("guard %s: %w", srv.name, err))
 		}
 	}
 	if w.real != nil {
 		if err := w.startReal(); err != nil {
 			w.stop()
-			w.closeServers(true) // no client has connected yet
+			w.fleet.closeServers(true) // no client has connected yet
 			return nil, w.runErr(err)
 		}
 	}
@@ -295,7 +284,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 // startReal checks that the run starts clean, has each replica follow its
 // primary, and starts the clock.
 func (w *World) startReal() error {
-	for _, srv := range w.servers {
+	for _, srv := range w.fleet.servers {
 		keys, err := srv.b.Read(0)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", srv.b.Addr(), err)
@@ -304,7 +293,7 @@ func (w *World) startReal() error {
 			return fmt.Errorf("%s already has keys under %s", srv.b.Addr(), w.real.Target.Prefix)
 		}
 	}
-	for _, srv := range w.servers {
+	for _, srv := range w.fleet.servers {
 		if srv.primary < 0 {
 			continue
 		}
@@ -312,11 +301,11 @@ func (w *World) startReal() error {
 		if !ok {
 			return fmt.Errorf("%s cannot replicate: its backend is not a Follower", srv.b.Addr())
 		}
-		if err := f.Follow(w.servers[srv.primary].b, srv.lag); err != nil {
+		if err := f.Follow(w.fleet.servers[srv.primary].b, srv.lag); err != nil {
 			return err
 		}
 	}
-	if err := w.startSentinels(); err != nil {
+	if err := w.fleet.startSentinels(); err != nil {
 		return err
 	}
 	w.real.start = time.Now()
