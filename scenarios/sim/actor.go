@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
@@ -153,13 +154,25 @@ const (
 	msgFanExit                // a call of an Env.Fan returned (sent by its goroutine, on the fan's actor's behalf)
 )
 
+// actorSide is the world as the actors' goroutines reach it: lock code and
+// a client's program run there, and reach the scheduler only by messages
+// (send), each answered before they go on. What runs on the scheduler's
+// side is World's. closing says the run is closing (an actor's next call
+// meets redis.ErrClosed); done is closed once its shutdown has ended and
+// no scheduler reads any more.
+type actorSide struct {
+	w       *World
+	closing atomic.Bool
+	done    chan struct{}
+}
+
 // send hands m to the scheduler. Once the run has shut down no scheduler
 // reads: a goroutine that stalled and came back is answered redis.ErrClosed
 // in its place, so it ends instead of blocking here forever.
-func (w *World) send(m msg) {
+func (s *actorSide) send(m msg) {
 	select {
-	case w.sched.ch <- m:
-	case <-w.done:
+	case s.w.sched.ch <- m:
+	case <-s.done:
 		closed(m)
 	}
 }

@@ -40,8 +40,8 @@ func (w *World) addClient(name string, p Program) *client {
 		Lease:    w.toReal(p.Lease),
 		Clock:    vclock{w},
 		Token:    c.minted.next(c.name),
-		Go:       w.spawn,
-		Fan:      w.fan,
+		Go:       w.act.spawn,
+		Fan:      w.act.fan,
 		Replicas: w.fleet.replicas(),
 	})
 	w.clients = append(w.clients, c)
@@ -52,7 +52,7 @@ func (w *World) addClient(name string, p Program) *client {
 	a.id = len(w.sched.actors)
 	w.sched.actors = append(w.sched.actors, a)
 	ctx := withActor(context.Background(), a)
-	go w.runActor(a, func() { w.runProgram(ctx, a) })
+	go w.act.runActor(a, func() { w.act.runProgram(ctx, a) })
 	if p.Start > w.now {
 		a.state, a.deadline = stateSleeping, p.Start
 	} else {
@@ -78,20 +78,20 @@ func (f *fleet) replicas() int {
 // stack (goroutineRoot).
 //
 //go:noinline
-func (w *World) runActor(a *actor, fn func()) {
-	w.sched.goroutines.label(a)
+func (s *actorSide) runActor(a *actor, fn func()) {
+	s.w.sched.goroutines.label(a)
 	var crash error
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				crash = fmt.Errorf("%s: the lock implementation %s panicked: %v", a.name, w.impl.Name, r)
+				crash = fmt.Errorf("%s: the lock implementation %s panicked: %v", a.name, s.w.impl.Name, r)
 			}
 		}()
 		if err := a.wait(); err == nil {
 			fn()
 		}
 	}()
-	w.send(msg{a: a, kind: msgExit, err: crash})
+	s.send(msg{a: a, kind: msgExit, err: crash})
 }
 
 // newLock makes a client's lock handle with the implementation's Maker. A

@@ -25,28 +25,28 @@ func (c vclock) Now() time.Time {
 
 // Sleep parks the calling actor for d of the lock's time.
 func (c vclock) Sleep(ctx context.Context, d time.Duration) error {
-	return c.w.sleep(ctx, c.w.toVirtual(d))
+	return c.w.act.sleep(ctx, c.w.toVirtual(d))
 }
 
 // sleep parks the calling actor until the scheduler's clock reaches now+d
 // (virtual), or until ctx is done.
-func (w *World) sleep(ctx context.Context, d time.Duration) error {
+func (s *actorSide) sleep(ctx context.Context, d time.Duration) error {
 	a := actorFrom(ctx)
 	if a == nil {
 		panic("lockstep: virtual Sleep outside a simulated goroutine")
 	}
-	if w.closing.Load() {
+	if s.closing.Load() {
 		return redis.ErrClosed
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	w.send(msg{a: a, kind: msgSleep, deadline: w.now + max(d, 0)})
+	s.send(msg{a: a, kind: msgSleep, deadline: s.w.now + max(d, 0)})
 	select {
 	case err := <-a.resume:
 		return err
 	case <-ctx.Done():
-		w.send(msg{a: a, kind: msgUnsleep})
+		s.send(msg{a: a, kind: msgUnsleep})
 		_ = a.wait()
 		return ctx.Err()
 	}
@@ -55,15 +55,15 @@ func (w *World) sleep(ctx context.Context, d time.Duration) error {
 // spawn is lockimpl.Env.Go in the simulator: the new goroutine becomes an
 // actor of the same client, named after its purpose ("A.watchdog"), and waits
 // for the scheduler before it runs.
-func (w *World) spawn(ctx context.Context, name string, fn func(context.Context)) {
+func (s *actorSide) spawn(ctx context.Context, name string, fn func(context.Context)) {
 	parent := actorFrom(ctx)
 	if parent == nil {
 		panic("lockstep: Env.Go outside a simulated goroutine")
 	}
 	c := parent.client
-	child := w.newActor(c, c.name+"."+name, true)
+	child := s.w.newActor(c, c.name+"."+name, true)
 	ctx = withActor(ctx, child)
-	go w.runActor(child, func() { fn(ctx) })
-	w.send(msg{a: parent, kind: msgSpawn, child: child})
+	go s.runActor(child, func() { fn(ctx) })
+	s.send(msg{a: parent, kind: msgSpawn, child: child})
 	_ = parent.wait()
 }

@@ -80,7 +80,7 @@ func (w *World) stop() {
 // during the shutdown), and is told redis.ErrClosed whenever it comes back,
 // so its goroutine ends as soon as that code returns.
 func (w *World) shutdown() {
-	w.closing.Store(true)
+	w.act.closing.Store(true)
 	w.err = nil
 	for {
 		// Whoever runs (a run that failed mid-command) goes on until it
@@ -113,9 +113,9 @@ func (w *World) shutdown() {
 	}
 	// From now on no one reads ch (see send). A world may be closed twice.
 	select {
-	case <-w.done:
+	case <-w.act.done:
 	default:
-		close(w.done)
+		close(w.act.done)
 	}
 }
 

@@ -247,7 +247,7 @@ func (w *World) checkLost(c *client) {
 // nothing renews the lease.
 func (w *World) bgStopped(a *actor) {
 	c := a.client
-	if !a.bg || c.belief != trace.BeliefHolds || c.crashed || w.closing.Load() {
+	if !a.bg || c.belief != trace.BeliefHolds || c.crashed || w.act.closing.Load() {
 		return
 	}
 	renewals := 0

@@ -27,7 +27,7 @@ type fanRun struct {
 // fan (stateFan) meanwhile; the calls run lock code until they reach the gate
 // or return, and the flights they park at the gate take their place in line
 // once none of them runs (place).
-func (w *World) fan(ctx context.Context, n int, f func(ctx context.Context, i int)) {
+func (s *actorSide) fan(ctx context.Context, n int, f func(ctx context.Context, i int)) {
 	parent := actorFrom(ctx)
 	if parent == nil || n <= 0 {
 		plainFan(ctx, n, f)
@@ -35,14 +35,14 @@ func (w *World) fan(ctx context.Context, n int, f func(ctx context.Context, i in
 	}
 	run := &fanRun{parent: parent}
 	run.live.Store(int32(n))
-	w.send(msg{a: parent, kind: msgFan, n: n})
+	s.send(msg{a: parent, kind: msgFan, n: n})
 	if err := parent.wait(); err != nil {
 		// The run has shut down: the calls' commands get redis.ErrClosed.
 		plainFan(ctx, n, f)
 		return
 	}
 	for i := range n {
-		go w.fanCall(run, ctx, i, f)
+		go s.fanCall(run, ctx, i, f)
 	}
 	_ = parent.wait() // resumed once every call has returned
 }
@@ -52,17 +52,17 @@ func (w *World) fan(ctx context.Context, n int, f func(ctx context.Context, i in
 // (goroutineRoot), whatever context the call sends them with.
 //
 //go:noinline
-func (w *World) fanCall(run *fanRun, ctx context.Context, i int, f func(ctx context.Context, i int)) {
+func (s *actorSide) fanCall(run *fanRun, ctx context.Context, i int, f func(ctx context.Context, i int)) {
 	var crash error
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				crash = fmt.Errorf("%s: the lock implementation %s panicked in a call of Env.Fan: %v", run.parent.name, w.impl.Name, r)
+				crash = fmt.Errorf("%s: the lock implementation %s panicked in a call of Env.Fan: %v", run.parent.name, s.w.impl.Name, r)
 			}
 		}()
 		f(ctx, i)
 	}()
-	w.send(msg{a: run.parent, kind: msgFanExit, err: crash, last: run.live.Add(-1) == 0})
+	s.send(msg{a: run.parent, kind: msgFanExit, err: crash, last: run.live.Add(-1) == 0})
 }
 
 // plainFan is Env.Fan outside the simulator's control: goroutines and a

@@ -65,7 +65,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			// still its client's, a flight of its business goroutine's.
 			a = g.c.biz
 		}
-		if g.w.closing.Load() {
+		if g.w.act.closing.Load() {
 			cmd.SetErr(redis.ErrClosed)
 			return redis.ErrClosed
 		}
@@ -80,7 +80,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			kind = msgFlight
 		}
 		a = x
-		g.w.send(msg{a: a, kind: kind, cmd: cmd, node: g.node, sent: ctx.Value(sentKey{}) != nil})
+		g.w.act.send(msg{a: a, kind: kind, cmd: cmd, node: g.node, sent: ctx.Value(sentKey{}) != nil})
 		var err error
 		select {
 		case err = <-a.resume:
@@ -90,7 +90,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			// let the command go yet: it is never sent. If it had, the
 			// go-ahead is already on its way; the command goes with its
 			// context's error, as a step of its own.
-			g.w.send(msg{a: a, kind: msgUngate, err: ctx.Err()})
+			g.w.act.send(msg{a: a, kind: msgUngate, err: ctx.Err()})
 			if err = a.wait(); err == nil {
 				err = ctx.Err()
 				cmd.SetErr(err)
@@ -99,7 +99,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 					// go-redis sends nothing once the deadline has passed.
 					shown = &NotSentError{Client: g.c.name, Err: err}
 				}
-				g.w.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: g.w.fleet.route[g.node], err: shown})
+				g.w.act.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: g.w.fleet.route[g.node], err: shown})
 				_ = a.wait()
 				return err
 			}
@@ -116,7 +116,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			// A slow server: the command is on its way while the rest of
 			// the world runs on, and reaches the server — and runs there —
 			// latency later, in virtual time. The reply comes back at once.
-			g.w.send(msg{a: a, kind: msgSlow, cmd: cmd, node: g.node, server: srv, deadline: g.w.now + s.latency})
+			g.w.act.send(msg{a: a, kind: msgSlow, cmd: cmd, node: g.node, server: srv, deadline: g.w.now + s.latency})
 			arrived, err := g.onItsWay(ctx, next, a, cmd, srv)
 			if err != nil {
 				cmd.SetErr(err)
@@ -147,7 +147,7 @@ func (g *gate) onItsWay(ctx context.Context, next redis.ProcessHook, a *actor, c
 	case <-ctx.Done():
 	}
 	orphan := &actor{resume: make(chan error, 1)}
-	g.w.send(msg{a: a, kind: msgGiveUp, cmd: cmd, node: g.node, server: srv, err: ctx.Err(), child: orphan})
+	g.w.act.send(msg{a: a, kind: msgGiveUp, cmd: cmd, node: g.node, server: srv, err: ctx.Err(), child: orphan})
 	if err := a.wait(); !errors.Is(err, errGaveUp) {
 		// nil: the scheduler had let it go already, and it arrived.
 		return context.WithoutCancel(ctx), err
@@ -197,7 +197,7 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 		// Embedded servers have no real replicas (miniredis answers
 		// WAIT with 0): the engine answers from its replication queue,
 		// in virtual time, while the rest of the world runs on.
-		g.w.send(msg{a: a, kind: msgWait, wait: wc})
+		g.w.act.send(msg{a: a, kind: msgWait, wait: wc})
 		_ = a.wait()
 		err = a.waitErr
 		if err == nil {
@@ -239,7 +239,7 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 	if err != nil {
 		cmd.SetErr(err)
 	}
-	g.w.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: srv, err: withFallback(cmd, err)})
+	g.w.act.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: srv, err: withFallback(cmd, err)})
 	_ = a.wait()
 	return err
 }

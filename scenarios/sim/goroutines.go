@@ -23,8 +23,8 @@ const (
 )
 
 var (
-	runActorEntry = reflect.ValueOf((*World).runActor).Pointer()
-	fanCallEntry  = reflect.ValueOf((*World).fanCall).Pointer()
+	runActorEntry = reflect.ValueOf((*actorSide).runActor).Pointer()
+	fanCallEntry  = reflect.ValueOf((*actorSide).fanCall).Pointer()
 )
 
 // goroutineRoot says which goroutine calls it, from the program counters of

@@ -123,36 +123,36 @@ const (
 	noteGaveUp                   // no attempts left
 )
 
-func (w *World) report(a *actor, n note) {
-	if w.closing.Load() {
+func (s *actorSide) report(a *actor, n note) {
+	if s.closing.Load() {
 		return
 	}
-	w.send(msg{a: a, kind: msgNote, note: n})
+	s.send(msg{a: a, kind: msgNote, note: n})
 	_ = a.wait()
 }
 
 // pointAt parks the business goroutine before it touches the resource; the
 // scheduler performs the read or write when it lets the actor pass.
-func (w *World) pointAt(a *actor, op trace.Op) error {
-	if w.closing.Load() {
+func (s *actorSide) pointAt(a *actor, op trace.Op) error {
+	if s.closing.Load() {
 		return redis.ErrClosed
 	}
-	w.send(msg{a: a, kind: msgPoint, point: op})
+	s.send(msg{a: a, kind: msgPoint, point: op})
 	return a.wait()
 }
 
 // runProgram is the business goroutine of client c.
-func (w *World) runProgram(ctx context.Context, a *actor) {
+func (s *actorSide) runProgram(ctx context.Context, a *actor) {
 	c, p := a.client, a.client.prog
 	lock := c.lock
 	if p.Prep > 0 {
-		w.report(a, note{kind: noteOp, op: trace.OpPrep})
-		if w.sleep(ctx, p.Prep) != nil {
+		s.report(a, note{kind: noteOp, op: trace.OpPrep})
+		if s.sleep(ctx, p.Prep) != nil {
 			return
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		w.report(a, note{kind: noteOp, op: trace.OpAcquire})
+		s.report(a, note{kind: noteOp, op: trace.OpAcquire})
 		ok, err := lock.TryAcquire(ctx)
 		if errors.Is(err, redis.ErrClosed) {
 			return
@@ -170,76 +170,76 @@ func (w *World) runProgram(ctx context.Context, a *actor) {
 			if wt, isW := lock.(lockimpl.Watcher); isW {
 				n.lost = wt.Lost()
 			}
-			w.report(a, n)
+			s.report(a, n)
 			break
 		}
 		last := p.Attempts > 0 && attempt >= p.Attempts
 		wait := p.retryWait(attempt, c.jitter)
-		w.report(a, note{kind: noteRefused, err: err, validity: validity, hasValidity: hasValidity, last: last, retry: wait})
+		s.report(a, note{kind: noteRefused, err: err, validity: validity, hasValidity: hasValidity, last: last, retry: wait})
 		if last {
-			w.report(a, note{kind: noteGaveUp})
+			s.report(a, note{kind: noteGaveUp})
 			return
 		}
-		if w.sleep(ctx, wait) != nil {
+		if s.sleep(ctx, wait) != nil {
 			return
 		}
 	}
-	w.report(a, note{kind: noteOp, op: trace.OpRead})
-	if w.pointAt(a, trace.OpRead) != nil {
+	s.report(a, note{kind: noteOp, op: trace.OpRead})
+	if s.pointAt(a, trace.OpRead) != nil {
 		return
 	}
-	if p.Reenter && !w.reenter(ctx, a) {
+	if p.Reenter && !s.reenter(ctx, a) {
 		return
 	}
-	w.report(a, note{kind: noteOp, op: trace.OpWork})
+	s.report(a, note{kind: noteOp, op: trace.OpWork})
 	if p.Fail > 0 {
 		// The work throws: no write, and the finally block releases.
-		if w.sleep(ctx, p.Fail) != nil {
+		if s.sleep(ctx, p.Fail) != nil {
 			return
 		}
-		w.report(a, note{kind: noteOp, op: trace.OpFail})
+		s.report(a, note{kind: noteOp, op: trace.OpFail})
 	} else {
-		if w.sleep(ctx, p.Work) != nil {
+		if s.sleep(ctx, p.Work) != nil {
 			return
 		}
-		w.report(a, note{kind: noteOp, op: trace.OpWrite})
-		if w.pointAt(a, trace.OpWrite) != nil {
+		s.report(a, note{kind: noteOp, op: trace.OpWrite})
+		if s.pointAt(a, trace.OpWrite) != nil {
 			return
 		}
 	}
-	w.report(a, note{kind: noteOp, op: trace.OpRelease})
+	s.report(a, note{kind: noteOp, op: trace.OpRelease})
 	err := lock.Release(ctx)
 	if errors.Is(err, redis.ErrClosed) {
 		return
 	}
-	w.report(a, note{kind: noteReleased, err: err})
+	s.report(a, note{kind: noteReleased, err: err})
 }
 
 // reenter is the nested call of a Reenter program: it takes the lock the
 // client already holds, retrying until it gets it, then gives it back. It
 // returns false when the run is closing.
-func (w *World) reenter(ctx context.Context, a *actor) bool {
+func (s *actorSide) reenter(ctx context.Context, a *actor) bool {
 	lock, p := a.client.lock, a.client.prog
-	w.report(a, note{kind: noteOp, op: trace.OpReenter})
+	s.report(a, note{kind: noteOp, op: trace.OpReenter})
 	for {
 		ok, err := lock.TryAcquire(ctx)
 		if errors.Is(err, redis.ErrClosed) {
 			return false
 		}
 		if ok {
-			w.report(a, note{kind: noteAcquired, err: err, nested: true})
+			s.report(a, note{kind: noteAcquired, err: err, nested: true})
 			break
 		}
-		w.report(a, note{kind: noteRefused, err: err, nested: true})
-		if w.sleep(ctx, p.Retry) != nil {
+		s.report(a, note{kind: noteRefused, err: err, nested: true})
+		if s.sleep(ctx, p.Retry) != nil {
 			return false
 		}
 	}
-	w.report(a, note{kind: noteOp, op: trace.OpLeave})
+	s.report(a, note{kind: noteOp, op: trace.OpLeave})
 	err := lock.Release(ctx)
 	if errors.Is(err, redis.ErrClosed) {
 		return false
 	}
-	w.report(a, note{kind: noteReleased, err: err, nested: true})
+	s.report(a, note{kind: noteReleased, err: err, nested: true})
 	return true
 }

@@ -33,11 +33,11 @@ func stateOf(t *testing.T, id, want string) {
 // traceback: taken as blocked, its message would come in after the
 // scheduler had let another actor go.
 func TestGoroutineStatesTellASendFromAWait(t *testing.T) {
-	w := &World{sched: sched{ch: make(chan msg)}, done: make(chan struct{})}
-	w.fleet.w = w
+	w := &World{sched: sched{ch: make(chan msg)}, act: actorSide{done: make(chan struct{})}}
+	w.fleet.w, w.act.w = w, w
 	never := make(chan struct{})
 	sendID, waitID := make(chan string), make(chan string)
-	go func() { sendID <- goid(); w.send(msg{kind: msgExit}) }()
+	go func() { sendID <- goid(); w.act.send(msg{kind: msgExit}) }()
 	go func() { waitID <- goid(); <-never }()
 	sending, waiting := <-sendID, <-waitID
 	stateOf(t, sending, "sending")
@@ -45,6 +45,6 @@ func TestGoroutineStatesTellASendFromAWait(t *testing.T) {
 	if waitsInProcess("sending") || !waitsInProcess("chan receive") || !waitsInProcess("select") || waitsInProcess("IO wait") || waitsInProcess("running") {
 		t.Error("waitsInProcess: a send, the network or a running goroutine is no wait in-process")
 	}
-	close(w.done)
+	close(w.act.done)
 	close(never)
 }

@@ -123,7 +123,7 @@ func (g *goroutines) whereBlocked(a *actor) string {
 	}
 	want := fmt.Sprintf("%q:%q", actorLabel, g.key(a))
 	for _, rec := range strings.Split(buf.String(), "\n\n") {
-		if strings.Contains(rec, want) && strings.Contains(rec, "(*World).runActor") {
+		if strings.Contains(rec, want) && strings.Contains(rec, "(*actorSide).runActor") {
 			return blockedAt(rec)
 		}
 	}

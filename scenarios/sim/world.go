@@ -29,8 +29,8 @@ type World struct {
 	setup Setup
 	impl  lockimpl.Info
 
-	done     chan struct{} // closed when shutdown ends: no one reads ch
-	closing  atomic.Bool
+	// act is the world as the actors' goroutines reach it (actor.go).
+	act      actorSide
 	inflight atomic.Int32 // gated commands inside go-redis: never more than one
 	err      error
 	// sched is the scheduler's side of the run: its goroutines, their
@@ -175,12 +175,12 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 }
 
 func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target, b *bubble.Bubble) (*World, error) {
-	w := &World{setup: setup.withDefaults(), impl: impl, done: make(chan struct{}),
+	w := &World{setup: setup.withDefaults(), impl: impl, act: actorSide{done: make(chan struct{})},
 		pausedAt: map[*client]time.Duration{},
 		pacer:    pacerFrom(ctx), ctx: ctx,
 		sched: sched{ch: make(chan msg), bub: b, watch: stallWatch{bound: stallFrom(ctx)}}}
 	w.sched.goroutines.world = worldIDs.Add(1)
-	w.fleet.w = w
+	w.fleet.w, w.act.w = w, w
 	s := &w.setup
 	w.res = resource{name: rowName(s.Key), value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
