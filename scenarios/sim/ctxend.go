@@ -37,46 +37,46 @@ func (e *GaveUpError) Unwrap() error { return e.Err }
 // scheduler — runs nothing, and its timers are frozen with it: a deadline
 // that passes meanwhile is seen when it goes on again (deferred), and never
 // if it crashed.
-func (w *World) ctxEnded(m msg) {
-	if w.stopped(m.a) {
-		w.deferred = append(w.deferred, m)
+func (s *sched) ctxEnded(m msg) {
+	if s.stopped(m.a) {
+		s.deferred = append(s.deferred, m)
 		return
 	}
 	if m.kind == msgGiveUp {
-		w.giveUp(m.a, m)
+		s.giveUp(m.a, m)
 		return
 	}
-	w.ungate(m.a, m.err)
+	s.ungate(m.a, m.err)
 }
 
 // stopped says whether a's client is stopped by the run: paused, crashed,
 // or a held by the scheduler.
-func (w *World) stopped(a *actor) bool {
+func (s *sched) stopped(a *actor) bool {
 	c := a.client
 	return c.paused || c.crashed || a.held || a.flight && a.parent.held
 }
 
 // undefer handles the deferred cancellations of clients that go on again;
 // it reports whether it handled any.
-func (w *World) undefer() bool {
+func (s *sched) undefer() bool {
 	var later []msg
 	done := false
 	// In a fixed order: the timers fired at once, in the runtime's order.
-	slices.SortStableFunc(w.deferred, func(x, y msg) int {
+	slices.SortStableFunc(s.deferred, func(x, y msg) int {
 		if x.a.id != y.a.id {
 			return x.a.id - y.a.id
 		}
 		return x.a.node - y.a.node
 	})
-	for _, m := range w.deferred {
-		if w.stopped(m.a) {
+	for _, m := range s.deferred {
+		if s.stopped(m.a) {
 			later = append(later, m)
 			continue
 		}
-		w.ctxEnded(m)
+		s.ctxEnded(m)
 		done = true
 	}
-	w.deferred = later
+	s.deferred = later
 	return done
 }
 
@@ -85,21 +85,21 @@ func (w *World) undefer() bool {
 // goroutine goes on with the context's error, and a deadline that passed
 // shows in the trace as the command's failure. One let go already has the
 // go-ahead for its answer.
-func (w *World) ungate(a *actor, err error) {
+func (s *sched) ungate(a *actor, err error) {
 	switch {
-	case slices.Contains(w.sched.pending, a):
-		w.sched.pending = slices.DeleteFunc(w.sched.pending, func(b *actor) bool { return b == a })
-		w.sched.loosenGoroutine(a)
+	case slices.Contains(s.pending, a):
+		s.pending = slices.DeleteFunc(s.pending, func(b *actor) bool { return b == a })
+		s.loosenGoroutine(a)
 	case a.state == stateParked && a.flight:
-		w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *actor) bool { return b == a })
+		s.queue = slices.DeleteFunc(s.queue, func(b *actor) bool { return b == a })
 		a.park = parkNone
-		w.notSent(a, err)
-		w.sched.loosenGoroutine(a)
+		s.notSent(a, err)
+		s.loosenGoroutine(a)
 	case a.state == stateParked:
-		w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *actor) bool { return b == a })
+		s.queue = slices.DeleteFunc(s.queue, func(b *actor) bool { return b == a })
 		a.state, a.park = stateRunning, parkNone
-		w.sched.running++
-		w.notSent(a, err)
+		s.running++
+		s.notSent(a, err)
 	default:
 		return
 	}
@@ -110,11 +110,11 @@ func (w *World) ungate(a *actor, err error) {
 // passed: the client sees a timeout, and the command never leaves. A
 // context cancelled on purpose (a watchdog being stopped) is the lock's own
 // doing, and the trace says nothing of it.
-func (w *World) notSent(a *actor, err error) {
+func (s *sched) notSent(a *actor, err error) {
 	if a.cmd == nil || !errors.Is(err, context.DeadlineExceeded) {
 		return
 	}
-	w.commandDone(a, msg{cmd: a.cmd, node: a.node, server: w.fleet.route[a.node],
+	s.w.commandDone(a, msg{cmd: a.cmd, node: a.node, server: s.w.fleet.route[a.node],
 		err: &NotSentError{Client: a.client.name, Err: err}})
 }
 
@@ -138,39 +138,39 @@ func onTheWire(a *actor) bool { return a.orphan }
 // let go at the server, the client sees the context's error now (a command
 // event, as a timeout is), and m.child carries the command on; otherwise
 // the go-ahead already sent is a's answer.
-func (w *World) giveUp(a *actor, m msg) {
-	due := a.state == stateParked && a.park == parkNone && slices.Contains(w.sched.queue, a)
+func (s *sched) giveUp(a *actor, m msg) {
+	due := a.state == stateParked && a.park == parkNone && slices.Contains(s.queue, a)
 	if a.state != stateSleeping && !due {
 		return
 	}
-	w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *actor) bool { return b == a })
+	s.queue = slices.DeleteFunc(s.queue, func(b *actor) bool { return b == a })
 	o := m.child
 	o.client, o.parent, o.bg, o.op = a.client, a.parent, a.bg, a.op
 	o.orphan, o.inCmd, o.sent = true, true, true
-	o.cmd, o.node, o.deadline, o.sentAt, o.gaveUp = m.cmd, m.node, a.deadline, a.sentAt, w.now
+	o.cmd, o.node, o.deadline, o.sentAt, o.gaveUp = m.cmd, m.node, a.deadline, a.sentAt, s.w.now
 	o.state = stateSleeping
 	if due {
 		o.state, o.park = stateParked, parkNone
-		w.sched.enqueue(o)
+		s.enqueue(o)
 	}
 	if a.flight {
 		// It takes the flight's place and name; the flight's goroutine
 		// goes back into lock code.
 		o.id, o.name = a.id, a.name
-		w.sched.actors[slices.Index(w.sched.actors, a)] = o
+		s.actors[slices.Index(s.actors, a)] = o
 	} else {
 		o.parent = a
-		w.sched.seat(o, a.name+"/"+w.fleet.servers[m.server].name)
+		s.seat(o, a.name+"/"+s.w.fleet.servers[m.server].name)
 	}
-	w.commandDone(a, msg{cmd: m.cmd, node: m.node, server: m.server, err: &GaveUpError{
-		Client: a.client.name, Server: w.fleet.servers[m.server].name,
-		Waited: w.now - a.sentAt, Due: a.deadline, Err: m.err}})
+	s.w.commandDone(a, msg{cmd: m.cmd, node: m.node, server: m.server, err: &GaveUpError{
+		Client: a.client.name, Server: s.w.fleet.servers[m.server].name,
+		Waited: s.w.now - a.sentAt, Due: a.deadline, Err: m.err}})
 	a.inCmd = false
 	if a.flight {
-		w.sched.loosen(a)
+		s.loosen(a)
 	} else {
 		a.state, a.park = stateRunning, parkNone
-		w.sched.running++
+		s.running++
 	}
 	a.resume <- errGaveUp
 }

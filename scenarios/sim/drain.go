@@ -51,7 +51,7 @@ func stallFrom(ctx context.Context) time.Duration {
 // message (drainReal).
 func (w *World) drain() {
 	w.drainOnce()
-	for w.err == nil && w.undefer() {
+	for w.err == nil && w.sched.undefer() {
 		w.drainOnce()
 	}
 }

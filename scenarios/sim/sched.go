@@ -22,9 +22,11 @@ import (
 // sched is the scheduler's side of a run: the goroutines it controls (the
 // actors, and the flights lock code sends from goroutines of its own), the
 // messages they send it, and the line they wait in. Its methods keep the
-// line and read the goroutines' states; what a message does to the world
-// is World.handle's.
+// line, read the goroutines' states, and answer a parked command whose
+// context ended (ctxend.go) or a WAIT (wait.go); what a message does to
+// the world is World.handle's.
 type sched struct {
+	w  *World
 	ch chan msg // actor → scheduler, unbuffered: the order things happened
 	// bub is the synctest bubble an embedded world runs in (nil on real
 	// servers); see bubbled.go. inbox holds messages received while time
@@ -48,6 +50,9 @@ type sched struct {
 	// fanRunning counts the calls of Env.Fan that run lock code now: not
 	// parked at the gate, not returned.
 	fanRunning int
+	// deferred: cancellations (msgUngate, msgGiveUp) of clients the run
+	// has stopped, handled when they go on (ctxEnded).
+	deferred []msg
 }
 
 // settle runs actors, one at a time, until none can move without time
@@ -289,7 +294,7 @@ func (w *World) handle(m msg) {
 		w.sched.running--
 		a.state, a.deadline = stateSleeping, m.deadline
 	case msgWait:
-		w.startWait(a, m.wait)
+		w.sched.startWait(a, m.wait)
 	case msgSlow:
 		w.sched.running--
 		a.state, a.deadline, a.sentAt = stateSleeping, m.deadline, w.now
@@ -308,7 +313,7 @@ func (w *World) handle(m msg) {
 			a.resume <- nil
 		}
 	case msgUngate, msgGiveUp:
-		w.ctxEnded(m)
+		w.sched.ctxEnded(m)
 	case msgNote:
 		w.noted(a, m.note)
 		w.sched.watch.mark(a)
@@ -372,7 +377,7 @@ func (w *World) wakeDue() {
 	})
 	for _, a := range due {
 		if a.waitFor != nil {
-			w.finishWait(a, nil) // the WAIT timed out
+			w.sched.finishWait(a, nil) // the WAIT timed out
 			continue
 		}
 		a.state = stateParked

@@ -251,7 +251,7 @@ func (s *Stepper) actorView(a *actor) ActorView {
 	v := ActorView{Name: a.name, Client: slices.Index(w.clients, a.client), Flight: a.flight,
 		State: int(a.state), Park: int(a.park), Point: a.point, Held: a.held, Node: a.node, Sent: a.sent, Orphan: a.orphan,
 		Queued: slices.Contains(w.sched.queue, a),
-		Ended:  slices.ContainsFunc(w.deferred, func(m msg) bool { return m.a == a })}
+		Ended:  slices.ContainsFunc(w.sched.deferred, func(m msg) bool { return m.a == a })}
 	if a.cmd != nil {
 		v.Cmd = cmdArgs(a.cmd)
 	}

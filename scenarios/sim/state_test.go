@@ -21,6 +21,8 @@ import (
 // hash (package explore, Hash).
 var notInState = map[string]map[string]string{
 	"sched": {
+		"w":          "the world it belongs to",
+		"deferred":   "",
 		"ch":         "the scheduler's plumbing: empty at every state the explorer sees",
 		"pending":    "flights that reached the gate are actors by the end of a move (Actors)",
 		"flights":    "says the lock sends from goroutines of its own: the same in every state of a lock",
@@ -68,7 +70,6 @@ var notInState = map[string]map[string]string{
 		"trace":    "the record of the run: what it shows follows from the moves, and two schedules to one state have different traces",
 		"names":    "the trace's names for the lock's own tokens",
 		"pausedAt": "when a pause began, for the resume's narration",
-		"deferred": "",
 		"real":     "real runs only",
 		"pacer":    "a live run's pacer: the explorer has none",
 		"ctx":      "the run's context",

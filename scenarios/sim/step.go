@@ -397,7 +397,7 @@ func (s *Stepper) do(id string) error {
 func (s *Stepper) tick() {
 	w := s.w
 	w.fleet.applyReplication()
-	w.checkWaits()
+	w.sched.checkWaits()
 	if len(s.runnable()) == 0 {
 		w.observe(observation{kind: obsInstant})
 	}

@@ -196,6 +196,6 @@ func (w *World) advance(t time.Duration) {
 // tick handles what is due now: replication and the liveness bound.
 func (w *World) tick() {
 	w.fleet.applyReplication()
-	w.checkWaits()
+	w.sched.checkWaits()
 	w.observe(observation{kind: obsInstant})
 }

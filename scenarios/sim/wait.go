@@ -49,27 +49,27 @@ func toInt(v any) int {
 
 // startWait parks actor a in its WAIT. It returns at once when the replicas
 // already have everything.
-func (w *World) startWait(a *actor, wc *waitCmd) {
-	w.sched.running--
-	wc.seq = w.fleet.replSeq
-	wc.deadline = w.now + wc.timeout
+func (s *sched) startWait(a *actor, wc *waitCmd) {
+	s.running--
+	wc.seq = s.w.fleet.replSeq
+	wc.deadline = s.w.now + wc.timeout
 	if wc.timeout == 0 {
-		wc.deadline = w.setup.Horizon + time.Hour
+		wc.deadline = s.w.setup.Horizon + time.Hour
 	}
 	a.state, a.deadline, a.waitFor = stateSleeping, wc.deadline, wc
-	if w.acked(wc) >= wc.want {
-		w.finishWait(a, nil)
+	if s.acked(wc) >= wc.want {
+		s.finishWait(a, nil)
 	}
 }
 
 // acked counts the replicas of the WAIT's server that are up and have every
 // write it waits for.
-func (w *World) acked(wc *waitCmd) int64 {
-	r := w.fleet.servers[wc.server].replica
-	if r < 0 || !w.fleet.servers[r].up {
+func (s *sched) acked(wc *waitCmd) int64 {
+	r := s.w.fleet.servers[wc.server].replica
+	if r < 0 || !s.w.fleet.servers[r].up {
 		return 0
 	}
-	for _, e := range w.fleet.repl {
+	for _, e := range s.w.fleet.repl {
 		if e.replica == r && e.seq <= wc.seq {
 			return 0
 		}
@@ -79,26 +79,26 @@ func (w *World) acked(wc *waitCmd) int64 {
 
 // finishWait ends actor a's WAIT with the number of replicas that acknowledged,
 // or with err, and puts it in line to go on.
-func (w *World) finishWait(a *actor, err error) {
-	a.waitReply, a.waitErr = w.acked(a.waitFor), err
+func (s *sched) finishWait(a *actor, err error) {
+	a.waitReply, a.waitErr = s.acked(a.waitFor), err
 	a.waitFor = nil
 	a.state, a.park = stateParked, parkNone
-	w.sched.enqueue(a)
+	s.enqueue(a)
 }
 
 // checkWaits ends the WAITs that have their acknowledgements, and fails those
 // whose server went down.
-func (w *World) checkWaits() {
-	for _, a := range w.sched.actors {
+func (s *sched) checkWaits() {
+	for _, a := range s.actors {
 		wc := a.waitFor
 		if wc == nil || a.state != stateSleeping {
 			continue
 		}
-		switch srv := w.fleet.servers[wc.server]; {
+		switch srv := s.w.fleet.servers[wc.server]; {
 		case !srv.up:
-			w.finishWait(a, &NodeDownError{Server: srv.name, Lost: true})
-		case w.acked(wc) >= wc.want:
-			w.finishWait(a, nil)
+			s.finishWait(a, &NodeDownError{Server: srv.name, Lost: true})
+		case s.acked(wc) >= wc.want:
+			s.finishWait(a, nil)
 		}
 	}
 }

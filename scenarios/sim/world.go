@@ -57,9 +57,6 @@ type World struct {
 	trace    trace.Trace
 	names    renamer // the lock's own tokens' names in the trace (tokens.go)
 	pausedAt map[*client]time.Duration
-	// deferred: cancellations (msgUngate, msgGiveUp) of clients the run
-	// has stopped, handled when they go on (ctxEnded).
-	deferred []msg
 
 	real *RealRun // nil on embedded servers
 
@@ -180,7 +177,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 		pacer:    pacerFrom(ctx), ctx: ctx,
 		sched: sched{ch: make(chan msg), bub: b, watch: stallWatch{bound: stallFrom(ctx)}}}
 	w.sched.goroutines.world = worldIDs.Add(1)
-	w.fleet.w, w.act.w = w, w
+	w.fleet.w, w.act.w, w.sched.w = w, w, w
 	s := &w.setup
 	w.res = resource{name: rowName(s.Key), value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
