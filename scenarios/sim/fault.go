@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/lockstep-sim/lockstep/text"
 
@@ -26,8 +27,12 @@ import (
 type FaultInfo struct {
 	Fault trace.Fault
 	Moves string
-	Doc   text.Text
-	Verbs []string
+	// OldMoves are names its moves went by once, each with its kind now
+	// ("stop": the delayed-restart's): a schedule saved with one still
+	// replays, as the move of that name now (Stepper.Do).
+	OldMoves map[string]MoveKind
+	Doc      text.Text
+	Verbs    []string
 }
 
 // faultSpec is one fault's record.
@@ -117,15 +122,42 @@ func (s *Stepper) doFault(m Move) {
 	panic("no fault makes moves of kind " + string(m.Kind))
 }
 
+// moveID is a fault's move's ID: its kind, then whom it strikes — the
+// client, the server, or both ("pause A", "delayed-restart redis-2",
+// "partition A redis-3"). A fault, its moves and their IDs go by one name.
+func moveID(kind MoveKind, who ...string) string {
+	return strings.Join(append([]string{string(kind)}, who...), " ")
+}
+
+// moveNow is the ID of a move as it is called now: one that names a move
+// by an old name (OldMoves: "stop redis-2") is the move of that name now
+// ("delayed-restart redis-2"); any other ID is itself.
+func moveNow(id string) string {
+	verb, rest, who := strings.Cut(id, " ")
+	for _, f := range faults {
+		if kind, ok := f.OldMoves[verb]; ok && who {
+			return moveID(kind, rest)
+		} else if ok {
+			return moveID(kind)
+		}
+	}
+	return id
+}
+
 // nodeMoves is a move for every logical node whose server pick accepts,
-// in route order: kind, with the ID "<verb> <server>" and label's text.
-func (s *Stepper) nodeMoves(kind MoveKind, verb string, pick func(i int, srv *server) bool, label func(srv *server) text.Text) []Move {
+// in route order: kind, with the ID "<kind> [client] <server>" (client
+// when not empty) and label's text.
+func (s *Stepper) nodeMoves(kind MoveKind, client string, pick func(i int, srv *server) bool, label func(srv *server) text.Text) []Move {
 	var moves []Move
 	w := s.w
 	for i := range w.route {
 		srv := w.servers[w.route[i]]
 		if pick(i, srv) {
-			moves = append(moves, Move{Kind: kind, ID: verb + " " + srv.name, Label: label(srv)})
+			id := moveID(kind, srv.name)
+			if client != "" {
+				id = moveID(kind, client, srv.name)
+			}
+			moves = append(moves, Move{Kind: kind, ID: id, Label: label(srv)})
 		}
 	}
 	return moves

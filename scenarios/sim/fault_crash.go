@@ -20,7 +20,7 @@ func init() {
 			if !s.faults[FaultCrash] || !live {
 				return nil
 			}
-			return []Move{{Kind: MoveCrash, ID: "crash " + c.name,
+			return []Move{{Kind: MoveCrash, ID: moveID(MoveCrash, c.name),
 				Label: text.Text{EN: c.name + "'s process crashes", ZH: c.name + " 的进程崩溃"}}}
 		},
 		do: func(s *Stepper, m Move) { s.client(m.ID).Crash() },

@@ -25,7 +25,7 @@ func init() {
 				return nil
 			}
 			p, d := w.servers[w.route[0]], w.setup.DownAfter
-			return []Move{{Kind: MoveFailover, ID: "failover",
+			return []Move{{Kind: MoveFailover, ID: moveID(MoveFailover),
 				Label: text.Text{EN: p.name + " dies; Sentinel promotes its replica " + Secs(d) + " later",
 					ZH: p.name + " 宕机；" + secsZH(d) + "后哨兵把从库提升为主库"}}}
 		},

@@ -25,11 +25,11 @@ func init() {
 		clientMoves: func(s *Stepper, c *client, live bool) []Move {
 			var moves []Move
 			if s.faults[FaultHang] && live && c.belief == trace.BeliefHolds && !c.hung && !s.hung[c.name] {
-				moves = append(moves, Move{Kind: MoveHang, ID: "hang " + c.name,
+				moves = append(moves, Move{Kind: MoveHang, ID: moveID(MoveHang, c.name),
 					Label: text.Text{EN: c.name + "'s business call hangs", ZH: c.name + " 的业务调用卡死"}})
 			}
 			if c.hung && !c.crashed {
-				moves = append(moves, Move{Kind: MoveUnhang, ID: "unhang " + c.name,
+				moves = append(moves, Move{Kind: MoveUnhang, ID: moveID(MoveUnhang, c.name),
 					Label: text.Text{EN: c.name + "'s call returns", ZH: c.name + " 的调用返回"}})
 			}
 			return moves

@@ -23,11 +23,11 @@ func init() {
 		clientMoves: func(s *Stepper, c *client, live bool) []Move {
 			var moves []Move
 			if s.faults[FaultPause] && live && !c.paused && !s.paused[c.name] {
-				moves = append(moves, Move{Kind: MovePause, ID: "pause " + c.name,
+				moves = append(moves, Move{Kind: MovePause, ID: moveID(MovePause, c.name),
 					Label: text.Text{EN: c.name + "'s process pauses (GC)", ZH: c.name + " 的进程停顿（GC）"}})
 			}
 			if c.paused && !c.crashed {
-				moves = append(moves, Move{Kind: MoveResume, ID: "resume " + c.name,
+				moves = append(moves, Move{Kind: MoveResume, ID: moveID(MoveResume, c.name),
 					Label: text.Text{EN: c.name + "'s process resumes", ZH: c.name + " 的进程恢复"}})
 			}
 			return moves

@@ -20,7 +20,7 @@ func init() {
 			if !s.faults[FaultRestart] {
 				return nil
 			}
-			return s.nodeMoves(MoveRestart, "restart", func(i int, srv *server) bool { return srv.up && !s.restarted[i] },
+			return s.nodeMoves(MoveRestart, "", func(i int, srv *server) bool { return srv.up && !s.restarted[i] },
 				func(srv *server) text.Text {
 					return text.Text{EN: srv.name + " restarts empty", ZH: srv.name + " 重启，数据清空"}
 				})
