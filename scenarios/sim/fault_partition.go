@@ -22,7 +22,15 @@ const (
 )
 
 func init() {
-	registerFault(faultSpec{rank: 9, moveRank: 4, FaultInfo: FaultInfo{Fault: FaultPartition, Moves: "partition A redis-N, heal A",
+	registerFault(faultSpec{rank: 9, moveRank: 4, verbRank: 4, FaultInfo: FaultInfo{Fault: FaultPartition, Moves: "partition A redis-N, heal A",
+		// A lesson's timeline breaks the network one way too (the replies
+		// lost), which the explorer does not; heal ends either.
+		Verbs: []LessonVerb{
+			{Name: "partition", Takes: TakesClientServers, Usage: "want the servers the client is cut off from: partition A redis-4 redis-5",
+				Search: SearchAsked, Do: onClientServers((*Client).Partition)},
+			{Name: "drop-replies", Takes: TakesClientServers, Usage: "want the servers whose replies the client loses: drop-replies A redis-3",
+				Search: SearchLacks, Do: onClientServers((*Client).DropReplies)},
+			{Name: "heal", Takes: TakesClient, Do: onClient((*Client).Heal)}},
 		Doc: text.Text{
 			EN: "the network between A and one server breaks while A holds the lock, and heals: A's process runs on, its watchdog too, but nothing it sends there arrives, and a watchdog cut off renews nothing. Once per client",
 			ZH: "A 持有锁时它与某台服务器之间的网络断开，之后恢复：A 的进程和看门狗照常运行，但发往那里的命令都到不了，被隔开的看门狗续不了期。每个客户端一次"}},
