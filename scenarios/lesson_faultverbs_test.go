@@ -111,3 +111,16 @@ func TestFaultVerbErrors(t *testing.T) {
 		}
 	}
 }
+
+// docs/lessons.md's table of timeline verbs has every fault's.
+func TestLessonsPageHasEveryFaultVerb(t *testing.T) {
+	page, err := os.ReadFile("../docs/lessons.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range sim.LessonVerbs() {
+		if !strings.Contains(string(page), "\n| `"+v.Name) && !strings.Contains(string(page), "/ `"+v.Name+" ") {
+			t.Errorf("docs/lessons.md's timeline table has no %s", v.Name)
+		}
+	}
+}
