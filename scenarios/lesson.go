@@ -219,8 +219,9 @@ func (p *lessonParser) parse() error {
 	// A verb the explore line gave the search a move for is no longer
 	// lacking.
 	q := &p.s.Search
-	q.Lacks = slices.DeleteFunc(q.Lacks, func(v string) bool {
-		return v == "partition" && slices.Contains(q.Faults, sim.FaultPartition)
+	q.Lacks = slices.DeleteFunc(q.Lacks, func(name string) bool {
+		v := faultVerbs[name]
+		return v.Search == sim.SearchAsked && slices.Contains(q.Faults, v.Fault)
 	})
 	return nil
 }

@@ -2,6 +2,9 @@ package scenarios
 
 // A lesson's timeline, from its first client to "run end", and the expect
 // block after it: each verb checked and turned into a step of the script.
+// The timeline's own verbs are here; a fault's verbs (pause, crash,
+// stop-server, …) are its record's, in scenarios/sim (sim.LessonVerbs):
+// what each takes and what its step does.
 
 import (
 	"slices"
@@ -15,9 +18,29 @@ import (
 	"github.com/lockstep-sim/lockstep/text"
 )
 
+// ownVerbs are the timeline's own steps, the parser's: every other verb
+// of a timeline is a fault's (faultVerbs), and expect follows them all.
+var ownVerbs = []string{"client", "say", "run", "hold", "unhold"}
+
+// faultVerbs are the timeline's verbs that faults give, by name: each
+// fault's record in scenarios/sim says what its verbs take and do
+// (sim.LessonVerbs).
+var faultVerbs = func() map[string]sim.LessonVerb {
+	m := map[string]sim.LessonVerb{}
+	for _, v := range sim.LessonVerbs() {
+		m[v.Name] = v
+	}
+	return m
+}()
+
 // timelineVerbs are the steps of a timeline, and what follows it.
-var timelineVerbs = []string{"client", "say", "run", "hold", "unhold", "pause", "resume", "hang", "unhang",
-	"crash", "partition", "drop-replies", "heal", "failover", "rejoin", "stop-server", "restart-server", "clock-jump", "slow", "expect"}
+var timelineVerbs = func() []string {
+	verbs := slices.Clone(ownVerbs)
+	for _, v := range sim.LessonVerbs() {
+		verbs = append(verbs, v.Name)
+	}
+	return append(verbs, "expect")
+}()
 
 // step adds a step of the timeline.
 func (p *lessonParser) step(f func(t *sim.Timeline, cs map[string]*sim.Client)) {
@@ -50,16 +73,12 @@ func (p *lessonParser) timelineVerb(l line) error {
 		return p.run(l)
 	case "hold":
 		return p.hold(l)
-	case "unhold", "pause", "resume", "hang", "unhang", "crash", "heal":
-		return p.clientFault(l)
-	case "partition", "drop-replies":
-		return p.cutOff(l)
-	case "failover", "rejoin", "stop-server", "restart-server", "clock-jump", "slow":
-		return p.serverFault(l)
+	case "unhold":
+		return p.unhold(l)
 	case "expect":
 		return p.expectBlock(l)
 	}
-	return nil
+	return p.faultVerb(l, faultVerbs[verb])
 }
 
 // say reads a narration step: its text is on the indented lines below.
@@ -75,115 +94,102 @@ func (p *lessonParser) say(l line) error {
 	return nil
 }
 
-// clientFault reads a verb done to one client: unhold, pause, resume, hang,
-// unhang, crash or heal. Unhold and crash let go of the client's hold.
-func (p *lessonParser) clientFault(l line) error {
-	verb := l.fields[0]
-	name, err := p.clientArg(l, 1)
+// unhold reads "unhold C": the held client goes on.
+func (p *lessonParser) unhold(l line) error {
+	name, err := p.oneClient(l)
 	if err != nil {
 		return err
+	}
+	p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].Unhold() })
+	delete(p.held, name)
+	return nil
+}
+
+// oneClient reads the one client a verb takes.
+func (p *lessonParser) oneClient(l line) (string, error) {
+	name, err := p.clientArg(l, 1)
+	if err != nil {
+		return "", err
 	}
 	if len(l.fields) > 2 {
-		return p.errAt(l, 2, "%s takes one client", verb)
+		return "", p.errAt(l, 2, "%s takes one client", l.fields[0])
 	}
-	act := map[string]func(*sim.Client){
-		"unhold": (*sim.Client).Unhold, "pause": (*sim.Client).Pause, "resume": (*sim.Client).Resume,
-		"hang": (*sim.Client).Hang, "unhang": (*sim.Client).Unhang, "crash": (*sim.Client).Crash,
-		"heal": (*sim.Client).Heal,
-	}[verb]
-	p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { act(cs[name]) })
-	if verb == "unhold" || verb == "crash" {
-		delete(p.held, name)
-	}
-	return nil
+	return name, nil
 }
 
-// cutOff reads a network fault between one client and some servers:
-// partition (nothing gets through) or drop-replies (the replies are lost).
-func (p *lessonParser) cutOff(l line) error {
+// faultVerb reads a verb a fault gives (v): its arguments, as v.Takes
+// says, and the step v.Do makes of them.
+func (p *lessonParser) faultVerb(l line, v sim.LessonVerb) error {
 	verb := l.fields[0]
-	name, err := p.clientArg(l, 1)
-	if err != nil {
-		return err
-	}
-	if len(l.fields) < 3 {
-		if verb == "drop-replies" {
-			return p.errAt(l, 2, "want the servers whose replies the client loses: drop-replies A redis-3")
+	want := func(form string) string {
+		if v.Usage != "" {
+			return v.Usage
 		}
-		return p.errAt(l, 2, "want the servers the client is cut off from: partition A redis-4 redis-5")
+		return "want " + form
 	}
-	var nodes []int
-	for i := 2; i < len(l.fields); i++ {
-		n, err := p.server(l, i)
-		if err != nil {
-			return err
-		}
-		nodes = append(nodes, n)
-	}
-	if verb == "drop-replies" {
-		p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].DropReplies(nodes...) })
-		return nil
-	}
-	p.step(func(_ *sim.Timeline, cs map[string]*sim.Client) { cs[name].Partition(nodes...) })
-	return nil
-}
-
-// serverFault reads a verb done to the servers: failover and rejoin, to
-// the replicated pair; stop-server, restart-server, clock-jump and slow,
-// to one server.
-func (p *lessonParser) serverFault(l line) error {
-	verb := l.fields[0]
-	switch verb {
-	case "failover", "rejoin":
+	var (
+		name string
+		at   sim.VerbStep
+		err  error
+	)
+	switch v.Takes {
+	case sim.TakesNothing:
 		if len(l.fields) != 1 {
 			return p.errAt(l, 1, "%s takes no arguments", verb)
 		}
-		if verb == "rejoin" && !p.s.Setup.Rejoin {
-			return p.errAt(l, 0, "rejoin needs \"rejoin\" in the setup line")
-		}
-		if verb == "failover" {
-			p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.Failover() })
-		} else {
-			p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.Rejoin() })
-		}
-	case "stop-server", "restart-server":
-		if len(l.fields) != 2 {
-			return p.errAt(l, min(2, len(l.fields)), "want %s redis-N", verb)
-		}
-		n, err := p.server(l, 1)
-		if err != nil {
+	case sim.TakesClient:
+		if name, err = p.oneClient(l); err != nil {
 			return err
 		}
-		if verb == "stop-server" {
-			p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.StopServer(n) })
-		} else {
-			p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.RestartServer(n) })
+	case sim.TakesClientServers:
+		if name, err = p.clientArg(l, 1); err != nil {
+			return err
 		}
-	case "clock-jump", "slow":
-		if len(l.fields) != 3 {
-			want := "want clock-jump redis-N by=DURATION"
-			if verb == "slow" {
-				want = "want slow redis-N by=DURATION (by=0s: fast again)"
+		if len(l.fields) < 3 {
+			return p.errAt(l, 2, "%s", want(verb+" C redis-N …"))
+		}
+		for i := 2; i < len(l.fields); i++ {
+			n, err := p.server(l, i)
+			if err != nil {
+				return err
 			}
-			return p.errAt(l, min(2, len(l.fields)), "%s", want)
+			at.Nodes = append(at.Nodes, n)
+		}
+	case sim.TakesServer, sim.TakesServerBy:
+		form, args := verb+" redis-N", 2
+		if v.Takes == sim.TakesServerBy {
+			form, args = verb+" redis-N by=DURATION", 3
+		}
+		if len(l.fields) != args {
+			return p.errAt(l, min(2, len(l.fields)), "%s", want(form))
 		}
 		n, err := p.server(l, 1)
 		if err != nil {
 			return err
 		}
-		vals, at, err := p.args(l, 2, "by")
-		if err != nil {
-			return err
+		at.Nodes = []int{n}
+		if v.Takes == sim.TakesServerBy {
+			vals, f, err := p.args(l, 2, "by")
+			if err != nil {
+				return err
+			}
+			if at.By, err = p.duration(l, f["by"], vals["by"]); err != nil {
+				return err
+			}
 		}
-		d, err := p.duration(l, at["by"], vals["by"])
-		if err != nil {
-			return err
+	}
+	if v.Needs != nil {
+		if msg := v.Needs(p.s.Setup); msg != "" {
+			return p.errAt(l, 0, "%s", msg)
 		}
-		if verb == "slow" {
-			p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.Slow(n, d) })
-			break
-		}
-		p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.ClockJump(n, d) })
+	}
+	p.step(func(tl *sim.Timeline, cs map[string]*sim.Client) {
+		at := at
+		at.Client = cs[name]
+		v.Do(tl, at)
+	})
+	if v.EndsHold {
+		delete(p.held, name)
 	}
 	return nil
 }

@@ -42,7 +42,7 @@ type Search struct {
 	// same part of the lease); 0: none.
 	Lease time.Duration
 	// Lacks names what the lesson's timeline does that the search has no
-	// move for ("partition", "slow", "rejoin", …): where the two
+	// move for (partition, slow, rejoin, …): where the two
 	// disagree, the first place to look.
 	Lacks []string
 }
@@ -116,24 +116,9 @@ func faultList(fs []trace.Fault) string {
 	return strings.Join(names, ",")
 }
 
-// verbFaults are the timeline verbs the explorer has a move for, and the
-// fault that offers it: as each fault's record says (sim.FaultInfos).
-var verbFaults = func() map[string]trace.Fault {
-	m := map[string]trace.Fault{}
-	for _, f := range sim.FaultInfos() {
-		for _, v := range f.Verbs {
-			m[v] = f.Fault
-		}
-	}
-	return m
-}()
-
-// lackingVerbs are the timeline verbs the explorer has no move for.
-var lackingVerbs = []string{"partition", "drop-replies", "slow", "rejoin"}
-
 // deriveSearch is a lesson's search when its file has no explore line:
 //   - faults: expiry, and the explorer's move for each fault verb of the
-//     timeline; a client whose work outlasts its lease adds hang — to the
+//     timeline (as the fault's record says: sim.LessonVerb.Search); a client whose work outlasts its lease adds hang — to the
 //     explorer a live holder finishes within its lease, and a hung call
 //     (its process, a watchdog, runs on) is what lifts that rule;
 //   - clients: two, the explorer's standard pair (a lesson's explore line
@@ -175,12 +160,15 @@ func (p *lessonParser) deriveSearch() Search {
 		q.Reenter = q.Reenter || prog.Reenter
 		once = once && prog.Attempts == 1
 	}
-	for _, v := range p.used {
-		if f, ok := verbFaults[v]; ok {
-			add(f)
-		}
-		if slices.Contains(lackingVerbs, v) && !slices.Contains(q.Lacks, v) {
-			q.Lacks = append(q.Lacks, v)
+	for _, name := range p.used {
+		// What each fault verb makes of the search, as its record says.
+		switch v := faultVerbs[name]; v.Search {
+		case sim.SearchFault:
+			add(v.Fault)
+		case sim.SearchLacks, sim.SearchAsked:
+			if !slices.Contains(q.Lacks, name) {
+				q.Lacks = append(q.Lacks, name)
+			}
 		}
 	}
 	slices.SortFunc(q.Faults, func(a, b trace.Fault) int { return slices.Index(sim.Faults, a) - slices.Index(sim.Faults, b) })

@@ -2,6 +2,8 @@ package derive
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -46,10 +48,25 @@ func MovesTable(doc []byte) ([]byte, error) {
 			continue
 		}
 		ids := strings.Split(f.Moves, ", ")
-		fmt.Fprintf(&rows, "| `%s` | %s (`--faults %s`) |\n", strings.Join(ids, "`, `"), f.Doc.EN, f.Fault)
+		fmt.Fprintf(&rows, "| `%s` | %s (`--faults %s`)%s |\n", strings.Join(ids, "`, `"), f.Doc.EN, f.Fault, oldMoves(f, ids))
 	}
 	out := strings.Join(lines[:first], "") + rows.String() + strings.Join(lines[last+1:], "")
 	return []byte(s[:from] + out + s[to:]), nil
+}
+
+// oldMoves says which of a fault's moves went by another name once, as a
+// schedule saved then may still give it: "; `stop redis-N` is its old
+// name, and still replays".
+func oldMoves(f sim.FaultInfo, ids []string) string {
+	var out []string
+	for _, old := range slices.Sorted(maps.Keys(f.OldMoves)) {
+		for _, id := range ids {
+			if verb, who, _ := strings.Cut(id, " "); verb == string(f.OldMoves[old]) {
+				out = append(out, fmt.Sprintf("; `%s` is its old name, and still replays", strings.TrimSpace(old+" "+who)))
+			}
+		}
+	}
+	return strings.Join(out, "")
 }
 
 // isFaultRow says whether a table row is a fault's: it names its fault's

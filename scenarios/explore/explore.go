@@ -566,7 +566,9 @@ func ValidateSchedule(s *trace.Schedule) error {
 
 // Replay makes the run a trace's schedule describes again, against impl, and
 // returns its trace. It refuses a schedule outside the explorer's bounds
-// (ValidateSchedule) and stops between moves once ctx is done.
+// (ValidateSchedule) and stops between moves once ctx is done. A move the
+// schedule gives by an old name (sim.FaultInfo's OldMoves: "stop redis-2")
+// is the move of that name now, and the trace's schedule has it so.
 func Replay(ctx context.Context, impl lockimpl.Info, s *trace.Schedule) (*trace.Trace, error) {
 	if err := ValidateSchedule(s); err != nil {
 		return nil, err
@@ -586,6 +588,9 @@ func Replay(ctx context.Context, impl lockimpl.Info, s *trace.Schedule) (*trace.
 	}
 	tr := st.Trace()
 	sch := *s
+	if len(s.Moves) > 0 {
+		sch.Moves = st.Schedule()
+	}
 	tr.Schedule = &sch
 	return tr, nil
 }

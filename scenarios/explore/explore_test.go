@@ -405,7 +405,7 @@ func TestDelayedRestartFault(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	for _, m := range []string{"A", "A/redis-1", "A/redis-2", "A/redis-3", "stop redis-2"} {
+	for _, m := range []string{"A", "A/redis-1", "A/redis-2", "A/redis-3", "delayed-restart redis-2"} {
 		if err := st.Do(m); err != nil {
 			t.Fatalf("%s: %v", m, err)
 		}
@@ -454,7 +454,7 @@ func TestLeaseOutlivesItsKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	for _, m := range []string{"A", "A/redis-1", "A/redis-2", "A/redis-3", "stop redis-1", "stop redis-2", "stop redis-3"} {
+	for _, m := range []string{"A", "A/redis-1", "A/redis-2", "A/redis-3", "delayed-restart redis-1", "delayed-restart redis-2", "delayed-restart redis-3"} {
 		if err := st.Do(m); err != nil {
 			t.Fatalf("%s: %v", m, err)
 		}

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -96,5 +97,41 @@ func TestOptionsBoundDepth(t *testing.T) {
 	}
 	if err := (Options{Depth: MaxMoves + 1}).Validate(); err == nil || !strings.Contains(err.Error(), "--depth") {
 		t.Errorf("depth %d: err = %v", MaxMoves+1, err)
+	}
+}
+
+// A schedule saved when the delayed-restart fault's move was called "stop
+// redis-N" (now "delayed-restart redis-N", after its fault) replays as it
+// did: the same trace, whose schedule gives the name now.
+func TestReplayOldMoveName(t *testing.T) {
+	in, err := lockimpl.Lookup("redlock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	moves := func(stop string) []string {
+		return []string{"A", "A/redis-1", "A/redis-2", "A/redis-3", stop + " redis-2"}
+	}
+	replay := func(stop string) []byte {
+		t.Helper()
+		tr, err := Replay(context.Background(), in, &trace.Schedule{Clients: 2, Attempts: 1,
+			Faults: []trace.Fault{sim.FaultExpiry, sim.FaultDelayedRestart}, Moves: moves(stop)})
+		if err != nil {
+			t.Fatalf("%s redis-2: %v", stop, err)
+		}
+		if got, want := strings.Join(tr.Schedule.Moves, ", "), strings.Join(moves("delayed-restart"), ", "); got != want {
+			t.Errorf("%s redis-2: the schedule is %s, want %s", stop, got, want)
+		}
+		last := tr.Events[len(tr.Events)-1].Snap
+		if srv := last.Servers[1]; srv.Name != "redis-2" || srv.Up {
+			t.Errorf("%s redis-2: the last snapshot has %s up=%v, want redis-2 down", stop, srv.Name, srv.Up)
+		}
+		b, err := json.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if old, now := replay("stop"), replay("delayed-restart"); string(old) != string(now) {
+		t.Errorf("the old name's trace differs from the new name's:\n%s\n%s", old, now)
 	}
 }

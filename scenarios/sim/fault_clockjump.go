@@ -13,21 +13,22 @@ import (
 // once. Once per server, while it holds such a key.
 const FaultClockJump trace.Fault = "clock-jump"
 
-// MoveJump: a server's clock jumps ahead by a lease.
-const MoveJump MoveKind = "jump"
+// MoveClockJump: a server's clock jumps ahead by a lease.
+const MoveClockJump MoveKind = "clock-jump"
 
 func init() {
-	registerFault(faultSpec{rank: 7, moveRank: 6, FaultInfo: FaultInfo{Fault: FaultClockJump, Moves: "clock-jump redis-N", Verbs: []string{"clock-jump"},
+	registerFault(faultSpec{rank: 7, moveRank: 6, verbRank: 7, FaultInfo: FaultInfo{Fault: FaultClockJump, Moves: "clock-jump redis-N",
+		Verbs: []LessonVerb{{Name: "clock-jump", Takes: TakesServerBy, Search: SearchFault, Do: onServerBy((*Timeline).ClockJump)}},
 		Doc: text.Text{
 			EN: "the server's clock jumps a whole lease ahead, and every key there with a TTL expires at once (an NTP step); once per server, while it holds such a key",
 			ZH: "服务器的时钟向前跳一整个租约，那里所有带 TTL 的键同时过期（NTP 校时）；每台服务器一次，且要它上面有这样的键"}},
-		kinds: []MoveKind{MoveJump},
+		kinds: []MoveKind{MoveClockJump},
 		worldMoves: func(s *Stepper) []Move {
 			if !s.faults[FaultClockJump] {
 				return nil
 			}
 			ttl := s.w.setup.TTL
-			return s.nodeMoves(MoveJump, "clock-jump", func(i int, srv *server) bool {
+			return s.nodeMoves(MoveClockJump, "", func(i int, srv *server) bool {
 				return srv.up && !s.jumped[i] && slices.ContainsFunc(srv.keys, func(k trace.KeyState) bool { return k.TTL > 0 })
 			}, func(srv *server) text.Text {
 				return text.Text{EN: srv.name + "'s clock jumps " + Secs(ttl) + " ahead", ZH: srv.name + " 的时钟向前跳 " + secsZH(ttl)}

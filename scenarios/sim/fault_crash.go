@@ -13,14 +13,15 @@ const FaultCrash trace.Fault = "crash"
 const MoveCrash MoveKind = "crash"
 
 func init() {
-	registerFault(faultSpec{rank: 2, moveRank: 1, FaultInfo: FaultInfo{Fault: FaultCrash, Moves: "crash A", Verbs: []string{"crash"},
-		Doc: text.Text{EN: "A's process ends; its keys stay", ZH: "A 的进程结束；它的键留在 Redis 里"}},
+	registerFault(faultSpec{rank: 2, moveRank: 1, verbRank: 3, FaultInfo: FaultInfo{Fault: FaultCrash, Moves: "crash A",
+		Verbs: []LessonVerb{{Name: "crash", Takes: TakesClient, EndsHold: true, Search: SearchFault, Do: onClient((*Client).Crash)}},
+		Doc:   text.Text{EN: "A's process ends; its keys stay", ZH: "A 的进程结束；它的键留在 Redis 里"}},
 		kinds: []MoveKind{MoveCrash},
 		clientMoves: func(s *Stepper, c *client, live bool) []Move {
 			if !s.faults[FaultCrash] || !live {
 				return nil
 			}
-			return []Move{{Kind: MoveCrash, ID: "crash " + c.name,
+			return []Move{{Kind: MoveCrash, ID: moveID(MoveCrash, c.name),
 				Label: text.Text{EN: c.name + "'s process crashes", ZH: c.name + " 的进程崩溃"}}}
 		},
 		do: func(s *Stepper, m Move) { s.client(m.ID).Crash() },

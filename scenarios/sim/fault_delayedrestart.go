@@ -14,26 +14,27 @@ import (
 // (a server restarts once, by this fault or FaultRestart).
 const FaultDelayedRestart trace.Fault = "delayed-restart"
 
-// MoveStop: a server goes down; it comes back empty after the lease and
-// RestartDelay, with the time move that gets there.
-const MoveStop MoveKind = "stop"
+// MoveDelayedRestart: a server goes down; it comes back empty after the
+// lease and RestartDelay, with the time move that gets there. Its moves
+// were called "stop redis-N" once; a schedule that says so still replays.
+const MoveDelayedRestart MoveKind = "delayed-restart"
 
 // RestartDelay is how long, past the lease, a server stopped by the
 // delayed-restart fault stays down.
 const RestartDelay = time.Second
 
 func init() {
-	registerFault(faultSpec{rank: 8, moveRank: 8, FaultInfo: FaultInfo{Fault: FaultDelayedRestart, Moves: "stop redis-N",
+	registerFault(faultSpec{rank: 8, moveRank: 8, FaultInfo: FaultInfo{Fault: FaultDelayedRestart, Moves: "delayed-restart redis-N", OldMoves: map[string]MoveKind{"stop": MoveDelayedRestart},
 		Doc: text.Text{
 			EN: "a server goes down and comes back empty by itself once the lease and a second more (31 s) have passed, with the time move that gets there: the delayed-restart rule. Once per server",
 			ZH: "服务器宕机，过了租约再加一秒（31 秒）后自己带着空数据回来，由走到那一刻的时间步完成：延迟重启规则。每台服务器一次"}},
-		kinds: []MoveKind{MoveStop},
+		kinds: []MoveKind{MoveDelayedRestart},
 		worldMoves: func(s *Stepper) []Move {
 			if !s.faults[FaultDelayedRestart] {
 				return nil
 			}
 			ttl := s.w.setup.TTL
-			return s.nodeMoves(MoveStop, "stop", func(i int, srv *server) bool { return srv.up && !s.restarted[i] },
+			return s.nodeMoves(MoveDelayedRestart, "", func(i int, srv *server) bool { return srv.up && !s.restarted[i] },
 				func(srv *server) text.Text {
 					return text.Text{EN: srv.name + " goes down; it restarts empty after " + Secs(ttl+RestartDelay),
 						ZH: srv.name + " 宕机；" + secsZH(ttl+RestartDelay) + "后重启，数据清空"}

@@ -14,7 +14,12 @@ const FaultFailover trace.Fault = "failover"
 const MoveFailover MoveKind = "failover"
 
 func init() {
-	registerFault(faultSpec{rank: 4, moveRank: 5, FaultInfo: FaultInfo{Fault: FaultFailover, Moves: "failover", Verbs: []string{"failover"},
+	registerFault(faultSpec{rank: 4, moveRank: 5, verbRank: 5, FaultInfo: FaultInfo{Fault: FaultFailover, Moves: "failover",
+		// A lesson's timeline may bring the old primary back, as a replica
+		// (rejoin), which the explorer does not.
+		Verbs: []LessonVerb{
+			{Name: "failover", Takes: TakesNothing, Search: SearchFault, Do: onWorld((*Timeline).Failover)},
+			{Name: "rejoin", Takes: TakesNothing, Needs: needsRejoin, Search: SearchLacks, Do: onWorld((*Timeline).Rejoin)}},
 		Doc: text.Text{
 			EN: "the primary dies, and Sentinel promotes its replica (1 s behind) 1 s later, with the time move that gets there: the failover lessons' `down-after`",
 			ZH: "主库宕机，1 秒后哨兵把从库（落后 1 秒）提升为主库，由走到那一刻的时间步完成：即故障转移课的 `down-after`"}},
@@ -25,10 +30,19 @@ func init() {
 				return nil
 			}
 			p, d := w.fleet.servers[w.fleet.route[0]], w.setup.DownAfter
-			return []Move{{Kind: MoveFailover, ID: "failover",
+			return []Move{{Kind: MoveFailover, ID: moveID(MoveFailover),
 				Label: text.Text{EN: p.name + " dies; Sentinel promotes its replica " + Secs(d) + " later",
 					ZH: p.name + " 宕机；" + secsZH(d) + "后哨兵把从库提升为主库"}}}
 		},
 		do: func(s *Stepper, m Move) { s.w.fleet.failover() },
 	})
+}
+
+// needsRejoin is what rejoin needs of a lesson's setup: the old primary
+// comes back only where the setup says it does.
+func needsRejoin(s Setup) string {
+	if !s.Rejoin {
+		return `rejoin needs "rejoin" in the setup line`
+	}
+	return ""
 }

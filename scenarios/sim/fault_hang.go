@@ -17,7 +17,10 @@ const (
 )
 
 func init() {
-	registerFault(faultSpec{rank: 6, moveRank: 3, FaultInfo: FaultInfo{Fault: FaultHang, Moves: "hang A, unhang A", Verbs: []string{"hang", "unhang"},
+	registerFault(faultSpec{rank: 6, moveRank: 3, verbRank: 2, FaultInfo: FaultInfo{Fault: FaultHang, Moves: "hang A, unhang A",
+		Verbs: []LessonVerb{
+			{Name: "hang", Takes: TakesClient, Search: SearchFault, Do: onClient((*Client).Hang)},
+			{Name: "unhang", Takes: TakesClient, Search: SearchFault, Do: onClient((*Client).Unhang)}},
 		Doc: text.Text{
 			EN: "A's business call gets stuck while it holds the lock, and returns; the rest of its process — a watchdog — runs on. Once per client: a downstream call that hangs, or work far longer than the lease",
 			ZH: "A 持有锁时业务调用卡住，之后返回；进程的其余部分（看门狗）照常运行。每个客户端一次：下游调用卡住，或干活远超租约"}},
@@ -25,11 +28,11 @@ func init() {
 		clientMoves: func(s *Stepper, c *client, live bool) []Move {
 			var moves []Move
 			if s.faults[FaultHang] && live && c.belief == trace.BeliefHolds && !c.hung && !s.hung[c.name] {
-				moves = append(moves, Move{Kind: MoveHang, ID: "hang " + c.name,
+				moves = append(moves, Move{Kind: MoveHang, ID: moveID(MoveHang, c.name),
 					Label: text.Text{EN: c.name + "'s business call hangs", ZH: c.name + " 的业务调用卡死"}})
 			}
 			if c.hung && !c.crashed {
-				moves = append(moves, Move{Kind: MoveUnhang, ID: "unhang " + c.name,
+				moves = append(moves, Move{Kind: MoveUnhang, ID: moveID(MoveUnhang, c.name),
 					Label: text.Text{EN: c.name + "'s call returns", ZH: c.name + " 的调用返回"}})
 			}
 			return moves

@@ -17,16 +17,24 @@ const FaultPartition trace.Fault = "partition"
 // The partition's moves: the network between a client and a server
 // breaks; it heals.
 const (
-	MoveCut  MoveKind = "cut"
-	MoveHeal MoveKind = "heal"
+	MovePartition MoveKind = "partition"
+	MoveHeal      MoveKind = "heal"
 )
 
 func init() {
-	registerFault(faultSpec{rank: 9, moveRank: 4, FaultInfo: FaultInfo{Fault: FaultPartition, Moves: "partition A redis-N, heal A",
+	registerFault(faultSpec{rank: 9, moveRank: 4, verbRank: 4, FaultInfo: FaultInfo{Fault: FaultPartition, Moves: "partition A redis-N, heal A",
+		// A lesson's timeline breaks the network one way too (the replies
+		// lost), which the explorer does not; heal ends either.
+		Verbs: []LessonVerb{
+			{Name: "partition", Takes: TakesClientServers, Usage: "want the servers the client is cut off from: partition A redis-4 redis-5",
+				Search: SearchAsked, Do: onClientServers((*Client).Partition)},
+			{Name: "drop-replies", Takes: TakesClientServers, Usage: "want the servers whose replies the client loses: drop-replies A redis-3",
+				Search: SearchLacks, Do: onClientServers((*Client).DropReplies)},
+			{Name: "heal", Takes: TakesClient, Do: onClient((*Client).Heal)}},
 		Doc: text.Text{
 			EN: "the network between A and one server breaks while A holds the lock, and heals: A's process runs on, its watchdog too, but nothing it sends there arrives, and a watchdog cut off renews nothing. Once per client",
 			ZH: "A 持有锁时它与某台服务器之间的网络断开，之后恢复：A 的进程和看门狗照常运行，但发往那里的命令都到不了，被隔开的看门狗续不了期。每个客户端一次"}},
-		kinds:       []MoveKind{MoveCut, MoveHeal},
+		kinds:       []MoveKind{MovePartition, MoveHeal},
 		clientMoves: partitionMoves,
 		do: func(s *Stepper, m Move) {
 			if m.Kind == MoveHeal {
@@ -44,13 +52,13 @@ func init() {
 func partitionMoves(s *Stepper, c *client, live bool) []Move {
 	var moves []Move
 	if s.faults[FaultPartition] && live && c.belief == trace.BeliefHolds && !s.parted[c.name] {
-		moves = s.nodeMoves(MoveCut, "partition "+c.name, func(int, *server) bool { return true }, func(srv *server) text.Text {
+		moves = s.nodeMoves(MovePartition, c.name, func(int, *server) bool { return true }, func(srv *server) text.Text {
 			return text.Text{EN: "the network between " + c.name + " and " + srv.name + " breaks",
 				ZH: c.name + " 与 " + srv.name + " 之间的网络断了"}
 		})
 	}
 	if len(c.cut) > 0 && !c.crashed {
-		moves = append(moves, Move{Kind: MoveHeal, ID: "heal " + c.name,
+		moves = append(moves, Move{Kind: MoveHeal, ID: moveID(MoveHeal, c.name),
 			Label: text.Text{EN: "the network heals for " + c.name, ZH: c.name + " 的网络恢复"}})
 	}
 	return moves

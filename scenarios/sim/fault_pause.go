@@ -17,17 +17,20 @@ const (
 )
 
 func init() {
-	registerFault(faultSpec{rank: 3, moveRank: 2, FaultInfo: FaultInfo{Fault: FaultPause, Moves: "pause A, resume A", Verbs: []string{"pause", "resume"},
+	registerFault(faultSpec{rank: 3, moveRank: 2, verbRank: 1, FaultInfo: FaultInfo{Fault: FaultPause, Moves: "pause A, resume A",
+		Verbs: []LessonVerb{
+			{Name: "pause", Takes: TakesClient, Search: SearchFault, Do: onClient((*Client).Pause)},
+			{Name: "resume", Takes: TakesClient, Search: SearchFault, Do: onClient((*Client).Resume)}},
 		Doc: text.Text{EN: "A's whole process stops and goes on, once per client", ZH: "A 的整个进程停顿，然后继续，每个客户端一次"}},
 		kinds: []MoveKind{MovePause, MoveResume},
 		clientMoves: func(s *Stepper, c *client, live bool) []Move {
 			var moves []Move
 			if s.faults[FaultPause] && live && !c.paused && !s.paused[c.name] {
-				moves = append(moves, Move{Kind: MovePause, ID: "pause " + c.name,
+				moves = append(moves, Move{Kind: MovePause, ID: moveID(MovePause, c.name),
 					Label: text.Text{EN: c.name + "'s process pauses (GC)", ZH: c.name + " 的进程停顿（GC）"}})
 			}
 			if c.paused && !c.crashed {
-				moves = append(moves, Move{Kind: MoveResume, ID: "resume " + c.name,
+				moves = append(moves, Move{Kind: MoveResume, ID: moveID(MoveResume, c.name),
 					Label: text.Text{EN: c.name + "'s process resumes", ZH: c.name + " 的进程恢复"}})
 			}
 			return moves

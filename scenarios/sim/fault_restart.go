@@ -13,14 +13,23 @@ const FaultRestart trace.Fault = "restart"
 const MoveRestart MoveKind = "restart"
 
 func init() {
-	registerFault(faultSpec{rank: 5, moveRank: 7, FaultInfo: FaultInfo{Fault: FaultRestart, Moves: "restart redis-N", Verbs: []string{"stop-server", "restart-server"},
+	registerFault(faultSpec{rank: 5, moveRank: 7, verbRank: 6, FaultInfo: FaultInfo{Fault: FaultRestart, Moves: "restart redis-N",
+		// A lesson's timeline takes the server down and brings it back in
+		// two steps, with as much time between as it likes: the restart
+		// (at once) and the delayed restart (a lease and RestartDelay
+		// later) are both made of them. Its search has this fault's moves;
+		// a lesson whose server stays down longer says so in its explore
+		// line (delayed-restart).
+		Verbs: []LessonVerb{
+			{Name: "stop-server", Takes: TakesServer, Search: SearchFault, Do: onServer((*Timeline).StopServer)},
+			{Name: "restart-server", Takes: TakesServer, Search: SearchFault, Do: onServer((*Timeline).RestartServer)}},
 		Doc: text.Text{EN: "a server restarts empty, once per server", ZH: "服务器重启，数据清空，每台服务器一次"}},
 		kinds: []MoveKind{MoveRestart},
 		worldMoves: func(s *Stepper) []Move {
 			if !s.faults[FaultRestart] {
 				return nil
 			}
-			return s.nodeMoves(MoveRestart, "restart", func(i int, srv *server) bool { return srv.up && !s.restarted[i] },
+			return s.nodeMoves(MoveRestart, "", func(i int, srv *server) bool { return srv.up && !s.restarted[i] },
 				func(srv *server) text.Text {
 					return text.Text{EN: srv.name + " restarts empty", ZH: srv.name + " 重启，数据清空"}
 				})

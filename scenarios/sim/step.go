@@ -289,6 +289,8 @@ func (s *Stepper) renews(c *client) bool {
 }
 
 // Do makes move id. It returns ErrNoSuchMove when the move is not enabled.
+// An ID by a move's old name (FaultInfo.OldMoves) makes the move of that
+// name now, and the schedule has it by the name now.
 func (s *Stepper) Do(id string) error {
 	var err error
 	s.w.sched.in(func() { err = s.do(id) })
@@ -318,6 +320,7 @@ func (s *Stepper) DoAll(ids []string) error {
 }
 
 func (s *Stepper) do(id string) error {
+	id = moveNow(id)
 	var m Move
 	found := false
 	moves := s.moves(false)
