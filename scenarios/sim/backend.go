@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/alicebob/miniredis/v2"
@@ -202,7 +203,7 @@ func (b *memBackend) refuse(p *mrserver.Peer, cmd string, args ...string) bool {
 		r = b.slots.check(all, nested)
 	}
 	if r == "" && len(b.guard) > 0 {
-		r = refusalOf(all, b.guard, nested)
+		r = command.RefusalOf(all, b.guard, nested)
 	}
 	if r != "" {
 		p.WriteError(r)
@@ -303,13 +304,13 @@ func (b *memBackend) Read(time.Duration) ([]trace.KeyState, error) {
 		ks := trace.KeyState{Key: k, Type: m.Type(k), TTL: -1}
 		switch v := b.stored(k); ks.Type {
 		case "string":
-			ks.Value = Cut(v.str, MaxValue)
+			ks.Value = command.Cut(v.str, command.MaxValue)
 		case "hash":
 			pairs := make([]string, 0, len(v.hash)/2)
 			for i := 0; i < len(v.hash); i += 2 {
 				pairs = append(pairs, v.hash[i]+"="+v.hash[i+1])
 			}
-			ks.Value = Cut(strings.Join(pairs, " "), MaxValue)
+			ks.Value = command.Cut(strings.Join(pairs, " "), command.MaxValue)
 		default:
 			ks.Value = v.str
 		}

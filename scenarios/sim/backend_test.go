@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -142,7 +144,7 @@ func TestEmbeddedScriptRefusalInRedisWords(t *testing.T) {
 		{"return redis.call('FLUSHALL')", "ERR The user executing the script can't run this command or subcommand script: 0602318aae32acfcc8425701de027a440970423c, on @user_script:1."},
 	} {
 		cmd := rc.Eval(ctx, tc.script, nil)
-		if got := asRedisScriptError(cmd, cmd.Err()); got == nil || got.Error() != tc.want {
+		if got := command.AsRedisScriptError(cmd, cmd.Err()); got == nil || got.Error() != tc.want {
 			t.Errorf("EVAL %q: %v, want %q", tc.script, got, tc.want)
 		}
 	}

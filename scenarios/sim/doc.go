@@ -40,6 +40,8 @@
 //
 // Public face: Run, RunOn, Target, Setup, Script, Timeline, Client, Program,
 // Trace; for backends, Backend, Follower, RealRun, KeyState; for the
-// explorer, Stepper, Move, Fault, FaultInfo, State and its views,
-// FormatCommand; Invariant. Everything else is internal.
+// explorer, Stepper, Move, Fault, FaultInfo, State and its views;
+// Invariant. Everything else is internal. A Redis command as the engine
+// reads it — how a trace shows it, what the guard lets a lock send, the
+// errors lock clients get from the engine — is package command.
 package sim

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -29,17 +30,17 @@ func (w *World) commandDone(a *actor, m msg) {
 	if w.runaway(a, m, srv) {
 		return
 	}
-	var here refusedHere
+	var here command.RefusedHere
 	if !errors.As(m.err, &here) {
 		if why, bad := srv.b.EnvironmentError(m.err); bad {
 			w.fail(w.runErr(fmt.Errorf("%s: %s's %s failed: %s: %w", srv.b.Addr(), a.name, strings.ToUpper(m.cmd.Name()), why, m.err)))
 			return
 		}
 	}
-	if IsRefusal(m.err) {
+	if command.IsRefusal(m.err) {
 		// The guard refused it: the lock overstepped. The trace shows the
 		// command and the server's refusal, and the run ends there.
-		defer w.fail(&RefusedError{Impl: w.impl.Name, Actor: a.name, Command: strings.ToUpper(m.cmd.Name()),
+		defer w.fail(&command.RefusedError{Impl: w.impl.Name, Actor: a.name, Command: strings.ToUpper(m.cmd.Name()),
 			Server: srv.name, Key: a.client.key, Err: m.err})
 	}
 	w.commands++
@@ -105,9 +106,9 @@ func (w *World) commandDone(a *actor, m msg) {
 		Kind:    trace.KindCommand,
 		Actor:   a.name,
 		Server:  srv.name,
-		Args:    cmdArgs(m.cmd),
-		Command: formatCommand(m.cmd),
-		Reply:   formatReply(m.cmd, m.err),
+		Args:    command.Args(m.cmd),
+		Command: command.Format(m.cmd),
+		Reply:   command.FormatReply(m.cmd, m.err),
 		Text:    say,
 		Short:   same(shortCommand(m.cmd, m.err)),
 	}
@@ -346,7 +347,7 @@ func (w *World) checkHold(a *actor) {
 	a.held = true
 	next := ""
 	if at.park == parkGate {
-		next = formatCommand(at.cmd)
+		next = command.Format(at.cmd)
 	}
 	w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Text: textHeld(a.name, next, a.point),
 		Short: text.Text{EN: "⏸ held", ZH: "⏸ 被挂起"}})

@@ -10,22 +10,6 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
-// PartitionError is what a command gets when its client is cut off from the
-// server by a network partition: nothing reaches the server.
-type PartitionError struct {
-	Client, Server string
-	// ReplyLost: the command reached the server and ran there; its reply
-	// did not come back (DropReplies).
-	ReplyLost bool
-}
-
-func (e *PartitionError) Error() string {
-	if e.ReplyLost {
-		return fmt.Sprintf("%s's command ran on %s, but the reply was lost: i/o timeout (network partition)", e.Client, e.Server)
-	}
-	return fmt.Sprintf("%s cannot reach %s: i/o timeout (network partition)", e.Client, e.Server)
-}
-
 // Partition cuts the client off from the given servers, by node index (0 is
 // redis-1). Nodes the implementation does not have are ignored: a
 // single-instance lock has only node 0.

@@ -6,6 +6,8 @@ import (
 	"net"
 	"syscall"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
 // memConn is a lock client's connection to an embedded server (an
@@ -32,7 +34,7 @@ type memConn struct {
 // dead is the error of a connection whose server was killed.
 func (m *memConn) dead() error {
 	if m.b.killed {
-		return &NodeDownError{Server: m.name, Lost: true}
+		return &command.NodeDownError{Server: m.name, Lost: true}
 	}
 	return nil
 }

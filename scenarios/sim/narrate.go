@@ -12,6 +12,8 @@ import (
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
 // This file holds what the engine says, in English and Chinese, about a client
@@ -21,7 +23,7 @@ import (
 // in narrate_command.go, what happens to the servers and to the clients'
 // processes in narrate_faults.go, the resource's reads and writes in
 // narrate_resource.go, the short labels in narrate_short.go, commands and
-// replies as redis-cli shows them in format.go. The engine narrates what it
+// replies as redis-cli shows them in package command. The engine narrates what it
 // observes; it never knows which implementation runs.
 
 // Secs formats a duration as seconds: "30s", "0.5s".
@@ -74,8 +76,8 @@ func actorZH(actor string) (who, node string) {
 // client's own (go-redis's, a library's), quoted as it came after a
 // sentence that says what it is: 超时（客户端报错：`i/o timeout`）.
 func errZH(err error) string {
-	var down *NodeDownError
-	var cut *PartitionError
+	var down *command.NodeDownError
+	var cut *command.PartitionError
 	raw := err.Error()
 	switch {
 	case errors.As(err, &down) && down.Lost:

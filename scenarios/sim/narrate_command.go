@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -70,8 +71,8 @@ func commandOf(actor string, op trace.Op) (en, zh string) {
 // its failure and the changes it made.
 func commandText(en, zh string, changes []change, err error) text.Text {
 	var ens, zhs []string
-	var late *GaveUpError
-	var unsent *NotSentError
+	var late *command.GaveUpError
+	var unsent *command.NotSentError
 	if errors.As(err, &late) {
 		ens = append(ens, textGaveUpEN(late))
 		zhs = append(zhs, textGaveUpZH(late))
@@ -81,8 +82,8 @@ func commandText(en, zh string, changes []change, err error) text.Text {
 	} else if redis.HasErrorPrefix(err, "NOSCRIPT") {
 		// EVALSHA first, and on NOSCRIPT the whole script with EVAL: two
 		// commands, one script call, sent by the code the gate found
-		// (noscript.go).
-		by := scriptFallback(err)
+		// (command.WithFallback).
+		by := command.ScriptFallback(err)
 		ens = append(ens, "the server does not have the script cached yet (NOSCRIPT); "+by.EN+" sends it whole next (EVAL): one script call, two commands")
 		zhs = append(zhs, "服务器上还没有缓存这段脚本（NOSCRIPT）；"+zhCat(by.ZH, "接着把整段脚本发过去（EVAL）：一次脚本调用，两条命令"))
 	} else if errors.Is(err, redis.TxFailedErr) {

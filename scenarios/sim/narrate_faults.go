@@ -7,6 +7,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -44,12 +45,12 @@ func textSlow(srv string, d time.Duration) text.Text {
 
 // textGaveUpEN and textGaveUpZH say that a client stopped waiting for a
 // command on its way to a slow server.
-func textGaveUpEN(e *GaveUpError) string {
+func textGaveUpEN(e *command.GaveUpError) string {
 	return fmt.Sprintf("%s stops waiting after %s (%s): the command is still on its way to %s and reaches it at t=%s",
 		e.Client, Secs(e.Waited), e.Err, e.Server, Secs(e.Due))
 }
 
-func textGaveUpZH(e *GaveUpError) string {
+func textGaveUpZH(e *command.GaveUpError) string {
 	return fmt.Sprintf("%s 等了 %s没等到应答，不再等了（客户端报错：`%s`）；命令仍在发往 %s 的路上，第 %s才到达",
 		e.Client, secsZH(e.Waited), e.Err, e.Server, secsZH(e.Due))
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
 // This file holds the short labels: an event in a few words, in English and
@@ -31,9 +33,9 @@ func same(s string) text.Text { return text.Text{EN: s, ZH: s} }
 // shortCommand is a command and its reply in a few words: "SET NX → OK",
 // "EVAL release → 1", "GET → A#1".
 func shortCommand(cmd redis.Cmder, err error) string {
-	if inBatch(cmd) {
+	if command.InBatch(cmd) {
 		name := "EXEC"
-		switch r := formatReply(cmd, err); {
+		switch r := command.FormatReply(cmd, err); {
 		case r == "(nil)":
 			return name + " → nil" // a watched key changed: nothing ran
 		case strings.HasPrefix(r, "(error) "):
@@ -41,7 +43,7 @@ func shortCommand(cmd redis.Cmder, err error) string {
 		}
 		return name + " → OK"
 	}
-	args := cmdArgs(cmd)
+	args := command.Args(cmd)
 	name := strings.ToUpper(args[0])
 	switch name {
 	case "SET":
@@ -56,7 +58,7 @@ func shortCommand(cmd redis.Cmder, err error) string {
 			name += " " + script
 		}
 	}
-	reply := formatReply(cmd, err)
+	reply := command.FormatReply(cmd, err)
 	switch {
 	case strings.HasPrefix(reply, "(integer) "):
 		reply = strings.TrimPrefix(reply, "(integer) ")
@@ -65,8 +67,8 @@ func shortCommand(cmd redis.Cmder, err error) string {
 	case strings.HasPrefix(reply, "(error) "):
 		reply = "ERR"
 	default:
-		if v, ok := stringReply(cmd); ok {
-			reply = Cut(v, MaxValue) // a few words: no more of a value than a snapshot shows
+		if v, ok := command.StringReply(cmd); ok {
+			reply = command.Cut(v, command.MaxValue) // a few words: no more of a value than a snapshot shows
 		} else if u, err := strconv.Unquote(reply); err == nil {
 			reply = u
 		}

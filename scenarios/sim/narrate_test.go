@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -21,13 +22,13 @@ func TestNarrationChinese(t *testing.T) {
 	}{
 		{textCommand("A.watchdog", trace.OpRenew, nil, nil), "A 的看门狗续期：没有任何改变"},
 		{textCommand("A/redis-3", trace.OpAcquire, nil, nil), "A 在 redis-3 上加锁：没有任何改变"},
-		{textCommand("A/redis-2#2", trace.OpAcquire, nil, &NotSentError{Client: "A", Err: context.DeadlineExceeded}),
+		{textCommand("A/redis-2#2", trace.OpAcquire, nil, &command.NotSentError{Client: "A", Err: context.DeadlineExceeded}),
 			"A 在 redis-2 上加锁：A 还没发出它，超时时间就已经过了（客户端报错：`context deadline exceeded`）：这条命令不会再发出"},
-		{textCommand("A", trace.OpRelease, nil, &NodeDownError{Server: "redis-1", Lost: true}),
+		{textCommand("A", trace.OpRelease, nil, &command.NodeDownError{Server: "redis-1", Lost: true}),
 			"A 释放锁：命令失败：redis-1 已宕机，连接中断"},
-		{textCommand("B/redis-4", trace.OpAcquire, nil, &PartitionError{Client: "B", Server: "redis-4"}),
+		{textCommand("B/redis-4", trace.OpAcquire, nil, &command.PartitionError{Client: "B", Server: "redis-4"}),
 			"B 在 redis-4 上加锁：命令失败：网络分区，B 连不上 redis-4，超时"},
-		{textCommand("A/redis-3", trace.OpAcquire, nil, &PartitionError{Client: "A", Server: "redis-3", ReplyLost: true}),
+		{textCommand("A/redis-3", trace.OpAcquire, nil, &command.PartitionError{Client: "A", Server: "redis-3", ReplyLost: true}),
 			"A 在 redis-3 上加锁：命令失败：命令在 redis-3 上执行了，应答却因网络分区丢失，A 只看到超时"},
 		{textHeld("A.watchdog", "", trace.OpRenew), "调度器让 A 的看门狗停在这里"},
 		{textUnheld("A/redis-2"), "调度器让 A 发往 redis-2 的命令继续执行"},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -87,7 +88,7 @@ func (w *World) pace(a *actor) {
 		}
 	}
 	var err error
-	w.paced(func() { err = p.Next(ctx, a.name, formatCommand(a.cmd)) })
+	w.paced(func() { err = p.Next(ctx, a.name, command.Format(a.cmd)) })
 	if err != nil {
 		w.fail(err)
 	}

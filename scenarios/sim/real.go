@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -278,8 +280,8 @@ func (w *World) runErr(err error) error {
 // under a command, a call that timed out. The engine's own faults (a
 // server the timeline took down, a partition) and an interruption are not.
 func Unreachable(err error) bool {
-	var down *NodeDownError
-	var cut *PartitionError
+	var down *command.NodeDownError
+	var cut *command.PartitionError
 	if err == nil || errors.As(err, &down) || errors.As(err, &cut) || errors.Is(err, context.Canceled) {
 		return false
 	}

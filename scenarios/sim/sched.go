@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -92,7 +93,7 @@ func (w *World) place() {
 		if x.node != y.node {
 			return x.node - y.node
 		}
-		return strings.Compare(formatCommand(x.cmd), formatCommand(y.cmd))
+		return strings.Compare(command.Format(x.cmd), command.Format(y.cmd))
 	})
 	for _, f := range w.pending {
 		w.seat(f, f.parent.name+"/"+w.servers[w.route[f.node]].name)
@@ -262,7 +263,7 @@ func (w *World) handle(m msg) {
 		w.running--
 		a.state, a.deadline, a.sentAt = stateSleeping, m.deadline, w.now
 		w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Server: w.servers[m.server].name,
-			Text:  textSlowSend(a.name, formatCommand(m.cmd), w.servers[m.server].name, m.deadline-w.now),
+			Text:  textSlowSend(a.name, command.Format(m.cmd), w.servers[m.server].name, m.deadline-w.now),
 			Short: text.Text{EN: "sent…", ZH: "发出…"}})
 	case msgUnsleep:
 		// Cancelled in its sleep, or after the clock woke it but before it

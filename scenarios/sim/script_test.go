@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -27,7 +28,7 @@ func TestScriptsShowByName(t *testing.T) {
 		{redis.NewCmd(ctx, "evalsha", sha, 1, "lock", "A#1"), "EVALSHA <script " + sha[:8] + "> 1 lock A#1"},
 		{redis.NewCmd(ctx, "set", "lock", "-- not a script", "nx"), `SET lock "-- not a script" NX`},
 	} {
-		if got := formatCommand(tc.cmd); got != tc.want {
+		if got := command.Format(tc.cmd); got != tc.want {
 			t.Errorf("formatCommand = %q, want %q", got, tc.want)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -71,7 +73,7 @@ func (r *slotRule) check(args []string, inScript bool) string {
 	if len(args) == 0 {
 		return ""
 	}
-	keys := commandKeys(lockCommands[guardName(args)], args)
+	keys := command.KeysOf(args)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if inScript {

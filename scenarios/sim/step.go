@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -185,7 +186,7 @@ func (s *Stepper) runnable() []*actor {
 func (s *Stepper) stepLabel(a *actor) text.Text {
 	switch a.park {
 	case parkGate:
-		cmd := formatCommand(a.cmd)
+		cmd := command.Format(a.cmd)
 		return text.Text{EN: a.name + ": " + cmd, ZH: a.name + "：" + cmd}
 	case parkPoint:
 		res := s.w.res.name

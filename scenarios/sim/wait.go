@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -96,7 +98,7 @@ func (w *World) checkWaits() {
 		}
 		switch srv := w.servers[wc.server]; {
 		case !srv.up:
-			w.finishWait(a, &NodeDownError{Server: srv.name, Lost: true})
+			w.finishWait(a, &command.NodeDownError{Server: srv.name, Lost: true})
 		case w.acked(wc) >= wc.want:
 			w.finishWait(a, nil)
 		}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -114,9 +115,9 @@ type server struct {
 	// readAt is when keys were read, on the wall clock (real servers):
 	// how long their TTLs have run down since.
 	readAt  time.Time
-	ahead   time.Duration // how far its clock has jumped ahead
-	latency time.Duration // how late a command reaches it (Timeline.Slow)
-	scripts scriptCache   // the scripts the run gave it since it started
+	ahead   time.Duration       // how far its clock has jumped ahead
+	latency time.Duration       // how late a command reaches it (Timeline.Slow)
+	scripts command.ScriptCache // the scripts the run gave it since it started
 }
 
 type client struct {

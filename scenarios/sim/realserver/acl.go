@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
 // This file is the run's ACL user: what keeps a lock on a real server to
@@ -82,7 +83,7 @@ func ACLRules(key, pass string, commands []string, selectDB bool) []string {
 	if selectDB {
 		rules = append(rules, "+select")
 	}
-	for _, p := range sim.KeyPatterns(key) {
+	for _, p := range command.KeyPatterns(key) {
 		rules = append(rules, "~"+p)
 	}
 	return rules
@@ -92,7 +93,7 @@ func ACLRules(key, pass string, commands []string, selectDB bool) []string {
 // has no GETDEL, 7.0 brought EXPIRETIME): an ACL rule naming a command the
 // server lacks is refused whole.
 func knownCommands(ctx context.Context, c *redis.Client) ([]string, error) {
-	all := sim.LockCommands()
+	all := command.LockCommands()
 	base := make([]string, len(all))
 	for i, name := range all {
 		base[i], _, _ = strings.Cut(name, "|")

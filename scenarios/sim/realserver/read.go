@@ -8,12 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // This file reads the run's keys for the engine's snapshots, on the
@@ -77,7 +76,7 @@ func (b *backend) read(ctx context.Context, names []string, now time.Duration) (
 			again = append(again, k)
 		case ks.Type != "none":
 			ks.TTL = b.virtualTTL(r.pttls[i].Val(), r.wall, now)
-			found[k], long[k] = ks, r.lens[i] != nil && r.lens[i].Val() > sim.MaxValue
+			found[k], long[k] = ks, r.lens[i] != nil && r.lens[i].Val() > command.MaxValue
 		}
 	}
 	if len(again) > 0 {
@@ -108,7 +107,7 @@ func (b *backend) query(ctx context.Context, names []string) (*reading, error) {
 			r.pttls[i] = p.PTTL(ctx, k)
 			switch b.types[k] {
 			case "", "string":
-				r.heads[i] = p.GetRange(ctx, k, 0, sim.MaxValue)
+				r.heads[i] = p.GetRange(ctx, k, 0, command.MaxValue)
 				if b.long[k] {
 					r.lens[i] = p.StrLen(ctx, k)
 				}
@@ -148,7 +147,7 @@ func (r *reading) key(i int, name string) (ks trace.KeyState, settled bool, err 
 		return ks, ok, err
 	}
 	if h := r.hashes[i]; h != nil && h.Err() == nil && len(h.Val()) > 0 {
-		ks.Type, ks.Value = "hash", sim.Cut(hashValue(h.Val()), sim.MaxValue)
+		ks.Type, ks.Value = "hash", command.Cut(hashValue(h.Val()), command.MaxValue)
 		return ks, true, nil
 	}
 	if t := r.types[i]; t != nil && t.Err() == nil && !slices.Contains([]string{"none", "string", "hash"}, t.Val()) {
@@ -177,12 +176,12 @@ func (r *reading) str(i int) (v string, ok bool, err error) {
 	switch {
 	case head.Val() == "":
 		return "", false, nil
-	case n == nil && len(head.Val()) > sim.MaxValue:
+	case n == nil && len(head.Val()) > command.MaxValue:
 		return "", false, nil
 	case n == nil:
 		return head.Val(), true, nil
 	}
-	return sim.CutHead(head.Val(), int(n.Val()), sim.MaxValue), true, nil
+	return command.CutHead(head.Val(), int(n.Val()), command.MaxValue), true, nil
 }
 
 // isWrongType says whether err is Redis's answer to a command on a key of
@@ -201,7 +200,7 @@ func (b *backend) readFull(ctx context.Context, names []string, now time.Duratio
 	_, err := b.obs.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, k := range names {
 			types[i], pttls[i] = p.Type(ctx, k), p.PTTL(ctx, k)
-			heads[i], lens[i] = p.GetRange(ctx, k, 0, sim.MaxValue), p.StrLen(ctx, k)
+			heads[i], lens[i] = p.GetRange(ctx, k, 0, command.MaxValue), p.StrLen(ctx, k)
 			hashes[i] = p.HGetAll(ctx, k)
 		}
 		return nil
@@ -217,7 +216,7 @@ func (b *backend) readFull(ctx context.Context, names []string, now time.Duratio
 		}
 		if ok {
 			ks.TTL = b.virtualTTL(pttls[i].Val(), wall, now)
-			found[k], long[k] = ks, ks.Type == "string" && lens[i].Val() > sim.MaxValue
+			found[k], long[k] = ks, ks.Type == "string" && lens[i].Val() > command.MaxValue
 		}
 	}
 	return nil
@@ -243,10 +242,10 @@ func fullKey(name string, typ *redis.StatusCmd, pttl *redis.DurationCmd, str str
 		return ks, false, nil
 	case ks.Type == "string":
 		if err = errors.Join(str.head.Err(), str.len.Err()); err == nil {
-			ks.Value = text.Clean(sim.CutHead(str.head.Val(), int(str.len.Val()), sim.MaxValue))
+			ks.Value = text.Clean(command.CutHead(str.head.Val(), int(str.len.Val()), command.MaxValue))
 		}
 	case ks.Type == "hash":
-		ks.Value, err = sim.Cut(hashValue(hash.Val()), sim.MaxValue), hash.Err()
+		ks.Value, err = command.Cut(hashValue(hash.Val()), command.MaxValue), hash.Err()
 	default:
 		ks.Value = "(" + text.Clean(ks.Type) + ")"
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
 // commandLog records the commands a miniredis server receives, and the
@@ -208,7 +209,7 @@ func TestReadALongStringIsNotDownloaded(t *testing.T) {
 	if _, err := b.read(t.Context(), []string{"p:other"}, 0); err != nil { // connects
 		t.Fatal(err)
 	}
-	want := long[:sim.MaxValue] + "…(+" + strconv.Itoa(len(long)-sim.MaxValue) + " bytes)"
+	want := long[:command.MaxValue] + "…(+" + strconv.Itoa(len(long)-command.MaxValue) + " bytes)"
 	for i, sent := range [][]string{
 		{"PTTL", "GETRANGE", "TYPE", "PTTL", "GETRANGE", "STRLEN", "HGETALL"},
 		{"PTTL", "GETRANGE", "STRLEN"},
@@ -223,7 +224,7 @@ func TestReadALongStringIsNotDownloaded(t *testing.T) {
 		if len(keys) != 1 || keys[0].Value != want || keys[0].Type != "string" {
 			t.Fatalf("read %d: %.400q; want the value %.300q", i, keys, want)
 		}
-		if n := got.Load(); n > 4*sim.MaxValue {
+		if n := got.Load(); n > 4*command.MaxValue {
 			t.Errorf("read %d received %d bytes for a value of %d", i, n, len(long))
 		}
 		if w := prefixed(ObserverName+" ", sent); !slices.Equal(log.take(), w) || trips.Load() != int32(len(sent)/4+1) {

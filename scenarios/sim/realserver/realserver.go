@@ -32,6 +32,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -350,10 +351,10 @@ func isRedisReply(err error) bool {
 // connection the engine itself closed) are part of the lesson, and so is a
 // nil reply.
 func (b *backend) EnvironmentError(err error) (string, bool) {
-	var down *sim.NodeDownError
-	var cut *sim.PartitionError
-	var gaveUp *sim.GaveUpError
-	var unsent *sim.NotSentError
+	var down *command.NodeDownError
+	var cut *command.PartitionError
+	var gaveUp *command.GaveUpError
+	var unsent *command.NotSentError
 	switch {
 	case err == nil, errors.Is(err, redis.Nil), errors.Is(err, redis.ErrClosed),
 		errors.As(err, &down), errors.As(err, &cut), errors.As(err, &gaveUp), errors.As(err, &unsent):
