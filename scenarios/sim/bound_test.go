@@ -9,6 +9,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
@@ -33,7 +34,7 @@ func TestBigValueIsBoundedInTheTrace(t *testing.T) {
 		tl.Client("A", Program{Work: 5 * time.Second})
 		tl.Client("B", Program{Start: time.Second, Retry: time.Second, Work: time.Second})
 		tl.RunUntil(3 * time.Second)
-		replicated, _ = tl.w.servers[1].b.(*memBackend).m.Get(k)
+		replicated = tl.w.servers[1].b.(*backend.Embedded).Stored(k).Str
 		tl.RunToEnd()
 	}
 	setup := Setup{Replica: true, Lag: time.Second}

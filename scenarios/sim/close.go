@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -47,7 +49,7 @@ func (w *World) close() {
 // theirs.
 func (w *World) closeServers(clean bool) {
 	for _, srv := range w.servers {
-		if _, embedded := srv.b.(*memBackend); embedded && !clean {
+		if _, embedded := srv.b.(*backend.Embedded); embedded && !clean {
 			continue
 		}
 		srv.b.Close()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
@@ -44,7 +45,7 @@ func (w *World) commandDone(a *actor, m msg) {
 			Server: srv.name, Key: a.client.key, Err: m.err})
 	}
 	w.commands++
-	if m.err != nil && !errors.Is(m.err, redis.Nil) && !IsCrossSlot(m.err) {
+	if m.err != nil && !errors.Is(m.err, redis.Nil) && !backend.IsCrossSlot(m.err) {
 		if w.failed == 0 {
 			w.firstFailed = fmt.Sprintf("%s's %s on %s: %v", a.name, strings.ToUpper(m.cmd.Name()), srv.name, m.err)
 		}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 
 	"github.com/redis/go-redis/v9"
@@ -157,7 +158,7 @@ func (g *gate) onItsWay(ctx context.Context, next redis.ProcessHook, a *actor, c
 // how it went.
 func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd redis.Cmder, srv int) error {
 	var err error
-	_, embedded := g.w.servers[srv].b.(*memBackend)
+	_, embedded := g.w.servers[srv].b.(*backend.Embedded)
 	err = command.SessionRefusal(cmd)
 	if r := g.w.real; r != nil {
 		if r.Target.NoACL && err == nil {
@@ -167,7 +168,7 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 			// Only the lock's own: the snapshot reads them, the
 			// cleanup deletes them.
 			if command.OwnKey(k, g.w.setup.Key) {
-				r.name(k)
+				r.AddKeys(k)
 			}
 		}
 	}

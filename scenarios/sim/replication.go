@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -19,7 +20,7 @@ type replEntry struct {
 	key      string
 	deleted  bool
 	state    trace.KeyState // as the snapshot showed it
-	value    stored         // whole, for the replica
+	value    backend.Stored // whole, for the replica
 	expireAt time.Duration  // absolute virtual time, 0 for none
 }
 
@@ -39,7 +40,7 @@ func (w *World) enqueueReplication(p int, changes []change) {
 			e.deleted = true
 		} else {
 			e.state = ch.after
-			e.value = w.servers[p].b.(*memBackend).stored(ch.key)
+			e.value = w.servers[p].b.(*backend.Embedded).Stored(ch.key)
 			if ch.after.TTL > 0 {
 				e.expireAt = w.now + ch.after.TTL
 			}
@@ -61,14 +62,14 @@ func (w *World) applyReplication() {
 		if !srv.up {
 			continue
 		}
-		mem := srv.b.(*memBackend)
+		mem := srv.b.(*backend.Embedded)
 		switch left := e.expireAt - w.now; {
 		case e.deleted || e.expireAt > 0 && left <= 0:
-			mem.del(e.key)
+			mem.Del(e.key)
 		case e.expireAt > 0:
-			mem.put(e.key, e.value, left)
+			mem.Put(e.key, e.value, left)
 		default:
-			mem.put(e.key, e.value, 0)
+			mem.Put(e.key, e.value, 0)
 		}
 		srv.keys = w.readKeys(srv, srv.keys)
 		for i := range srv.keys {
@@ -133,7 +134,7 @@ func (w *World) cutReplication(dead *server) int {
 		}
 	}
 	w.repl = nil
-	if f, ok := w.servers[dead.replica].b.(Follower); ok {
+	if f, ok := w.servers[dead.replica].b.(backend.Follower); ok {
 		n, err := f.Promote()
 		lost = n
 		if err != nil {
@@ -146,7 +147,7 @@ func (w *World) cutReplication(dead *server) int {
 // promote is Sentinel's failover, down-after past the primary's death: the
 // Sentinels agree that it is down, elect a leader, and the leader promotes
 // the replica with what it had received. The node routes to it from now on:
-// a client's next command there reaches it (memconn.go).
+// a client's next command there reaches it (backend.EmbeddedConn).
 func (w *World) promote() {
 	w.promoting = false
 	dead := w.servers[w.route[0]]
@@ -178,9 +179,9 @@ func (w *World) rejoin() {
 	primary := w.servers[p]
 	mem := w.newMem()
 	mem.Advance(w.now, 0)
-	from := primary.b.(*memBackend)
+	from := primary.b.(*backend.Embedded)
 	for _, k := range primary.keys {
-		mem.put(k.Key, from.stored(k.Key), max(k.TTL, 0))
+		mem.Put(k.Key, from.Stored(k.Key), max(k.TTL, 0))
 	}
 	dead.b = mem
 	dead.up = true

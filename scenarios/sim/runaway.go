@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
@@ -17,16 +18,6 @@ import (
 // lock's failure, not as a server that could not be reached, so its
 // cleanup and the cells after it run on a server that answers again.
 
-// A ScriptStopper is a backend that can stop a script that keeps its
-// server busy (a real server: SCRIPT KILL, FUNCTION KILL).
-type ScriptStopper interface {
-	// StopScript stops the script that keeps the server busy, if one
-	// does, waiting past the server's busy threshold for it to answer. It
-	// says how it stopped it ("SCRIPT KILL after the server's busy
-	// threshold of 5s"), or "" with nil when no script was running.
-	StopScript() (how string, err error)
-}
-
 // runaway says whether actor a's command in m timed out because its script
 // kept the server busy, and if so stops the script and fails the run.
 func (w *World) runaway(a *actor, m msg, srv *server) bool {
@@ -34,7 +25,7 @@ func (w *World) runaway(a *actor, m msg, srv *server) bool {
 	if w.real == nil || !errors.As(m.err, &ne) || !ne.Timeout() || !command.RunsScript(m.cmd) {
 		return false
 	}
-	stopper, ok := srv.b.(ScriptStopper)
+	stopper, ok := srv.b.(backend.ScriptStopper)
 	if !ok {
 		return false
 	}

@@ -2,14 +2,12 @@ package sim
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // This file is a real run's failover by Redis Sentinel (Target.Sentinels):
@@ -20,53 +18,9 @@ import (
 // to the replica once they have promoted it, as a Sentinel-aware client
 // does. Lessons without a replica, and Redlock, do not involve them.
 
-// SentinelWatch is one run's master on a Sentinel group.
-type SentinelWatch interface {
-	// Down makes the primary unreachable to the Sentinels, from now on.
-	Down()
-	// Events are what the Sentinels have said about the run's master
-	// since the last call, in the order they came.
-	Events() []SentinelEvent
-	// Close stops watching and has every Sentinel forget the run's
-	// master; the engine calls it before it cleans up the servers.
-	Close() error
-}
-
-// SentinelEvent is one message a Sentinel published about the run's
-// master: Kind is its channel ("+sdown", "+odown", "+switch-master", …),
-// Sentinel the address of the Sentinel that said it, Addr the instance it
-// is about (for +switch-master, the new master), At when it came.
-type SentinelEvent struct {
-	Kind, Sentinel, Instance, Addr string
-	At                             time.Time
-}
-
-// WatchSentinels starts a run's watch: the Sentinels monitor primary, whose
-// replica is replica, under name, with down-after and the failover timeout
-// given (both real time), and know the replica and each other when it
-// returns.
-type WatchSentinels func(run *RealRun, name string, primary, replica *redis.Options, downAfter, timeout time.Duration) (SentinelWatch, error)
-
-// Cutter is a Follower whose stream can be cut without promoting it: the
-// Sentinels promote it themselves.
-type Cutter interface {
-	Follower
-	// Cut ends the replication stream from a primary that died; what was
-	// still on its way (chunks) never arrives.
-	Cut() (lost int)
-}
-
 // sentinelPoll is how often, in virtual time, a world waiting for the
 // Sentinels' failover looks at what they said.
 const sentinelPoll = 100 * time.Millisecond
-
-// SentinelName is the master name on the Sentinels of a run whose keys are
-// under prefix: "lockstep-" and the prefix with dashes for its colons
-// ("lockstep-lockstep-3f9a1c2e-failover-uuid-lua"), a name of the run's
-// own that lockstep clean can tell from the user's.
-func SentinelName(prefix string) string {
-	return "lockstep-" + strings.NewReplacer(":", "-", "{", "", "}", "").Replace(strings.TrimSuffix(prefix, ":"))
-}
 
 // startSentinels has the target's Sentinels watch the run's primary, once
 // its replica is in sync.
@@ -76,10 +30,10 @@ func (w *World) startSentinels() error {
 		return nil
 	}
 	p, r := w.servers[w.route[0]], w.servers[w.servers[w.route[0]].replica]
-	if _, ok := r.b.(Cutter); !ok {
+	if _, ok := r.b.(backend.Cutter); !ok {
 		return fmt.Errorf("%s cannot be failed over by Sentinel: its backend cannot cut the stream", r.b.Addr())
 	}
-	name := SentinelName(t.Prefix)
+	name := backend.SentinelName(t.Prefix)
 	// The failover timeout outlasts the run: a replica behind the relay
 	// is pointed at the monitored address by Sentinel once it has passed
 	// (+fix-slave-config), which would bypass the lag.
@@ -96,7 +50,7 @@ func (w *World) startSentinels() error {
 // stream to the replica is cut (its unsent writes are lost), the primary
 // goes out of the Sentinels' reach, and the world waits for their word.
 func (w *World) sentinelDown(dead *server) int {
-	lost := w.servers[dead.replica].b.(Cutter).Cut()
+	lost := w.servers[dead.replica].b.(backend.Cutter).Cut()
 	w.repl = nil
 	w.sentinel.Down()
 	return lost
@@ -127,7 +81,7 @@ func (w *World) drainSentinels() {
 
 // sentinelPromote routes the first node to the replica the Sentinels
 // promoted; a promotion of anything else fails the run.
-func (w *World) sentinelPromote(e SentinelEvent) {
+func (w *World) sentinelPromote(e backend.SentinelEvent) {
 	dead := w.servers[w.route[0]]
 	r := w.servers[dead.replica]
 	if o := r.b.ClientOptions(); o == nil || o.Addr != e.Addr {
@@ -141,7 +95,7 @@ func (w *World) sentinelPromote(e SentinelEvent) {
 
 // textSentinel is what a Sentinel's message says in the trace, for the
 // messages that tell the failover's story; ok false for the rest.
-func textSentinel(e SentinelEvent, servers []*server, since time.Duration) (text.Text, bool) {
+func textSentinel(e backend.SentinelEvent, servers []*server, since time.Duration) (text.Text, bool) {
 	name := func(addr string) string {
 		for _, s := range servers {
 			if o := s.b.ClientOptions(); o != nil && o.Addr == addr {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -40,7 +41,7 @@ func Run(setup Setup, script Script, impl lockimpl.Info) (*trace.Trace, error) {
 // RunOn plays script against impl on target's real servers (embedded ones
 // when target is nil). Cancelling ctx stops a real run; its keys are removed
 // either way.
-func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl lockimpl.Info) (tr *trace.Trace, err error) {
+func RunOn(ctx context.Context, target *backend.Target, setup Setup, script Script, impl lockimpl.Info) (tr *trace.Trace, err error) {
 	w, err := newWorld(ctx, setup, impl, target)
 	if err != nil {
 		return nil, err

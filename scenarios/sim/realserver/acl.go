@@ -9,10 +9,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // This file is the run's ACL user: what keeps a lock on a real server to
@@ -141,7 +141,7 @@ func dropUser(ctx context.Context, c *redis.Client, u aclUser) error {
 // Guard makes the run's ACL user, which the lock clients connect as from
 // then on (ClientOptions). With Target.NoACL it does nothing: the gate
 // checks what it can.
-func (b *backend) Guard(key string) error {
+func (b *server) Guard(key string) error {
 	b.readBusyThreshold()
 	if b.run.Target.NoACL {
 		return nil
@@ -162,7 +162,7 @@ func (b *backend) Guard(key string) error {
 }
 
 // dropRunUser removes the run's ACL user, if it made one, through c.
-func (b *backend) dropRunUser(ctx context.Context, c *redis.Client) error {
+func (b *server) dropRunUser(ctx context.Context, c *redis.Client) error {
 	b.mu.Lock()
 	u := b.user
 	b.mu.Unlock()
@@ -170,7 +170,7 @@ func (b *backend) dropRunUser(ctx context.Context, c *redis.Client) error {
 		return nil
 	}
 	if err := dropUser(ctx, c, *u); err != nil {
-		return sim.LeftBehind(fmt.Errorf("remove the run's ACL user on %s: %w; left there: the user %s (ACL DELUSER %s)", b.opts.Addr, err, u.name, u.name))
+		return backend.LeftBehind(fmt.Errorf("remove the run's ACL user on %s: %w; left there: the user %s (ACL DELUSER %s)", b.opts.Addr, err, u.name, u.name))
 	}
 	b.mu.Lock()
 	b.user = nil

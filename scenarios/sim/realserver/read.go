@@ -26,7 +26,7 @@ import (
 // Read reads the run's keys (those its commands named, RealRun.Keys):
 // values, and TTLs converted to virtual time left after now. Nothing else
 // on the server is read.
-func (b *backend) Read(now time.Duration) ([]trace.KeyState, error) {
+func (b *server) Read(now time.Duration) ([]trace.KeyState, error) {
 	ctx, cancel := b.ioContext()
 	defer cancel()
 	return b.read(ctx, b.served(b.run.Keys()), now)
@@ -35,7 +35,7 @@ func (b *backend) Read(now time.Duration) ([]trace.KeyState, error) {
 // served are the keys of names this server holds: all of them, but on a
 // cluster's master those in the slots it serves (a key elsewhere is
 // another master's, and this one would answer MOVED).
-func (b *backend) served(names []string) []string {
+func (b *server) served(names []string) []string {
 	t := b.run.Target
 	if len(t.Slots) == 0 {
 		return names
@@ -57,7 +57,7 @@ func (b *backend) served(names []string) []string {
 // snapshot keeps (sim.CutHead): a lock's 512 MB value is never downloaded.
 // Keys that reading leaves unsettled (their type changed, a string grew
 // past MaxValue, or is empty) are read again in full, a second round trip.
-func (b *backend) read(ctx context.Context, names []string, now time.Duration) ([]trace.KeyState, error) {
+func (b *server) read(ctx context.Context, names []string, now time.Duration) ([]trace.KeyState, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -98,7 +98,7 @@ type reading struct {
 }
 
 // query sends the reading of names.
-func (b *backend) query(ctx context.Context, names []string) (*reading, error) {
+func (b *server) query(ctx context.Context, names []string) (*reading, error) {
 	n := len(names)
 	r := &reading{pttls: make([]*redis.DurationCmd, n), heads: make([]*redis.StringCmd, n),
 		lens: make([]*redis.IntCmd, n), hashes: make([]*redis.MapStringStringCmd, n), types: make([]*redis.StatusCmd, n)}
@@ -191,7 +191,7 @@ func isWrongType(err error) bool { return strings.Contains(err.Error(), "WRONGTY
 // readFull reads names with TYPE, PTTL, GETRANGE, STRLEN and HGETALL each,
 // in one round trip, into found, and into long those that are strings
 // longer than a snapshot keeps.
-func (b *backend) readFull(ctx context.Context, names []string, now time.Duration, found map[string]trace.KeyState, long map[string]bool) error {
+func (b *server) readFull(ctx context.Context, names []string, now time.Duration, found map[string]trace.KeyState, long map[string]bool) error {
 	types := make([]*redis.StatusCmd, len(names))
 	pttls := make([]*redis.DurationCmd, len(names))
 	heads := make([]*redis.StringCmd, len(names))
@@ -264,7 +264,7 @@ func hashValue(m map[string]string) string {
 // virtualTTL is the virtual time left after now of a key whose PTTL, read
 // at wall, was pttl: -1 for a key without expiry (PTTL -1), at least a
 // millisecond for one with (PTTL 0: less than a millisecond left).
-func (b *backend) virtualTTL(pttl time.Duration, wall time.Time, now time.Duration) time.Duration {
+func (b *server) virtualTTL(pttl time.Duration, wall time.Time, now time.Duration) time.Duration {
 	if pttl < 0 {
 		return -1
 	}
@@ -278,7 +278,7 @@ func (b *backend) virtualTTL(pttl time.Duration, wall time.Time, now time.Durati
 // remember keeps the type of each key found, and which are long strings,
 // for the next reading, and returns the keys found in the order of names
 // (sorted).
-func (b *backend) remember(names []string, found map[string]trace.KeyState, long map[string]bool) []trace.KeyState {
+func (b *server) remember(names []string, found map[string]trace.KeyState, long map[string]bool) []trace.KeyState {
 	b.types, b.long = map[string]string{}, long
 	var keys []trace.KeyState
 	for _, k := range names {

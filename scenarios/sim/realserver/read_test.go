@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+
 	"github.com/alicebob/miniredis/v2"
 	mrserver "github.com/alicebob/miniredis/v2/server"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
-	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
 // commandLog records the commands a miniredis server receives, and the
@@ -65,10 +65,10 @@ func (w writes) Write(b []byte) (int, error) {
 }
 
 // observed is a backend on m whose observer counts its round trips.
-func observed(t *testing.T, m *miniredis.Miniredis) (*backend, *atomic.Int32) {
+func observed(t *testing.T, m *miniredis.Miniredis) (*server, *atomic.Int32) {
 	t.Helper()
-	run := &sim.RealRun{Target: &sim.Target{Prefix: "p:"}, Ctx: t.Context()}
-	b := New(run, &redis.Options{Addr: m.Addr()}).(*backend)
+	run := &backend.RealRun{Target: &backend.Target{Prefix: "p:"}, Ctx: t.Context()}
+	b := New(run, &redis.Options{Addr: m.Addr()}).(*server)
 	t.Cleanup(b.Close)
 	n := new(atomic.Int32)
 	o := observerOptions(b.opts, ioTimeout)
