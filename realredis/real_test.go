@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -349,7 +350,7 @@ func TestRealPacedRunHoldsTime(t *testing.T) {
 		var out []string
 		for _, e := range tr.Events {
 			if e.Kind == trace.KindCommand {
-				out = append(out, sim.Secs(e.T)+" "+e.Actor+" "+e.Reply)
+				out = append(out, narrate.Secs(e.T)+" "+e.Actor+" "+e.Reply)
 			}
 		}
 		return out

@@ -47,5 +47,6 @@
 // reads it — how a trace shows it, what the guard lets a lock send, the
 // errors lock clients get from the engine — is package command; the
 // servers and a run on real ones (Backend, Target, RealRun, Pacer) are
-// package backend; the record of a run (Trace, KeyState) is package trace.
+// package backend; everything the engine says in English and Chinese is
+// package narrate; the record of a run (Trace, KeyState) is package trace.
 package sim

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
 )
@@ -26,8 +27,8 @@ func init() {
 			}
 			p, d := w.servers[w.route[0]], w.setup.DownAfter
 			return []Move{{Kind: MoveFailover, ID: "failover",
-				Label: text.Text{EN: p.name + " dies; Sentinel promotes its replica " + Secs(d) + " later",
-					ZH: p.name + " 宕机；" + secsZH(d) + "后哨兵把从库提升为主库"}}}
+				Label: text.Text{EN: p.name + " dies; Sentinel promotes its replica " + narrate.Secs(d) + " later",
+					ZH: p.name + " 宕机；" + narrate.SecsZH(d) + "后哨兵把从库提升为主库"}}}
 		},
 		do: func(s *Stepper, m Move) { s.w.failover() },
 	})

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -15,7 +16,7 @@ import (
 // single-instance lock has only node 0.
 func (c *Client) Partition(nodes ...int) {
 	if names := c.mark(&c.c.cut, nodes); len(names) > 0 {
-		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textPartition(c.c.name, names),
+		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.Partition(c.c.name, names),
 			Short: text.Text{EN: "✂ " + strings.Join(names, ", "), ZH: "✂ " + strings.Join(names, "、")}})
 	}
 }
@@ -42,7 +43,7 @@ func (c *Client) mark(set *map[int]bool, nodes []int) []string {
 // ignored, as with Partition.
 func (c *Client) DropReplies(nodes ...int) {
 	if names := c.mark(&c.c.mute, nodes); len(names) > 0 {
-		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textDropReplies(c.c.name, names),
+		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.DropReplies(c.c.name, names),
 			Short: text.Text{EN: "⇥ " + strings.Join(names, ", "), ZH: "⇥ " + strings.Join(names, "、")}})
 	}
 }
@@ -53,7 +54,7 @@ func (c *Client) Heal() {
 		return
 	}
 	c.c.cut, c.c.mute = nil, nil
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textHeal(c.c.name),
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.Heal(c.c.name),
 		Short: text.Text{EN: "healed", ZH: "网络恢复"}})
 }
 
@@ -82,7 +83,7 @@ func (w *World) stopServer(i int) bool {
 	srv.up = false
 	srv.keys = nil
 	srv.b.Stop()
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textServerStopped(srv.name),
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: narrate.ServerStopped(srv.name),
 		Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 	return true
 }
@@ -102,7 +103,7 @@ func (t *Timeline) RestartServer(i int) {
 	}
 	srv.up, srv.scripts = true, nil
 	srv.keys = w.readKeys(srv, nil)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textServerRestarted(srv.name),
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: narrate.ServerRestarted(srv.name),
 		Short: text.Text{EN: "UP (empty)", ZH: "重启（空）"}})
 }
 
@@ -118,8 +119,8 @@ func (t *Timeline) Slow(i int, d time.Duration) {
 	}
 	srv := w.node(i)
 	srv.latency = max(d, 0)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textSlow(srv.name, srv.latency),
-		Short: slowShort(srv.latency)})
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: narrate.Slow(srv.name, srv.latency),
+		Short: narrate.ShortSlow(srv.latency)})
 }
 
 // ClockJump moves node i's server clock forward by d (an NTP step, an
@@ -134,11 +135,11 @@ func (t *Timeline) ClockJump(i int, d time.Duration) {
 	srv.ahead += d
 	before := srv.keys
 	srv.keys = w.readKeys(srv, before)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textClockJump(srv.name, d),
-		Short: text.Text{EN: "clock +" + Secs(d), ZH: "时钟 +" + secsZH(d)}})
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: narrate.ClockJump(srv.name, d),
+		Short: text.Text{EN: "clock +" + narrate.Secs(d), ZH: "时钟 +" + narrate.SecsZH(d)}})
 	for _, k := range before {
 		if _, still := findKey(srv.keys, k.Key); !still {
-			w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.name, Text: textExpiredEarly(k, srv.name),
+			w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.name, Text: narrate.ExpiredEarly(k, srv.name),
 				Short: text.Text{EN: "expired", ZH: "过期"}})
 		}
 	}

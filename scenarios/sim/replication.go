@@ -7,6 +7,7 @@ import (
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -25,7 +26,7 @@ type replEntry struct {
 }
 
 // enqueueReplication schedules the changes a command made on primary p.
-func (w *World) enqueueReplication(p int, changes []change) {
+func (w *World) enqueueReplication(p int, changes []narrate.Change) {
 	if w.real != nil {
 		return // the relay carries real replication
 	}
@@ -35,14 +36,14 @@ func (w *World) enqueueReplication(p int, changes []change) {
 	}
 	for _, ch := range changes {
 		w.replSeq++
-		e := replEntry{seq: w.replSeq, due: w.now + w.servers[r].lag, replica: r, key: ch.key}
-		if ch.kind == changeDeleted {
+		e := replEntry{seq: w.replSeq, due: w.now + w.servers[r].lag, replica: r, key: ch.Key}
+		if ch.Kind == narrate.ChangeDeleted {
 			e.deleted = true
 		} else {
-			e.state = ch.after
-			e.value = w.servers[p].b.(*backend.Embedded).Stored(ch.key)
-			if ch.after.TTL > 0 {
-				e.expireAt = w.now + ch.after.TTL
+			e.state = ch.After
+			e.value = w.servers[p].b.(*backend.Embedded).Stored(ch.Key)
+			if ch.After.TTL > 0 {
+				e.expireAt = w.now + ch.After.TTL
 			}
 		}
 		w.repl = append(w.repl, e)
@@ -82,7 +83,7 @@ func (w *World) applyReplication() {
 	}
 	if r >= 0 {
 		w.emit(trace.Event{Kind: trace.KindReplicate, Server: w.servers[r].name,
-			Text: textReplicated(w.servers[r].name, keys), Short: text.Text{EN: "replicated", ZH: "已复制"}})
+			Text: narrate.Replicated(w.servers[r].name, keys), Short: text.Text{EN: "replicated", ZH: "已复制"}})
 	}
 }
 
@@ -100,7 +101,7 @@ func (w *World) failover() {
 	dead.keys = nil
 	if dead.replica < 0 {
 		dead.b.Stop() // it may come back: Rejoin
-		w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: textNodeDown(dead.name),
+		w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: narrate.NodeDown(dead.name),
 			Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 		return
 	}
@@ -113,9 +114,9 @@ func (w *World) failover() {
 	dead.b.Kill()
 	dead.role = "primary (down)"
 	w.promoting, w.promoteAt, w.diedAt = true, w.now+w.setup.DownAfter, w.now
-	died := textPrimaryDied(dead.name, lost, w.setup.DownAfter)
+	died := narrate.PrimaryDied(dead.name, lost, w.setup.DownAfter)
 	if w.sentinel != nil {
-		died = textPrimaryDiedSentinel(dead.name, lost, w.setup.DownAfter)
+		died = narrate.PrimaryDiedSentinel(dead.name, lost, w.setup.DownAfter)
 	}
 	w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: died,
 		Short: text.Text{EN: "DOWN", ZH: "宕机"}})
@@ -154,7 +155,7 @@ func (w *World) promote() {
 	r := w.servers[dead.replica]
 	r.role, r.primary, r.lag = "primary", -1, 0
 	w.route[0] = dead.replica
-	w.emit(trace.Event{Kind: trace.KindFault, Server: r.name, Text: textPromoted(dead.name, r.name, w.setup.DownAfter),
+	w.emit(trace.Event{Kind: trace.KindFault, Server: r.name, Text: narrate.Promoted(dead.name, r.name, w.setup.DownAfter),
 		Short: text.Text{EN: "promoted", ZH: "升为主库"}})
 }
 
@@ -168,7 +169,7 @@ func (w *World) rejoin() {
 	}
 	if w.promoting {
 		w.fail(fmt.Errorf("scenario: rejoin at %s comes before Sentinel promotes %s's replica at %s (down-after %s)",
-			Secs(w.now), dead.name, Secs(w.promoteAt), Secs(w.setup.DownAfter)))
+			narrate.Secs(w.now), dead.name, narrate.Secs(w.promoteAt), narrate.Secs(w.setup.DownAfter)))
 		return
 	}
 	if dead.replica < 0 {
@@ -191,6 +192,6 @@ func (w *World) rejoin() {
 	}
 	primary.replica = 0
 	dead.keys = w.readKeys(dead, primary.keys)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: textRejoined(dead.name, primary.name),
+	w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: narrate.Rejoined(dead.name, primary.name),
 		Short: text.Text{EN: "rejoins → replica", ZH: "重新加入 → 从库"}})
 }

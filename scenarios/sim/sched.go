@@ -9,6 +9,7 @@ import (
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -263,7 +264,7 @@ func (w *World) handle(m msg) {
 		w.running--
 		a.state, a.deadline, a.sentAt = stateSleeping, m.deadline, w.now
 		w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Server: w.servers[m.server].name,
-			Text:  textSlowSend(a.name, command.Format(m.cmd), w.servers[m.server].name, m.deadline-w.now),
+			Text:  narrate.SlowSend(a.name, command.Format(m.cmd), w.servers[m.server].name, m.deadline-w.now),
 			Short: text.Text{EN: "sent…", ZH: "发出…"}})
 	case msgUnsleep:
 		// Cancelled in its sleep, or after the clock woke it but before it

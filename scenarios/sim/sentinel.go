@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/lockstep-sim/lockstep/text"
-
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -67,12 +66,12 @@ func (w *World) drainSentinels() {
 		if w.sentinelSaid[e.Kind] {
 			continue
 		}
-		text, ok := textSentinel(e, w.servers, w.now-w.diedAt)
+		text, ok := narrate.Sentinel(e.Kind, e.Sentinel, e.Instance, w.serverAt(e.Addr), w.now-w.diedAt)
 		if !ok {
 			continue
 		}
 		w.sentinelSaid[e.Kind] = true
-		w.emit(trace.Event{Kind: trace.KindFault, Server: w.servers[w.route[0]].name, Text: text, Short: same(e.Kind)})
+		w.emit(trace.Event{Kind: trace.KindFault, Server: w.servers[w.route[0]].name, Text: text, Short: narrate.Same(e.Kind)})
 		if e.Kind == "+switch-master" && w.promoting {
 			w.sentinelPromote(e)
 		}
@@ -93,54 +92,12 @@ func (w *World) sentinelPromote(e backend.SentinelEvent) {
 	w.route[0] = dead.replica
 }
 
-// textSentinel is what a Sentinel's message says in the trace, for the
-// messages that tell the failover's story; ok false for the rest.
-func textSentinel(e backend.SentinelEvent, servers []*server, since time.Duration) (text.Text, bool) {
-	name := func(addr string) string {
-		for _, s := range servers {
-			if o := s.b.ClientOptions(); o != nil && o.Addr == addr {
-				return s.name
-			}
+// serverAt names the run's server at addr, or says addr when none is.
+func (w *World) serverAt(addr string) string {
+	for _, s := range w.servers {
+		if o := s.b.ClientOptions(); o != nil && o.Addr == addr {
+			return s.name
 		}
-		return addr
 	}
-	after := Secs(since)
-	switch e.Kind {
-	case "+sdown":
-		if e.Instance != "master" {
-			return text.Text{}, false
-		}
-		return text.Text{
-			EN: fmt.Sprintf("Sentinel %s finds the primary unreachable for its down-after: subjectively down (+sdown), %s after it died", e.Sentinel, after),
-			ZH: fmt.Sprintf("哨兵 %s 发现主库连续 down-after 这么久无法访问：主观下线（+sdown），距宕机 %s", e.Sentinel, secsZH(since)),
-		}, true
-	case "+odown":
-		return text.Text{
-			EN: fmt.Sprintf("Sentinel %s has heard from enough Sentinels (the quorum): the primary is objectively down (+odown), %s after it died", e.Sentinel, after),
-			ZH: fmt.Sprintf("哨兵 %s 收到了足够多（达到法定人数）哨兵的确认：主库客观下线（+odown），距宕机 %s", e.Sentinel, secsZH(since)),
-		}, true
-	case "+elected-leader":
-		return text.Text{
-			EN: fmt.Sprintf("the Sentinels elect %s to lead the failover (+elected-leader)", e.Sentinel),
-			ZH: fmt.Sprintf("哨兵们选出 %s 作为领头的哨兵来执行主从切换（+elected-leader）", e.Sentinel),
-		}, true
-	case "+switch-master":
-		n := name(e.Addr)
-		return text.Text{
-			EN: fmt.Sprintf("Sentinel has promoted %s to primary, with the writes it had received (+switch-master), %s after the primary died; a client's next command reaches %s", n, after, n),
-			ZH: fmt.Sprintf("哨兵已把 %s 提升为主库（+switch-master），它只带着已经收到的写入，距宕机 %s；客户端的下一条命令就会发到 %s", n, secsZH(since), n),
-		}, true
-	}
-	return text.Text{}, false
-}
-
-// textPrimaryDiedSentinel: the primary dies, and real Sentinels will
-// decide. What the relay still held counts in chunks of the stream, which
-// carries the Sentinels' hellos (a PUBLISH every 2 s) as well as the
-// locks' writes.
-func textPrimaryDiedSentinel(dead string, lost int, downAfter time.Duration) text.Text {
-	return text.Text{
-		EN: fmt.Sprintf("%s (primary) dies before its replica has received all of its writes (%d chunk(s) of the replication stream, the Sentinels' hellos among them, never arrive); the Sentinels can no longer reach it, and will fail it over once it has been unreachable for down-after (%s): until then nothing answers for %s, and a client's command there fails", dead, lost, Secs(downAfter), dead),
-		ZH: fmt.Sprintf("%s（主库）宕机，它的写入还没有全部传到从库（复制流里还有 %d 段没送到，其中也有哨兵的问候消息）；哨兵们再也连不上它，要等它连续 %s 无法访问才会发起主从切换：在那之前没有谁替 %s 应答，客户端发往它的命令都会失败", dead, lost, secsZH(downAfter), dead),
-	}
+	return addr
 }

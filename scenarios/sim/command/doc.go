@@ -6,8 +6,8 @@
 // Showing a command: Format (as redis-cli would take it, a script by its
 // name), FormatArgs (the same from a trace's arguments), Args (the
 // arguments a trace keeps), FormatReply and Reply (a reply as redis-cli
-// prints it), StringReply; what a trace keeps of a value: MaxValue, MaxArg,
-// Cut, CutHead, KeptArgs.
+// prints it), StringReply, IsReply (a reply, not a failure); what a trace
+// keeps of a value: MaxValue, MaxArg, Cut, CutHead, KeptArgs.
 //
 // Transactions: a transaction is one command, its EXEC, standing for its
 // batch (Batch, BatchOf, TrackTx, IsTx, InBatch, Plain, FirstErr).

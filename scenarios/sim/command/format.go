@@ -150,3 +150,6 @@ func FormatArgs(args []string) string {
 	}
 	return Format(redis.NewCmd(context.Background(), out...))
 }
+
+// IsReply says whether err is a normal reply (nil) rather than a failure.
+func IsReply(err error) bool { return err == nil || errors.Is(err, redis.Nil) }
