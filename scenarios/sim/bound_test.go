@@ -22,10 +22,10 @@ func marker(n int) string { return fmt.Sprintf("…(+%d bytes)", n) }
 // A lock may store any value under its key; a trace keeps a bounded part
 // of it (#37 item 3: a 32 MB value took 10.1 GB on a real server, 0.55 GB
 // embedded). Here a value of 4 MiB: each snapshot keeps its first
-// MaxValue bytes and a marker, the same string in every snapshot while
-// the value stays, and each command and reply at most MaxArg bytes; the
-// replica still gets the whole value, and the run breaks what
-// uuid-get-del's does in the same timeline.
+// command.MaxValue bytes and a marker, the same string in every snapshot
+// while the value stays, and each command and reply at most
+// command.MaxArg bytes; the replica still gets the whole value, and the
+// run breaks what uuid-get-del's does in the same timeline.
 func TestBigValueIsBoundedInTheTrace(t *testing.T) {
 	const size, k = 4 << 20, "lock:product:1001"
 	full := bigvalue.Value("A#1", size)

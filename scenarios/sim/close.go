@@ -122,7 +122,7 @@ func (w *World) shutdown() {
 }
 
 // closeReal has every server remove the run's keys, all at once; each
-// bounds its own cleanup (see Backend.Cleanup). What they could not do is
+// bounds its own cleanup (see backend.Backend.Cleanup). What they could not do is
 // in the error, server by server.
 func (w *World) closeReal() error {
 	var sentinelErr error

@@ -9,7 +9,7 @@ import (
 
 // The engine's errors say what a run needs, not how a front end asks for
 // it: the command line adds its flags (internal/cli's play.go), the matrix
-// its own words. Before, ErrNeedsReplica ended "(--replica)".
+// its own words. Before, backend.ErrNeedsReplica ended "(--replica)".
 func TestErrorsNameNoFlags(t *testing.T) {
 	flag := regexp.MustCompile(`(^|[\s(])--[a-z]`)
 	for _, err := range []error{backend.ErrNeedsReplica, backend.ErrEmbeddedOnly, backend.ErrNeedsCluster, backend.ErrNeedsNodes,

@@ -125,7 +125,7 @@ func (w *World) failover() {
 // cutReplication ends the stream from dead, a primary that died, and says
 // how many writes were still on their way to its replica: they never
 // arrive. A replica that replicates by itself (a real one) is made a
-// primary now, since its relay is cut (Follower.Promote); no client reaches
+// primary now, since its relay is cut (backend.Follower.Promote); no client reaches
 // it before Sentinel's promotion routes the node there.
 func (w *World) cutReplication(dead *server) int {
 	lost := 0

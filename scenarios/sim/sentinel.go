@@ -9,11 +9,12 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
-// This file is a real run's failover by Redis Sentinel (Target.Sentinels):
-// the Sentinels watch the first server, and when the timeline kills it they
-// decide the failover themselves, in real time. The engine tells them
-// nothing but that the primary is gone (SentinelWatch.Down), shows what they
-// say (+sdown, +odown, +switch-master) as events, and routes the first node
+// This file is a real run's failover by Redis Sentinel
+// (backend.Target.Sentinels): the Sentinels watch the first server, and
+// when the timeline kills it they decide the failover themselves, in real
+// time. The engine tells them nothing but that the primary is gone
+// (backend.SentinelWatch.Down), shows what they say (+sdown, +odown,
+// +switch-master) as events (narrate.Sentinel), and routes the first node
 // to the replica once they have promoted it, as a Sentinel-aware client
 // does. Lessons without a replica, and Redlock, do not involve them.
 

@@ -78,7 +78,7 @@ type World struct {
 	promoting bool
 	promoteAt time.Duration
 	// sentinel, on a real run whose Sentinels decide the failover
-	// (Target.Sentinels), watches the first node's primary; sentinelSaid
+	// (backend.Target.Sentinels), watches the first node's primary; sentinelSaid
 	// holds the kinds of their messages the trace has shown, diedAt when
 	// the primary died.
 	sentinel     backend.SentinelWatch
@@ -97,7 +97,7 @@ type World struct {
 
 	real *backend.RealRun // nil on embedded servers
 
-	// pacer paces a live run (WithPacer); ctx is the run's context.
+	// pacer paces a live run (backend.WithPacer); ctx is the run's context.
 	pacer *backend.Pacer
 	ctx   context.Context
 
