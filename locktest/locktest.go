@@ -59,6 +59,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -204,7 +205,7 @@ func (p Problem) String() string {
 	if p.Invariant == Unfinished {
 		return fmt.Sprintf("%s × %s: the search did not finish\n%s", p.Lesson, p.Lock, p.Explanation)
 	}
-	s := fmt.Sprintf("%s × %s: %s broken at step %d (t=%s)\n%s", p.Lesson, p.Lock, p.Invariant, p.Step, sim.Secs(p.T), p.Explanation)
+	s := fmt.Sprintf("%s × %s: %s broken at step %d (t=%s)\n%s", p.Lesson, p.Lock, p.Invariant, p.Step, narrate.Secs(p.T), p.Explanation)
 	if p.Trace != "" {
 		s += "\n  step through it: lockstep --trace " + p.Trace
 	}

@@ -5,11 +5,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // On embedded servers a lesson is the same run every time for a lock that
@@ -104,5 +104,5 @@ func line(e trace.Event) string {
 	if e.Command != "" {
 		what = e.Command + " → " + e.Reply
 	}
-	return strings.Join(slices.DeleteFunc([]string{"t=" + sim.Secs(e.T), e.Actor, what}, func(s string) bool { return s == "" }), " ")
+	return strings.Join(slices.DeleteFunc([]string{"t=" + narrate.Secs(e.T), e.Actor, what}, func(s string) bool { return s == "" }), " ")
 }

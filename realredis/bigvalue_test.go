@@ -12,7 +12,7 @@ import (
 	"github.com/lockstep-sim/lockstep/internal/redistest"
 	"github.com/lockstep-sim/lockstep/realredis"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
 // A lock that stores 32 MB under its key, on a real server (#37 item 3):
@@ -58,12 +58,12 @@ func TestRealBigValueIsNotDownloaded(t *testing.T) {
 				if strings.Contains(k.Value, "x…(+") {
 					kept++
 				}
-				if len(k.Value) > sim.MaxValue+32 {
+				if len(k.Value) > command.MaxValue+32 {
 					t.Fatalf("step %d keeps %d bytes of %s's value", e.Step, len(k.Value), k.Key)
 				}
 			}
 		}
-		if data, _ := json.Marshal(e); len(data) > 3*sim.MaxArg {
+		if data, _ := json.Marshal(e); len(data) > 3*command.MaxArg {
 			t.Errorf("step %d keeps %d bytes of JSON: %.200s…", e.Step, len(data), data)
 		}
 	}

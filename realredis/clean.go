@@ -33,7 +33,7 @@ import (
 //     write no others (sim.KeyPatterns);
 //   - the lease on a replica, lockstep:replica-lease:<run id> (LeaseKey);
 //   - master names on the Sentinels, lockstep-lockstep-<8 hex>…
-//     (sim.SentinelName);
+//     (backend.SentinelName);
 //   - the replica, when it shows it was the first server's: a primary
 //     whose previous replication id is the first server's (promoted by a
 //     run's failover, REPLICAOF NO ONE), or a replica with the first

@@ -5,7 +5,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/bench"
 	"github.com/lockstep-sim/lockstep/realredis"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/realserver"
 )
 
@@ -24,7 +24,7 @@ func TestCleanKnowsLockstepsNamesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cell := (&sim.Target{Prefix: prefix}).Sub("gc-pause:fenced:").Sub("slower1:").Prefix
+	cell := (&backend.Target{Prefix: prefix}).Sub("gc-pause:fenced:").Sub("slower1:").Prefix
 	lock := cell + "lock:product:1001"
 	ours := []string{lock, lock + ":fence", "{" + lock + "}:fence", "{" + lock + "}", prefix + "x", benchPrefix + "baseline", "{" + benchPrefix + "fenced}:fence"}
 	for _, k := range ours {
@@ -42,7 +42,7 @@ func TestCleanKnowsLockstepsNamesOnly(t *testing.T) {
 	if lease := realredis.LeaseKey("da9e6f0d30cff6b9483999833b4ef35eb4ca53a2"); !realredis.IsLeaseKey(lease) || realredis.IsRunKey(lease) {
 		t.Errorf("the lease %q is not known as one", lease)
 	}
-	if name := sim.SentinelName(cell); !realredis.IsSentinelName(name) {
+	if name := backend.SentinelName(cell); !realredis.IsSentinelName(name) {
 		t.Errorf("IsSentinelName(%q) = false", name)
 	}
 	for _, name := range []string{"mymaster", "lockstep-test-0a1b2c3d", "lockstep-lockstep-0A1B2C3D", "lockstep-lockstep-0a1b2c3dx"} {

@@ -12,7 +12,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/internal/sentinel"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 )
 
 // CleanConfig is where lockstep clean looks: the servers as the runs were
@@ -72,7 +73,7 @@ func OpenCleaner(ctx context.Context, cfg CleanConfig) (*Cleaner, error) {
 // the masters of the cluster (checked as a run checks them).
 func cleanPrimaries(ctx context.Context, cfg CleanConfig) ([]*redis.Options, error) {
 	if cfg.Cluster {
-		t, err := connectCluster(ctx, Config{Addrs: cfg.Addrs, NoACL: true}, &sim.Target{})
+		t, err := connectCluster(ctx, Config{Addrs: cfg.Addrs, NoACL: true}, &backend.Target{})
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +148,7 @@ func openSentinels(ctx context.Context, addrs []string) (*sentinel.Group, error)
 
 // Servers are the primaries of a target: its Nodes, or its cluster's
 // masters, each once.
-func Servers(t *sim.Target) []*redis.Options {
+func Servers(t *backend.Target) []*redis.Options {
 	out := t.Nodes
 	seen := map[string]bool{}
 	for _, r := range t.Slots {

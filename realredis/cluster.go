@@ -9,19 +9,19 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/redis/go-redis/v9"
 )
 
 // connectCluster builds the target of a Redis Cluster from one or more of
 // its nodes (Config.Cluster): it asks the first node that answers for the
 // cluster's slots (CLUSTER SLOTS), and checks every master as Connect checks
 // a --redis server. A run's lock then runs on the master that serves its
-// key's slot (sim.Target.NodeFor); Redis itself refuses a command across
+// key's slot (backend.Target.NodeFor); Redis itself refuses a command across
 // slots (CROSSSLOT). The node's user, password and TLS carry over to the
 // masters it names.
-func connectCluster(ctx context.Context, cfg Config, t *sim.Target) (*sim.Target, error) {
+func connectCluster(ctx context.Context, cfg Config, t *backend.Target) (*backend.Target, error) {
 	if cfg.Replica != "" {
 		return nil, errors.New("--replica goes with --redis, not --cluster: a cluster's masters have replicas of their own")
 	}
@@ -52,7 +52,7 @@ func connectCluster(ctx context.Context, cfg Config, t *sim.Target) (*sim.Target
 
 // clusterSlots reads the cluster's slot ranges and their masters from the
 // node seed reaches.
-func clusterSlots(ctx context.Context, seed *redis.Options) ([]sim.SlotRange, error) {
+func clusterSlots(ctx context.Context, seed *redis.Options) ([]backend.SlotRange, error) {
 	if _, err := Check(ctx, seed); err != nil {
 		return nil, err
 	}
@@ -78,14 +78,14 @@ func clusterSlots(ctx context.Context, seed *redis.Options) ([]sim.SlotRange, er
 	if err != nil {
 		return nil, fmt.Errorf("CLUSTER SLOTS on %s: %w", seed.Addr, err)
 	}
-	var out []sim.SlotRange
+	var out []backend.SlotRange
 	for _, r := range ranges {
 		if len(r.Nodes) == 0 {
 			continue
 		}
 		m := *seed
 		m.Addr = masterAddr(r.Nodes[0].Addr, seed.Addr)
-		out = append(out, sim.SlotRange{From: r.Start, To: r.End, Master: &m})
+		out = append(out, backend.SlotRange{From: r.Start, To: r.End, Master: &m})
 	}
 	return out, nil
 }
@@ -103,7 +103,7 @@ func masterAddr(addr, seed string) string {
 
 // checkMasters checks each master once: reachable, a master, and, unless
 // the run goes without ACL users, one where lockstep may make them.
-func checkMasters(ctx context.Context, cfg Config, slots []sim.SlotRange) error {
+func checkMasters(ctx context.Context, cfg Config, slots []backend.SlotRange) error {
 	seen := map[string]bool{}
 	for _, r := range slots {
 		if seen[r.Master.Addr] {
@@ -125,6 +125,6 @@ func checkMasters(ctx context.Context, cfg Config, slots []sim.SlotRange) error 
 	return nil
 }
 
-func slotRange(r sim.SlotRange) string {
+func slotRange(r backend.SlotRange) string {
 	return strconv.Itoa(r.From) + "-" + strconv.Itoa(r.To)
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -21,7 +22,6 @@ import (
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/realredis"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/realserver"
 )
 
@@ -102,8 +102,8 @@ func TestRealMonitorTellsTheLockFromLockstep(t *testing.T) {
 	stop := monitor(t, target.Nodes[0])
 	s, _ := scenarios.Lookup("get-then-del")
 	impl, _ := lockimpl.Lookup("uuid-get-del")
-	live := &sim.Pacer{Next: func(context.Context, string, string) error { return nil }}
-	tr, err := s.RunOn(sim.WithPacer(t.Context(), live), impl, target)
+	live := &backend.Pacer{Next: func(context.Context, string, string) error { return nil }}
+	tr, err := s.RunOn(backend.WithPacer(t.Context(), live), impl, target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,8 +384,8 @@ func TestRealMonitorShowsTheLockAfterACheck(t *testing.T) {
 	// The live run, after it.
 	target := connect(t, cfg)
 	impl, _ := lockimpl.Lookup("uuid-get-del")
-	live := &sim.Pacer{Next: func(context.Context, string, string) error { return nil }}
-	tr, err := s.RunOn(sim.WithPacer(ctx, live), impl, target)
+	live := &backend.Pacer{Next: func(context.Context, string, string) error { return nil }}
+	tr, err := s.RunOn(backend.WithPacer(ctx, live), impl, target)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@ package realredis
 import (
 	"strings"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/realserver"
 )
 
@@ -63,7 +63,7 @@ func (f *MonitorFilter) Lock(l MonitorLine) (run string, ok bool) {
 	}
 	// A command that names no key (WAIT, EXEC) belongs to the run of its
 	// connection's earlier commands: a lock's connection serves one run.
-	if !sim.Keyless(l.Command()) && !sim.Keyless(l.Command()+"|"+l.arg(1)) {
+	if !command.Keyless(l.Command()) && !command.Keyless(l.Command()+"|"+l.arg(1)) {
 		return "", false
 	}
 	run = f.runs[l.Addr]

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -45,7 +47,7 @@ func servers(t *testing.T) realredis.Config {
 	return cfg
 }
 
-func connect(t *testing.T, cfg realredis.Config) *sim.Target {
+func connect(t *testing.T, cfg realredis.Config) *backend.Target {
 	t.Helper()
 	target, err := realredis.Connect(t.Context(), cfg)
 	if err != nil {
@@ -330,7 +332,7 @@ func TestRealPacedRunHoldsTime(t *testing.T) {
 	}
 	lease := time.Duration(float64(target.Second) * sim.DefaultTTL.Seconds())
 	n := 0
-	p := &sim.Pacer{Next: func(ctx context.Context, _, _ string) error {
+	p := &backend.Pacer{Next: func(ctx context.Context, _, _ string) error {
 		if n++; n == 2 {
 			select {
 			case <-time.After(lease + 100*time.Millisecond):
@@ -340,7 +342,7 @@ func TestRealPacedRunHoldsTime(t *testing.T) {
 		}
 		return nil
 	}}
-	got, err := s.RunOn(sim.WithPacer(t.Context(), p), impl, target)
+	got, err := s.RunOn(backend.WithPacer(t.Context(), p), impl, target)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +350,7 @@ func TestRealPacedRunHoldsTime(t *testing.T) {
 		var out []string
 		for _, e := range tr.Events {
 			if e.Kind == trace.KindCommand {
-				out = append(out, sim.Secs(e.T)+" "+e.Actor+" "+e.Reply)
+				out = append(out, narrate.Secs(e.T)+" "+e.Actor+" "+e.Reply)
 			}
 		}
 		return out

@@ -21,7 +21,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/realserver"
 )
 
@@ -38,7 +38,7 @@ type Config struct {
 	// Second is how long one scenario second lasts; default 30ms.
 	Second time.Duration
 	// NoACL runs the locks as the user each address names instead of an
-	// ACL user made for each run (sim.Target.NoACL): for Redis before 6,
+	// ACL user made for each run (backend.Target.NoACL): for Redis before 6,
 	// or a user who may not run ACL SETUSER.
 	NoACL bool
 	// Cluster says Addrs are nodes of one Redis Cluster (any of them: the
@@ -72,11 +72,11 @@ var MinVersion = [2]int{5, 0}
 const checkTimeout = 2 * time.Second
 
 // Connect parses and checks every server and returns the target to run on.
-func Connect(ctx context.Context, cfg Config) (*sim.Target, error) {
+func Connect(ctx context.Context, cfg Config) (*backend.Target, error) {
 	if len(cfg.Addrs) == 0 {
 		return nil, errors.New("no server given")
 	}
-	t := &sim.Target{Second: cfg.Second, NewBackend: realserver.New, NoACL: cfg.NoACL}
+	t := &backend.Target{Second: cfg.Second, NewBackend: realserver.New, NoACL: cfg.NoACL}
 	if t.Second == 0 {
 		t.Second = DefaultSecond
 	}

@@ -10,7 +10,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/internal/sentinel"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 )
 
 // SentinelSecond is the least time scale of a run whose failover Sentinel
@@ -48,12 +49,12 @@ func checkSentinels(ctx context.Context, cfg Config) ([]*redis.Options, error) {
 	return opts, nil
 }
 
-// watchSentinels is sim.WatchSentinels on the Sentinels opts reach: they
+// watchSentinels is backend.WatchSentinels on the Sentinels opts reach: they
 // monitor a proxy in front of the primary under the run's own name, never
 // the primary itself, so that no Sentinel ever reconfigures it (a resync
 // would wipe it). Down closes the proxy.
-func watchSentinels(opts []*redis.Options) sim.WatchSentinels {
-	return func(run *sim.RealRun, name string, primary, replica *redis.Options, downAfter, timeout time.Duration) (sim.SentinelWatch, error) {
+func watchSentinels(opts []*redis.Options) backend.WatchSentinels {
+	return func(run *backend.RealRun, name string, primary, replica *redis.Options, downAfter, timeout time.Duration) (backend.SentinelWatch, error) {
 		ctx, cancel := context.WithTimeout(run.Ctx, sentinelSetup)
 		defer cancel()
 		proxy, err := sentinel.NewProxy(primary.Addr)
@@ -87,20 +88,20 @@ type watch struct {
 	wg    sync.WaitGroup
 
 	mu     sync.Mutex
-	events []sim.SentinelEvent
+	events []backend.SentinelEvent
 }
 
 func (w *watch) collect(events <-chan sentinel.Event) {
 	for e := range events {
 		w.mu.Lock()
-		w.events = append(w.events, sim.SentinelEvent{Kind: e.Kind, Sentinel: e.Sentinel, Instance: e.Instance, Addr: e.Addr, At: e.At})
+		w.events = append(w.events, backend.SentinelEvent{Kind: e.Kind, Sentinel: e.Sentinel, Instance: e.Instance, Addr: e.Addr, At: e.At})
 		w.mu.Unlock()
 	}
 }
 
 func (w *watch) Down() { w.proxy.Close() }
 
-func (w *watch) Events() []sim.SentinelEvent {
+func (w *watch) Events() []backend.SentinelEvent {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	out := w.events

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -75,7 +76,7 @@ func scenarioPage(b *bytes.Buffer, s scenarios.Scenario, results []scenarios.Res
 		first := ""
 		for _, v := range r.Verdicts {
 			if v.Broken && v.Step == firstStep(r) {
-				first = text.New(fmt.Sprintf("`%s` at step %d (t=%s)", v.Invariant, v.Step, sim.Secs(v.T)),
+				first = text.New(fmt.Sprintf("`%s` at step %d (t=%s)", v.Invariant, v.Step, narrate.Secs(v.T)),
 					fmt.Sprintf("%s（`%s`），第 %d 步（第 %s）", sim.InvariantName(v.Invariant).ZH, v.Invariant, v.Step, secsIn(v.T, "zh"))).In(lang)
 			}
 		}

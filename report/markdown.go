@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -41,7 +42,7 @@ func Handout(w io.Writer, tr *trace.Trace, lang string) error {
 	for _, v := range tr.Verdicts {
 		verdict := "✓ " + text.New("holds", "成立").In(lang)
 		if v.Broken {
-			verdict = "✗ " + text.New(fmt.Sprintf("step %d (t=%s): %s", v.Step, sim.Secs(v.T), v.Reason.EN),
+			verdict = "✗ " + text.New(fmt.Sprintf("step %d (t=%s): %s", v.Step, narrate.Secs(v.T), v.Reason.EN),
 				fmt.Sprintf("第 %d 步（第 %s）：%s", v.Step, secsIn(v.T, "zh"), v.Reason.ZH)).In(lang)
 		}
 		rule := ""

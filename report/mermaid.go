@@ -8,9 +8,9 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -96,7 +96,7 @@ func MermaidSteps(w io.Writer, tr *trace.Trace, lang string, from, to int) error
 			continue
 		}
 		if t := e.T.Seconds(); t != at || !shown {
-			p.printf("    Note over %s: t = %s\n", span, sim.Secs(e.T))
+			p.printf("    Note over %s: t = %s\n", span, narrate.Secs(e.T))
 			at, shown = t, true
 		}
 		p.printf("%s", line)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -19,7 +20,7 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 // secsIn writes a duration as the narration does in lang: "30s", "30 秒".
 func secsIn(d time.Duration, lang string) string {
-	return text.New(sim.Secs(d), strings.TrimSuffix(sim.Secs(d), "s")+" 秒").In(lang)
+	return text.New(narrate.Secs(d), strings.TrimSuffix(narrate.Secs(d), "s")+" 秒").In(lang)
 }
 
 // Timeline writes a trace as a readable text timeline: time, step, actor,

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -58,7 +59,7 @@ func TestFailoverWaitsForSentinel(t *testing.T) {
 		}
 		d, p := r.Trace.Events[died], r.Trace.Events[promoted]
 		if p.T-d.T != setup.DownAfter {
-			t.Errorf("%s × %s: promoted at %s, %s after the death; down-after is %s", r.Scenario, r.Impl, sim.Secs(p.T), sim.Secs(p.T-d.T), sim.Secs(setup.DownAfter))
+			t.Errorf("%s × %s: promoted at %s, %s after the death; down-after is %s", r.Scenario, r.Impl, narrate.Secs(p.T), narrate.Secs(p.T-d.T), narrate.Secs(setup.DownAfter))
 		}
 		for _, e := range r.Trace.Events[died:promoted] {
 			if e.Kind != trace.KindCommand {

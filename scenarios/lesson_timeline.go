@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -239,7 +240,7 @@ func (p *lessonParser) client(l line) error {
 		}
 	}
 	if p.now > 0 {
-		return p.errAt(l, 0, "clients are declared before time passes (time is already %s)", sim.Secs(p.now))
+		return p.errAt(l, 0, "clients are declared before time passes (time is already %s)", narrate.Secs(p.now))
 	}
 	if len(p.clients) == MaxLessonClients {
 		return p.errAt(l, 1, "client %s is the %s; a lesson has at most %d clients", name, ordinal(MaxLessonClients+1), MaxLessonClients)
@@ -310,7 +311,7 @@ func (p *lessonParser) client(l line) error {
 		return p.errAt(l, at["backoff"], "backoff is the cap of the doubling wait: want at least retry")
 	}
 	if f, ok := at["fail"]; ok && (prog.Fail <= 0 || prog.Fail >= prog.Work) {
-		return p.errAt(l, f, "fail: the work fails before it is done: want a duration above 0 and shorter than work (%s)", sim.Secs(prog.Work))
+		return p.errAt(l, f, "fail: the work fails before it is done: want a duration above 0 and shorter than work (%s)", narrate.Secs(prog.Work))
 	}
 	p.clients[name] = true
 	p.progs = append(p.progs, prog)
@@ -341,7 +342,7 @@ func (p *lessonParser) run(l line) error {
 		return err
 	}
 	if d < p.now {
-		return p.errAt(l, at["until"], "time goes backwards: %s is before %s, where the timeline already is", sim.Secs(d), sim.Secs(p.now))
+		return p.errAt(l, at["until"], "time goes backwards: %s is before %s, where the timeline already is", narrate.Secs(d), narrate.Secs(p.now))
 	}
 	p.now = d
 	p.step(func(tl *sim.Timeline, _ map[string]*sim.Client) { tl.RunUntil(d) })

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -408,7 +409,7 @@ func TestFailoverWait(t *testing.T) {
 	var waits []string
 	for _, e := range tr.Events {
 		if e.Kind == trace.KindCommand && strings.HasPrefix(e.Command, "WAIT ") {
-			waits = append(waits, e.Actor+"@"+sim.Secs(e.T)+" "+e.Reply)
+			waits = append(waits, e.Actor+"@"+narrate.Secs(e.T)+" "+e.Reply)
 		}
 	}
 	want := []string{
@@ -482,7 +483,7 @@ func TestRetriesCountCommands(t *testing.T) {
 	var got []string
 	for _, e := range tr.Events {
 		if e.Kind == trace.KindBelief && (strings.Contains(e.Text.EN, " now holds the lock") || strings.Contains(e.Text.EN, " gives up")) {
-			got = append(got, sim.Secs(e.T)+" "+e.Text.EN)
+			got = append(got, narrate.Secs(e.T)+" "+e.Text.EN)
 		}
 	}
 	want := []string{

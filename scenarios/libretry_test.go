@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/go-redsync/redsync/v4"
@@ -37,10 +38,10 @@ func TestLibraryRetriesStackOnTheLessons(t *testing.T) {
 	gaveUp := ""
 	for _, e := range tr.Events {
 		if strings.HasPrefix(e.Actor, "B") && e.Kind == trace.KindCommand && strings.HasPrefix(e.Command, "SET ") {
-			sets = append(sets, sim.Secs(e.T))
+			sets = append(sets, narrate.Secs(e.T))
 		}
 		if e.Actor == "B" && e.Kind == trace.KindBelief && strings.Contains(e.Text.EN, "gives up") {
-			gaveUp = sim.Secs(e.T)
+			gaveUp = narrate.Secs(e.T)
 		}
 	}
 	if got, want := strings.Join(sets, " "), "1s 2s 3s 13s 14s 15s"; got != want {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -116,12 +117,12 @@ func CheckCells(scs []Scenario, impls []lockimpl.Info) ([]Result, error) {
 // each cell under its own key prefix. Cells that need a replica share it and
 // run one after another. Cells the target cannot run are skipped and say why.
 // A cell whose run drifted beyond its margins runs again, slower (Slower).
-func CheckOn(ctx context.Context, target *sim.Target, parallel int) ([]Result, error) {
+func CheckOn(ctx context.Context, target *backend.Target, parallel int) ([]Result, error) {
 	return checkOn(ctx, target, All(), lockimpl.All(), parallel)
 }
 
 // CheckCellsOn is CheckOn for the given lessons and implementations.
-func CheckCellsOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lockimpl.Info, parallel int) ([]Result, error) {
+func CheckCellsOn(ctx context.Context, target *backend.Target, scs []Scenario, impls []lockimpl.Info, parallel int) ([]Result, error) {
 	return checkOn(ctx, target, scs, impls, parallel)
 }
 
@@ -189,7 +190,7 @@ func runLanes[J any](jobs []J, exclusive func(J) bool, parallel int, run func(J)
 // minute-long lesson then takes a minute of real time.
 const maxSlowerSecond = time.Second
 
-func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lockimpl.Info, parallel int) ([]Result, error) {
+func checkOn(ctx context.Context, target *backend.Target, scs []Scenario, impls []lockimpl.Info, parallel int) ([]Result, error) {
 	type job struct {
 		i    int
 		s    Scenario
@@ -206,7 +207,7 @@ func checkOn(ctx context.Context, target *sim.Target, scs []Scenario, impls []lo
 			return // interrupted, or a server is gone: no new cell starts
 		}
 		defer func() {
-			if err := errs[j.i]; err != nil && sim.Unreachable(err) {
+			if err := errs[j.i]; err != nil && backend.Unreachable(err) {
 				stop(&UnreachableError{Cell: j.s.ID + " × " + j.impl.Name, Err: err})
 			}
 		}()
@@ -305,7 +306,7 @@ func leftBehind(errs []error) []error {
 	var out []error
 	seen := map[string]bool{}
 	for _, err := range errs {
-		for _, lb := range sim.LeftBehinds(err) {
+		for _, lb := range backend.LeftBehinds(err) {
 			if !seen[lb.Error()] {
 				seen[lb.Error()] = true
 				out = append(out, lb)
@@ -315,19 +316,19 @@ func leftBehind(errs []error) []error {
 	return out
 }
 
-func runCell(ctx context.Context, s Scenario, impl lockimpl.Info, target *sim.Target) (Result, error) {
+func runCell(ctx context.Context, s Scenario, impl lockimpl.Info, target *backend.Target) (Result, error) {
 	tr, err := s.RunOn(ctx, impl, target)
 	skip := ""
 	switch {
-	case errors.Is(err, sim.ErrNeedsReplica):
+	case errors.Is(err, backend.ErrNeedsReplica):
 		skip = "needs a replica of the first server: --replica ADDR --disposable"
-	case errors.Is(err, sim.ErrEmbeddedOnly):
+	case errors.Is(err, backend.ErrEmbeddedOnly):
 		skip = "makes the first server a replica again, which would wipe it; embedded only"
 	case errors.Is(err, sim.ErrOwnKeyEmbedded):
 		skip = "a client takes a lock of its own, beyond the run's ACL user; embedded only"
-	case errors.Is(err, sim.ErrNeedsNodes):
+	case errors.Is(err, backend.ErrNeedsNodes):
 		skip = fmt.Sprintf("needs %d servers in --redis", impl.Nodes)
-	case errors.Is(err, sim.ErrNeedsCluster):
+	case errors.Is(err, backend.ErrNeedsCluster):
 		skip = "runs on a Redis Cluster: --cluster ADDR"
 	}
 	expected, judged := s.Expected(impl.Name)
@@ -341,7 +342,7 @@ func runCell(ctx context.Context, s Scenario, impl lockimpl.Info, target *sim.Ta
 	r := Result{Scenario: s.ID, Impl: impl.Name, Broken: tr.Broken(),
 		Expected: expected, Verdicts: tr.Verdicts, Trace: tr, Drift: tr.Drift, Unjudged: !judged}
 	if target != nil {
-		r.Margin = target.RunMargin(s.Setup, impl.Nodes)
+		r.Margin = target.RunMargin(s.Setup.Replica, impl.Nodes)
 	}
 	if r.Broken == nil {
 		r.Broken = []string{}

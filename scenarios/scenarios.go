@@ -19,6 +19,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/internal/suggest"
@@ -68,7 +69,7 @@ func (s Scenario) Run(impl lockimpl.Info) (*trace.Trace, error) {
 
 // RunOn plays the scenario against impl on target's real servers, or on
 // embedded ones when target is nil.
-func (s Scenario) RunOn(ctx context.Context, impl lockimpl.Info, target *sim.Target) (*trace.Trace, error) {
+func (s Scenario) RunOn(ctx context.Context, impl lockimpl.Info, target *backend.Target) (*trace.Trace, error) {
 	tr, err := sim.RunOn(ctx, target, s.Setup, s.Script, impl)
 	if err != nil {
 		return nil, fmt.Errorf("%s × %s: %w", s.ID, impl.Name, err)

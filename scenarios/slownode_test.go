@@ -5,9 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // setsOnRedis2 are the command events of A's SETs on redis-2 in tr, in
@@ -38,15 +37,15 @@ func TestRedlockSlowNodeCostsAnAttempt(t *testing.T) {
 	first := sets[0]
 	if first.T != 50*time.Millisecond || first.Reply != "(error) context deadline exceeded" ||
 		!strings.Contains(first.Text.EN, "A stops waiting after 0.05s (context deadline exceeded): the command is still on its way to redis-2 and reaches it at t=11s") {
-		t.Errorf("A's first SET on redis-2 ends at t=%s with %q: %s; want the per-node timeout at t=0.05s", sim.Secs(first.T), first.Reply, first.Text.EN)
+		t.Errorf("A's first SET on redis-2 ends at t=%s with %q: %s; want the per-node timeout at t=0.05s", narrate.Secs(first.T), first.Reply, first.Text.EN)
 	}
 	retry, late := sets[1], sets[2]
 	if retry.T != 10100*time.Millisecond || retry.Command != "SET lock:product:1001 A#2 EX 10 NX" || retry.Reply != "OK" {
-		t.Errorf("A's retry on redis-2: t=%s %s → %s, want t=10.1s SET … A#2 … → OK", sim.Secs(retry.T), retry.Command, retry.Reply)
+		t.Errorf("A's retry on redis-2: t=%s %s → %s, want t=10.1s SET … A#2 … → OK", narrate.Secs(retry.T), retry.Command, retry.Reply)
 	}
 	if late.T != 11*time.Second || late.Command != "SET lock:product:1001 A#1 EX 10 NX" || late.Reply != "(nil)" ||
 		!strings.Contains(late.Text.EN, "A stopped waiting for it at t=0.05s") {
-		t.Errorf("the late SET: t=%s %s → %s (%s), want it at t=11s, refused: A#2 is there", sim.Secs(late.T), late.Command, late.Reply, late.Text.EN)
+		t.Errorf("the late SET: t=%s %s → %s (%s), want it at t=11s, refused: A#2 is there", narrate.Secs(late.T), late.Command, late.Reply, late.Text.EN)
 	}
 	if b := tr.Broken(); len(b) != 0 {
 		t.Errorf("redlock broke %v", b)

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -15,7 +16,7 @@ import (
 )
 
 // LiveRunner runs a lesson against impl on ctx, which carries the pacer a
-// live player sets (sim.WithPacer): on real servers, each command reaches
+// live player sets (backend.WithPacer): on real servers, each command reaches
 // them only when the presenter steps to it.
 type LiveRunner func(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*trace.Trace, error)
 
@@ -61,7 +62,7 @@ func startLive(gen int, run LiveRunner, s scenarios.Scenario, impl string) *live
 			return false
 		}
 	}
-	p := &sim.Pacer{
+	p := &backend.Pacer{
 		Event: func(h trace.Trace, e trace.Event) { send(liveEventMsg{gen, h, e}) },
 		Next: func(ctx context.Context, actor, cmd string) error {
 			if !send(liveWaitMsg{gen, actor, cmd}) {
@@ -81,7 +82,7 @@ func startLive(gen int, run LiveRunner, s scenarios.Scenario, impl string) *live
 		defer l.done.Done()
 		var tr *trace.Trace
 		if err == nil {
-			tr, err = run(sim.WithPacer(ctx, p), s, info)
+			tr, err = run(backend.WithPacer(ctx, p), s, info)
 		}
 		send(liveDoneMsg{gen, tr, err})
 	}()

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 func embeddedLive(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*trace.Trace, error) {
@@ -162,7 +162,7 @@ func TestLiveCourseStaysOnItsLesson(t *testing.T) {
 // nothing, the key left behind unnamed.
 func TestRunReportsWhatALiveRunLeft(t *testing.T) {
 	started := make(chan struct{})
-	left := sim.LeftBehind(errors.New("clean up 127.0.0.1:6390: i/o timeout; left there: lockstep:ab12cd34:lock:product:1001"))
+	left := backend.LeftBehind(errors.New("clean up 127.0.0.1:6390: i/o timeout; left there: lockstep:ab12cd34:lock:product:1001"))
 	opts := Options{Lang: "en", Scenario: "get-then-del", Impl: "setnx",
 		Live: func(ctx context.Context, s scenarios.Scenario, impl lockimpl.Info) (*trace.Trace, error) {
 			close(started)

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -21,7 +22,6 @@ import (
 	"github.com/lockstep-sim/lockstep/internal/suggest"
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -53,7 +53,7 @@ type Options struct {
 	// the run goes on in the background as the player shows it, and each
 	// Redis command goes only when → (or autoplay) steps to it — on real
 	// servers, MONITOR shows it arrive then. The run's time stands still
-	// while it waits (sim.Pacer). Leaving the lesson or quitting ends the
+	// while it waits (backend.Pacer). Leaving the lesson or quitting ends the
 	// run, which removes its keys. Switching the implementation and compare
 	// mode are off.
 	Live LiveRunner
@@ -125,7 +125,7 @@ func Run(ctx context.Context, opts Options, in io.Reader, out io.Writer) error {
 }
 
 // leftovers collects what the session's runs on real servers could not
-// remove there (sim.LeftBehinds), for Run to report when the TUI closes:
+// remove there (backend.LeftBehinds), for Run to report when the TUI closes:
 // the screen that showed it is gone by then.
 type leftovers struct {
 	mu   sync.Mutex
@@ -135,7 +135,7 @@ type leftovers struct {
 func (l *leftovers) add(err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.errs = append(l.errs, sim.LeftBehinds(err)...)
+	l.errs = append(l.errs, backend.LeftBehinds(err)...)
 }
 
 func (l *leftovers) err() error {

@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/lockstep-sim/lockstep/internal/redistest"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // lockstepProcess is lockstep as a process of its own (the test binary,
@@ -168,8 +168,8 @@ func TestSpeeds(t *testing.T) {
 // near a TTL boundary may be off is reported as unreliable, and play exits
 // non-zero (check warns about the same cells).
 func TestPlayReportsAnUnreliableVerdict(t *testing.T) {
-	target := &sim.Target{Second: 30 * time.Millisecond}
-	margin := target.RunMargin(sim.Setup{}, 1)
+	target := &backend.Target{Second: 30 * time.Millisecond}
+	margin := target.RunMargin(false, 1)
 	if err := unreliable(&trace.Trace{Drift: 15 * time.Millisecond}, target, margin, "en"); err != nil {
 		t.Errorf("drift within the margin: %v", err)
 	}
@@ -182,14 +182,14 @@ func TestPlayReportsAnUnreliableVerdict(t *testing.T) {
 	}
 	// A run whose failover Sentinel decides runs at SentinelSecond, and
 	// its margin is half of that.
-	sentinel := &sim.Target{Second: 30 * time.Millisecond, SentinelSecond: 500 * time.Millisecond,
-		Sentinels: func(*sim.RealRun, string, *redis.Options, *redis.Options, time.Duration, time.Duration) (sim.SentinelWatch, error) {
+	sentinel := &backend.Target{Second: 30 * time.Millisecond, SentinelSecond: 500 * time.Millisecond,
+		Sentinels: func(*backend.RealRun, string, *redis.Options, *redis.Options, time.Duration, time.Duration) (backend.SentinelWatch, error) {
 			return nil, nil
 		}}
-	if m := sentinel.RunMargin(sim.Setup{Replica: true}, 1); m != 250*time.Millisecond {
+	if m := sentinel.RunMargin(true, 1); m != 250*time.Millisecond {
 		t.Errorf("a Sentinel failover's margin: %s, want 250ms", m)
 	}
-	if m := sentinel.RunMargin(sim.Setup{Replica: true}, 5); m != 15*time.Millisecond {
+	if m := sentinel.RunMargin(true, 5); m != 15*time.Millisecond {
 		t.Errorf("Redlock beside Sentinels: margin %s, want 15ms", m)
 	}
 	_ = context.Background

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/web"
 )
 
@@ -19,7 +19,7 @@ import (
 // (c) has the implementation the TUI's would set beside it. The fix runs
 // on embedded servers only: on real ones a run takes real time, and the
 // page holds the one run asked for. A fix that does not run is left out.
-func htmlPage(ctx context.Context, w, stderr io.Writer, s scenarios.Scenario, tr *trace.Trace, target *sim.Target, lang string) error {
+func htmlPage(ctx context.Context, w, stderr io.Writer, s scenarios.Scenario, tr *trace.Trace, target *backend.Target, lang string) error {
 	traces := []*trace.Trace{tr}
 	if fix := s.Fix(tr.Impl); target == nil && fix != "" && fix != tr.Impl {
 		if impl, err := lockimpl.Lookup(fix); err == nil {

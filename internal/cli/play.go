@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/spf13/cobra"
@@ -128,19 +129,19 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 	}
 	defer closeTarget(target, &err)
 	tr, err := s.RunOn(ctx, impl, target)
-	if errors.Is(err, sim.ErrNeedsReplica) {
+	if errors.Is(err, backend.ErrNeedsReplica) {
 		return 0, errUsage{fmt.Errorf("%s needs a replica of the first server: add --replica ADDR --disposable", s.ID)}
 	}
-	if errors.Is(err, sim.ErrNeedsNodes) {
+	if errors.Is(err, backend.ErrNeedsNodes) {
 		return 0, errUsage{fmt.Errorf("%s needs %d servers: give %d addresses in --redis", impl.Name, impl.Nodes, impl.Nodes)}
 	}
-	if errors.Is(err, sim.ErrNeedsCluster) {
+	if errors.Is(err, backend.ErrNeedsCluster) {
 		return 0, errUsage{fmt.Errorf("%s runs on a Redis Cluster: give a node of one in --cluster ADDR (or drop --redis)", s.ID)}
 	}
 	if errors.Is(err, sim.ErrOwnKeyEmbedded) {
 		return 0, errUsage{fmt.Errorf("%s has a client that takes a lock of its own, which the run's ACL user on a real server may not: it runs on embedded servers only (drop --redis)", s.ID)}
 	}
-	if errors.Is(err, sim.ErrEmbeddedOnly) {
+	if errors.Is(err, backend.ErrEmbeddedOnly) {
 		return 0, errUsage{fmt.Errorf("%s × %s brings the failed primary back as a replica, which would wipe the first server: it runs on embedded servers only (drop --redis)", s.ID, impl.Name)}
 	}
 	if err != nil {
@@ -156,7 +157,7 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 	}
 	var margin time.Duration
 	if target != nil {
-		margin = target.RunMargin(s.Setup, impl.Nodes)
+		margin = target.RunMargin(s.Setup.Replica, impl.Nodes)
 	}
 	if err := unreliable(tr, target, margin, f.lang); err != nil {
 		return 0, err

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/spf13/pflag"
 
 	"github.com/lockstep-sim/lockstep/realredis"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -63,7 +63,7 @@ func (r *realFlags) check() error {
 
 // target connects to the real servers, if any were given, and says on
 // stderr what earlier runs left there, if anything (noticeLeftovers).
-func (r *realFlags) target(ctx context.Context, stderr io.Writer) (*sim.Target, error) {
+func (r *realFlags) target(ctx context.Context, stderr io.Writer) (*backend.Target, error) {
 	if err := r.check(); err != nil || !r.real() {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func noticeLeftovers(ctx context.Context, stderr io.Writer, cfg realredis.CleanC
 // real says whether real servers were given (--redis or --cluster).
 func (r *realFlags) real() bool { return r.redis != "" || r.cluster != "" }
 
-func addrs(t *sim.Target) []string {
+func addrs(t *backend.Target) []string {
 	var out []string
 	for _, o := range t.Nodes {
 		out = append(out, o.Addr)
@@ -117,7 +117,7 @@ func addrs(t *sim.Target) []string {
 
 // closeTarget releases what a run held on real servers (the lease on the
 // replica); an error it meets joins the command's.
-func closeTarget(t *sim.Target, err *error) {
+func closeTarget(t *backend.Target, err *error) {
 	if t != nil {
 		*err = errors.Join(*err, t.Close())
 	}
@@ -126,7 +126,7 @@ func closeTarget(t *sim.Target, err *error) {
 // unreliable says when a run on real servers kept to its clock so unevenly
 // that a verdict near a TTL boundary may be off: its drift is beyond the
 // margins the timelines leave around those boundaries.
-func unreliable(tr *trace.Trace, t *sim.Target, margin time.Duration, lang string) error {
+func unreliable(tr *trace.Trace, t *backend.Target, margin time.Duration, lang string) error {
 	if t == nil || tr.Drift <= margin {
 		return nil
 	}

@@ -1,5 +1,5 @@
 // Package hostile holds locks that reach beyond their own keys, for the
-// tests that show the guard stops them (scenarios/sim/keys.go): on embedded
+// tests that show the guard stops them (scenarios/sim/command/keys.go): on embedded
 // servers the server's hook refuses them, on a real server the run's ACL
 // user. Each takes the lock as a lock does (SET NX PX), then oversteps.
 package hostile

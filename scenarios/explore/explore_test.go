@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/internal/race"
@@ -424,7 +425,7 @@ func TestDelayedRestartFault(t *testing.T) {
 		if err := st.Do(moves[i].ID); err != nil {
 			t.Fatalf("%s at %s: %v", moves[i].ID, st.Now(), err)
 		}
-		made = append(made, moves[i].ID+"@"+sim.Secs(st.Now()))
+		made = append(made, moves[i].ID+"@"+narrate.Secs(st.Now()))
 	}
 	if st.Now() != TTL+sim.RestartDelay {
 		t.Fatalf("moves %v: the clock is at %s, want the restart at %s", made, st.Now(), TTL+sim.RestartDelay)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
@@ -200,7 +201,7 @@ func (t *tokenNames) command(args []string) string {
 		}
 		out[i] = a
 	}
-	return sim.FormatCommand(out)
+	return command.FormatArgs(out)
 }
 
 // claimClasses writes which of the clients' lock tokens (in the order

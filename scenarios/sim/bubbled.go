@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/internal/bubble"
@@ -190,7 +191,7 @@ func cmdText(m msg) string {
 	if m.cmd == nil {
 		return ""
 	}
-	return formatCommand(m.cmd)
+	return command.Format(m.cmd)
 }
 
 // passTime lets the bubble's clock run to t and reports the virtual time it

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -21,7 +22,7 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 	defer cancel()
 	const at = 100
 	events := 0
-	ctx = WithPacer(ctx, &Pacer{Event: func(_ trace.Trace, e trace.Event) {
+	ctx = backend.WithPacer(ctx, &backend.Pacer{Event: func(_ trace.Trace, e trace.Event) {
 		events++
 		if events == at {
 			cancel()

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -47,7 +49,7 @@ func (w *World) close() {
 // theirs.
 func (f *fleet) closeServers(clean bool) {
 	for _, srv := range f.servers {
-		if _, embedded := srv.b.(*memBackend); embedded && !clean {
+		if _, embedded := srv.b.(*backend.Embedded); embedded && !clean {
 			continue
 		}
 		srv.b.Close()
@@ -120,7 +122,7 @@ func (w *World) shutdown() {
 }
 
 // closeReal has every server remove the run's keys, all at once; each
-// bounds its own cleanup (see Backend.Cleanup). What they could not do is
+// bounds its own cleanup (see backend.Backend.Cleanup). What they could not do is
 // in the error, server by server.
 func (w *World) closeReal() error {
 	var sentinelErr error

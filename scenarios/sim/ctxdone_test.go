@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 )
 
 // A run's context is the caller's: its Done channel, first used by the
@@ -13,7 +15,7 @@ import (
 func TestRunContextIsTheCallers(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p := &Pacer{Next: func(ctx context.Context, _, _ string) error {
+	p := &backend.Pacer{Next: func(ctx context.Context, _, _ string) error {
 		// As the TUI's pacer waits: on the run's context, among others.
 		select {
 		case <-ctx.Done():
@@ -22,7 +24,7 @@ func TestRunContextIsTheCallers(t *testing.T) {
 			return nil
 		}
 	}}
-	if _, err := RunOn(WithPacer(ctx, p), nil, Setup{}, func(tl *Timeline) {
+	if _, err := RunOn(backend.WithPacer(ctx, p), nil, Setup{}, func(tl *Timeline) {
 		tl.Client("A", Program{})
 		tl.RunToEnd()
 	}, impl(t, "uuid-lua")); err != nil {
@@ -49,14 +51,14 @@ func TestPacerWaitIsNoStall(t *testing.T) {
 		close(release)
 	}()
 	waited := false
-	p := &Pacer{Next: func(context.Context, string, string) error {
+	p := &backend.Pacer{Next: func(context.Context, string, string) error {
 		if !waited {
 			waited = true
 			<-release // the presenter takes a while before the first step
 		}
 		return nil
 	}}
-	if _, err := RunOn(WithPacer(context.Background(), p), nil, Setup{}, func(tl *Timeline) {
+	if _, err := RunOn(backend.WithPacer(context.Background(), p), nil, Setup{}, func(tl *Timeline) {
 		tl.Client("A", Program{})
 		tl.RunToEnd()
 	}, impl(t, "uuid-lua")); err != nil {

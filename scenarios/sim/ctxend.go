@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
 // A command on its way to a slow server (Timeline.Slow) has been sent: its
@@ -16,20 +17,6 @@ import (
 // there, and its reply finds nobody waiting. The engine carries it as an
 // orphan, an actor of its own, in the place and under the name of the
 // flight that sent it ("A/redis-2"), or next to the actor that did.
-
-// GaveUpError is what the trace shows for a command whose client stopped
-// waiting while it was on its way to a slow server: the client's error
-// (Err, the context's), and what became of the command.
-type GaveUpError struct {
-	Client, Server string
-	Waited         time.Duration // from the send to the give-up
-	Due            time.Duration // when the command reaches the server, in the run's time
-	Err            error
-}
-
-func (e *GaveUpError) Error() string { return e.Err.Error() }
-
-func (e *GaveUpError) Unwrap() error { return e.Err }
 
 // ctxEnded handles a command whose context ended before its reply came:
 // msgUngate (parked at the gate) or msgGiveUp (on its way to a slow
@@ -115,19 +102,8 @@ func (s *sched) notSent(a *actor, err error) {
 		return
 	}
 	s.w.commandDone(a, msg{cmd: a.cmd, node: a.node, server: s.w.fleet.route[a.node],
-		err: &NotSentError{Client: a.client.name, Err: err}})
+		err: &command.NotSentError{Client: a.client.name, Err: err}})
 }
-
-// NotSentError is what the trace shows for a command whose context's
-// deadline passed while it waited at the gate: it was never sent.
-type NotSentError struct {
-	Client string
-	Err    error
-}
-
-func (e *NotSentError) Error() string { return e.Err.Error() }
-
-func (e *NotSentError) Unwrap() error { return e.Err }
 
 // onTheWire says whether a is a command that goes on whatever its client
 // does: an orphan reaches its server even if the client pauses or crashes.
@@ -162,7 +138,7 @@ func (s *sched) giveUp(a *actor, m msg) {
 		o.parent = a
 		s.seat(o, a.name+"/"+s.w.fleet.servers[m.server].name)
 	}
-	s.w.commandDone(a, msg{cmd: m.cmd, node: m.node, server: m.server, err: &GaveUpError{
+	s.w.commandDone(a, msg{cmd: m.cmd, node: m.node, server: m.server, err: &command.GaveUpError{
 		Client: a.client.name, Server: s.w.fleet.servers[m.server].name,
 		Waited: s.w.now - a.sentAt, Due: a.deadline, Err: m.err}})
 	a.inCmd = false

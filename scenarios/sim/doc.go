@@ -18,19 +18,22 @@
 // resource accepted — never from knowing which implementation runs.
 //
 // The same scenarios also run against real redis-server processes (RunOn with
-// a Target): real time, scaled, with every key under the run's own prefix.
+// a backend.Target): real time, scaled, with every key under the run's own
+// prefix.
 //
 // The engine is the state machine; servers are outside it. It reaches each
-// one only through a Backend: dial, read the keys, advance the clock, and the
-// faults (kill, stop, start, clock jump), plus what a run on real servers
-// needs besides (an address, the lock clients' options, which errors are the
-// environment's, the cleanup; a Follower for a replica that replicates by
-// itself). Embedded servers are the engine's own backend (backend.go), their
-// replication the engine's own model (replication.go). Real
-// ones are package realserver, which imports this one: a Target carries the
-// constructor (Target.NewBackend, set by realredis.Connect) and every run on
-// it gets its servers from there. Of a real run the engine keeps only the
-// clock (RealRun: virtual time on the wall clock, scaled).
+// one only through a backend.Backend (package backend): dial, read the
+// keys, advance the clock, and the faults (kill, stop, start, clock jump),
+// plus what a run on real servers needs besides (an address, the lock
+// clients' options, which errors are the environment's, the cleanup; a
+// backend.Follower for a replica that replicates by itself). Embedded
+// servers are the engine's own backend (backend.Embedded, which the world
+// makes in embedded.go), their replication the engine's own model
+// (replication.go). Real ones are package realserver, which imports package
+// backend, not this one: a Target carries the constructor
+// (Target.NewBackend, set by realredis.Connect) and every run on it gets
+// its servers from there. Of a real run the engine keeps only the clock
+// (backend.RealRun: virtual time on the wall clock, scaled; realclock.go).
 //
 // A Stepper is a world whose every move is chosen from outside (the
 // explorer's and the sandbox's): its moves are client steps, time, and the
@@ -38,8 +41,12 @@
 // typed view package explore hashes a state from (state.go). Each
 // invariant is one file too, judged from one place (invariants.go).
 //
-// Public face: Run, RunOn, Target, Setup, Script, Timeline, Client, Program,
-// Trace; for backends, Backend, Follower, RealRun, KeyState; for the
-// explorer, Stepper, Move, Fault, FaultInfo, State and its views,
-// FormatCommand; Invariant. Everything else is internal.
+// Public face: Run, RunOn, Setup, Script, Timeline, Client, Program; for
+// the explorer, Stepper, Move, Fault, FaultInfo, State and its views;
+// Invariant. Everything else is internal. A Redis command as the engine
+// reads it — how a trace shows it, what the guard lets a lock send, the
+// errors lock clients get from the engine — is package command; the
+// servers and a run on real ones (Backend, Target, RealRun, Pacer) are
+// package backend; everything the engine says in English and Chinese is
+// package narrate; the record of a run (Trace, KeyState) is package trace.
 package sim

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -99,7 +100,7 @@ func (s *sched) busy() bool {
 func (w *World) quiesced() {
 	for _, a := range w.sched.actors {
 		if a.state == stateRunning && a.inCmd {
-			w.fail(fmt.Errorf("stalled: %s's command %s got no reply", a.name, formatCommand(a.cmd)))
+			w.fail(fmt.Errorf("stalled: %s's command %s got no reply", a.name, command.Format(a.cmd)))
 			w.sched.abandon()
 			return
 		}

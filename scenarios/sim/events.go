@@ -9,6 +9,9 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -29,21 +32,21 @@ func (w *World) commandDone(a *actor, m msg) {
 	if w.runaway(a, m, srv) {
 		return
 	}
-	var here refusedHere
+	var here command.RefusedHere
 	if !errors.As(m.err, &here) {
 		if why, bad := srv.b.EnvironmentError(m.err); bad {
 			w.fail(w.runErr(fmt.Errorf("%s: %s's %s failed: %s: %w", srv.b.Addr(), a.name, strings.ToUpper(m.cmd.Name()), why, m.err)))
 			return
 		}
 	}
-	if IsRefusal(m.err) {
+	if command.IsRefusal(m.err) {
 		// The guard refused it: the lock overstepped. The trace shows the
 		// command and the server's refusal, and the run ends there.
-		defer w.fail(&RefusedError{Impl: w.impl.Name, Actor: a.name, Command: strings.ToUpper(m.cmd.Name()),
+		defer w.fail(&command.RefusedError{Impl: w.impl.Name, Actor: a.name, Command: strings.ToUpper(m.cmd.Name()),
 			Server: srv.name, Key: a.client.key, Err: m.err})
 	}
 	w.commands++
-	if m.err != nil && !errors.Is(m.err, redis.Nil) && !IsCrossSlot(m.err) {
+	if m.err != nil && !errors.Is(m.err, redis.Nil) && !backend.IsCrossSlot(m.err) {
 		if w.failed == 0 {
 			w.firstFailed = fmt.Sprintf("%s's %s on %s: %v", a.name, strings.ToUpper(m.cmd.Name()), srv.name, m.err)
 		}
@@ -73,43 +76,43 @@ func (w *World) commandDone(a *actor, m msg) {
 	var expired []trace.KeyState
 	if w.real != nil {
 		ranDown := w.toVirtual(time.Since(readAt) + 3*time.Millisecond)
-		changes = slices.DeleteFunc(changes, func(ch change) bool {
-			gone := ch.kind == changeDeleted && ch.before.TTL > 0 && ch.before.TTL <= ranDown
+		changes = slices.DeleteFunc(changes, func(ch narrate.Change) bool {
+			gone := ch.Kind == narrate.ChangeDeleted && ch.Before.TTL > 0 && ch.Before.TTL <= ranDown
 			if gone {
-				expired = append(expired, ch.before)
+				expired = append(expired, ch.Before)
 			}
 			return gone
 		})
 	}
 	for j, ch := range changes {
-		if ch.kind == changeCreated || ch.kind == changeValue {
-			i := slices.IndexFunc(after, func(k trace.KeyState) bool { return k.Key == ch.key })
+		if ch.Kind == narrate.ChangeCreated || ch.Kind == narrate.ChangeValue {
+			i := slices.IndexFunc(after, func(k trace.KeyState) bool { return k.Key == ch.Key })
 			after[i].Writer = c.name
-			changes[j].after.Writer = c.name
+			changes[j].After.Writer = c.name
 		}
 	}
 	srv.keys = after
 	if h := holderOf(a); h.hold != nil && h.hold.op == h.op && !h.bg && !a.orphan {
 		h.hold.count++
 	}
-	say := textCommand(a.name, op, changes, m.err)
+	say := narrate.Command(a.name, op, changes, m.err)
 	if a.orphan {
-		say = textCommandLate(a.name, op, changes, m.err, a.client.name, a.gaveUp)
+		say = narrate.CommandLate(a.name, op, changes, m.err, a.client.name, a.gaveUp)
 	}
 	if ic, ok := m.cmd.(*redis.IntCmd); ok && m.cmd.Name() == "wait" && len(changes) == 0 {
 		if wc, ok := parseWait(m.cmd, m.server); ok {
-			say = textWait(a.name, wc.want, ic.Val(), m.err)
+			say = narrate.Wait(a.name, wc.want, ic.Val(), m.err)
 		}
 	}
 	e := trace.Event{
 		Kind:    trace.KindCommand,
 		Actor:   a.name,
 		Server:  srv.name,
-		Args:    cmdArgs(m.cmd),
-		Command: formatCommand(m.cmd),
-		Reply:   formatReply(m.cmd, m.err),
+		Args:    command.Args(m.cmd),
+		Command: command.Format(m.cmd),
+		Reply:   command.FormatReply(m.cmd, m.err),
 		Text:    say,
-		Short:   same(shortCommand(m.cmd, m.err)),
+		Short:   narrate.Same(narrate.ShortCommand(m.cmd, m.err)),
 	}
 	if w.real != nil {
 		// A real server's replies and errors are text for a terminal only
@@ -120,7 +123,7 @@ func (w *World) commandDone(a *actor, m msg) {
 	w.emit(e)
 	w.observe(observation{kind: obsCommand, client: c, changes: changes, before: before, after: after, cmd: m.cmd, err: m.err})
 	for _, k := range expired {
-		w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.name, Text: textExpired(k, srv.name),
+		w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.name, Text: narrate.Expired(k, srv.name),
 			Short: text.Text{EN: "expired", ZH: "过期"}})
 	}
 	if srv.replica >= 0 && len(changes) > 0 {
@@ -150,11 +153,11 @@ func (w *World) noted(a *actor, n note) {
 		switch n.op {
 		case trace.OpReenter:
 			c.reentering = true
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textReenter(c.name),
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Reenter(c.name),
 				Short: text.Text{EN: "takes it again", ZH: "再次加锁"}})
 		case trace.OpLeave:
 			c.relCmds = 0
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textLeave(c.name),
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Leave(c.name),
 				Short: text.Text{EN: "inner release", ZH: "内层释放"}})
 		case trace.OpAcquire:
 			if c.belief != trace.BeliefWaiting {
@@ -163,20 +166,20 @@ func (w *World) noted(a *actor, n note) {
 			c.attempts++
 			if c.belief != trace.BeliefWaiting {
 				c.belief = trace.BeliefWaiting
-				w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textWants(c.name), Short: text.Text{EN: "wants", ZH: "想要锁"}})
+				w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Wants(c.name), Short: text.Text{EN: "wants", ZH: "想要锁"}})
 			}
 		case trace.OpPrep:
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textPrep(c.name, c.prog.Prep),
-				Short: text.Text{EN: "prepares " + Secs(c.prog.Prep), ZH: "准备 " + secsZH(c.prog.Prep)}})
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Prep(c.name, c.prog.Prep),
+				Short: text.Text{EN: "prepares " + narrate.Secs(c.prog.Prep), ZH: "准备 " + narrate.SecsZH(c.prog.Prep)}})
 		case trace.OpWork:
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textWork(c.name, c.prog.Work),
-				Short: text.Text{EN: "works " + Secs(c.prog.Work), ZH: "干活 " + secsZH(c.prog.Work)}})
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Work(c.name, c.prog.Work),
+				Short: text.Text{EN: "works " + narrate.Secs(c.prog.Work), ZH: "干活 " + narrate.SecsZH(c.prog.Work)}})
 		case trace.OpFail:
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textFail(c.name, c.prog.Fail),
-				Short: text.Text{EN: "fails " + Secs(c.prog.Fail), ZH: "出错 " + secsZH(c.prog.Fail)}})
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Fail(c.name, c.prog.Fail),
+				Short: text.Text{EN: "fails " + narrate.Secs(c.prog.Fail), ZH: "出错 " + narrate.SecsZH(c.prog.Fail)}})
 		case trace.OpRelease:
 			c.belief, c.relCmds = trace.BeliefReleased, 0
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textLeaves(c.name), Short: text.Text{EN: "releases", ZH: "释放"}})
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Leaves(c.name), Short: text.Text{EN: "releases", ZH: "释放"}})
 		}
 	case noteAcquired:
 		w.quorum(c, true, n)
@@ -184,21 +187,21 @@ func (w *World) noted(a *actor, n note) {
 			c.reentering = false
 			c.nestedKey = w.lockKeyHeld(c.key)
 			c.fence, c.lost = n.fence, n.lost
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textReentered(c.name),
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Reentered(c.name),
 				Short: text.Text{EN: "got it again", ZH: "再次拿到"}})
 			break
 		}
 		c.belief, c.fence, c.lost = trace.BeliefHolds, n.fence, n.lost
 		c.claim = w.claimOf(c)
-		txt := textAcquired(c.name, c.token, n.fence)
-		waited := textWaited(c.attempts, c.acqCmds, len(w.fleet.route), w.now-c.wantSince)
+		txt := narrate.Acquired(c.name, c.token, n.fence)
+		waited := narrate.Waited(c.attempts, c.acqCmds, len(w.fleet.route), w.now-c.wantSince)
 		txt.EN, txt.ZH = txt.EN+waited.EN, txt.ZH+waited.ZH
 		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: txt,
-			Short: shortAcquired(c.token, n.fence)})
+			Short: narrate.ShortAcquired(c.token, n.fence)})
 	case noteRefused:
 		w.quorum(c, false, n)
 		if n.nested {
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textSelfRefused(c.name, c.prog.Retry, n.err),
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.SelfRefused(c.name, c.prog.Retry, n.err),
 				Short: text.Text{EN: "blocked by itself", ZH: "被自己挡住"}})
 			break
 		}
@@ -206,24 +209,24 @@ func (w *World) noted(a *actor, n note) {
 		if n.last {
 			retry = -1 // no retry: it gives up next
 		}
-		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textRefused(c.name, retry, n.err),
-			Short: shortRefused(n.err)})
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Refused(c.name, retry, n.err),
+			Short: narrate.ShortRefused(n.err)})
 	case noteReleased:
 		if n.nested {
-			txt := textLeft(c.name, n.err, c.relCmds > 0)
+			txt := narrate.Left(c.name, n.err, c.relCmds > 0)
 			if n.err == nil && c.nestedKey && !w.lockKeyHeld(c.key) {
 				// The inner release took the outer hold with it.
-				txt = textLeftWithoutLock(c.name)
+				txt = narrate.LeftWithoutLock(c.name)
 			}
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: txt, Short: shortReleased(n.err, c.relCmds > 0)})
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: txt, Short: narrate.ShortReleased(n.err, c.relCmds > 0)})
 			break
 		}
 		c.fence, c.lost = 0, nil
 		c.op = trace.OpDone
-		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textReleased(c.name, n.err, c.relCmds > 0), Short: shortReleased(n.err, c.relCmds > 0)})
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Released(c.name, n.err, c.relCmds > 0), Short: narrate.ShortReleased(n.err, c.relCmds > 0)})
 	case noteGaveUp:
 		c.belief, c.op = trace.BeliefGaveUp, trace.OpDone
-		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textGaveUp(c.name, c.attempts, c.acqCmds, len(w.fleet.route), w.now-c.wantSince), Short: text.Text{EN: "gives up", ZH: "放弃"}})
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.GaveUp(c.name, c.attempts, c.acqCmds, len(w.fleet.route), w.now-c.wantSince), Short: text.Text{EN: "gives up", ZH: "放弃"}})
 	}
 }
 
@@ -236,7 +239,7 @@ func (w *World) checkLost(c *client) {
 	case <-c.lost:
 		c.belief = trace.BeliefLost
 		c.lost = nil
-		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: textLost(c.name), Short: text.Text{EN: "lost!", ZH: "丢锁!"}})
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Lost(c.name), Short: text.Text{EN: "lost!", ZH: "丢锁!"}})
 	default:
 	}
 }
@@ -259,7 +262,7 @@ func (w *World) bgStopped(a *actor) {
 	if renewals == 0 {
 		return // not a watchdog, or one that never renewed: nothing to say
 	}
-	w.emit(trace.Event{Kind: trace.KindBelief, Actor: a.name, Text: textBgStopped(a.name, c.name, renewals),
+	w.emit(trace.Event{Kind: trace.KindBelief, Actor: a.name, Text: narrate.BgStopped(a.name, c.name, renewals),
 		Short: text.Text{EN: "stops renewing", ZH: "停止续期"}})
 }
 
@@ -301,9 +304,9 @@ func (w *World) passPoint(a *actor) {
 		res := w.rowOf(c)
 		c.readVal, c.readVer = res.value, res.version
 		res.read(c.fence, c.claim)
-		txt := textRead(c.name, res.name, c.readVal)
+		txt := narrate.Read(c.name, res.name, c.readVal)
 		if res.guard == trace.GuardToken {
-			txt = textStamp(txt, c.claim)
+			txt = narrate.Stamp(txt, c.claim)
 		}
 		w.emit(trace.Event{Kind: trace.KindResource, Actor: c.name, Text: txt,
 			Short: text.Text{EN: fmt.Sprintf("read %d", c.readVal), ZH: fmt.Sprintf("读 %d", c.readVal)}})
@@ -311,13 +314,13 @@ func (w *World) passPoint(a *actor) {
 		if c.readVal <= 0 {
 			// Nothing left to sell: the buyer's own code checks what it
 			// read, and a sold-out product is no write.
-			w.emit(trace.Event{Kind: trace.KindResource, Actor: c.name, Text: textSoldOut(c.name, c.readVal),
+			w.emit(trace.Event{Kind: trace.KindResource, Actor: c.name, Text: narrate.SoldOut(c.name, c.readVal),
 				Short: text.Text{EN: "sold out", ZH: "已售罄"}})
 			return
 		}
 		res := w.rowOf(c)
 		r := res.write(c.name, c.readVal-1, c.readVer, c.fence, c.claim)
-		w.emit(trace.Event{Kind: trace.KindResource, Actor: c.name, Text: textWrite(c.name, res.name, r), Short: shortWrite(r)})
+		w.emit(trace.Event{Kind: trace.KindResource, Actor: c.name, Text: narrate.Write(c.name, res.name, r), Short: narrate.ShortWrite(r)})
 		w.observe(observation{kind: obsWrite, client: c, write: r})
 	}
 }
@@ -346,9 +349,9 @@ func (w *World) checkHold(a *actor) {
 	a.held = true
 	next := ""
 	if at.park == parkGate {
-		next = formatCommand(at.cmd)
+		next = command.Format(at.cmd)
 	}
-	w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Text: textHeld(a.name, next, a.point),
+	w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Text: narrate.Held(a.name, next, a.point),
 		Short: text.Text{EN: "⏸ held", ZH: "⏸ 被挂起"}})
 }
 
@@ -372,60 +375,41 @@ type hold struct {
 
 // --- key diffs ------------------------------------------------------------
 
-type changeKind int
-
-const (
-	changeCreated changeKind = iota
-	changeDeleted
-	changeValue
-	changeExtended // TTL moved later
-	changeTTLSet   // TTL added or shortened
-)
-
-type change struct {
-	key           string
-	kind          changeKind
-	before, after trace.KeyState
-}
-
 // diffKeys lists what one command changed, in key order. TTLs that differ by
 // no more than tol count as unchanged (real servers' clocks run on while a
 // snapshot is read).
-func diffKeys(before, after []trace.KeyState, tol time.Duration) []change {
-	var out []change
+func diffKeys(before, after []trace.KeyState, tol time.Duration) []narrate.Change {
+	var out []narrate.Change
 	for _, b := range before {
 		a, ok := findKey(after, b.Key)
 		switch {
 		case !ok:
-			out = append(out, change{key: b.Key, kind: changeDeleted, before: b})
+			out = append(out, narrate.Change{Key: b.Key, Kind: narrate.ChangeDeleted, Before: b})
 		case a.Value != b.Value || a.Type != b.Type:
-			out = append(out, change{key: b.Key, kind: changeValue, before: b, after: a})
+			out = append(out, narrate.Change{Key: b.Key, Kind: narrate.ChangeValue, Before: b, After: a})
 		case a.TTL != b.TTL && (a.TTL < 0 || b.TTL < 0 || a.TTL-b.TTL > tol || b.TTL-a.TTL > tol):
 			// A lease that moves later (or stops expiring) is extended; one
 			// that starts expiring or gets shorter is merely set.
-			kind := changeTTLSet
+			kind := narrate.ChangeTTLSet
 			if b.TTL > 0 && (a.TTL > b.TTL || a.TTL < 0) {
-				kind = changeExtended
+				kind = narrate.ChangeExtended
 			}
-			out = append(out, change{key: b.Key, kind: kind, before: b, after: a})
+			out = append(out, narrate.Change{Key: b.Key, Kind: kind, Before: b, After: a})
 		}
 	}
 	for _, a := range after {
 		if _, ok := findKey(before, a.Key); !ok {
-			out = append(out, change{key: a.Key, kind: changeCreated, after: a})
+			out = append(out, narrate.Change{Key: a.Key, Kind: narrate.ChangeCreated, After: a})
 		}
 	}
-	slices.SortStableFunc(out, func(x, y change) int {
+	slices.SortStableFunc(out, func(x, y narrate.Change) int {
 		switch {
-		case x.key < y.key:
+		case x.Key < y.Key:
 			return -1
-		case x.key > y.key:
+		case x.Key > y.Key:
 			return 1
 		}
 		return 0
 	})
 	return out
 }
-
-// isReply says whether err is a normal reply (nil) rather than a failure.
-func isReply(err error) bool { return err == nil || errors.Is(err, redis.Nil) }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -31,7 +32,7 @@ func init() {
 			return s.nodeMoves(MoveClockJump, "", func(i int, srv *server) bool {
 				return srv.up && !s.jumped[i] && slices.ContainsFunc(srv.keys, func(k trace.KeyState) bool { return k.TTL > 0 })
 			}, func(srv *server) text.Text {
-				return text.Text{EN: srv.name + "'s clock jumps " + Secs(ttl) + " ahead", ZH: srv.name + " 的时钟向前跳 " + secsZH(ttl)}
+				return text.Text{EN: srv.name + "'s clock jumps " + narrate.Secs(ttl) + " ahead", ZH: srv.name + " 的时钟向前跳 " + narrate.SecsZH(ttl)}
 			})
 		},
 		do: func(s *Stepper, m Move) {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -36,8 +37,8 @@ func init() {
 			ttl := s.w.setup.TTL
 			return s.nodeMoves(MoveDelayedRestart, "", func(i int, srv *server) bool { return srv.up && !s.restarted[i] },
 				func(srv *server) text.Text {
-					return text.Text{EN: srv.name + " goes down; it restarts empty after " + Secs(ttl+RestartDelay),
-						ZH: srv.name + " 宕机；" + secsZH(ttl+RestartDelay) + "后重启，数据清空"}
+					return text.Text{EN: srv.name + " goes down; it restarts empty after " + narrate.Secs(ttl+RestartDelay),
+						ZH: srv.name + " 宕机；" + narrate.SecsZH(ttl+RestartDelay) + "后重启，数据清空"}
 				})
 		},
 		do: func(s *Stepper, m Move) {

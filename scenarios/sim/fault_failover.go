@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
 )
@@ -30,9 +31,9 @@ func init() {
 				return nil
 			}
 			p, d := w.fleet.servers[w.fleet.route[0]], w.setup.DownAfter
-			return []Move{{Kind: MoveFailover, ID: moveID(MoveFailover),
-				Label: text.Text{EN: p.name + " dies; Sentinel promotes its replica " + Secs(d) + " later",
-					ZH: p.name + " 宕机；" + secsZH(d) + "后哨兵把从库提升为主库"}}}
+			return []Move{{Kind: MoveFailover, ID: "failover",
+				Label: text.Text{EN: p.name + " dies; Sentinel promotes its replica " + narrate.Secs(d) + " later",
+					ZH: p.name + " 宕机；" + narrate.SecsZH(d) + "后哨兵把从库提升为主库"}}}
 		},
 		do: func(s *Stepper, m Move) { s.w.fleet.failover() },
 	})

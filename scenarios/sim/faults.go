@@ -7,31 +7,16 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
-
-// PartitionError is what a command gets when its client is cut off from the
-// server by a network partition: nothing reaches the server.
-type PartitionError struct {
-	Client, Server string
-	// ReplyLost: the command reached the server and ran there; its reply
-	// did not come back (DropReplies).
-	ReplyLost bool
-}
-
-func (e *PartitionError) Error() string {
-	if e.ReplyLost {
-		return fmt.Sprintf("%s's command ran on %s, but the reply was lost: i/o timeout (network partition)", e.Client, e.Server)
-	}
-	return fmt.Sprintf("%s cannot reach %s: i/o timeout (network partition)", e.Client, e.Server)
-}
 
 // Partition cuts the client off from the given servers, by node index (0 is
 // redis-1). Nodes the implementation does not have are ignored: a
 // single-instance lock has only node 0.
 func (c *Client) Partition(nodes ...int) {
 	if names := c.mark(&c.c.cut, nodes); len(names) > 0 {
-		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textPartition(c.c.name, names),
+		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.Partition(c.c.name, names),
 			Short: text.Text{EN: "✂ " + strings.Join(names, ", "), ZH: "✂ " + strings.Join(names, "、")}})
 	}
 }
@@ -58,7 +43,7 @@ func (c *Client) mark(set *map[int]bool, nodes []int) []string {
 // ignored, as with Partition.
 func (c *Client) DropReplies(nodes ...int) {
 	if names := c.mark(&c.c.mute, nodes); len(names) > 0 {
-		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textDropReplies(c.c.name, names),
+		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.DropReplies(c.c.name, names),
 			Short: text.Text{EN: "⇥ " + strings.Join(names, ", "), ZH: "⇥ " + strings.Join(names, "、")}})
 	}
 }
@@ -69,7 +54,7 @@ func (c *Client) Heal() {
 		return
 	}
 	c.c.cut, c.c.mute = nil, nil
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textHeal(c.c.name),
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.Heal(c.c.name),
 		Short: text.Text{EN: "healed", ZH: "网络恢复"}})
 }
 
@@ -98,7 +83,7 @@ func (f *fleet) stopServer(i int) bool {
 	srv.up = false
 	srv.keys = nil
 	srv.b.Stop()
-	f.w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textServerStopped(srv.name),
+	f.w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: narrate.ServerStopped(srv.name),
 		Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 	return true
 }
@@ -118,7 +103,7 @@ func (t *Timeline) RestartServer(i int) {
 	}
 	srv.up, srv.scripts = true, nil
 	srv.keys = w.fleet.readKeys(srv, nil)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textServerRestarted(srv.name),
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: narrate.ServerRestarted(srv.name),
 		Short: text.Text{EN: "UP (empty)", ZH: "重启（空）"}})
 }
 
@@ -134,8 +119,8 @@ func (t *Timeline) Slow(i int, d time.Duration) {
 	}
 	srv := w.fleet.node(i)
 	srv.latency = max(d, 0)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textSlow(srv.name, srv.latency),
-		Short: slowShort(srv.latency)})
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: narrate.Slow(srv.name, srv.latency),
+		Short: narrate.ShortSlow(srv.latency)})
 }
 
 // ClockJump moves node i's server clock forward by d (an NTP step, an
@@ -150,11 +135,11 @@ func (t *Timeline) ClockJump(i int, d time.Duration) {
 	srv.ahead += d
 	before := srv.keys
 	srv.keys = w.fleet.readKeys(srv, before)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: textClockJump(srv.name, d),
-		Short: text.Text{EN: "clock +" + Secs(d), ZH: "时钟 +" + secsZH(d)}})
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: narrate.ClockJump(srv.name, d),
+		Short: text.Text{EN: "clock +" + narrate.Secs(d), ZH: "时钟 +" + narrate.SecsZH(d)}})
 	for _, k := range before {
 		if _, still := findKey(srv.keys, k.Key); !still {
-			w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.name, Text: textExpiredEarly(k, srv.name),
+			w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.name, Text: narrate.ExpiredEarly(k, srv.name),
 				Short: text.Text{EN: "expired", ZH: "过期"}})
 		}
 	}

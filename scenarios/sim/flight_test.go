@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -158,7 +159,7 @@ func TestFlightsFromTheLocksOwnGoroutines(t *testing.T) {
 func traceText(tr *trace.Trace) string {
 	var b strings.Builder
 	for _, e := range tr.Events {
-		b.WriteString(Secs(e.T) + " " + e.Actor + " " + e.Server + " " + e.Text.EN + "\n")
+		b.WriteString(narrate.Secs(e.T) + " " + e.Actor + " " + e.Server + " " + e.Text.EN + "\n")
 	}
 	return b.String()
 }

@@ -8,22 +8,12 @@ import (
 	"net"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
-
-// NodeDownError is what a command gets when its server is down.
-type NodeDownError struct {
-	Server string
-	Lost   bool // the connection dropped under the command
-}
-
-func (e *NodeDownError) Error() string {
-	if e.Lost {
-		return fmt.Sprintf("connection to %s lost: server is down", e.Server)
-	}
-	return fmt.Sprintf("dial %s: connection refused: server is down", e.Server)
-}
 
 // gate is the go-redis hook that parks every command of an actor until the
 // scheduler grants it. One gate per go-redis client; a client serves one
@@ -97,7 +87,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 				shown := err
 				if errors.Is(err, context.DeadlineExceeded) {
 					// go-redis sends nothing once the deadline has passed.
-					shown = &NotSentError{Client: g.c.name, Err: err}
+					shown = &command.NotSentError{Client: g.c.name, Err: err}
 				}
 				g.w.act.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: g.w.fleet.route[g.node], err: shown})
 				_ = a.wait()
@@ -168,32 +158,32 @@ func (g *gate) onItsWay(ctx context.Context, next redis.ProcessHook, a *actor, c
 // how it went.
 func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd redis.Cmder, srv int) error {
 	var err error
-	_, embedded := g.w.fleet.servers[srv].b.(*memBackend)
-	err = sessionRefusal(cmd)
+	_, embedded := g.w.fleet.servers[srv].b.(*backend.Embedded)
+	err = command.SessionRefusal(cmd)
 	if r := g.w.real; r != nil {
 		if r.Target.NoACL && err == nil {
-			err = clientRefusal(cmd, g.w.setup.Key)
+			err = command.ClientRefusal(cmd, g.w.setup.Key)
 		}
-		for _, k := range namedKeys(cmd) {
+		for _, k := range command.NamedKeys(cmd) {
 			// Only the lock's own: the snapshot reads them, the
 			// cleanup deletes them.
-			if ownKey(k, g.w.setup.Key) {
-				r.name(k)
+			if command.OwnKey(k, g.w.setup.Key) {
+				r.AddKeys(k)
 			}
 		}
 	}
 	if err != nil {
 		// Refused by the gate's own check: not sent.
 	} else if g.c.cut[g.node] {
-		err = &PartitionError{Client: g.c.name, Server: g.w.fleet.servers[srv].name}
+		err = &command.PartitionError{Client: g.c.name, Server: g.w.fleet.servers[srv].name}
 	} else if !g.w.fleet.servers[srv].up {
-		err = &NodeDownError{Server: g.w.fleet.servers[srv].name}
-	} else if noScript := g.w.fleet.servers[srv].scripts.unknownScript(cmd); noScript != nil {
-		err = noScript // what Redis answers; not sent (scripts.go)
+		err = &command.NodeDownError{Server: g.w.fleet.servers[srv].name}
+	} else if noScript := g.w.fleet.servers[srv].scripts.UnknownScript(cmd); noScript != nil {
+		err = noScript // what Redis answers; not sent (command.ScriptCache)
 		if g.c.mute[g.node] {
-			err = &PartitionError{Client: g.c.name, Server: g.w.fleet.servers[srv].name, ReplyLost: true}
+			err = &command.PartitionError{Client: g.c.name, Server: g.w.fleet.servers[srv].name, ReplyLost: true}
 		}
-	} else if wc, isWait := parseWait(cmd, srv); isWait && embedded && !inBatch(cmd) {
+	} else if wc, isWait := parseWait(cmd, srv); isWait && embedded && !command.InBatch(cmd) {
 		// Embedded servers have no real replicas (miniredis answers
 		// WAIT with 0): the engine answers from its replication queue,
 		// in virtual time, while the rest of the world runs on.
@@ -220,18 +210,18 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 		g.w.inflight.Add(-1)
 		srv = int(g.c.conn[g.node].Load())
 		if embedded {
-			err = asRedisScriptError(cmd, err) // scripts.go
+			err = command.AsRedisScriptError(cmd, err)
 		}
-		g.w.fleet.servers[srv].scripts.learn(cmd, err)
+		g.w.fleet.servers[srv].scripts.Learn(cmd, err)
 		if errors.Is(err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// The deadline passed on the way (real time, on a real
 			// server): go-redis sent nothing.
-			err = &NotSentError{Client: g.c.name, Err: err}
+			err = &command.NotSentError{Client: g.c.name, Err: err}
 		} else if err != nil && isConnErr(err) && !g.w.fleet.servers[srv].up {
-			err = &NodeDownError{Server: g.w.fleet.servers[srv].name, Lost: true}
+			err = &command.NodeDownError{Server: g.w.fleet.servers[srv].name, Lost: true}
 		} else if g.c.mute[g.node] {
 			// It ran; the reply does not come back.
-			err = &PartitionError{Client: g.c.name, Server: g.w.fleet.servers[srv].name, ReplyLost: true}
+			err = &command.PartitionError{Client: g.c.name, Server: g.w.fleet.servers[srv].name, ReplyLost: true}
 		}
 	}
 	// go-redis sets the error on the command only after all hooks have
@@ -239,7 +229,7 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 	if err != nil {
 		cmd.SetErr(err)
 	}
-	g.w.act.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: srv, err: withFallback(cmd, err)})
+	g.w.act.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: srv, err: command.WithFallback(cmd, err)})
 	_ = a.wait()
 	return err
 }

@@ -33,13 +33,13 @@ func TestGuardRefuses(t *testing.T) {
 			readVal, readVer := r.value, r.version
 			for i, c := range []string{"A", "B"} {
 				got := r.write(c, readVal-1, readVer, 0, "")
-				if got.rejected != tc.wantRefused[i] {
-					t.Errorf("%s's write: rejected = %v, want %v", c, got.rejected, tc.wantRefused[i])
+				if got.Rejected != tc.wantRefused[i] {
+					t.Errorf("%s's write: rejected = %v, want %v", c, got.Rejected, tc.wantRefused[i])
 				}
-				if got.rejected && got.guard != tc.guard {
-					t.Errorf("%s's write refused by %q, want %q", c, got.guard, tc.guard)
+				if got.Rejected && got.Guard != tc.guard {
+					t.Errorf("%s's write refused by %q, want %q", c, got.Guard, tc.guard)
 				}
-				if !got.rejected && i == 1 && !got.lostUpdate {
+				if !got.Rejected && i == 1 && !got.LostUpdate {
 					t.Errorf("%s's accepted write on a stale read is no lost update", c)
 				}
 			}
@@ -63,17 +63,17 @@ func TestGuardRelativeLosesNoSale(t *testing.T) {
 	}{{false, 1}, {false, 0}, {true, 0}} {
 		c := string(rune('A' + i))
 		got := r.write(c, readVal-1, readVer, 0, "")
-		if got.rejected != want.rejected || got.lostUpdate || r.value != want.value {
+		if got.Rejected != want.rejected || got.LostUpdate || r.value != want.value {
 			t.Errorf("%s's sale on a read of %d: rejected = %v, lost update = %v, stock %d; want rejected = %v, no lost update, stock %d",
-				c, readVal, got.rejected, got.lostUpdate, r.value, want.rejected, want.value)
+				c, readVal, got.Rejected, got.LostUpdate, r.value, want.rejected, want.value)
 		}
-		if got.rejected && got.guard != trace.GuardRelative {
-			t.Errorf("%s's sale refused by %q, want %q", c, got.guard, trace.GuardRelative)
+		if got.Rejected && got.Guard != trace.GuardRelative {
+			t.Errorf("%s's sale refused by %q, want %q", c, got.Guard, trace.GuardRelative)
 		}
 	}
 	f := &resource{name: "stock", value: 5, guard: trace.GuardRelative}
 	f.read(2, "")
-	if got := f.write("A", 4, 0, 1, ""); !got.rejected || got.guard != trace.GuardNone || f.value != 5 {
+	if got := f.write("A", 4, 0, 1, ""); !got.Rejected || got.Guard != trace.GuardNone || f.value != 5 {
 		t.Errorf("a sale with fencing token 1 after 2 was seen: %+v, stock %d", got, f.value)
 	}
 }
@@ -110,13 +110,13 @@ func TestGuardRelativeInARun(t *testing.T) {
 // A unique key names the unit sold: a later sale of another unit passes.
 func TestGuardUniqueAllowsTheNextUnit(t *testing.T) {
 	r := &resource{name: "stock", value: 5, guard: trace.GuardUnique}
-	if got := r.write("A", 4, 0, 0, ""); got.rejected {
+	if got := r.write("A", 4, 0, 0, ""); got.Rejected {
 		t.Fatal("first sale refused")
 	}
-	if got := r.write("B", 3, 1, 0, ""); got.rejected {
+	if got := r.write("B", 3, 1, 0, ""); got.Rejected {
 		t.Fatal("the sale of unit #4 after unit #5 refused")
 	}
-	if got := r.write("C", 4, 0, 0, ""); !got.rejected || got.guard != trace.GuardUnique {
+	if got := r.write("C", 4, 0, 0, ""); !got.Rejected || got.Guard != trace.GuardUnique {
 		t.Fatalf("a second sale of unit #5: %+v", got)
 	}
 }
@@ -136,11 +136,11 @@ func TestGuardTokenRefusesAnOverstampedWrite(t *testing.T) {
 			r := &resource{name: "stock", value: 5, guard: trace.GuardToken}
 			r.read(0, tc.a) // A starts on the row …
 			r.read(0, tc.b) // … B starts on it after A's lease ran out
-			if got := r.write("B", 4, 0, 0, tc.b); got.rejected {
+			if got := r.write("B", 4, 0, 0, tc.b); got.Rejected {
 				t.Fatalf("B's write refused: %+v", got)
 			}
 			got := r.write("A", 4, 0, 0, tc.a)
-			if got.rejected != tc.wantRefused || got.rejected && (got.guard != trace.GuardToken || got.owner != tc.b) {
+			if got.Rejected != tc.wantRefused || got.Rejected && (got.Guard != trace.GuardToken || got.Owner != tc.b) {
 				t.Errorf("A's stale write: %+v, want rejected = %v by the token guard", got, tc.wantRefused)
 			}
 		})

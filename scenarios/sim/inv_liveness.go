@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -133,29 +134,29 @@ func (w *World) lockKeyAnywhere() bool {
 }
 
 func textLiveness(waitingList []string, d time.Duration, selfList []string, hungList []string, keyHeld bool) text.Text {
-	waiting, waitingZH := andList(waitingList), strings.Join(waitingList, "、")
+	waiting, waitingZH := narrate.AndList(waitingList), strings.Join(waitingList, "、")
 	has := "has"
 	if len(waitingList) > 1 {
 		has = "have"
 	}
 	switch {
 	case len(hungList) > 0:
-		hung, hungZH := andList(hungList), strings.Join(hungList, "、")
+		hung, hungZH := narrate.AndList(hungList), strings.Join(hungList, "、")
 		return text.Text{
-			EN: fmt.Sprintf("%s %s waited %s while the holder, %s, is hung and still keeps the lock", waiting, has, Secs(d), hung),
-			ZH: fmt.Sprintf("%s 已等待 %s，而持有者 %s 已经卡死，却仍占着锁", waitingZH, secsZH(d), hungZH),
+			EN: fmt.Sprintf("%s %s waited %s while the holder, %s, is hung and still keeps the lock", waiting, has, narrate.Secs(d), hung),
+			ZH: fmt.Sprintf("%s 已等待 %s，而持有者 %s 已经卡死，却仍占着锁", waitingZH, narrate.SecsZH(d), hungZH),
 		}
 	case len(selfList) > 0:
 		return textSelfDeadlock(waitingList, d, selfList)
 	case !keyHeld:
 		return text.Text{
-			EN: fmt.Sprintf("%s %s waited %s for a lock nobody holds: every attempt fails", waiting, has, Secs(d)),
-			ZH: fmt.Sprintf("%s 已等待 %s，锁明明没人持有，每次加锁却都失败", waitingZH, secsZH(d)),
+			EN: fmt.Sprintf("%s %s waited %s for a lock nobody holds: every attempt fails", waiting, has, narrate.Secs(d)),
+			ZH: fmt.Sprintf("%s 已等待 %s，锁明明没人持有，每次加锁却都失败", waitingZH, narrate.SecsZH(d)),
 		}
 	}
 	return text.Text{
-		EN: fmt.Sprintf("%s %s waited %s while no live client holds the lock: it is orphaned", waiting, has, Secs(d)),
-		ZH: fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁无人释放（死锁）", waitingZH, secsZH(d)),
+		EN: fmt.Sprintf("%s %s waited %s while no live client holds the lock: it is orphaned", waiting, has, narrate.Secs(d)),
+		ZH: fmt.Sprintf("%s 已等待 %s，而没有任何存活的客户端持有锁：锁无人释放（死锁）", waitingZH, narrate.SecsZH(d)),
 	}
 }
 
@@ -163,14 +164,14 @@ func textLiveness(waitingList []string, d time.Duration, selfList []string, hung
 // they hold themselves (a nested acquire of a lock that is not
 // reentrant), and whoever waits behind them.
 func textSelfDeadlock(waitingList []string, d time.Duration, selfList []string) text.Text {
-	self, selfZH := andList(selfList), strings.Join(selfList, "、")
+	self, selfZH := narrate.AndList(selfList), strings.Join(selfList, "、")
 	has, it, holds, itself := "has", "it", "holds", "itself"
 	if len(selfList) > 1 {
 		has, it, holds, itself = "have", "they", "hold", "themselves"
 	}
 	t := text.Text{
-		EN: fmt.Sprintf("%s %s waited %s for a lock %s %s %s: %s %s deadlocked on %s", self, has, Secs(d), it, holds, itself, it, has, itself),
-		ZH: fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", selfZH, secsZH(d)),
+		EN: fmt.Sprintf("%s %s waited %s for a lock %s %s %s: %s %s deadlocked on %s", self, has, narrate.Secs(d), it, holds, itself, it, has, itself),
+		ZH: fmt.Sprintf("%s 已等待 %s，等的是自己持有的锁：自己把自己锁死了", selfZH, narrate.SecsZH(d)),
 	}
 	var others []string
 	for _, c := range waitingList {
@@ -186,7 +187,7 @@ func textSelfDeadlock(waitingList []string, d time.Duration, selfList []string) 
 		if len(selfList) > 1 {
 			behind = "them"
 		}
-		t.EN += fmt.Sprintf(", and %s %s behind %s", andList(others), waits, behind)
+		t.EN += fmt.Sprintf(", and %s %s behind %s", narrate.AndList(others), waits, behind)
 		t.ZH += fmt.Sprintf("；%s 也在后面等着", strings.Join(others, "、"))
 	}
 	return t

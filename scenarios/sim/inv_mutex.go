@@ -6,6 +6,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -64,5 +65,5 @@ func textMutex(holders []string) text.Text {
 		both = "all"
 	}
 	return text.Text{EN: fmt.Sprintf("%s %s believe they hold the lock at the same time", h, both),
-		ZH: fmt.Sprintf("%s 同时认为自己持有锁：互斥被破坏", zhAndList(holders))}
+		ZH: fmt.Sprintf("%s 同时认为自己持有锁：互斥被破坏", narrate.AndListZH(holders))}
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -33,10 +35,10 @@ func (ownershipCheck) observe(w *World, o observation) []text.Text {
 	c := o.client
 	var out []text.Text
 	for _, ch := range o.changes {
-		switch ch.kind {
-		case changeValue, changeDeleted, changeExtended:
+		switch ch.Kind {
+		case narrate.ChangeValue, narrate.ChangeDeleted, narrate.ChangeExtended:
 			// An overwrite takes another client's lock from under it.
-			if ch.key == c.key && ch.before.Writer != "" && ch.before.Writer != c.name {
+			if ch.Key == c.key && ch.Before.Writer != "" && ch.Before.Writer != c.name {
 				out = append(out, textOwnership(c.name, ch))
 			}
 		}
@@ -47,7 +49,7 @@ func (ownershipCheck) observe(w *World, o observation) []text.Text {
 		// (ttlTolerance): a renewal of another client's lock is one.
 		if k, ok := findKey(o.before, c.key); ok && k.Writer != "" && k.Writer != c.name {
 			after, _ := findKey(o.after, c.key)
-			out = append(out, textOwnership(c.name, change{key: k.Key, kind: changeExtended, before: k, after: after}))
+			out = append(out, textOwnership(c.name, narrate.Change{Key: k.Key, Kind: narrate.ChangeExtended, Before: k, After: after}))
 		}
 	}
 	return out
@@ -69,15 +71,15 @@ func extendedOther(cmd redis.Cmder, err error, key string) bool {
 	return ok && ic.Val() && len(args) > 1 && fmt.Sprint(args[1]) == key
 }
 
-func textOwnership(c string, ch change) text.Text {
-	if ch.kind == changeValue {
-		return text.Text{EN: fmt.Sprintf("%s overwrote the lock that %s wrote (%s → %s)", c, ch.before.Writer, ch.before.Value, ch.after.Value),
-			ZH: fmt.Sprintf("%s 覆盖了 %s 写入的锁（%s → %s）", c, ch.before.Writer, ch.before.Value, ch.after.Value)}
+func textOwnership(c string, ch narrate.Change) text.Text {
+	if ch.Kind == narrate.ChangeValue {
+		return text.Text{EN: fmt.Sprintf("%s overwrote the lock that %s wrote (%s → %s)", c, ch.Before.Writer, ch.Before.Value, ch.After.Value),
+			ZH: fmt.Sprintf("%s 覆盖了 %s 写入的锁（%s → %s）", c, ch.Before.Writer, ch.Before.Value, ch.After.Value)}
 	}
-	if ch.kind == changeDeleted {
-		return text.Text{EN: fmt.Sprintf("%s deleted the lock that %s wrote", c, ch.before.Writer),
-			ZH: fmt.Sprintf("%s 删除了 %s 写入的锁（误删）", c, ch.before.Writer)}
+	if ch.Kind == narrate.ChangeDeleted {
+		return text.Text{EN: fmt.Sprintf("%s deleted the lock that %s wrote", c, ch.Before.Writer),
+			ZH: fmt.Sprintf("%s 删除了 %s 写入的锁（误删）", c, ch.Before.Writer)}
 	}
-	return text.Text{EN: fmt.Sprintf("%s extended the lock that %s wrote", c, ch.before.Writer),
-		ZH: fmt.Sprintf("%s 延长了 %s 写入的锁", c, ch.before.Writer)}
+	return text.Text{EN: fmt.Sprintf("%s extended the lock that %s wrote", c, ch.Before.Writer),
+		ZH: fmt.Sprintf("%s 延长了 %s 写入的锁", c, ch.Before.Writer)}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/lockstep-sim/lockstep/text"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 )
 
 // InvResource: the protected data never loses an update.
@@ -26,7 +28,7 @@ func init() {
 type resourceCheck struct{}
 
 func (resourceCheck) observe(w *World, o observation) []text.Text {
-	if o.kind != obsWrite || !o.write.lostUpdate {
+	if o.kind != obsWrite || !o.write.LostUpdate {
 		return nil
 	}
 	return []text.Text{textLostUpdate(o.client.name, o.write)}
@@ -36,36 +38,36 @@ func (resourceCheck) observe(w *World, o observation) []text.Text {
 // accepted write is one sale, so after n sales the stock should be
 // initial − n. The writes that landed after the read are the updates it
 // overwrites: their writers are named.
-func textLostUpdate(c string, r writeResult) text.Text {
-	sales := r.version + 1
-	lost := r.value - (r.initial - sales)
-	since := r.version - r.readVer
+func textLostUpdate(c string, r narrate.WriteResult) text.Text {
+	sales := r.Version + 1
+	lost := r.Value - (r.Initial - sales)
+	since := r.Version - r.ReadVer
 	var names []string
-	for _, n := range r.since {
+	for _, n := range r.Since {
 		if !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}
-	whoEN, whoZH := fmt.Sprintf("%d write%s landed since", since, plural(since)), fmt.Sprintf("之后又有 %d 次写入", since)
-	lostEN, lostZH := fmt.Sprintf("%d update%s lost", lost, plural(lost)), fmt.Sprintf("丢失了 %d 次更新", lost)
+	whoEN, whoZH := fmt.Sprintf("%d write%s landed since", since, narrate.Plural(since)), fmt.Sprintf("之后又有 %d 次写入", since)
+	lostEN, lostZH := fmt.Sprintf("%d update%s lost", lost, narrate.Plural(lost)), fmt.Sprintf("丢失了 %d 次更新", lost)
 	if len(names) > 0 {
-		whoEN = fmt.Sprintf("since then %s wrote", andList(names))
+		whoEN = fmt.Sprintf("since then %s wrote", narrate.AndList(names))
 		whoZH = fmt.Sprintf("之后 %s 写入过", strings.Join(names, "、"))
 		zh := strings.Join(names, "、")
 		switch {
 		case len(names) == 1 && lost == 1:
 			lostEN, lostZH = names[0]+"'s update is lost", zh+" 的更新丢失了"
 		case lost == len(names):
-			lostEN, lostZH = "the updates of "+andList(names)+" are lost", zh+" 的更新都丢失了"
+			lostEN, lostZH = "the updates of "+narrate.AndList(names)+" are lost", zh+" 的更新都丢失了"
 		default:
-			lostEN = fmt.Sprintf("%d update%s lost (by %s)", lost, plural(lost), andList(names))
+			lostEN = fmt.Sprintf("%d update%s lost (by %s)", lost, narrate.Plural(lost), narrate.AndList(names))
 			lostZH = fmt.Sprintf("%s 的 %d 次更新丢失了", zh, lost)
 		}
 	}
 	return text.Text{
 		EN: fmt.Sprintf("%s's write is based on a stale read (it read %d; %s): %d sale%s so far, yet the stock went %d → %d — %s",
-			c, r.read, whoEN, sales, plural(sales), r.initial, r.value, lostEN),
+			c, r.Read, whoEN, sales, narrate.Plural(sales), r.Initial, r.Value, lostEN),
 		ZH: fmt.Sprintf("%s 的写入基于陈旧的读数（它读到 %d，%s）：已卖出 %d 件，库存却从 %d 变成 %d——%s（超卖）",
-			c, r.read, whoZH, sales, r.initial, r.value, lostZH),
+			c, r.Read, whoZH, sales, r.Initial, r.Value, lostZH),
 	}
 }

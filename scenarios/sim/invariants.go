@@ -8,6 +8,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -50,12 +51,12 @@ type observation struct {
 	client *client
 	// A command's changes, the keys before and after it, the command and
 	// its error (obsCommand).
-	changes       []change
+	changes       []narrate.Change
 	before, after []trace.KeyState
 	cmd           redis.Cmder
 	err           error
 	// What a write did (obsWrite).
-	write writeResult
+	write narrate.WriteResult
 }
 
 type obsKind int
@@ -133,7 +134,7 @@ func (w *World) observe(o observation) {
 // violate records a violation right after the event that caused it.
 func (w *World) violate(inv string, text text.Text) {
 	text = w.names.canonText(text)
-	step := w.record(trace.Event{Kind: trace.KindViolation, Invariant: inv, Text: text, Short: same("✗ " + inv)})
+	step := w.record(trace.Event{Kind: trace.KindViolation, Invariant: inv, Text: text, Short: narrate.Same("✗ " + inv)})
 	w.judge.broke(inv, step, w.now, text)
 }
 

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -65,7 +67,7 @@ func TestLivenessPerKey(t *testing.T) {
 // A scenario whose clients take locks of their own runs on embedded servers
 // only: the run's ACL user on a real server has the setup's key alone.
 func TestClientKeysEmbeddedOnly(t *testing.T) {
-	target := &Target{Nodes: []*redis.Options{{Addr: "127.0.0.1:1"}}}
+	target := &backend.Target{Nodes: []*redis.Options{{Addr: "127.0.0.1:1"}}}
 	_, err := RunOn(context.Background(), target, Setup{ClientKeys: true}, func(tl *Timeline) { tl.RunToEnd() }, impl(t, "uuid-lua"))
 	if !errors.Is(err, ErrOwnKeyEmbedded) {
 		t.Errorf("err = %v, want ErrOwnKeyEmbedded", err)

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/lockstep-sim/lockstep/internal/hostile"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
 // A lock that reaches beyond its own keys is stopped by the server, as the
@@ -34,7 +36,7 @@ func TestGuardRefusesWhatIsNotTheLocks(t *testing.T) {
 				tl.Client("A", Program{})
 				tl.RunToEnd()
 			}, info)
-			var refused *RefusedError
+			var refused *command.RefusedError
 			if !errors.As(err, &refused) {
 				t.Fatalf("err = %v, want the guard's refusal", err)
 			}
@@ -47,43 +49,5 @@ func TestGuardRefusesWhatIsNotTheLocks(t *testing.T) {
 				t.Errorf("err = %v: miniredis's words, not Redis's", err)
 			}
 		})
-	}
-}
-
-// The guard lets through what locks do: every command of lockCommands on
-// the lock's own keys, and refuses the same command on another key.
-func TestRefusal(t *testing.T) {
-	for _, tc := range []struct {
-		args     []string
-		inScript bool
-		want     string
-	}{
-		{[]string{"SET", "lock", "A#1", "NX", "PX", "30000"}, false, ""},
-		{[]string{"set", "lock:fence", "1"}, false, ""},
-		{[]string{"INCR", "{lock}:fence"}, false, ""},
-		{[]string{"EVAL", "return 1", "2", "lock", "{lock}x", "arg"}, false, ""},
-		{[]string{"EVAL", "return 1", "1", "user:42"}, false, noPermKey},
-		{[]string{"RENAME", "lock", "user:42"}, false, noPermKey},
-		{[]string{"DEL", "lock", "lockx"}, false, noPermKey},
-		{[]string{"MSET", "lock", "user:42", "user:42", "v"}, false, noPermKey},
-		{[]string{"SCRIPT", "LOAD", "return 1"}, false, ""},
-		{[]string{"SCRIPT", "FLUSH"}, false, "NOPERM this user has no permissions to run the 'script|flush' command"},
-		{[]string{"KEYS", "*"}, false, "NOPERM this user has no permissions to run the 'keys' command"},
-		{[]string{"FLUSHALL"}, true, scriptNoPermCommand},
-		{[]string{"GET", "other"}, true, scriptNoPermKey},
-		{[]string{"HELLO", "2"}, false, ""},
-	} {
-		if got := refusal(tc.args, "lock", tc.inScript); got != tc.want {
-			t.Errorf("refusal(%q, script %v) = %q, want %q", tc.args, tc.inScript, got, tc.want)
-		}
-	}
-}
-
-// KeyPatterns escape what would be a glob in Redis's ACL patterns.
-func TestKeyPatterns(t *testing.T) {
-	got := strings.Join(KeyPatterns("lockstep:ab:lock*[1]"), " ")
-	want := `lockstep:ab:lock\*\[1\] lockstep:ab:lock\*\[1\]:* {lockstep:ab:lock\*\[1\]}*`
-	if got != want {
-		t.Errorf("KeyPatterns = %s, want %s", got, want)
 	}
 }

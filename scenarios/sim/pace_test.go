@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -21,7 +22,7 @@ func TestPacer(t *testing.T) {
 	plain := run(t, Setup{}, "uuid-lua", script)
 	var asked []string
 	var events int
-	p := &Pacer{
+	p := &backend.Pacer{
 		Event: func(h trace.Trace, _ trace.Event) {
 			if h.Impl == "uuid-lua" && len(h.Clients) == 2 && len(h.Events) == 0 {
 				events++
@@ -32,7 +33,7 @@ func TestPacer(t *testing.T) {
 			return nil
 		},
 	}
-	paced, err := RunOn(WithPacer(context.Background(), p), nil, Setup{}, script, impl(t, "uuid-lua"))
+	paced, err := RunOn(backend.WithPacer(context.Background(), p), nil, Setup{}, script, impl(t, "uuid-lua"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,7 +51,7 @@ func TestPacer(t *testing.T) {
 	}
 	// An error from Next ends the run with it.
 	stop := errors.New("the class is over")
-	_, err = RunOn(WithPacer(context.Background(), &Pacer{Next: func(context.Context, string, string) error { return stop }}),
+	_, err = RunOn(backend.WithPacer(context.Background(), &backend.Pacer{Next: func(context.Context, string, string) error { return stop }}),
 		nil, Setup{}, script, impl(t, "uuid-lua"))
 	if !errors.Is(err, stop) {
 		t.Errorf("err = %v, want %v", err, stop)

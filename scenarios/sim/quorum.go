@@ -7,6 +7,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -85,12 +86,12 @@ func (w *World) quorum(c *client, acquired bool, n note) {
 	// fails for want of validity is said once, with the validity.
 	majority := ok >= nodes/2+1
 	explained := n.hasValidity && majority && n.validity <= 0 && !acquired
-	say := textQuorum(c.name, ok, nodes, failed, acquired || explained)
+	say := narrate.Quorum(c.name, ok, nodes, failed, acquired || explained)
 	if elapsed := last - first; (n.hasValidity && majority) || elapsed > 0 {
-		v := textValidity(w.setup.TTL, elapsed, n.validity, n.hasValidity && majority, acquired)
+		v := narrate.Validity(w.setup.TTL, elapsed, n.validity, n.hasValidity && majority, acquired)
 		say = text.Text{EN: say.EN + v.EN, ZH: say.ZH + v.ZH}
 	}
-	w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: say, Short: shortQuorum(ok, nodes)})
+	w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: say, Short: narrate.ShortQuorum(ok, nodes)})
 }
 
 // actorOf says whether actor is client c's business goroutine or one of the

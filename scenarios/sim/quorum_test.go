@@ -8,8 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/lockstep-sim/lockstep/text"
-
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -25,7 +24,7 @@ func quorums(t *testing.T, tr *trace.Trace) []string {
 		if e.Kind != trace.KindBelief || !strings.Contains(e.Text.EN, " nodes said OK") {
 			continue
 		}
-		out = append(out, Secs(e.T)+" "+e.Text.EN+" | "+e.Text.ZH)
+		out = append(out, narrate.Secs(e.T)+" "+e.Text.EN+" | "+e.Text.ZH)
 		if i+1 == len(tr.Events) {
 			t.Errorf("step %d: the count is the last event", i)
 			continue
@@ -177,26 +176,6 @@ func TestQuorumCountsTheClientsGoroutines(t *testing.T) {
 		"0s A: 3 of 3 nodes said OK — a majority (2 needed) | A：3 个节点中 3 个返回 OK——过半数（需要 2 个）",
 		"0.5s B: 0 of 3 nodes said OK — not a majority (2 needed) | B：3 个节点中 0 个返回 OK——未过半数（需要 2 个）",
 	})
-}
-
-// What the lock made of the count is said when it disagrees with the count.
-func TestQuorumTexts(t *testing.T) {
-	for _, tc := range []struct {
-		ok, nodes int
-		acquired  bool
-		want      text.Text
-	}{
-		{3, 5, false, text.Text{EN: "A: 3 of 5 nodes said OK — a majority (3 needed), yet the attempt fails",
-			ZH: "A：5 个节点中 3 个返回 OK——过半数（需要 3 个），但这次加锁仍然失败"}},
-		{2, 5, true, text.Text{EN: "A: 2 of 5 nodes said OK — not a majority (3 needed), yet the lock reports success",
-			ZH: "A：5 个节点中 2 个返回 OK——未过半数（需要 3 个），锁却报告加锁成功"}},
-		{2, 4, false, text.Text{EN: "A: 2 of 4 nodes said OK — not a majority (3 needed)",
-			ZH: "A：4 个节点中 2 个返回 OK——未过半数（需要 3 个）"}},
-	} {
-		if got := textQuorum("A", tc.ok, tc.nodes, nil, tc.acquired); got != tc.want {
-			t.Errorf("textQuorum(%d, %d, %v) = %q / %q, want %q / %q", tc.ok, tc.nodes, tc.acquired, got.EN, got.ZH, tc.want.EN, tc.want.ZH)
-		}
-	}
 }
 
 // A pause between the second and the third node: the acquire takes 33s of a

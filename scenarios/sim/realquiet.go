@@ -109,7 +109,7 @@ func allStacks() string {
 // lesson is over. Lock code that sends nothing by then is blocked for good.
 func (w *World) awaitLibReal(a *actor, horizon time.Duration) bool {
 	r := w.real
-	if m, ok := w.receiveBy(r.start.Add(time.Duration(float64(horizon) * r.f))); ok {
+	if m, ok := w.receiveBy(r.WallAt(horizon)); ok {
 		w.catchUp()
 		w.handle(m)
 		return true

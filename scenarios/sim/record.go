@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -25,7 +26,7 @@ func (f *fleet) readKeys(srv *server, prev []trace.KeyState) []trace.KeyState {
 	}
 	keys, err := srv.b.Read(f.w.now)
 	if err != nil {
-		f.w.fail(f.w.runErr(fmt.Errorf("read %s: %f.w", srv.name, err)))
+		f.w.fail(f.w.runErr(fmt.Errorf("read %s: %w", srv.name, err)))
 		return prev
 	}
 	for i := range keys {
@@ -58,13 +59,8 @@ func (w *World) emit(e trace.Event) {
 }
 
 func (w *World) record(e trace.Event) int {
-	if r := w.real; r != nil && !r.start.IsZero() {
-		late := time.Since(r.start) - time.Duration(float64(w.now)*r.f)
-		if len(w.trace.Events) == 0 || late < r.early {
-			r.early = late
-		}
-		r.late = max(r.late, late)
-		w.trace.Drift = r.late - r.early
+	if r := w.real; r != nil && !r.Start().IsZero() {
+		w.trace.Drift = r.Drift(w.now, len(w.trace.Events) == 0)
 	}
 	e.Step = len(w.trace.Events)
 	e.T = w.now
@@ -92,7 +88,7 @@ func (w *World) snapshot() trace.Snapshot {
 					st.Pending++
 				}
 			}
-			if f, ok := srv.b.(Follower); ok {
+			if f, ok := srv.b.(backend.Follower); ok {
 				st.Pending = f.Pending()
 			}
 		}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -29,7 +31,7 @@ type fleet struct {
 	// (Target.Sentinels), watches the first node's primary; sentinelSaid
 	// holds the kinds of their messages the trace has shown, diedAt when
 	// the primary died.
-	sentinel     SentinelWatch
+	sentinel     backend.SentinelWatch
 	sentinelSaid map[string]bool
 	diedAt       time.Duration
 }
@@ -44,12 +46,12 @@ type replEntry struct {
 	key      string
 	deleted  bool
 	state    trace.KeyState // as the snapshot showed it
-	value    stored         // whole, for the replica
+	value    backend.Stored // whole, for the replica
 	expireAt time.Duration  // absolute virtual time, 0 for none
 }
 
 // enqueueReplication schedules the changes a command made on primary p.
-func (f *fleet) enqueueReplication(p int, changes []change) {
+func (f *fleet) enqueueReplication(p int, changes []narrate.Change) {
 	if f.w.real != nil {
 		return // the relay carries real replication
 	}
@@ -59,14 +61,14 @@ func (f *fleet) enqueueReplication(p int, changes []change) {
 	}
 	for _, ch := range changes {
 		f.replSeq++
-		e := replEntry{seq: f.replSeq, due: f.w.now + f.servers[r].lag, replica: r, key: ch.key}
-		if ch.kind == changeDeleted {
+		e := replEntry{seq: f.replSeq, due: f.w.now + f.servers[r].lag, replica: r, key: ch.Key}
+		if ch.Kind == narrate.ChangeDeleted {
 			e.deleted = true
 		} else {
-			e.state = ch.after
-			e.value = f.servers[p].b.(*memBackend).stored(ch.key)
-			if ch.after.TTL > 0 {
-				e.expireAt = f.w.now + ch.after.TTL
+			e.state = ch.After
+			e.value = f.servers[p].b.(*backend.Embedded).Stored(ch.Key)
+			if ch.After.TTL > 0 {
+				e.expireAt = f.w.now + ch.After.TTL
 			}
 		}
 		f.repl = append(f.repl, e)
@@ -86,14 +88,14 @@ func (f *fleet) applyReplication() {
 		if !srv.up {
 			continue
 		}
-		mem := srv.b.(*memBackend)
+		mem := srv.b.(*backend.Embedded)
 		switch left := e.expireAt - f.w.now; {
 		case e.deleted || e.expireAt > 0 && left <= 0:
-			mem.del(e.key)
+			mem.Del(e.key)
 		case e.expireAt > 0:
-			mem.put(e.key, e.value, left)
+			mem.Put(e.key, e.value, left)
 		default:
-			mem.put(e.key, e.value, 0)
+			mem.Put(e.key, e.value, 0)
 		}
 		srv.keys = f.readKeys(srv, srv.keys)
 		for i := range srv.keys {
@@ -106,7 +108,7 @@ func (f *fleet) applyReplication() {
 	}
 	if r >= 0 {
 		f.w.emit(trace.Event{Kind: trace.KindReplicate, Server: f.servers[r].name,
-			Text: textReplicated(f.servers[r].name, keys), Short: text.Text{EN: "replicated", ZH: "已复制"}})
+			Text: narrate.Replicated(f.servers[r].name, keys), Short: text.Text{EN: "replicated", ZH: "已复制"}})
 	}
 }
 
@@ -124,7 +126,7 @@ func (f *fleet) failover() {
 	dead.keys = nil
 	if dead.replica < 0 {
 		dead.b.Stop() // it may come back: Rejoin
-		f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: textNodeDown(dead.name),
+		f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: narrate.NodeDown(dead.name),
 			Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 		return
 	}
@@ -137,9 +139,9 @@ func (f *fleet) failover() {
 	dead.b.Kill()
 	dead.role = "primary (down)"
 	f.promoting, f.promoteAt, f.diedAt = true, f.w.now+f.w.setup.DownAfter, f.w.now
-	died := textPrimaryDied(dead.name, lost, f.w.setup.DownAfter)
+	died := narrate.PrimaryDied(dead.name, lost, f.w.setup.DownAfter)
 	if f.sentinel != nil {
-		died = textPrimaryDiedSentinel(dead.name, lost, f.w.setup.DownAfter)
+		died = narrate.PrimaryDiedSentinel(dead.name, lost, f.w.setup.DownAfter)
 	}
 	f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: died,
 		Short: text.Text{EN: "DOWN", ZH: "宕机"}})
@@ -148,7 +150,7 @@ func (f *fleet) failover() {
 // cutReplication ends the stream from dead, a primary that died, and says
 // how many writes were still on their way to its replica: they never
 // arrive. A replica that replicates by itself (a real one) is made a
-// primary now, since its relay is cut (Follower.Promote); no client reaches
+// primary now, since its relay is cut (backend.Follower.Promote); no client reaches
 // it before Sentinel's promotion routes the node there.
 func (f *fleet) cutReplication(dead *server) int {
 	lost := 0
@@ -158,11 +160,11 @@ func (f *fleet) cutReplication(dead *server) int {
 		}
 	}
 	f.repl = nil
-	if fo, ok := f.servers[dead.replica].b.(Follower); ok {
+	if fo, ok := f.servers[dead.replica].b.(backend.Follower); ok {
 		n, err := fo.Promote()
 		lost = n
 		if err != nil {
-			f.w.fail(fmt.Errorf("promote %s: %f.w", f.servers[dead.replica].name, err))
+			f.w.fail(fmt.Errorf("promote %s: %w", f.servers[dead.replica].name, err))
 		}
 	}
 	return lost
@@ -171,14 +173,14 @@ func (f *fleet) cutReplication(dead *server) int {
 // promote is Sentinel's failover, down-after past the primary's death: the
 // Sentinels agree that it is down, elect a leader, and the leader promotes
 // the replica with what it had received. The node routes to it from now on:
-// a client's next command there reaches it (memconn.go).
+// a client's next command there reaches it (backend.EmbeddedConn).
 func (f *fleet) promote() {
 	f.promoting = false
 	dead := f.servers[f.route[0]]
 	r := f.servers[dead.replica]
 	r.role, r.primary, r.lag = "primary", -1, 0
 	f.route[0] = dead.replica
-	f.w.emit(trace.Event{Kind: trace.KindFault, Server: r.name, Text: textPromoted(dead.name, r.name, f.w.setup.DownAfter),
+	f.w.emit(trace.Event{Kind: trace.KindFault, Server: r.name, Text: narrate.Promoted(dead.name, r.name, f.w.setup.DownAfter),
 		Short: text.Text{EN: "promoted", ZH: "升为主库"}})
 }
 
@@ -192,7 +194,7 @@ func (f *fleet) rejoin() {
 	}
 	if f.promoting {
 		f.w.fail(fmt.Errorf("scenario: rejoin at %s comes before Sentinel promotes %s's replica at %s (down-after %s)",
-			Secs(f.w.now), dead.name, Secs(f.promoteAt), Secs(f.w.setup.DownAfter)))
+			narrate.Secs(f.w.now), dead.name, narrate.Secs(f.promoteAt), narrate.Secs(f.w.setup.DownAfter)))
 		return
 	}
 	if dead.replica < 0 {
@@ -203,9 +205,9 @@ func (f *fleet) rejoin() {
 	primary := f.servers[p]
 	mem := f.newMem()
 	mem.Advance(f.w.now, 0)
-	from := primary.b.(*memBackend)
+	from := primary.b.(*backend.Embedded)
 	for _, k := range primary.keys {
-		mem.put(k.Key, from.stored(k.Key), max(k.TTL, 0))
+		mem.Put(k.Key, from.Stored(k.Key), max(k.TTL, 0))
 	}
 	dead.b = mem
 	dead.up = true
@@ -215,6 +217,6 @@ func (f *fleet) rejoin() {
 	}
 	primary.replica = 0
 	dead.keys = f.readKeys(dead, primary.keys)
-	f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: textRejoined(dead.name, primary.name),
+	f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: narrate.Rejoined(dead.name, primary.name),
 		Short: text.Text{EN: "rejoins → replica", ZH: "重新加入 → 从库"}})
 }

@@ -1,6 +1,9 @@
 package sim
 
-import "github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+)
 
 // resource is the data the lock protects: the stock of one product. A client
 // reads it, works, and writes back what it read minus one. With fencing, the
@@ -22,68 +25,40 @@ type resource struct {
 	owner    string       // GuardToken: the lock token the row was last stamped with
 }
 
-// writeResult says what happened to one write.
-type writeResult struct {
-	value    int
-	fence    int64
-	maxFence int64
-	rejected bool
-	// guard is the resource guard that refused the write ("" when it was
-	// accepted, or refused for its fencing token).
-	guard      trace.Guard
-	lostUpdate bool // accepted, but based on a read that another write had overtaken
-	readVer    int
-	version    int
-	// read is the value the writer read; initial the resource's value
-	// before any write.
-	read, initial int
-	// stock is the resource's value when the write came.
-	stock int
-	// since are the writers of the accepted writes after the read, in order.
-	since []string
-	// token is the writer's lock token and owner the token the row carries;
-	// stamped says the row has them (GuardToken).
-	token, owner string
-	stamped      bool
-	// relative says the write is a decrement of the stock as it is
-	// (GuardRelative), not a value computed from the read.
-	relative bool
-}
-
 // write is client writer's write of value, based on the read at version
 // readVer; fence is its fencing token (0: none), token its lock token. With
 // GuardRelative the write is a decrement of the stock as it is now: it
 // lands as the current value minus one, and no update is lost.
-func (r *resource) write(writer string, value, readVer int, fence int64, token string) writeResult {
+func (r *resource) write(writer string, value, readVer int, fence int64, token string) narrate.WriteResult {
 	if !r.written {
 		r.initial, r.written = r.value, true
 	}
-	res := writeResult{value: value, fence: fence, maxFence: r.maxFence, readVer: readVer, version: r.version,
-		read: value + 1, initial: r.initial, stock: r.value,
-		token: token, owner: r.owner, stamped: r.guard == trace.GuardToken, relative: r.guard == trace.GuardRelative}
+	res := narrate.WriteResult{Value: value, Fence: fence, MaxFence: r.maxFence, ReadVer: readVer, Version: r.version,
+		Read: value + 1, Initial: r.initial, Stock: r.value,
+		Token: token, Owner: r.owner, Stamped: r.guard == trace.GuardToken, Relative: r.guard == trace.GuardRelative}
 	if fence > 0 && fence < r.maxFence {
 		r.rejected++
-		res.rejected = true
+		res.Rejected = true
 		return res
 	}
-	if g := r.refuses(res.read, readVer, token); g != trace.GuardNone {
+	if g := r.refuses(res.Read, readVer, token); g != trace.GuardNone {
 		r.rejected++
-		res.rejected, res.guard = true, g
+		res.Rejected, res.Guard = true, g
 		return res
 	}
 	if r.guard == trace.GuardUnique {
 		if r.sold == nil {
 			r.sold = map[int]bool{}
 		}
-		r.sold[res.read] = true
+		r.sold[res.Read] = true
 	}
 	if r.guard == trace.GuardRelative {
-		value, res.value = r.value-1, r.value-1
+		value, res.Value = r.value-1, r.value-1
 	} else {
-		res.lostUpdate = readVer != r.version
+		res.LostUpdate = readVer != r.version
 	}
-	if res.lostUpdate && readVer < len(r.writers) {
-		res.since = append([]string(nil), r.writers[readVer:]...)
+	if res.LostUpdate && readVer < len(r.writers) {
+		res.Since = append([]string(nil), r.writers[readVer:]...)
 	}
 	r.value = value
 	r.version++

@@ -3,6 +3,8 @@ package sim
 import (
 	"testing"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 )
 
 // Fixed interval, capped doubling, and jitter within the upper half of the
@@ -53,7 +55,7 @@ func TestSecs(t *testing.T) {
 		0: "0s", 30 * time.Second: "30s", 500 * time.Millisecond: "0.5s",
 		7262 * time.Millisecond: "7.262s", -3302 * time.Millisecond: "-3.302s", 1500 * time.Microsecond: "0.0015s",
 	} {
-		if got := Secs(d); got != want {
+		if got := narrate.Secs(d); got != want {
 			t.Errorf("Secs(%v) = %q, want %q", d, got, want)
 		}
 	}

@@ -6,7 +6,8 @@ import (
 	"net"
 	"strings"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
 // A script that never ends (EVAL "while true do end" 0) keeps a real
@@ -17,55 +18,14 @@ import (
 // lock's failure, not as a server that could not be reached, so its
 // cleanup and the cells after it run on a server that answers again.
 
-// A ScriptStopper is a backend that can stop a script that keeps its
-// server busy (a real server: SCRIPT KILL, FUNCTION KILL).
-type ScriptStopper interface {
-	// StopScript stops the script that keeps the server busy, if one
-	// does, waiting past the server's busy threshold for it to answer. It
-	// says how it stopped it ("SCRIPT KILL after the server's busy
-	// threshold of 5s"), or "" with nil when no script was running.
-	StopScript() (how string, err error)
-}
-
-// RunawayScriptError is how a run ends when a lock's script ran past the
-// server's busy threshold: the lock's own failure.
-type RunawayScriptError struct {
-	Impl, Actor, Command, Server string
-	How                          string // how lockstep stopped it
-	Err                          string // the lock's own error, as text: not a connection's, to the matrix
-}
-
-func (e *RunawayScriptError) Error() string {
-	return fmt.Sprintf("the lock implementation %s: %s's %s ran away on %s: its script was still running when the reply was due (%s), and lockstep stopped it with %s; a lock's script must end",
-		e.Impl, e.Actor, e.Command, e.Server, e.Err, e.How)
-}
-
-// runsScript says whether cmd runs a script or a function (in a
-// transaction too).
-func runsScript(cmd redis.Cmder) bool {
-	if b, ok := batchOf(cmd); ok {
-		for _, c := range b.commands() {
-			if runsScript(plain(c)) {
-				return true
-			}
-		}
-		return false
-	}
-	switch strings.ToLower(cmd.Name()) {
-	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
-		return true
-	}
-	return false
-}
-
 // runaway says whether actor a's command in m timed out because its script
 // kept the server busy, and if so stops the script and fails the run.
 func (w *World) runaway(a *actor, m msg, srv *server) bool {
 	var ne net.Error
-	if w.real == nil || !errors.As(m.err, &ne) || !ne.Timeout() || !runsScript(m.cmd) {
+	if w.real == nil || !errors.As(m.err, &ne) || !ne.Timeout() || !command.RunsScript(m.cmd) {
 		return false
 	}
-	stopper, ok := srv.b.(ScriptStopper)
+	stopper, ok := srv.b.(backend.ScriptStopper)
 	if !ok {
 		return false
 	}
@@ -77,7 +37,7 @@ func (w *World) runaway(a *actor, m msg, srv *server) bool {
 		}
 		return false
 	}
-	w.fail(&RunawayScriptError{Impl: w.impl.Name, Actor: a.name, Command: strings.ToUpper(m.cmd.Name()),
+	w.fail(&command.RunawayScriptError{Impl: w.impl.Name, Actor: a.name, Command: strings.ToUpper(m.cmd.Name()),
 		Server: srv.name, How: how, Err: m.err.Error()})
 	return true
 }

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/internal/bubble"
 	"github.com/lockstep-sim/lockstep/text"
 
-	"github.com/lockstep-sim/lockstep/internal/bubble"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -129,7 +131,7 @@ func (w *World) place() {
 		if x.node != y.node {
 			return x.node - y.node
 		}
-		return strings.Compare(formatCommand(x.cmd), formatCommand(y.cmd))
+		return strings.Compare(command.Format(x.cmd), command.Format(y.cmd))
 	})
 	for _, f := range w.sched.pending {
 		w.sched.seat(f, f.parent.name+"/"+w.fleet.servers[w.fleet.route[f.node]].name)
@@ -299,7 +301,7 @@ func (w *World) handle(m msg) {
 		w.sched.running--
 		a.state, a.deadline, a.sentAt = stateSleeping, m.deadline, w.now
 		w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Server: w.fleet.servers[m.server].name,
-			Text:  textSlowSend(a.name, formatCommand(m.cmd), w.fleet.servers[m.server].name, m.deadline-w.now),
+			Text:  narrate.SlowSend(a.name, command.Format(m.cmd), w.fleet.servers[m.server].name, m.deadline-w.now),
 			Short: text.Text{EN: "sent…", ZH: "发出…"}})
 	case msgUnsleep:
 		// Cancelled in its sleep, or after the clock woke it but before it

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -33,9 +34,9 @@ func TestSentinelPromotesAfterDownAfter(t *testing.T) {
 	var faults []string
 	for _, e := range tr.Events {
 		if e.Kind == trace.KindFault {
-			faults = append(faults, Secs(e.T)+" "+e.Server+" "+e.Short.EN)
+			faults = append(faults, narrate.Secs(e.T)+" "+e.Server+" "+e.Short.EN)
 			if r := e.Snap.Servers[1]; e.T < 2500*time.Millisecond && r.Role != "replica" {
-				t.Errorf("at %s redis-2 is already %s", Secs(e.T), r.Role)
+				t.Errorf("at %s redis-2 is already %s", narrate.Secs(e.T), r.Role)
 			}
 		}
 	}

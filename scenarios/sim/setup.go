@@ -50,7 +50,7 @@ type Setup struct {
 	// Cluster makes each server a Redis Cluster node holding every slot:
 	// a command, or a script's declared keys, across hash slots is refused
 	// with CROSSSLOT, and a script's command on a key outside its slot
-	// fails (slot.go). On real servers it needs a cluster (Target.Cluster).
+	// fails (backend/slot.go). On real servers it needs a cluster (backend.Target.Slots).
 	Cluster bool
 }
 

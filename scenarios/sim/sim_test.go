@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"go.uber.org/goleak"
@@ -41,7 +42,7 @@ func commands(tr *trace.Trace) []string {
 	var out []string
 	for _, e := range tr.Events {
 		if e.Kind == trace.KindCommand {
-			out = append(out, Secs(e.T)+" "+e.Actor+" "+e.Server+" "+e.Command+" → "+e.Reply)
+			out = append(out, narrate.Secs(e.T)+" "+e.Actor+" "+e.Server+" "+e.Command+" → "+e.Reply)
 		}
 	}
 	return out
@@ -105,7 +106,7 @@ func TestKeyExpiresAtItsTTL(t *testing.T) {
 	var expired []string
 	for _, e := range tr.Events {
 		if e.Kind == trace.KindExpire {
-			expired = append(expired, Secs(e.T)+" "+e.Server)
+			expired = append(expired, narrate.Secs(e.T)+" "+e.Server)
 		}
 	}
 	equal(t, expired, []string{"10s redis-1"})
@@ -332,17 +333,17 @@ func TestDiffKeys(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		before, after []trace.KeyState
-		want          []changeKind
+		want          []narrate.ChangeKind
 	}{
-		{"created", nil, []trace.KeyState{k("a", "1", -1)}, []changeKind{changeCreated}},
-		{"deleted", []trace.KeyState{k("a", "1", -1)}, nil, []changeKind{changeDeleted}},
-		{"value", []trace.KeyState{k("a", "1", 5)}, []trace.KeyState{k("a", "2", 5)}, []changeKind{changeValue}},
-		{"extended", []trace.KeyState{k("a", "1", 5)}, []trace.KeyState{k("a", "1", 30)}, []changeKind{changeExtended}},
-		{"persisted", []trace.KeyState{k("a", "1", 5)}, []trace.KeyState{k("a", "1", -1)}, []changeKind{changeExtended}},
-		{"expiry set", []trace.KeyState{k("a", "1", -1)}, []trace.KeyState{k("a", "1", 30)}, []changeKind{changeTTLSet}},
-		{"shortened", []trace.KeyState{k("a", "1", 30)}, []trace.KeyState{k("a", "1", 5)}, []changeKind{changeTTLSet}},
+		{"created", nil, []trace.KeyState{k("a", "1", -1)}, []narrate.ChangeKind{narrate.ChangeCreated}},
+		{"deleted", []trace.KeyState{k("a", "1", -1)}, nil, []narrate.ChangeKind{narrate.ChangeDeleted}},
+		{"value", []trace.KeyState{k("a", "1", 5)}, []trace.KeyState{k("a", "2", 5)}, []narrate.ChangeKind{narrate.ChangeValue}},
+		{"extended", []trace.KeyState{k("a", "1", 5)}, []trace.KeyState{k("a", "1", 30)}, []narrate.ChangeKind{narrate.ChangeExtended}},
+		{"persisted", []trace.KeyState{k("a", "1", 5)}, []trace.KeyState{k("a", "1", -1)}, []narrate.ChangeKind{narrate.ChangeExtended}},
+		{"expiry set", []trace.KeyState{k("a", "1", -1)}, []trace.KeyState{k("a", "1", 30)}, []narrate.ChangeKind{narrate.ChangeTTLSet}},
+		{"shortened", []trace.KeyState{k("a", "1", 30)}, []trace.KeyState{k("a", "1", 5)}, []narrate.ChangeKind{narrate.ChangeTTLSet}},
 		{"unchanged", []trace.KeyState{k("a", "1", 5)}, []trace.KeyState{k("a", "1", 5)}, nil},
-		{"sorted", nil, []trace.KeyState{k("b", "1", -1), k("a", "1", -1)}, []changeKind{changeCreated, changeCreated}},
+		{"sorted", nil, []trace.KeyState{k("b", "1", -1), k("a", "1", -1)}, []narrate.ChangeKind{narrate.ChangeCreated, narrate.ChangeCreated}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := diffKeys(tc.before, tc.after, 0)
@@ -350,11 +351,11 @@ func TestDiffKeys(t *testing.T) {
 				t.Fatalf("got %d changes, want %d", len(got), len(tc.want))
 			}
 			for i, c := range got {
-				if c.kind != tc.want[i] {
-					t.Errorf("change %d kind = %d, want %d", i, c.kind, tc.want[i])
+				if c.Kind != tc.want[i] {
+					t.Errorf("change %d kind = %d, want %d", i, c.Kind, tc.want[i])
 				}
 			}
-			if tc.name == "sorted" && got[0].key != "a" {
+			if tc.name == "sorted" && got[0].Key != "a" {
 				t.Error("changes not in key order")
 			}
 		})

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -30,7 +31,7 @@ func TestSlowServer(t *testing.T) {
 	var sent []string
 	for _, e := range tr.Events {
 		if e.Kind == trace.KindSchedule && strings.Contains(e.Text.EN, "which is slow") {
-			sent = append(sent, Secs(e.T)+" "+e.Text.EN)
+			sent = append(sent, narrate.Secs(e.T)+" "+e.Text.EN)
 		}
 	}
 	equal(t, sent, []string{

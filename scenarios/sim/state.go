@@ -1,14 +1,12 @@
 package sim
 
 import (
-	"context"
 	"maps"
 	"slices"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // This file is the Stepper's world as the explorer sees it: State, a typed
@@ -253,7 +251,7 @@ func (s *Stepper) actorView(a *actor) ActorView {
 		Queued: slices.Contains(w.sched.queue, a),
 		Ended:  slices.ContainsFunc(w.sched.deferred, func(m msg) bool { return m.a == a })}
 	if a.cmd != nil {
-		v.Cmd = cmdArgs(a.cmd)
+		v.Cmd = command.Args(a.cmd)
 	}
 	v.Gated = a.park == parkGate && a.cmd != nil
 	if wc := a.waitFor; wc != nil {
@@ -314,20 +312,10 @@ func (s *Stepper) tokens() []string {
 	}
 	for _, a := range w.sched.actors {
 		if a.park == parkGate && a.cmd != nil {
-			for _, v := range lockArgs(cmdArgs(a.cmd), w.setup.Key) {
+			for _, v := range lockArgs(command.Args(a.cmd), w.setup.Key) {
 				add(v)
 			}
 		}
 	}
 	return slices.Sorted(maps.Keys(is))
-}
-
-// FormatCommand renders a command's arguments as the trace shows a
-// command: as redis-cli would take it, a script by its name.
-func FormatCommand(args []string) string {
-	out := make([]any, len(args))
-	for i, a := range args {
-		out[i] = a
-	}
-	return formatCommand(redis.NewCmd(context.Background(), out...))
 }

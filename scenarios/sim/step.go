@@ -12,6 +12,8 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -84,8 +86,8 @@ func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []trace
 	w.trace.Title = text.Text{EN: "Explored schedule", ZH: "搜索到的调度"}
 	names := strings.Join(w.trace.Clients, ", ")
 	w.record(trace.Event{Kind: trace.KindNarration, Text: text.Text{
-		EN: fmt.Sprintf("Clients %s each take the lock (TTL %s), work inside it, write and release it. Every move — whose command goes next, when time passes, which fault strikes — is chosen one at a time.", names, Secs(w.setup.TTL)),
-		ZH: fmt.Sprintf("客户端 %s 各自加锁（TTL %s），在锁内干活、写入、释放。每一步——谁的命令先发、时间何时流逝、发生哪种故障——都逐一选择。", names, secsZH(w.setup.TTL)),
+		EN: fmt.Sprintf("Clients %s each take the lock (TTL %s), work inside it, write and release it. Every move — whose command goes next, when time passes, which fault strikes — is chosen one at a time.", names, narrate.Secs(w.setup.TTL)),
+		ZH: fmt.Sprintf("客户端 %s 各自加锁（TTL %s），在锁内干活、写入、释放。每一步——谁的命令先发、时间何时流逝、发生哪种故障——都逐一选择。", names, narrate.SecsZH(w.setup.TTL)),
 	}})
 	return s, nil
 }
@@ -152,7 +154,7 @@ func (s *Stepper) moves(steps bool) []Move {
 	}
 	if next, ok := s.nextTime(len(moves) > 0); ok {
 		moves = append(moves, Move{Kind: MoveTime, ID: "time", Label: text.Text{
-			EN: "time passes to t=" + Secs(next), ZH: "时间流逝到第 " + secsZH(next)}})
+			EN: "time passes to t=" + narrate.Secs(next), ZH: "时间流逝到第 " + narrate.SecsZH(next)}})
 	}
 	return append(moves, s.faultMoves()...)
 }
@@ -185,7 +187,7 @@ func (s *Stepper) runnable() []*actor {
 func (s *Stepper) stepLabel(a *actor) text.Text {
 	switch a.park {
 	case parkGate:
-		cmd := formatCommand(a.cmd)
+		cmd := command.Format(a.cmd)
 		return text.Text{EN: a.name + ": " + cmd, ZH: a.name + "：" + cmd}
 	case parkPoint:
 		res := s.w.res.name
@@ -371,8 +373,8 @@ func (s *Stepper) do(id string) error {
 			// the world as it is now (TTLs run down), so that its last
 			// event is never behind the clock.
 			w.record(trace.Event{Kind: trace.KindNarration, Text: text.Text{
-				EN: "Time passes to t=" + Secs(w.now) + ".",
-				ZH: "时间流逝到第 " + secsZH(w.now) + "。",
+				EN: "Time passes to t=" + narrate.Secs(w.now) + ".",
+				ZH: "时间流逝到第 " + narrate.SecsZH(w.now) + "。",
 			}})
 		}
 		s.schedule = append(s.schedule, id)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -180,11 +181,11 @@ func (w *World) advance(t time.Duration) {
 		}
 	}
 	for _, x := range expired {
-		w.emit(trace.Event{Kind: trace.KindExpire, Server: x.srv, Text: textExpired(x.key, x.srv),
+		w.emit(trace.Event{Kind: trace.KindExpire, Server: x.srv, Text: narrate.Expired(x.key, x.srv),
 			Short: text.Text{EN: "expired", ZH: "过期"}})
 	}
 	for _, name := range replicated {
-		w.emit(trace.Event{Kind: trace.KindReplicate, Server: name, Text: textReplicatedReal(name),
+		w.emit(trace.Event{Kind: trace.KindReplicate, Server: name, Text: narrate.ReplicatedReal(name),
 			Short: text.Text{EN: "replicated", ZH: "已复制"}})
 	}
 	w.fleet.drainSentinels()

@@ -8,6 +8,8 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -40,7 +42,7 @@ func Run(setup Setup, script Script, impl lockimpl.Info) (*trace.Trace, error) {
 // RunOn plays script against impl on target's real servers (embedded ones
 // when target is nil). Cancelling ctx stops a real run; its keys are removed
 // either way.
-func RunOn(ctx context.Context, target *Target, setup Setup, script Script, impl lockimpl.Info) (tr *trace.Trace, err error) {
+func RunOn(ctx context.Context, target *backend.Target, setup Setup, script Script, impl lockimpl.Info) (tr *trace.Trace, err error) {
 	w, err := newWorld(ctx, setup, impl, target)
 	if err != nil {
 		return nil, err
@@ -155,7 +157,7 @@ func (c *Client) Unhold() {
 	a.hold = nil
 	if a.held {
 		a.held = false
-		c.w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Text: textUnheld(a.name),
+		c.w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Text: narrate.Unheld(a.name),
 			Short: text.Text{EN: "▶ goes on", ZH: "▶ 继续"}})
 	}
 }
@@ -165,7 +167,7 @@ func (c *Client) Unhold() {
 func (c *Client) Pause() {
 	c.c.paused = true
 	c.w.pausedAt[c.c] = c.w.now
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textPause(c.c.name),
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.Pause(c.c.name),
 		Short: text.Text{EN: "PAUSE", ZH: "停顿"}})
 }
 
@@ -176,14 +178,14 @@ func (c *Client) Resume() {
 	}
 	c.c.paused = false
 	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name,
-		Text: textResume(c.c.name, c.w.now-c.w.pausedAt[c.c]), Short: text.Text{EN: "RESUME", ZH: "恢复"}})
+		Text: narrate.Resume(c.c.name, c.w.now-c.w.pausedAt[c.c]), Short: text.Text{EN: "RESUME", ZH: "恢复"}})
 }
 
 // Hang freezes the client's business goroutine (a call that never returns)
 // while its process and any watchdog go on. It keeps its beliefs.
 func (c *Client) Hang() {
 	c.c.hung, c.c.hungAt = true, c.w.now
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textHang(c.c.name),
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.Hang(c.c.name),
 		Short: text.Text{EN: "HANG", ZH: "卡死"}})
 }
 
@@ -194,13 +196,13 @@ func (c *Client) Unhang() {
 	}
 	c.c.hung = false
 	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name,
-		Text: textUnhang(c.c.name, c.w.now-c.c.hungAt), Short: text.Text{EN: "RETURNS", ZH: "返回"}})
+		Text: narrate.Unhang(c.c.name, c.w.now-c.c.hungAt), Short: text.Text{EN: "RETURNS", ZH: "返回"}})
 }
 
 // Crash ends the process: it sends nothing more; its keys stay.
 func (c *Client) Crash() {
 	c.c.crashed = true
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: textCrash(c.c.name), Short: text.Text{EN: "CRASH", ZH: "崩溃"}})
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.Crash(c.c.name), Short: text.Text{EN: "CRASH", ZH: "崩溃"}})
 }
 
 // noVerdict says why the run so far has no verdict, if it has none: the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -52,15 +53,15 @@ func (w *World) seeTokens(c *client, cmd redis.Cmder) {
 		return
 	}
 	cmds := []redis.Cmder{cmd}
-	if b, ok := batchOf(cmd); ok {
-		cmds = b.cmds
+	if b, ok := command.BatchOf(cmd); ok {
+		cmds = b.Cmds
 	}
 	r := &w.names
 	for _, one := range cmds {
 		if !mayName(c, one.Args(), w.setup.Key) {
 			continue
 		}
-		args := keptArgs(one.Args())
+		args := command.KeptArgs(one.Args())
 		vals := lockArgs(args, c.key)
 		if c.key != w.setup.Key {
 			vals = append(vals, lockArgs(args, w.setup.Key)...)

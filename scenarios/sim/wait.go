@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+
 	"github.com/redis/go-redis/v9"
 )
 
@@ -96,7 +98,7 @@ func (s *sched) checkWaits() {
 		}
 		switch srv := s.w.fleet.servers[wc.server]; {
 		case !srv.up:
-			s.finishWait(a, &NodeDownError{Server: srv.name, Lost: true})
+			s.finishWait(a, &command.NodeDownError{Server: srv.name, Lost: true})
 		case s.acked(wc) >= wc.want:
 			s.finishWait(a, nil)
 		}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -58,10 +60,10 @@ type World struct {
 	names    renamer // the lock's own tokens' names in the trace (tokens.go)
 	pausedAt map[*client]time.Duration
 
-	real *RealRun // nil on embedded servers
+	real *backend.RealRun // nil on embedded servers
 
-	// pacer paces a live run (WithPacer); ctx is the run's context.
-	pacer *Pacer
+	// pacer paces a live run (backend.WithPacer); ctx is the run's context.
+	pacer *backend.Pacer
 	ctx   context.Context
 
 	closed bool // close ran: the servers went back to the pool once
@@ -69,7 +71,7 @@ type World struct {
 
 type server struct {
 	name    string
-	b       Backend
+	b       backend.Backend
 	up      bool
 	role    string
 	replica int // index of its replica, -1 for none
@@ -79,9 +81,9 @@ type server struct {
 	// readAt is when keys were read, on the wall clock (real servers):
 	// how long their TTLs have run down since.
 	readAt  time.Time
-	ahead   time.Duration // how far its clock has jumped ahead
-	latency time.Duration // how late a command reaches it (Timeline.Slow)
-	scripts scriptCache   // the scripts the run gave it since it started
+	ahead   time.Duration       // how far its clock has jumped ahead
+	latency time.Duration       // how late a command reaches it (Timeline.Slow)
+	scripts command.ScriptCache // the scripts the run gave it since it started
 }
 
 type client struct {
@@ -146,7 +148,7 @@ type client struct {
 // newWorld builds a world: on real servers on the caller's goroutine, on
 // embedded ones in a bubble of its own, whose clock is the run's virtual
 // time (bubbled.go).
-func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target) (*World, error) {
+func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *backend.Target) (*World, error) {
 	if target != nil {
 		return buildWorld(ctx, setup, impl, target, nil)
 	}
@@ -171,10 +173,10 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Targ
 	return w, nil
 }
 
-func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Target, b *bubble.Bubble) (*World, error) {
+func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *backend.Target, b *bubble.Bubble) (*World, error) {
 	w := &World{setup: setup.withDefaults(), impl: impl, act: actorSide{done: make(chan struct{})},
 		pausedAt: map[*client]time.Duration{},
-		pacer:    pacerFrom(ctx), ctx: ctx,
+		pacer:    backend.PacerFrom(ctx), ctx: ctx,
 		sched: sched{ch: make(chan msg), bub: b, watch: stallWatch{bound: stallFrom(ctx)}}}
 	w.sched.goroutines.world = worldIDs.Add(1)
 	w.fleet.w, w.act.w, w.sched.w = w, w, w
@@ -186,39 +188,39 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 		nodes = target.Nodes
 		if len(target.Slots) > 0 {
 			if impl.Nodes > 1 {
-				return nil, fmt.Errorf("%s needs %d independent servers, not a cluster's masters: %w", impl.Name, impl.Nodes, ErrNeedsNodes)
+				return nil, fmt.Errorf("%s needs %d independent servers, not a cluster's masters: %w", impl.Name, impl.Nodes, backend.ErrNeedsNodes)
 			}
 			master := target.NodeFor(target.Prefix + s.Key)
 			if master == nil {
-				return nil, fmt.Errorf("no master of the cluster serves slot %d of %s", HashSlot(target.Prefix+s.Key), target.Prefix+s.Key)
+				return nil, fmt.Errorf("no master of the cluster serves slot %d of %s", backend.HashSlot(target.Prefix+s.Key), target.Prefix+s.Key)
 			}
 			nodes = []*redis.Options{master}
 		}
 		if impl.Nodes > len(nodes) {
-			return nil, fmt.Errorf("%s needs %d servers, %d given: %w", impl.Name, impl.Nodes, len(nodes), ErrNeedsNodes)
+			return nil, fmt.Errorf("%s needs %d servers, %d given: %w", impl.Name, impl.Nodes, len(nodes), backend.ErrNeedsNodes)
 		}
 		if s.Replica && impl.Nodes == 1 && target.Replica == nil {
-			return nil, ErrNeedsReplica
+			return nil, backend.ErrNeedsReplica
 		}
 		if s.Rejoin && impl.Nodes == 1 {
-			return nil, ErrEmbeddedOnly
+			return nil, backend.ErrEmbeddedOnly
 		}
 		if s.ClientKeys {
 			return nil, ErrOwnKeyEmbedded
 		}
 		if s.Cluster && len(target.Slots) == 0 {
-			return nil, ErrNeedsCluster
+			return nil, backend.ErrNeedsCluster
 		}
 		if target.NewBackend == nil {
-			return nil, ErrNoBackend
+			return nil, backend.ErrNoBackend
 		}
 		// Sentinel's detection and election take seconds of real time.
-		second := target.RunSecond(*s, impl.Nodes)
-		w.real = &RealRun{Target: target, Ctx: ctx, f: float64(second) / float64(time.Second)}
+		second := target.RunSecond(s.Replica, impl.Nodes)
+		w.real = backend.NewRealRun(ctx, target, second)
 		s.Key = target.Prefix + s.Key
-		w.real.name(s.Key)
+		w.real.AddKeys(s.Key)
 	}
-	newBackend := func(i int) Backend {
+	newBackend := func(i int) backend.Backend {
 		if w.real == nil {
 			return w.fleet.newMem()
 		}
@@ -227,7 +229,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *Ta
 		}
 		return target.NewBackend(w.real, nodes[i])
 	}
-	add := func(name, role string, b Backend) int {
+	add := func(name, role string, b backend.Backend) int {
 		w.fleet.servers = append(w.fleet.servers, &server{name: name, b: b, up: true, role: role, replica: -1, primary: -1})
 		return len(w.fleet.servers) - 1
 	}
@@ -294,7 +296,7 @@ func (w *World) startReal() error {
 		if srv.primary < 0 {
 			continue
 		}
-		f, ok := srv.b.(Follower)
+		f, ok := srv.b.(backend.Follower)
 		if !ok {
 			return fmt.Errorf("%s cannot replicate: its backend is not a Follower", srv.b.Addr())
 		}
@@ -305,7 +307,7 @@ func (w *World) startReal() error {
 	if err := w.fleet.startSentinels(); err != nil {
 		return err
 	}
-	w.real.start = time.Now()
+	w.real.SetStart(time.Now())
 	return nil
 }
 

@@ -9,9 +9,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/redis/go-redis/v9"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/redis/go-redis/v9"
 )
 
 // This file is the run's ACL user: what keeps a lock on a real server to
@@ -82,7 +83,7 @@ func ACLRules(key, pass string, commands []string, selectDB bool) []string {
 	if selectDB {
 		rules = append(rules, "+select")
 	}
-	for _, p := range sim.KeyPatterns(key) {
+	for _, p := range command.KeyPatterns(key) {
 		rules = append(rules, "~"+p)
 	}
 	return rules
@@ -92,7 +93,7 @@ func ACLRules(key, pass string, commands []string, selectDB bool) []string {
 // has no GETDEL, 7.0 brought EXPIRETIME): an ACL rule naming a command the
 // server lacks is refused whole.
 func knownCommands(ctx context.Context, c *redis.Client) ([]string, error) {
-	all := sim.LockCommands()
+	all := command.LockCommands()
 	base := make([]string, len(all))
 	for i, name := range all {
 		base[i], _, _ = strings.Cut(name, "|")
@@ -140,7 +141,7 @@ func dropUser(ctx context.Context, c *redis.Client, u aclUser) error {
 // Guard makes the run's ACL user, which the lock clients connect as from
 // then on (ClientOptions). With Target.NoACL it does nothing: the gate
 // checks what it can.
-func (b *backend) Guard(key string) error {
+func (b *server) Guard(key string) error {
 	b.readBusyThreshold()
 	if b.run.Target.NoACL {
 		return nil
@@ -161,7 +162,7 @@ func (b *backend) Guard(key string) error {
 }
 
 // dropRunUser removes the run's ACL user, if it made one, through c.
-func (b *backend) dropRunUser(ctx context.Context, c *redis.Client) error {
+func (b *server) dropRunUser(ctx context.Context, c *redis.Client) error {
 	b.mu.Lock()
 	u := b.user
 	b.mu.Unlock()
@@ -169,7 +170,7 @@ func (b *backend) dropRunUser(ctx context.Context, c *redis.Client) error {
 		return nil
 	}
 	if err := dropUser(ctx, c, *u); err != nil {
-		return sim.LeftBehind(fmt.Errorf("remove the run's ACL user on %s: %w; left there: the user %s (ACL DELUSER %s)", b.opts.Addr, err, u.name, u.name))
+		return backend.LeftBehind(fmt.Errorf("remove the run's ACL user on %s: %w; left there: the user %s (ACL DELUSER %s)", b.opts.Addr, err, u.name, u.name))
 	}
 	b.mu.Lock()
 	b.user = nil

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 )
 
 // redisErr is an error reply from a server, as go-redis gives one.
@@ -20,7 +20,7 @@ func (redisErr) RedisError()     {}
 // environment's only when the locks run as the user's own user (NoACL);
 // with the run's ACL user it is the guard refusing the lock.
 func TestEnvironmentError(t *testing.T) {
-	guarded := &backend{run: &sim.RealRun{Target: &sim.Target{}}}
+	guarded := &server{run: &backend.RealRun{Target: &backend.Target{}}}
 	why, bad := guarded.EnvironmentError(redisErr("NOPERM this user has no permissions to run the 'flushall' command"))
 	if bad {
 		t.Errorf("a guarded run's NOPERM is the environment's: %q", why)
@@ -37,7 +37,7 @@ func TestEnvironmentError(t *testing.T) {
 		{redisErr("WRONGTYPE Operation against a key holding the wrong kind of value"), ""},
 		{errors.New("ERR DB index is out of range, said no server"), ""},
 	} {
-		why, bad := (&backend{run: &sim.RealRun{Target: &sim.Target{NoACL: true}}}).EnvironmentError(tc.err)
+		why, bad := (&server{run: &backend.RealRun{Target: &backend.Target{NoACL: true}}}).EnvironmentError(tc.err)
 		if why != tc.want || bad != (tc.want != "") {
 			t.Errorf("EnvironmentError(%q) = %q, %v; want %q", tc.err, why, bad, tc.want)
 		}

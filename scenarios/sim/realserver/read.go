@@ -8,12 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // This file reads the run's keys for the engine's snapshots, on the
@@ -27,7 +26,7 @@ import (
 // Read reads the run's keys (those its commands named, RealRun.Keys):
 // values, and TTLs converted to virtual time left after now. Nothing else
 // on the server is read.
-func (b *backend) Read(now time.Duration) ([]trace.KeyState, error) {
+func (b *server) Read(now time.Duration) ([]trace.KeyState, error) {
 	ctx, cancel := b.ioContext()
 	defer cancel()
 	return b.read(ctx, b.served(b.run.Keys()), now)
@@ -36,7 +35,7 @@ func (b *backend) Read(now time.Duration) ([]trace.KeyState, error) {
 // served are the keys of names this server holds: all of them, but on a
 // cluster's master those in the slots it serves (a key elsewhere is
 // another master's, and this one would answer MOVED).
-func (b *backend) served(names []string) []string {
+func (b *server) served(names []string) []string {
 	t := b.run.Target
 	if len(t.Slots) == 0 {
 		return names
@@ -58,7 +57,7 @@ func (b *backend) served(names []string) []string {
 // snapshot keeps (sim.CutHead): a lock's 512 MB value is never downloaded.
 // Keys that reading leaves unsettled (their type changed, a string grew
 // past MaxValue, or is empty) are read again in full, a second round trip.
-func (b *backend) read(ctx context.Context, names []string, now time.Duration) ([]trace.KeyState, error) {
+func (b *server) read(ctx context.Context, names []string, now time.Duration) ([]trace.KeyState, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}
@@ -77,7 +76,7 @@ func (b *backend) read(ctx context.Context, names []string, now time.Duration) (
 			again = append(again, k)
 		case ks.Type != "none":
 			ks.TTL = b.virtualTTL(r.pttls[i].Val(), r.wall, now)
-			found[k], long[k] = ks, r.lens[i] != nil && r.lens[i].Val() > sim.MaxValue
+			found[k], long[k] = ks, r.lens[i] != nil && r.lens[i].Val() > command.MaxValue
 		}
 	}
 	if len(again) > 0 {
@@ -99,7 +98,7 @@ type reading struct {
 }
 
 // query sends the reading of names.
-func (b *backend) query(ctx context.Context, names []string) (*reading, error) {
+func (b *server) query(ctx context.Context, names []string) (*reading, error) {
 	n := len(names)
 	r := &reading{pttls: make([]*redis.DurationCmd, n), heads: make([]*redis.StringCmd, n),
 		lens: make([]*redis.IntCmd, n), hashes: make([]*redis.MapStringStringCmd, n), types: make([]*redis.StatusCmd, n)}
@@ -108,7 +107,7 @@ func (b *backend) query(ctx context.Context, names []string) (*reading, error) {
 			r.pttls[i] = p.PTTL(ctx, k)
 			switch b.types[k] {
 			case "", "string":
-				r.heads[i] = p.GetRange(ctx, k, 0, sim.MaxValue)
+				r.heads[i] = p.GetRange(ctx, k, 0, command.MaxValue)
 				if b.long[k] {
 					r.lens[i] = p.StrLen(ctx, k)
 				}
@@ -148,7 +147,7 @@ func (r *reading) key(i int, name string) (ks trace.KeyState, settled bool, err 
 		return ks, ok, err
 	}
 	if h := r.hashes[i]; h != nil && h.Err() == nil && len(h.Val()) > 0 {
-		ks.Type, ks.Value = "hash", sim.Cut(hashValue(h.Val()), sim.MaxValue)
+		ks.Type, ks.Value = "hash", command.Cut(hashValue(h.Val()), command.MaxValue)
 		return ks, true, nil
 	}
 	if t := r.types[i]; t != nil && t.Err() == nil && !slices.Contains([]string{"none", "string", "hash"}, t.Val()) {
@@ -177,12 +176,12 @@ func (r *reading) str(i int) (v string, ok bool, err error) {
 	switch {
 	case head.Val() == "":
 		return "", false, nil
-	case n == nil && len(head.Val()) > sim.MaxValue:
+	case n == nil && len(head.Val()) > command.MaxValue:
 		return "", false, nil
 	case n == nil:
 		return head.Val(), true, nil
 	}
-	return sim.CutHead(head.Val(), int(n.Val()), sim.MaxValue), true, nil
+	return command.CutHead(head.Val(), int(n.Val()), command.MaxValue), true, nil
 }
 
 // isWrongType says whether err is Redis's answer to a command on a key of
@@ -192,7 +191,7 @@ func isWrongType(err error) bool { return strings.Contains(err.Error(), "WRONGTY
 // readFull reads names with TYPE, PTTL, GETRANGE, STRLEN and HGETALL each,
 // in one round trip, into found, and into long those that are strings
 // longer than a snapshot keeps.
-func (b *backend) readFull(ctx context.Context, names []string, now time.Duration, found map[string]trace.KeyState, long map[string]bool) error {
+func (b *server) readFull(ctx context.Context, names []string, now time.Duration, found map[string]trace.KeyState, long map[string]bool) error {
 	types := make([]*redis.StatusCmd, len(names))
 	pttls := make([]*redis.DurationCmd, len(names))
 	heads := make([]*redis.StringCmd, len(names))
@@ -201,7 +200,7 @@ func (b *backend) readFull(ctx context.Context, names []string, now time.Duratio
 	_, err := b.obs.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for i, k := range names {
 			types[i], pttls[i] = p.Type(ctx, k), p.PTTL(ctx, k)
-			heads[i], lens[i] = p.GetRange(ctx, k, 0, sim.MaxValue), p.StrLen(ctx, k)
+			heads[i], lens[i] = p.GetRange(ctx, k, 0, command.MaxValue), p.StrLen(ctx, k)
 			hashes[i] = p.HGetAll(ctx, k)
 		}
 		return nil
@@ -217,7 +216,7 @@ func (b *backend) readFull(ctx context.Context, names []string, now time.Duratio
 		}
 		if ok {
 			ks.TTL = b.virtualTTL(pttls[i].Val(), wall, now)
-			found[k], long[k] = ks, ks.Type == "string" && lens[i].Val() > sim.MaxValue
+			found[k], long[k] = ks, ks.Type == "string" && lens[i].Val() > command.MaxValue
 		}
 	}
 	return nil
@@ -243,10 +242,10 @@ func fullKey(name string, typ *redis.StatusCmd, pttl *redis.DurationCmd, str str
 		return ks, false, nil
 	case ks.Type == "string":
 		if err = errors.Join(str.head.Err(), str.len.Err()); err == nil {
-			ks.Value = text.Clean(sim.CutHead(str.head.Val(), int(str.len.Val()), sim.MaxValue))
+			ks.Value = text.Clean(command.CutHead(str.head.Val(), int(str.len.Val()), command.MaxValue))
 		}
 	case ks.Type == "hash":
-		ks.Value, err = sim.Cut(hashValue(hash.Val()), sim.MaxValue), hash.Err()
+		ks.Value, err = command.Cut(hashValue(hash.Val()), command.MaxValue), hash.Err()
 	default:
 		ks.Value = "(" + text.Clean(ks.Type) + ")"
 	}
@@ -265,7 +264,7 @@ func hashValue(m map[string]string) string {
 // virtualTTL is the virtual time left after now of a key whose PTTL, read
 // at wall, was pttl: -1 for a key without expiry (PTTL -1), at least a
 // millisecond for one with (PTTL 0: less than a millisecond left).
-func (b *backend) virtualTTL(pttl time.Duration, wall time.Time, now time.Duration) time.Duration {
+func (b *server) virtualTTL(pttl time.Duration, wall time.Time, now time.Duration) time.Duration {
 	if pttl < 0 {
 		return -1
 	}
@@ -279,7 +278,7 @@ func (b *backend) virtualTTL(pttl time.Duration, wall time.Time, now time.Durati
 // remember keeps the type of each key found, and which are long strings,
 // for the next reading, and returns the keys found in the order of names
 // (sorted).
-func (b *backend) remember(names []string, found map[string]trace.KeyState, long map[string]bool) []trace.KeyState {
+func (b *server) remember(names []string, found map[string]trace.KeyState, long map[string]bool) []trace.KeyState {
 	b.types, b.long = map[string]string{}, long
 	var keys []trace.KeyState
 	for _, k := range names {

@@ -11,11 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+
 	"github.com/alicebob/miniredis/v2"
 	mrserver "github.com/alicebob/miniredis/v2/server"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // commandLog records the commands a miniredis server receives, and the
@@ -64,10 +65,10 @@ func (w writes) Write(b []byte) (int, error) {
 }
 
 // observed is a backend on m whose observer counts its round trips.
-func observed(t *testing.T, m *miniredis.Miniredis) (*backend, *atomic.Int32) {
+func observed(t *testing.T, m *miniredis.Miniredis) (*server, *atomic.Int32) {
 	t.Helper()
-	run := &sim.RealRun{Target: &sim.Target{Prefix: "p:"}, Ctx: t.Context()}
-	b := New(run, &redis.Options{Addr: m.Addr()}).(*backend)
+	run := &backend.RealRun{Target: &backend.Target{Prefix: "p:"}, Ctx: t.Context()}
+	b := New(run, &redis.Options{Addr: m.Addr()}).(*server)
 	t.Cleanup(b.Close)
 	n := new(atomic.Int32)
 	o := observerOptions(b.opts, ioTimeout)
@@ -208,7 +209,7 @@ func TestReadALongStringIsNotDownloaded(t *testing.T) {
 	if _, err := b.read(t.Context(), []string{"p:other"}, 0); err != nil { // connects
 		t.Fatal(err)
 	}
-	want := long[:sim.MaxValue] + "…(+" + strconv.Itoa(len(long)-sim.MaxValue) + " bytes)"
+	want := long[:command.MaxValue] + "…(+" + strconv.Itoa(len(long)-command.MaxValue) + " bytes)"
 	for i, sent := range [][]string{
 		{"PTTL", "GETRANGE", "TYPE", "PTTL", "GETRANGE", "STRLEN", "HGETALL"},
 		{"PTTL", "GETRANGE", "STRLEN"},
@@ -223,7 +224,7 @@ func TestReadALongStringIsNotDownloaded(t *testing.T) {
 		if len(keys) != 1 || keys[0].Value != want || keys[0].Type != "string" {
 			t.Fatalf("read %d: %.400q; want the value %.300q", i, keys, want)
 		}
-		if n := got.Load(); n > 4*sim.MaxValue {
+		if n := got.Load(); n > 4*command.MaxValue {
 			t.Errorf("read %d received %d bytes for a value of %d", i, n, len(long))
 		}
 		if w := prefixed(ObserverName+" ", sent); !slices.Equal(log.take(), w) || trips.Load() != int32(len(sent)/4+1) {

@@ -1,11 +1,12 @@
 // Package realserver is the engine's backend for real redis-server
-// processes: a sim.Backend per server of a run on a sim.Target.
+// processes: a backend.Backend per server of a run on a backend.Target.
 //
 // The engine (package sim) is a state machine over servers it reaches only
-// through sim.Backend; it does not import this package. Whoever builds a
-// target for real servers plugs it in — realredis.Connect sets
-// Target.NewBackend to New — and every run on that target gets its servers
-// from here.
+// through backend.Backend; it does not import this package, nor does this
+// one import it: a real server's backend needs packages backend, command
+// and trace only. Whoever builds a target for real servers plugs it in —
+// realredis.Connect sets Target.NewBackend to New — and every run on that
+// target gets its servers from here.
 //
 // A backend here keeps to the run's keys (everything under the target's
 // prefix): it reads them for snapshots through an observer client outside
@@ -32,12 +33,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/maintnotifications"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // ioTimeout bounds every network call to a real server: a dial, a command,
@@ -76,11 +77,11 @@ func Named(o *redis.Options) {
 	}
 }
 
-// backend is a redis-server. Clients connect to it directly; the backend
+// server is a redis-server. Clients connect to it directly; the backend
 // keeps their connections so that it can cut them when the server "dies".
 // An observer client, outside the gate, reads the run's keys for snapshots.
-type backend struct {
-	run  *sim.RealRun
+type server struct {
+	run  *backend.RealRun
 	opts *redis.Options
 	obs  *redis.Client
 	// stopCut stops the watch that cuts every connection when the run's
@@ -105,9 +106,9 @@ type backend struct {
 
 // New is the backend of the server opts (one of run.Target.Nodes, or its
 // Replica) for one run: Target.NewBackend for real servers. It is a
-// sim.Follower; the engine has only the replica follow.
-func New(run *sim.RealRun, opts *redis.Options) sim.Backend {
-	b := &backend{run: run, opts: opts}
+// backend.Follower; the engine has only the replica follow.
+func New(run *backend.RealRun, opts *redis.Options) backend.Backend {
+	b := &server{run: run, opts: opts}
 	o := observerOptions(opts, ioTimeout)
 	o.Dialer = func(ctx context.Context, _, _ string) (net.Conn, error) {
 		c, err := b.connect(ctx)
@@ -139,18 +140,18 @@ func observerOptions(opts *redis.Options, timeout time.Duration) *redis.Options 
 
 // ioContext bounds one exchange with the server: ioTimeout, and the run's
 // own context (a signal ends it at once).
-func (b *backend) ioContext() (context.Context, context.CancelFunc) {
+func (b *server) ioContext() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(b.run.Ctx, ioTimeout)
 }
 
 // Addr is the server's address as the user gave it.
-func (b *backend) Addr() string { return b.opts.Addr }
+func (b *server) Addr() string { return b.opts.Addr }
 
 // ClientOptions are the server's own options with every network call
 // bounded, and the run's ACL user once Guard made it. A command parks in
 // the gate before it reaches the connection, so the bound counts only the
 // server's time.
-func (b *backend) ClientOptions() *redis.Options {
+func (b *server) ClientOptions() *redis.Options {
 	o := *b.opts
 	o.DialTimeout, o.ReadTimeout, o.WriteTimeout = ioTimeout, ioTimeout, ioTimeout
 	b.mu.Lock()
@@ -163,7 +164,7 @@ func (b *backend) ClientOptions() *redis.Options {
 }
 
 // network is how the server is reached: "tcp" or "unix".
-func (b *backend) network() string {
+func (b *server) network() string {
 	if b.opts.Network != "" {
 		return b.opts.Network
 	}
@@ -171,7 +172,7 @@ func (b *backend) network() string {
 }
 
 // Dial opens a connection for a lock client; Kill cuts it.
-func (b *backend) Dial(ctx context.Context) (net.Conn, error) {
+func (b *server) Dial(ctx context.Context) (net.Conn, error) {
 	c, err := b.connect(ctx)
 	if err != nil {
 		return nil, err
@@ -188,7 +189,7 @@ func (b *backend) Dial(ctx context.Context) (net.Conn, error) {
 
 // connect opens a connection to the server: TCP or unix socket, TLS when
 // the address asked for it, every step bounded.
-func (b *backend) connect(ctx context.Context) (net.Conn, error) {
+func (b *server) connect(ctx context.Context) (net.Conn, error) {
 	d := net.Dialer{Timeout: ioTimeout}
 	c, err := d.DialContext(ctx, b.network(), b.opts.Addr)
 	if err != nil {
@@ -209,11 +210,11 @@ func (b *backend) connect(ctx context.Context) (net.Conn, error) {
 }
 
 // Advance does nothing: a real server has its own clock.
-func (b *backend) Advance(time.Duration, time.Duration) {}
+func (b *server) Advance(time.Duration, time.Duration) {}
 
 // Kill cuts every client connection; the gate refuses new commands. The
 // server itself is left alone: only this run loses it.
-func (b *backend) Kill() {
+func (b *server) Kill() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.dead = true
@@ -226,7 +227,7 @@ func (b *backend) Kill() {
 // interrupt cuts every connection of the run to the server, the
 // observer's too: a reading or a command blocked on a server that stopped
 // answering returns at once. Only the cleanup talks to the server after it.
-func (b *backend) interrupt() {
+func (b *server) interrupt() {
 	b.Kill()
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -237,12 +238,12 @@ func (b *backend) interrupt() {
 }
 
 // Stop is Kill: this run loses the server until Start.
-func (b *backend) Stop() { b.Kill() }
+func (b *server) Stop() { b.Kill() }
 
 // Start lets clients reach the server again and deletes the run's keys
 // there: what a restart without persistence leaves. Nothing else on the
 // server is touched.
-func (b *backend) Start() error {
+func (b *server) Start() error {
 	b.mu.Lock()
 	b.dead = false
 	b.mu.Unlock()
@@ -254,7 +255,7 @@ func (b *backend) Start() error {
 // Jump cannot move a real server's clock. What a forward jump does to the
 // run's keys it can do: each TTL is shortened by d, and a key with less
 // than d left is deleted.
-func (b *backend) Jump(d time.Duration) error {
+func (b *server) Jump(d time.Duration) error {
 	ctx, cancel := b.ioContext()
 	defer cancel()
 	keys := b.run.Keys()
@@ -279,9 +280,9 @@ func (b *backend) Jump(d time.Duration) error {
 }
 
 // Freeze stops the run's leases while a paced run waits for its presenter
-// (sim.Pacer): each of the run's keys with a TTL loses it (PERSIST), and
+// (backend.Pacer): each of the run's keys with a TTL loses it (PERSIST), and
 // thaw gives it back what it had left (PEXPIRE).
-func (b *backend) Freeze() (thaw func() error, err error) {
+func (b *server) Freeze() (thaw func() error, err error) {
 	ctx, cancel := b.ioContext()
 	defer cancel()
 	keys := b.run.Keys()
@@ -311,14 +312,14 @@ func (b *backend) Freeze() (thaw func() error, err error) {
 }
 
 // Close cuts the run's connections and lets the relay go.
-func (b *backend) Close() {
+func (b *server) Close() {
 	b.stopCut()
 	b.Kill()
 	b.closeRelay()
 	_ = b.obs.Close()
 }
 
-func (b *backend) pattern() string { return "*" + b.run.Target.Prefix + "*" }
+func (b *server) pattern() string { return "*" + b.run.Target.Prefix + "*" }
 
 // scanKeys lists the keys that match pattern: at the end of a run, those
 // under the run's prefix that its commands did not name (a script may
@@ -349,11 +350,11 @@ func isRedisReply(err error) bool {
 // verdict. Errors the timeline causes (a server it took down, a partition, a
 // connection the engine itself closed) are part of the lesson, and so is a
 // nil reply.
-func (b *backend) EnvironmentError(err error) (string, bool) {
-	var down *sim.NodeDownError
-	var cut *sim.PartitionError
-	var gaveUp *sim.GaveUpError
-	var unsent *sim.NotSentError
+func (b *server) EnvironmentError(err error) (string, bool) {
+	var down *command.NodeDownError
+	var cut *command.PartitionError
+	var gaveUp *command.GaveUpError
+	var unsent *command.NotSentError
 	switch {
 	case err == nil, errors.Is(err, redis.Nil), errors.Is(err, redis.ErrClosed),
 		errors.As(err, &down), errors.As(err, &cut), errors.As(err, &gaveUp), errors.As(err, &unsent):
@@ -389,7 +390,7 @@ func isConnErr(err error) bool {
 // within cleanupTimeout, interruptCleanupTimeout once the run's context is
 // cancelled. What it could not do is in the error. Connections are no
 // longer cut on a signal from here on: the cleanup has clients of its own.
-func (b *backend) Cleanup(last []trace.KeyState) error {
+func (b *server) Cleanup(last []trace.KeyState) error {
 	b.stopCut()
 	b.closeRelay()
 	bound := cleanupTimeout
@@ -410,7 +411,7 @@ func (b *backend) Cleanup(last []trace.KeyState) error {
 // closingClient is a client of its own for the end of a run, every call
 // bounded by ctx: the observer's connections may have been cut by an
 // interruption.
-func (b *backend) closingClient(ctx context.Context) *redis.Client {
+func (b *server) closingClient(ctx context.Context) *redis.Client {
 	timeout := ioTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		timeout = min(timeout, time.Until(dl))
@@ -422,7 +423,7 @@ func (b *backend) closingClient(ctx context.Context) *redis.Client {
 // named, then, with scan, any other under its prefix. A replica
 // (read-only) is skipped: its primary's deletions reach it. When the server
 // does not answer, the error names it and the keys the run last saw there.
-func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []trace.KeyState, scan bool) error {
+func (b *server) cleanup(ctx context.Context, c *redis.Client, last []trace.KeyState, scan bool) error {
 	if info := c.InfoMap(ctx, "replication"); info.Err() == nil && info.Item("Replication", "role") == "slave" {
 		return nil
 	}
@@ -434,7 +435,7 @@ func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []trace.Key
 			err = b.del(ctx, c, more)
 		}
 		if err != nil {
-			return sim.LeftBehind(fmt.Errorf("clean up %s: %w; the run's named keys are removed, but others under %s may be left there", b.opts.Addr, err, b.run.Target.Prefix))
+			return backend.LeftBehind(fmt.Errorf("clean up %s: %w; the run's named keys are removed, but others under %s may be left there", b.opts.Addr, err, b.run.Target.Prefix))
 		}
 	}
 	if err == nil {
@@ -446,14 +447,14 @@ func (b *backend) cleanup(ctx context.Context, c *redis.Client, last []trace.Key
 		}
 	}
 	if len(keys) == 0 {
-		return sim.LeftBehind(fmt.Errorf("clean up %s: %w; keys under %s may be left there", b.opts.Addr, err, b.run.Target.Prefix))
+		return backend.LeftBehind(fmt.Errorf("clean up %s: %w; keys under %s may be left there", b.opts.Addr, err, b.run.Target.Prefix))
 	}
-	return sim.LeftBehind(fmt.Errorf("clean up %s: %w; left there: %s", b.opts.Addr, err, strings.Join(keys, ", ")))
+	return backend.LeftBehind(fmt.Errorf("clean up %s: %w; left there: %s", b.opts.Addr, err, strings.Join(keys, ", ")))
 }
 
 // del deletes keys through c: with one DEL, or, on a cluster's master, a
 // DEL per key in one round trip (a DEL across slots is refused).
-func (b *backend) del(ctx context.Context, c *redis.Client, keys []string) error {
+func (b *server) del(ctx context.Context, c *redis.Client, keys []string) error {
 	if len(keys) == 0 {
 		return nil
 	}
@@ -479,7 +480,7 @@ func (b *backend) del(ctx context.Context, c *redis.Client, keys []string) error
 
 // Follow points the replica at a relay in front of primary that holds the
 // stream for lag, and waits until it has synchronised.
-func (b *backend) Follow(primary sim.Backend, lag time.Duration) error {
+func (b *server) Follow(primary backend.Backend, lag time.Duration) error {
 	r, err := newRelay(primary.Addr(), b.run.ToReal(lag))
 	if err != nil {
 		return err
@@ -506,7 +507,7 @@ func (b *backend) Follow(primary sim.Backend, lag time.Duration) error {
 }
 
 // Pending is how many chunks of the stream the relay still holds.
-func (b *backend) Pending() int {
+func (b *server) Pending() int {
 	if b.relay == nil {
 		return 0
 	}
@@ -515,7 +516,7 @@ func (b *backend) Pending() int {
 
 // Promote cuts the relay off — what it still held is lost — and makes the
 // replica a primary: REPLICAOF NO ONE.
-func (b *backend) Promote() (int, error) {
+func (b *server) Promote() (int, error) {
 	lost := 0
 	if b.relay != nil {
 		lost = b.relay.waiting()
@@ -527,8 +528,8 @@ func (b *backend) Promote() (int, error) {
 }
 
 // Cut ends the stream from a primary that died without promoting the
-// replica: Sentinel does (sim.Cutter). What was still on its way is lost.
-func (b *backend) Cut() int {
+// replica: Sentinel does (backend.Cutter). What was still on its way is lost.
+func (b *server) Cut() int {
 	lost := 0
 	if b.relay != nil {
 		lost = b.relay.waiting()
@@ -538,7 +539,7 @@ func (b *backend) Cut() int {
 }
 
 // closeRelay cuts the relay off, if any, and waits for its goroutines.
-func (b *backend) closeRelay() {
+func (b *server) closeRelay() {
 	if b.relay != nil {
 		b.relay.close()
 		b.relay = nil
@@ -546,7 +547,7 @@ func (b *backend) closeRelay() {
 }
 
 // replicateFrom points the replica straight at its primary again, through c.
-func (b *backend) replicateFrom(ctx context.Context, c *redis.Client, primary *redis.Options) error {
+func (b *server) replicateFrom(ctx context.Context, c *redis.Client, primary *redis.Options) error {
 	return ReplicateFrom(ctx, c, b.opts.Addr, primary)
 }
 
@@ -568,5 +569,5 @@ func ReplicateFrom(ctx context.Context, c *redis.Client, replica string, primary
 	return nil
 }
 
-var _ sim.Follower = (*backend)(nil)
-var _ sim.TimeHolder = (*backend)(nil)
+var _ backend.Follower = (*server)(nil)
+var _ backend.TimeHolder = (*server)(nil)

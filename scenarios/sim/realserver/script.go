@@ -18,7 +18,7 @@ const defaultBusyThreshold = 5 * time.Second
 // readBusyThreshold reads the server's busy threshold before the run: once
 // a script keeps the server busy, CONFIG GET would be answered BUSY. A
 // user who may not run CONFIG gets Redis's default.
-func (b *backend) readBusyThreshold() {
+func (b *server) readBusyThreshold() {
 	b.busy = defaultBusyThreshold
 	ctx, cancel := b.ioContext()
 	defer cancel()
@@ -31,11 +31,11 @@ func (b *backend) readBusyThreshold() {
 	}
 }
 
-// StopScript stops a script that keeps the server busy (sim.ScriptStopper):
+// StopScript stops a script that keeps the server busy (backend.ScriptStopper):
 // SCRIPT KILL, or FUNCTION KILL for a function, on a connection of its
 // own, waiting past the server's busy threshold, before which Redis reads
 // nothing while a script runs.
-func (b *backend) StopScript() (string, error) {
+func (b *server) StopScript() (string, error) {
 	busy := b.busy
 	if busy == 0 {
 		busy = defaultBusyThreshold // Guard did not read it

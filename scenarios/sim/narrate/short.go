@@ -1,4 +1,4 @@
-package sim
+package narrate
 
 import (
 	"errors"
@@ -7,33 +7,34 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // This file holds the short labels: an event in a few words, in English and
 // Chinese (Event.Short), for compact views such as a lane of the TUI's
 // timeline: "SET NX → OK", "holds A#1", "released".
 
-func slowShort(d time.Duration) text.Text {
+// ShortSlow is Slow in a few words.
+func ShortSlow(d time.Duration) text.Text {
 	if d == 0 {
 		return text.Text{EN: "fast again", ZH: "恢复"}
 	}
-	return text.Text{EN: "slow +" + Secs(d), ZH: "变慢 +" + secsZH(d)}
+	return text.Text{EN: "slow +" + Secs(d), ZH: "变慢 +" + SecsZH(d)}
 }
 
-// same is a label that reads the same in both languages.
-func same(s string) text.Text { return text.Text{EN: s, ZH: s} }
+// Same is a label that reads the same in both languages.
+func Same(s string) text.Text { return text.Text{EN: s, ZH: s} }
 
-// shortCommand is a command and its reply in a few words: "SET NX → OK",
+// ShortCommand is a command and its reply in a few words: "SET NX → OK",
 // "EVAL release → 1", "GET → A#1".
-func shortCommand(cmd redis.Cmder, err error) string {
-	if inBatch(cmd) {
+func ShortCommand(cmd redis.Cmder, err error) string {
+	if command.InBatch(cmd) {
 		name := "EXEC"
-		switch r := formatReply(cmd, err); {
+		switch r := command.FormatReply(cmd, err); {
 		case r == "(nil)":
 			return name + " → nil" // a watched key changed: nothing ran
 		case strings.HasPrefix(r, "(error) "):
@@ -41,7 +42,7 @@ func shortCommand(cmd redis.Cmder, err error) string {
 		}
 		return name + " → OK"
 	}
-	args := cmdArgs(cmd)
+	args := command.Args(cmd)
 	name := strings.ToUpper(args[0])
 	switch name {
 	case "SET":
@@ -56,7 +57,7 @@ func shortCommand(cmd redis.Cmder, err error) string {
 			name += " " + script
 		}
 	}
-	reply := formatReply(cmd, err)
+	reply := command.FormatReply(cmd, err)
 	switch {
 	case strings.HasPrefix(reply, "(integer) "):
 		reply = strings.TrimPrefix(reply, "(integer) ")
@@ -65,8 +66,8 @@ func shortCommand(cmd redis.Cmder, err error) string {
 	case strings.HasPrefix(reply, "(error) "):
 		reply = "ERR"
 	default:
-		if v, ok := stringReply(cmd); ok {
-			reply = Cut(v, MaxValue) // a few words: no more of a value than a snapshot shows
+		if v, ok := command.StringReply(cmd); ok {
+			reply = command.Cut(v, command.MaxValue) // a few words: no more of a value than a snapshot shows
 		} else if u, err := strconv.Unquote(reply); err == nil {
 			reply = u
 		}
@@ -74,7 +75,8 @@ func shortCommand(cmd redis.Cmder, err error) string {
 	return name + " → " + reply
 }
 
-func shortAcquired(token string, fence int64) text.Text {
+// ShortAcquired is Acquired in a few words: "holds A#1 ⚑3".
+func ShortAcquired(token string, fence int64) text.Text {
 	t := text.Text{EN: "holds", ZH: "持有"}
 	if token != "" {
 		t.EN += " " + token
@@ -87,21 +89,24 @@ func shortAcquired(token string, fence int64) text.Text {
 	return t
 }
 
-func shortQuorum(ok, nodes int) text.Text {
+// ShortQuorum is Quorum in a few words: "3/5 OK: majority".
+func ShortQuorum(ok, nodes int) text.Text {
 	if ok >= nodes/2+1 {
 		return text.Text{EN: fmt.Sprintf("%d/%d OK: majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：过半数", ok, nodes)}
 	}
 	return text.Text{EN: fmt.Sprintf("%d/%d OK: no majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：未过半数", ok, nodes)}
 }
 
-func shortRefused(err error) text.Text {
+// ShortRefused is Refused in a few words.
+func ShortRefused(err error) text.Text {
 	if err != nil {
 		return text.Text{EN: "error", ZH: "出错"}
 	}
 	return text.Text{EN: "refused", ZH: "没抢到"}
 }
 
-func shortReleased(err error, sent bool) text.Text {
+// ShortReleased is Released in a few words.
+func ShortReleased(err error, sent bool) text.Text {
 	switch {
 	case err == nil:
 		return text.Text{EN: "released", ZH: "已释放"}
@@ -114,15 +119,16 @@ func shortReleased(err error, sent bool) text.Text {
 	}
 }
 
-func shortWrite(r writeResult) text.Text {
+// ShortWrite is Write in a few words: "write 99", "−1 → 98".
+func ShortWrite(r WriteResult) text.Text {
 	switch {
-	case r.relative && r.rejected:
+	case r.Relative && r.Rejected:
 		return text.Text{EN: "−1 ✗", ZH: "减 1 被拒"}
-	case r.relative:
-		return text.Text{EN: fmt.Sprintf("−1 → %d", r.value), ZH: fmt.Sprintf("减 1 → %d", r.value)}
+	case r.Relative:
+		return text.Text{EN: fmt.Sprintf("−1 → %d", r.Value), ZH: fmt.Sprintf("减 1 → %d", r.Value)}
 	}
-	if r.rejected {
-		return text.Text{EN: fmt.Sprintf("write %d ✗", r.value), ZH: fmt.Sprintf("写 %d 被拒", r.value)}
+	if r.Rejected {
+		return text.Text{EN: fmt.Sprintf("write %d ✗", r.Value), ZH: fmt.Sprintf("写 %d 被拒", r.Value)}
 	}
-	return text.Text{EN: fmt.Sprintf("write %d", r.value), ZH: fmt.Sprintf("写 %d", r.value)}
+	return text.Text{EN: fmt.Sprintf("write %d", r.Value), ZH: fmt.Sprintf("写 %d", r.Value)}
 }

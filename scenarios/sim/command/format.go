@@ -1,6 +1,7 @@
-package sim
+package command
 
 import (
+	"context"
 	"crypto/sha1"
 	"errors"
 	"fmt"
@@ -16,24 +17,24 @@ import (
 // command's arguments as a trace keeps them, a script by its name, a reply
 // as redis-cli prints it.
 
-// cmdArgs are a command's arguments as a trace keeps them (keptArgs).
-func cmdArgs(cmd redis.Cmder) []string {
-	if b, ok := batchOf(cmd); ok {
-		return keptArgs(b.args())
+// Args are a command's arguments as a trace keeps them (KeptArgs).
+func Args(cmd redis.Cmder) []string {
+	if b, ok := BatchOf(cmd); ok {
+		return KeptArgs(b.Args())
 	}
-	return keptArgs(cmd.Args())
+	return KeptArgs(cmd.Args())
 }
 
-// formatCommand renders a command as redis-cli would take it. A Lua script
+// Format renders a command as redis-cli would take it. A Lua script
 // body shows as the name on its first comment line (EVAL <release> 1 key
 // A#1), or, for a script without one (a library's), as "script" and the
 // first 8 hex digits of its SHA-1 — the name its EVALSHA shows too (of
 // the whole body, which the arguments a trace keeps may have cut).
-func formatCommand(cmd redis.Cmder) string {
-	if b, ok := batchOf(cmd); ok {
-		return b.format()
+func Format(cmd redis.Cmder) string {
+	if b, ok := BatchOf(cmd); ok {
+		return b.Format()
 	}
-	args := cmdArgs(cmd)
+	args := Args(cmd)
 	parts := make([]string, len(args))
 	script := len(args) > 1 && (strings.EqualFold(args[0], "eval") || strings.EqualFold(args[0], "evalsha") ||
 		strings.EqualFold(args[0], "eval_ro") || strings.EqualFold(args[0], "evalsha_ro"))
@@ -70,17 +71,17 @@ func scriptName(cmd, arg string) string {
 // keywords are the command options go-redis sends in lower case.
 var keywords = map[string]bool{"nx": true, "xx": true, "ex": true, "px": true, "keepttl": true}
 
-// formatReply renders a reply as redis-cli prints it.
-func formatReply(cmd redis.Cmder, err error) string {
-	if b, ok := batchOf(cmd); ok {
-		return b.reply(err)
+// FormatReply renders a reply as redis-cli prints it.
+func FormatReply(cmd redis.Cmder, err error) string {
+	if b, ok := BatchOf(cmd); ok {
+		return b.Reply(err)
 	}
-	return replyOf(cmd, err)
+	return Reply(cmd, err)
 }
 
-// replyOf is formatReply for one command, never a batch's: at most MaxArg
+// Reply is FormatReply for one command, never a batch's: at most MaxArg
 // bytes of any value in it (Cut).
-func replyOf(cmd redis.Cmder, err error) string {
+func Reply(cmd redis.Cmder, err error) string {
 	if errors.Is(err, redis.Nil) {
 		return "(nil)"
 	}
@@ -121,8 +122,8 @@ func replyOf(cmd redis.Cmder, err error) string {
 	return Cut(fmt.Sprint(cmd), MaxArg)
 }
 
-// stringReply is a command's reply when it is a bulk string.
-func stringReply(cmd redis.Cmder) (string, bool) {
+// StringReply is a command's reply when it is a bulk string.
+func StringReply(cmd redis.Cmder) (string, bool) {
 	switch c := cmd.(type) {
 	case *redis.StringCmd:
 		return c.Val(), c.Err() == nil
@@ -139,3 +140,16 @@ func boolInt(b bool) string {
 	}
 	return "0"
 }
+
+// FormatArgs renders a command's arguments as the trace shows a
+// command: as redis-cli would take it, a script by its name.
+func FormatArgs(args []string) string {
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a
+	}
+	return Format(redis.NewCmd(context.Background(), out...))
+}
+
+// IsReply says whether err is a normal reply (nil) rather than a failure.
+func IsReply(err error) bool { return err == nil || errors.Is(err, redis.Nil) }

@@ -1,17 +1,19 @@
-package sim
+package backend
 
 import (
 	"strings"
 	"sync"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+
 	"github.com/redis/go-redis/v9"
 )
 
-// This file is Redis Cluster's key-to-slot rule, which a world whose Setup
-// says Cluster applies on its embedded servers (miniredis has no cluster
-// mode): a command or script whose keys are in different slots is refused
-// with CROSSSLOT, as a cluster node refuses it before looking at anything
-// else.
+// This file is Redis Cluster's key-to-slot rule, which an embedded server
+// made for a cluster (NewEmbedded; a world whose sim.Setup says Cluster)
+// applies (miniredis has no cluster mode): a command or script whose keys
+// are in different slots is refused with CROSSSLOT, as a cluster node
+// refuses it before looking at anything else.
 
 // Slots is the number of hash slots of a Redis Cluster.
 const Slots = 16384
@@ -55,7 +57,7 @@ const (
 )
 
 // slotRule is a cluster node's check of the keys of each command, as a
-// world with Setup.Cluster has its embedded servers make it. A script's
+// world with sim.Setup.Cluster has its embedded servers make it. A script's
 // commands are held to the slot of the keys the script declared, or, when it
 // declared none, of the first key it touched. A transaction's queued
 // commands are checked one by one (Redis checks them together at EXEC; the
@@ -71,7 +73,7 @@ func (r *slotRule) check(args []string, inScript bool) string {
 	if len(args) == 0 {
 		return ""
 	}
-	keys := commandKeys(lockCommands[guardName(args)], args)
+	keys := command.KeysOf(args)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if inScript {
@@ -96,16 +98,6 @@ func (r *slotRule) check(args []string, inScript bool) string {
 	}
 	r.script = slot // a script about to run starts from its declared keys' slot
 	return ""
-}
-
-// newMem is an embedded server for this world: a cluster node when the
-// setup says Cluster.
-func (f *fleet) newMem() *memBackend {
-	b := newMemBackend()
-	if f.w.setup.Cluster {
-		b.slots = &slotRule{script: -1}
-	}
-	return b
 }
 
 // IsCrossSlot says whether err is a cluster node's refusal of keys across

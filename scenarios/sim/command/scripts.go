@@ -1,4 +1,4 @@
-package sim
+package command
 
 import (
 	"crypto/sha1"
@@ -11,7 +11,29 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// A server's script cache, as the run knows it: the SHA1s of the scripts
+// This file is what the engine knows of scripts: which commands run one,
+// each server's script cache (NOSCRIPT for an EVALSHA it was not given),
+// and an embedded server's script errors in Redis's words.
+
+// RunsScript says whether cmd runs a script or a function (in a
+// transaction too).
+func RunsScript(cmd redis.Cmder) bool {
+	if b, ok := BatchOf(cmd); ok {
+		for _, c := range b.Commands() {
+			if RunsScript(Plain(c)) {
+				return true
+			}
+		}
+		return false
+	}
+	switch strings.ToLower(cmd.Name()) {
+	case "eval", "evalsha", "eval_ro", "evalsha_ro", "fcall", "fcall_ro":
+		return true
+	}
+	return false
+}
+
+// ScriptCache is a server's script cache, as the run knows it: the SHA1s of the scripts
 // the run's own commands gave that server since it started (EVAL, EVAL_RO,
 // SCRIPT LOAD). Redis keeps the cache in memory only, so a restart
 // forgets it, and a replica promoted by a failover never had it (scripts
@@ -21,7 +43,7 @@ import (
 // scripts that other runs, or this run before a restart it only played,
 // left there. go-redis's Script.Run then sends the script with EVAL.
 // Commands in a pipeline or transaction are sent as they are.
-type scriptCache map[string]bool
+type ScriptCache map[string]bool
 
 // errNoScript is Redis's answer to an EVALSHA of an unknown script, with
 // the gate's note that it was not sent: lockstep monitor, beside a run on a
@@ -31,13 +53,14 @@ type errNoScript struct{}
 func (errNoScript) Error() string {
 	return "NOSCRIPT No matching script. Please use EVAL. (lockstep: the run has not given this server the script; not sent)"
 }
+
 func (errNoScript) RedisError() {}
 
-// unknownScript is NOSCRIPT for a plain EVALSHA or EVALSHA_RO of a script
+// UnknownScript is NOSCRIPT for a plain EVALSHA or EVALSHA_RO of a script
 // the cache does not have, and nil for every other command.
-func (c scriptCache) unknownScript(cmd redis.Cmder) error {
+func (c ScriptCache) UnknownScript(cmd redis.Cmder) error {
 	args := cmd.Args()
-	if inBatch(cmd) || len(args) < 2 {
+	if InBatch(cmd) || len(args) < 2 {
 		return nil
 	}
 	switch strings.ToLower(fmt.Sprint(args[0])) {
@@ -49,12 +72,12 @@ func (c scriptCache) unknownScript(cmd redis.Cmder) error {
 	return nil
 }
 
-// learn adds the script a command gave the server, once it ran: EVAL's
+// Learn adds the script a command gave the server, once it ran: EVAL's
 // (compiled, whatever its reply, unless it did not compile) and SCRIPT
 // LOAD's.
-func (c *scriptCache) learn(cmd redis.Cmder, err error) {
+func (c *ScriptCache) Learn(cmd redis.Cmder, err error) {
 	args := cmd.Args()
-	if inBatch(cmd) || len(args) < 2 {
+	if InBatch(cmd) || len(args) < 2 {
 		return
 	}
 	var src string
@@ -70,7 +93,7 @@ func (c *scriptCache) learn(cmd redis.Cmder, err error) {
 		return
 	}
 	if *c == nil {
-		*c = scriptCache{}
+		*c = ScriptCache{}
 	}
 	sum := sha1.Sum([]byte(src))
 	(*c)[hex.EncodeToString(sum[:])] = true
@@ -87,18 +110,18 @@ func isRedisError(err error) bool {
 // with gopher-lua's traceback.
 var embeddedScriptError = regexp.MustCompile(`^ERR Error compiling script \(new function\): :(\d+): ([A-Z][A-Z_-]* .*?) stack traceback:`)
 
-// asRedisScriptError gives an embedded server's error for a script whose
+// AsRedisScriptError gives an embedded server's error for a script whose
 // redis.call failed in Redis's words: the call's error, the script's SHA1
 // and its line ("ERR The user executing the script can't access at least
 // one of the keys mentioned in the command arguments script: 3b0b…, on
 // @user_script:1.", as Redis 7 answers). Any other error is err.
-func asRedisScriptError(cmd redis.Cmder, err error) error {
+func AsRedisScriptError(cmd redis.Cmder, err error) error {
 	if err == nil {
 		return nil
 	}
 	m := embeddedScriptError.FindStringSubmatch(err.Error())
 	args := cmd.Args()
-	if m == nil || inBatch(cmd) || len(args) < 2 {
+	if m == nil || InBatch(cmd) || len(args) < 2 {
 		return err
 	}
 	var sha string
@@ -118,4 +141,5 @@ func asRedisScriptError(cmd redis.Cmder, err error) error {
 type scriptCallError string
 
 func (e scriptCallError) Error() string { return string(e) }
-func (scriptCallError) RedisError()     {}
+
+func (scriptCallError) RedisError() {}

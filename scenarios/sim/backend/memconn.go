@@ -1,11 +1,12 @@
-package sim
+package backend
 
 import (
-	"context"
 	"io"
 	"net"
 	"syscall"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
 // memConn is a lock client's connection to an embedded server (an
@@ -25,14 +26,20 @@ import (
 // fails.)
 type memConn struct {
 	net.Conn
-	b    *memBackend
+	b    *Embedded
 	name string // the server's
+}
+
+// EmbeddedConn is conn, a connection b's Dial made, as a lock client's
+// connection to server, the name of b in the run: a memConn.
+func EmbeddedConn(conn net.Conn, b *Embedded, server string) net.Conn {
+	return &memConn{Conn: conn, b: b, name: server}
 }
 
 // dead is the error of a connection whose server was killed.
 func (m *memConn) dead() error {
 	if m.b.killed {
-		return &NodeDownError{Server: m.name, Lost: true}
+		return &command.NodeDownError{Server: m.name, Lost: true}
 	}
 	return nil
 }
@@ -89,16 +96,3 @@ func (r memRaw) Read(func(fd uintptr) bool) error {
 
 func (r memRaw) Write(func(fd uintptr) bool) error { return r.m.dead() }
 func (r memRaw) Control(func(fd uintptr)) error    { return r.m.dead() }
-
-// dial connects client c's go-redis client of node i to the server the
-// node routes to now, and notes which one in c.conn; a connection to an
-// embedded server is a memConn.
-func (w *World) dial(ctx context.Context, c *client, i int) (net.Conn, error) {
-	srv := w.fleet.servers[w.fleet.route[i]]
-	c.conn[i].Store(int32(w.fleet.route[i]))
-	conn, err := srv.b.Dial(ctx)
-	if mem, ok := srv.b.(*memBackend); ok && err == nil {
-		return &memConn{Conn: conn, b: mem, name: srv.name}, nil
-	}
-	return conn, err
-}

@@ -1,4 +1,4 @@
-package sim
+package command
 
 import (
 	"fmt"
@@ -15,8 +15,8 @@ import (
 // The server enforces it, inside scripts too: a real one through an ACL
 // user made for the run (package realserver builds it from LockCommands and
 // KeyPatterns), an embedded one through a hook that answers as Redis's ACL
-// does (memBackend.Guard). Either way the refused command is in the trace
-// with the server's NOPERM reply, and the run fails as the lock's own.
+// does (RefusalOf). Either way the refused command is in the trace with
+// the server's NOPERM reply, and the run fails as the lock's own.
 
 // keySpec says where a command's keys are, as Redis's key specs do for the
 // commands locks use.
@@ -36,7 +36,7 @@ const (
 // scripts (EVAL, EVALSHA, FCALL, SCRIPT LOAD and EXISTS), transactions, and
 // what a connection needs (HELLO, AUTH, PING, WAIT for replicas; AUTH and
 // HELLO … AUTH only in the connection's handshake: from lock code the gate
-// refuses them, see sessionRefusal). Not among
+// refuses them, see SessionRefusal). Not among
 // them: anything that reaches beyond one's keys (FLUSHALL, FLUSHDB, KEYS,
 // SCAN, MOVE, COPY, SWAPDB, SELECT, CONFIG, FUNCTION, SCRIPT FLUSH, CLIENT,
 // DEBUG, SHUTDOWN, MONITOR, Pub/Sub …).
@@ -112,8 +112,8 @@ func globEscape(s string) string {
 	return b.String()
 }
 
-// ownKey says whether key k belongs to the lock whose key is own.
-func ownKey(k, own string) bool {
+// OwnKey says whether key k belongs to the lock whose key is own.
+func OwnKey(k, own string) bool {
 	return k == own || strings.HasPrefix(k, own+":") || strings.HasPrefix(k, "{"+own+"}")
 }
 
@@ -155,13 +155,19 @@ func commandKeys(spec keySpec, args []string) []string {
 	return nil
 }
 
-// namedKeys lists the keys a command names, for the commands a lock may
+// KeysOf lists the keys args name, for the commands a lock may send (none
+// for the rest), by Redis's key specs.
+func KeysOf(args []string) []string {
+	return commandKeys(lockCommands[guardName(args)], args)
+}
+
+// NamedKeys lists the keys a command names, for the commands a lock may
 // send; none for the rest (the server refuses them).
-func namedKeys(cmd redis.Cmder) []string {
-	if b, ok := batchOf(cmd); ok {
+func NamedKeys(cmd redis.Cmder) []string {
+	if b, ok := BatchOf(cmd); ok {
 		var keys []string
-		for _, c := range b.commands() {
-			keys = append(keys, namedKeys(plain(c))...)
+		for _, c := range b.Commands() {
+			keys = append(keys, NamedKeys(Plain(c))...)
 		}
 		return keys
 	}
@@ -173,7 +179,7 @@ func namedKeys(cmd redis.Cmder) []string {
 	for i, a := range args {
 		strs[i] = fmt.Sprint(a)
 	}
-	return commandKeys(lockCommands[guardName(strs)], strs)
+	return KeysOf(strs)
 }
 
 // The words of Redis 7's refusals, as an ACL user meets them: a command
@@ -202,7 +208,7 @@ func refusal(args []string, own string, inScript bool) string {
 		return fmt.Sprintf(noPermCommand, name)
 	}
 	for _, k := range commandKeys(spec, args) {
-		if !ownKey(k, own) {
+		if !OwnKey(k, own) {
 			if inScript {
 				return scriptNoPermKey
 			}
@@ -212,9 +218,9 @@ func refusal(args []string, own string, inScript bool) string {
 	return ""
 }
 
-// refusalOf is refusal for a client of any of the locks whose keys are
+// RefusalOf is refusal for a client of any of the locks whose keys are
 // owns: a command passes when the keys it names are one lock's.
-func refusalOf(args []string, owns []string, inScript bool) string {
+func RefusalOf(args []string, owns []string, inScript bool) string {
 	r := ""
 	for _, own := range owns {
 		if r = refusal(args, own, inScript); r == "" {
@@ -235,27 +241,13 @@ func IsRefusal(err error) bool {
 	return redis.IsPermissionError(err) || strings.Contains(s, "The user executing the script can't")
 }
 
-// RefusedError is how a run ends when a lock sent what the guard refused:
-// the lock's own failure, with the server's words.
-type RefusedError struct {
-	Impl, Actor, Command, Server, Key string
-	Err                               error
-}
-
-func (e *RefusedError) Error() string {
-	return fmt.Sprintf("the lock implementation %s: %s's %s was refused by %s: %v (a lock may send only the commands locks use, on its own keys: %s, %s:… and {%s}…)",
-		e.Impl, e.Actor, e.Command, e.Server, e.Err, e.Key, e.Key, e.Key)
-}
-
-func (e *RefusedError) Unwrap() error { return e.Err }
-
-// clientRefusal is the gate's own check, for a real server the user runs
+// ClientRefusal is the gate's own check, for a real server the user runs
 // without an ACL user (Target.NoACL): the command is not sent. It cannot
 // see into a script's body; Redis can.
-func clientRefusal(cmd redis.Cmder, own string) error {
-	if b, ok := batchOf(cmd); ok {
-		for _, c := range b.commands() {
-			if err := clientRefusal(plain(c), own); err != nil {
+func ClientRefusal(cmd redis.Cmder, own string) error {
+	if b, ok := BatchOf(cmd); ok {
+		for _, c := range b.Commands() {
+			if err := ClientRefusal(Plain(c), own); err != nil {
 				return err
 			}
 		}
@@ -266,12 +258,12 @@ func clientRefusal(cmd redis.Cmder, own string) error {
 		args[i] = fmt.Sprint(a)
 	}
 	if r := refusal(args, own, false); r != "" {
-		return refusedHere(r + " (lockstep's own check: not sent)")
+		return RefusedHere(r + " (lockstep's own check: not sent)")
 	}
 	return nil
 }
 
-// sessionRefusal is the gate's check of every command lock code sends, on
+// SessionRefusal is the gate's check of every command lock code sends, on
 // every server: a command that would make the connection someone else's
 // is refused and not sent. Redis lets every user run AUTH, HELLO … AUTH
 // and RESET whatever its ACL rules say (seen on Redis 7.0: a user of
@@ -282,10 +274,10 @@ func clientRefusal(cmd redis.Cmder, own string) error {
 // pipelines too, and the server's own refusal of CLIENT and the rest stays
 // (they are not among lockCommands). The connection's handshake, which
 // authenticates as the run's user, runs nested and never comes here.
-func sessionRefusal(cmd redis.Cmder) error {
-	if b, ok := batchOf(cmd); ok {
-		for _, c := range b.commands() {
-			if err := sessionRefusal(plain(c)); err != nil {
+func SessionRefusal(cmd redis.Cmder) error {
+	if b, ok := BatchOf(cmd); ok {
+		for _, c := range b.Commands() {
+			if err := SessionRefusal(Plain(c)); err != nil {
 				return err
 			}
 		}
@@ -300,7 +292,7 @@ func sessionRefusal(cmd redis.Cmder) error {
 	case name == "auth", name == "reset", name == "hello" && len(args) > 2:
 		// HELLO with no more than its protocol version changes nothing
 		// of who the connection is; with AUTH or SETNAME it does.
-		return refusedHere(fmt.Sprintf(noPermSession, name))
+		return RefusedHere(fmt.Sprintf(noPermSession, name))
 	}
 	return nil
 }
@@ -309,9 +301,12 @@ func sessionRefusal(cmd redis.Cmder) error {
 // connection it is, in the shape of Redis's NOPERM.
 const noPermSession = "NOPERM lockstep refuses '%s' from lock code: a lock's connections stay the run's own user (not sent)"
 
-// refusedHere is a refusal the gate makes itself, shaped as a server's
+// RefusedHere is a refusal the gate makes itself, shaped as a server's
 // error reply (redis.Error).
-type refusedHere string
+type RefusedHere string
 
-func (e refusedHere) Error() string { return string(e) }
-func (refusedHere) RedisError()     {}
+// Error is the refusal's words.
+func (e RefusedHere) Error() string { return string(e) }
+
+// RedisError marks it as a server's error reply.
+func (RefusedHere) RedisError() {}

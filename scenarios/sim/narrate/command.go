@@ -1,4 +1,4 @@
-package sim
+package narrate
 
 import (
 	"errors"
@@ -6,9 +6,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lockstep-sim/lockstep/text"
-
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -21,21 +21,23 @@ func ttlText(k trace.KeyState) (string, string) {
 	if k.TTL < 0 {
 		return "no TTL", "没有过期时间"
 	}
-	return "TTL " + Secs(k.TTL), "TTL " + secsZH(k.TTL)
+	return "TTL " + Secs(k.TTL), "TTL " + SecsZH(k.TTL)
 }
 
-func textCommand(actor string, op trace.Op, changes []change, err error) text.Text {
+// Command is the narration of actor's command in stage op: what it was
+// for, how it failed (err), and what it changed on the server's keys.
+func Command(actor string, op trace.Op, changes []Change, err error) text.Text {
 	en, zh := commandOf(actor, op)
 	return commandText(en, zh, changes, err)
 }
 
-// textCommandLate is textCommand for a command that reaches its server
+// CommandLate is Command for a command that reaches its server
 // after its client stopped waiting for it (an orphan): client gave up at
 // gaveUp, and nobody reads the reply.
-func textCommandLate(actor string, op trace.Op, changes []change, err error, client string, gaveUp time.Duration) text.Text {
+func CommandLate(actor string, op trace.Op, changes []Change, err error, client string, gaveUp time.Duration) text.Text {
 	en, zh := commandOf(actor, op)
 	en += fmt.Sprintf(" (%s stopped waiting for it at t=%s; it arrives only now, and nobody reads the reply)", client, Secs(gaveUp))
-	zh += fmt.Sprintf("（%s 在第 %s已不再等它；命令现在才到达，应答没有人读）", client, secsZH(gaveUp))
+	zh += fmt.Sprintf("（%s 在第 %s已不再等它；命令现在才到达，应答没有人读）", client, SecsZH(gaveUp))
 	return commandText(en, zh, changes, err)
 }
 
@@ -68,27 +70,27 @@ func commandOf(actor string, op trace.Op) (en, zh string) {
 
 // commandText is a command's narration: what it was for (en, zh), then
 // its failure and the changes it made.
-func commandText(en, zh string, changes []change, err error) text.Text {
+func commandText(en, zh string, changes []Change, err error) text.Text {
 	var ens, zhs []string
-	var late *GaveUpError
-	var unsent *NotSentError
+	var late *command.GaveUpError
+	var unsent *command.NotSentError
 	if errors.As(err, &late) {
-		ens = append(ens, textGaveUpEN(late))
-		zhs = append(zhs, textGaveUpZH(late))
+		ens = append(ens, gaveUpEN(late))
+		zhs = append(zhs, gaveUpZH(late))
 	} else if errors.As(err, &unsent) {
 		ens = append(ens, fmt.Sprintf("its timeout passed before %s sent it (%s): the command is never sent", unsent.Client, unsent.Err))
 		zhs = append(zhs, fmt.Sprintf("%s 还没发出它，超时时间就已经过了（客户端报错：`%s`）：这条命令不会再发出", unsent.Client, unsent.Err))
 	} else if redis.HasErrorPrefix(err, "NOSCRIPT") {
 		// EVALSHA first, and on NOSCRIPT the whole script with EVAL: two
 		// commands, one script call, sent by the code the gate found
-		// (noscript.go).
-		by := scriptFallback(err)
+		// (command.WithFallback).
+		by := command.ScriptFallback(err)
 		ens = append(ens, "the server does not have the script cached yet (NOSCRIPT); "+by.EN+" sends it whole next (EVAL): one script call, two commands")
 		zhs = append(zhs, "服务器上还没有缓存这段脚本（NOSCRIPT）；"+zhCat(by.ZH, "接着把整段脚本发过去（EVAL）：一次脚本调用，两条命令"))
 	} else if errors.Is(err, redis.TxFailedErr) {
 		ens = append(ens, "the transaction does nothing: a key it watches changed after its WATCH, so EXEC answers nil")
 		zhs = append(zhs, "事务没有执行：它 WATCH 的键在 WATCH 之后被改过，EXEC 返回 nil")
-	} else if !isReply(err) {
+	} else if !command.IsReply(err) {
 		ens = append(ens, "the command fails ("+err.Error()+")")
 		zhs = append(zhs, "命令失败："+errZH(err))
 	}
@@ -103,20 +105,20 @@ func commandText(en, zh string, changes []change, err error) text.Text {
 	return text.Text{EN: en + ": " + strings.Join(ens, "; "), ZH: zh + "：" + strings.Join(zhs, "；")}
 }
 
-func describeChange(ch change) (string, string) {
-	a, b := ch.after, ch.before
-	switch ch.kind {
-	case changeCreated:
+func describeChange(ch Change) (string, string) {
+	a, b := ch.After, ch.Before
+	switch ch.Kind {
+	case ChangeCreated:
 		te, tz := ttlText(a)
 		return fmt.Sprintf("%s = %s is written (%s)", a.Key, a.Value, te),
 			fmt.Sprintf("写入 %s = %s（%s）", a.Key, a.Value, tz)
-	case changeDeleted:
+	case ChangeDeleted:
 		return fmt.Sprintf("%s is deleted (it held %s, written by %s)", b.Key, b.Value, b.Writer),
 			fmt.Sprintf("删除了 %s（原值 %s，由 %s 写入）", b.Key, b.Value, b.Writer)
-	case changeValue:
+	case ChangeValue:
 		return fmt.Sprintf("%s is now %s", a.Key, a.Value),
 			fmt.Sprintf("%s 变为 %s", a.Key, a.Value)
-	case changeExtended:
+	case ChangeExtended:
 		te, tz := ttlText(a)
 		return fmt.Sprintf("%s is extended (%s)", a.Key, te),
 			fmt.Sprintf("%s 被续期（%s）", a.Key, tz)

@@ -1,11 +1,8 @@
-package sim
+package command
 
 import (
 	"context"
-	"strings"
 	"testing"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -27,13 +24,8 @@ func TestScriptsShowByName(t *testing.T) {
 		{redis.NewCmd(ctx, "evalsha", sha, 1, "lock", "A#1"), "EVALSHA <script " + sha[:8] + "> 1 lock A#1"},
 		{redis.NewCmd(ctx, "set", "lock", "-- not a script", "nx"), `SET lock "-- not a script" NX`},
 	} {
-		if got := formatCommand(tc.cmd); got != tc.want {
-			t.Errorf("formatCommand = %q, want %q", got, tc.want)
+		if got := Format(tc.cmd); got != tc.want {
+			t.Errorf("Format = %q, want %q", got, tc.want)
 		}
-	}
-	// EVALSHA's NOSCRIPT is the first half of one script call, not a failure.
-	text := textCommand("A", trace.OpRelease, nil, redis.ErrNoScript)
-	if !strings.Contains(text.EN, "one script call, two commands") || strings.Contains(text.EN, "fails") {
-		t.Errorf("NOSCRIPT narrated as %q", text.EN)
 	}
 }

@@ -1,4 +1,4 @@
-package sim
+package command
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ import (
 // them); redsync calls go-redis's EvalSha and, on NOSCRIPT, its Eval itself,
 // in its go-redis adapter (redis/goredis/v9, conn.Eval); a lock of one's
 // own may do either. The gate reads it off the stack of the goroutine that
-// sent the EVALSHA.
+// sent the EVALSHA (WithFallback).
 
 // noScriptError is the NOSCRIPT reply as the gate reports it to the
 // scheduler, with the code that falls back to EVAL. Lock code gets the
@@ -32,19 +32,19 @@ func (e *noScriptError) Unwrap() error { return e.error }
 // RedisError: it is a server's reply, as the error it carries.
 func (e *noScriptError) RedisError() {}
 
-// withFallback is err, the reply to cmd, with the code that falls back to
+// WithFallback is err, the reply to cmd, with the code that falls back to
 // EVAL when it is an EVALSHA's NOSCRIPT; otherwise err.
-func withFallback(cmd redis.Cmder, err error) error {
+func WithFallback(cmd redis.Cmder, err error) error {
 	if name := cmd.Name(); (name != "evalsha" && name != "evalsha_ro") || !redis.HasErrorPrefix(err, "NOSCRIPT") {
 		return err
 	}
 	return &noScriptError{error: err, by: scriptCaller()}
 }
 
-// scriptFallback is who sends the script whole after err, a NOSCRIPT: the
+// ScriptFallback is who sends the script whole after err, a NOSCRIPT: the
 // code the gate found, or, for a reply the gate did not see, the code that
 // sent the EVALSHA.
-func scriptFallback(err error) text.Text {
+func ScriptFallback(err error) text.Text {
 	var ns *noScriptError
 	if errors.As(err, &ns) && ns.by.EN != "" {
 		return ns.by

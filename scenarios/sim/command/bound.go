@@ -1,4 +1,4 @@
-package sim
+package command
 
 import (
 	"fmt"
@@ -52,12 +52,12 @@ func CutHead(head string, size, limit int) string {
 	return head[:n] + "…(+" + strconv.Itoa(size-n) + " bytes)"
 }
 
-// keptArgs are a command's arguments as a trace keeps them (Event.Args):
+// KeptArgs are a command's arguments as a trace keeps them (Event.Args):
 // whole while they add up to MaxArg bytes; past that, each one longer than
 // MaxValue is cut to it, and those that still go past MaxArg are left out,
 // counted in a last "…(+N args)". So SET key VALUE NX PX 30000 keeps its
 // options whatever the size of VALUE.
-func keptArgs(raw []any) []string {
+func KeptArgs(raw []any) []string {
 	total := 0
 	for _, a := range raw {
 		total += argLen(a)

@@ -1,4 +1,4 @@
-package sim
+package narrate
 
 import (
 	"context"
@@ -9,19 +9,19 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/lockstep-sim/lockstep/text"
-
 	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // This file holds what the engine says, in English and Chinese, about a client
 // and its lock: an attempt, its quorum and validity, a release, a nested
 // call, a client giving up, a lost lock; and the helpers every narration
-// uses (Secs, actorZH, errZH, zhCat, andList). A command's own narration is
-// in narrate_command.go, what happens to the servers and to the clients'
-// processes in narrate_faults.go, the resource's reads and writes in
-// narrate_resource.go, the short labels in narrate_short.go, commands and
-// replies as redis-cli shows them in format.go. The engine narrates what it
+// uses (Secs, actorZH, errZH, zhCat, AndList). A command's own narration is
+// in command.go, what happens to the servers and to the clients' processes
+// in faults.go and sentinel.go, the resource's reads and writes in
+// resource.go, the short labels in short.go; commands and replies as
+// redis-cli shows them are package command's. The engine narrates what it
 // observes; it never knows which implementation runs.
 
 // Secs formats a duration as seconds: "30s", "0.5s".
@@ -29,7 +29,8 @@ func Secs(d time.Duration) string {
 	return decimalSecs(d) + "s"
 }
 
-func secsZH(d time.Duration) string {
+// SecsZH is Secs in Chinese: "30 秒".
+func SecsZH(d time.Duration) string {
 	return decimalSecs(d) + " 秒"
 }
 
@@ -74,8 +75,8 @@ func actorZH(actor string) (who, node string) {
 // client's own (go-redis's, a library's), quoted as it came after a
 // sentence that says what it is: 超时（客户端报错：`i/o timeout`）.
 func errZH(err error) string {
-	var down *NodeDownError
-	var cut *PartitionError
+	var down *command.NodeDownError
+	var cut *command.PartitionError
 	raw := err.Error()
 	switch {
 	case errors.As(err, &down) && down.Lost:
@@ -109,37 +110,45 @@ func zhCat(subject, verb string) string {
 	return subject + verb
 }
 
-func textWants(c string) text.Text {
+// Wants says client c wants the lock.
+func Wants(c string) text.Text {
 	return text.Text{EN: c + " wants the lock", ZH: c + " 想要获取锁"}
 }
 
-func textPrep(c string, d time.Duration) text.Text {
+// Prep says client c prepares outside the lock for d.
+func Prep(c string, d time.Duration) text.Text {
 	return text.Text{
 		EN: fmt.Sprintf("%s prepares for %s outside the lock", c, Secs(d)),
-		ZH: fmt.Sprintf("%s 在锁外做准备工作，耗时 %s", c, secsZH(d)),
+		ZH: fmt.Sprintf("%s 在锁外做准备工作，耗时 %s", c, SecsZH(d)),
 	}
 }
 
-func textFail(c string, d time.Duration) text.Text {
+// Fail says client c's work fails after d, and its finally block releases
+// the lock.
+func Fail(c string, d time.Duration) text.Text {
 	return text.Text{
 		EN: fmt.Sprintf("%s's work fails with an error after %s; it writes nothing, and its finally block releases the lock", c, Secs(d)),
-		ZH: fmt.Sprintf("%s 的业务执行 %s后抛出异常；它什么也不写，由 finally 块释放锁", c, secsZH(d)),
+		ZH: fmt.Sprintf("%s 的业务执行 %s后抛出异常；它什么也不写，由 finally 块释放锁", c, SecsZH(d)),
 	}
 }
 
-func textWork(c string, d time.Duration) text.Text {
+// Work says client c works in its critical section for d.
+func Work(c string, d time.Duration) text.Text {
 	return text.Text{
 		EN: fmt.Sprintf("%s works inside its critical section for %s", c, Secs(d)),
-		ZH: fmt.Sprintf("%s 在临界区内执行业务，耗时 %s", c, secsZH(d)),
+		ZH: fmt.Sprintf("%s 在临界区内执行业务，耗时 %s", c, SecsZH(d)),
 	}
 }
 
-func textLeaves(c string) text.Text {
+// Leaves says client c leaves its critical section and releases the lock.
+func Leaves(c string) text.Text {
 	return text.Text{EN: c + " leaves its critical section and releases the lock",
 		ZH: c + " 离开临界区，释放锁"}
 }
 
-func textAcquired(c, token string, fence int64) text.Text {
+// Acquired says client c holds the lock, with its token and fencing
+// token when it has them.
+func Acquired(c, token string, fence int64) text.Text {
 	en, zh := c+" now holds the lock", c+" 拿到了锁"
 	if token != "" {
 		en += " (token " + token + ")"
@@ -152,9 +161,9 @@ func textAcquired(c, token string, fence int64) text.Text {
 	return text.Text{EN: en, ZH: zh}
 }
 
-// textRefused says a client's attempt failed and when it tries again; retry
+// Refused says a client's attempt failed and when it tries again; retry
 // < 0: it does not.
-func textRefused(c string, retry time.Duration, err error) text.Text {
+func Refused(c string, retry time.Duration, err error) text.Text {
 	if retry < 0 {
 		if err != nil {
 			return text.Text{EN: fmt.Sprintf("%s's attempt fails (%v)", c, err),
@@ -165,19 +174,19 @@ func textRefused(c string, retry time.Duration, err error) text.Text {
 	if err != nil {
 		return text.Text{
 			EN: fmt.Sprintf("%s's attempt fails (%v); it retries in %s", c, err, Secs(retry)),
-			ZH: fmt.Sprintf("%s 加锁出错：%s；%s后重试", c, errZH(err), secsZH(retry)),
+			ZH: fmt.Sprintf("%s 加锁出错：%s；%s后重试", c, errZH(err), SecsZH(retry)),
 		}
 	}
 	return text.Text{
 		EN: fmt.Sprintf("%s does not get the lock; it retries in %s", c, Secs(retry)),
-		ZH: fmt.Sprintf("%s 没抢到锁，%s后重试", c, secsZH(retry)),
+		ZH: fmt.Sprintf("%s 没抢到锁，%s后重试", c, SecsZH(retry)),
 	}
 }
 
-// textQuorum counts, for a lock on several nodes, the nodes that said OK to
+// Quorum counts, for a lock on several nodes, the nodes that said OK to
 // c's attempt against the majority it needs, naming the nodes where the SET
 // failed; acquired is what the lock made of it.
-func textQuorum(c string, ok, nodes int, failed []string, acquired bool) text.Text {
+func Quorum(c string, ok, nodes int, failed []string, acquired bool) text.Text {
 	need := nodes/2 + 1
 	en := fmt.Sprintf("%s: %d of %d nodes said OK — ", c, ok, nodes)
 	zh := fmt.Sprintf("%s：%d 个节点中 %d 个返回 OK——", c, nodes, ok)
@@ -196,26 +205,26 @@ func textQuorum(c string, ok, nodes int, failed []string, acquired bool) text.Te
 		zh += fmt.Sprintf("未过半数（需要 %d 个）", need)
 	}
 	if len(failed) > 0 {
-		en += "; the SET failed on " + andList(failed)
+		en += "; the SET failed on " + AndList(failed)
 		zh += "；发往 " + strings.Join(failed, "、") + " 的 SET 失败"
 	}
 	return text.Text{EN: en, ZH: zh}
 }
 
-// textValidity continues a Redlock attempt's narration with the time it
+// Validity continues a Redlock attempt's narration with the time it
 // took against the lease: the validity the lock computed (TTL − elapsed −
 // drift, the drift being what is left over), or, from a lock that does not
 // report one, only the time the acquire took.
-func textValidity(ttl, elapsed, validity time.Duration, has, acquired bool) text.Text {
+func Validity(ttl, elapsed, validity time.Duration, has, acquired bool) text.Text {
 	took := text.Text{EN: fmt.Sprintf("; acquiring took %s of the %s lease", Secs(elapsed), Secs(ttl)),
-		ZH: fmt.Sprintf("；加锁耗时 %s，租约 %s", secsZH(elapsed), secsZH(ttl))}
+		ZH: fmt.Sprintf("；加锁耗时 %s，租约 %s", SecsZH(elapsed), SecsZH(ttl))}
 	if !has {
 		return took
 	}
 	drift := ttl - elapsed - validity
 	formula := text.Text{
 		EN: fmt.Sprintf("; validity = %s TTL − %s elapsed − %s drift = %s", Secs(ttl), Secs(elapsed), Secs(drift), Secs(validity)),
-		ZH: fmt.Sprintf("；有效期 = TTL %s − 耗时 %s − 时钟漂移 %s = %s", secsZH(ttl), secsZH(elapsed), secsZH(drift), secsZH(validity)),
+		ZH: fmt.Sprintf("；有效期 = TTL %s − 耗时 %s − 时钟漂移 %s = %s", SecsZH(ttl), SecsZH(elapsed), SecsZH(drift), SecsZH(validity)),
 	}
 	switch {
 	case validity > 0:
@@ -229,26 +238,26 @@ func textValidity(ttl, elapsed, validity time.Duration, has, acquired bool) text
 	return formula
 }
 
-// andList joins names as English does: "a", "a and b", "a, b and c".
-func andList(names []string) string {
+// AndList joins names as English does: "a", "a and b", "a, b and c".
+func AndList(names []string) string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
-// zhAndList joins names as Chinese lists them: "A、B 和 C".
-func zhAndList(names []string) string {
+// AndListZH joins names as Chinese lists them: "A、B 和 C".
+func AndListZH(names []string) string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], "、") + " 和 " + names[len(names)-1]
 }
 
-// textReleased says how c's release ended; sent: it sent a command (a
+// Released says how c's release ended; sent: it sent a command (a
 // release that sent none found no hold of c's in the lock code: an
 // earlier release had given the lock back).
-func textReleased(c string, err error, sent bool) text.Text {
+func Released(c string, err error, sent bool) text.Text {
 	switch {
 	case err == nil:
 		return text.Text{EN: c + " has released the lock", ZH: c + " 释放锁完成"}
@@ -264,35 +273,41 @@ func textReleased(c string, err error, sent bool) text.Text {
 	}
 }
 
-func textReenter(c string) text.Text {
+// Reenter says client c's critical section takes the same lock again.
+func Reenter(c string) text.Text {
 	return text.Text{EN: c + "'s critical section calls code that takes the same lock again (a nested call)",
 		ZH: c + " 的临界区调用了另一段代码，它再次获取同一把锁（嵌套调用）"}
 }
 
-func textReentered(c string) text.Text {
+// Reentered says client c's nested call has the lock too.
+func Reentered(c string) text.Text {
 	return text.Text{EN: c + "'s nested call has the lock too; it goes on",
 		ZH: c + " 的嵌套调用也拿到了锁，继续执行"}
 }
 
-func textSelfRefused(c string, retry time.Duration, err error) text.Text {
+// SelfRefused says client c's nested attempt fails (err) or is refused by
+// the lock c holds, and c retries in retry.
+func SelfRefused(c string, retry time.Duration, err error) text.Text {
 	if err != nil {
 		return text.Text{
 			EN: fmt.Sprintf("%s's nested attempt fails (%v); it retries in %s", c, err, Secs(retry)),
-			ZH: fmt.Sprintf("%s 的嵌套加锁出错：%s；%s后重试", c, errZH(err), secsZH(retry)),
+			ZH: fmt.Sprintf("%s 的嵌套加锁出错：%s；%s后重试", c, errZH(err), SecsZH(retry)),
 		}
 	}
 	return text.Text{
 		EN: fmt.Sprintf("%s's nested call is refused by the lock %s holds itself; it retries in %s", c, c, Secs(retry)),
-		ZH: fmt.Sprintf("%s 的嵌套调用被 %s 自己持有的锁挡住了，%s后重试", c, c, secsZH(retry)),
+		ZH: fmt.Sprintf("%s 的嵌套调用被 %s 自己持有的锁挡住了，%s后重试", c, c, SecsZH(retry)),
 	}
 }
 
-func textLeave(c string) text.Text {
+// Leave says client c's nested call gives the lock back.
+func Leave(c string) text.Text {
 	return text.Text{EN: c + "'s nested call is done and gives the lock back",
 		ZH: c + " 的嵌套调用结束，释放锁"}
 }
 
-func textLeft(c string, err error, sent bool) text.Text {
+// Left says how client c's nested release ended; sent: it sent a command.
+func Left(c string, err error, sent bool) text.Text {
 	switch {
 	case err == nil:
 		return text.Text{EN: c + "'s nested call has released; the outer section goes on",
@@ -309,15 +324,16 @@ func textLeft(c string, err error, sent bool) text.Text {
 	}
 }
 
-func textLeftWithoutLock(c string) text.Text {
+// LeftWithoutLock says client c's nested release took the lock with it.
+func LeftWithoutLock(c string) text.Text {
 	return text.Text{EN: c + "'s nested call has released, and the lock is gone with it: the outer section goes on without the lock",
 		ZH: c + " 的嵌套调用释放完成，锁也随之没了：外层临界区在没有锁的情况下继续执行"}
 }
 
-// textGaveUp says a client stopped trying, and what its tries cost.
-func textGaveUp(c string, attempts, cmds, servers int, waited time.Duration) text.Text {
-	return text.Text{EN: fmt.Sprintf("%s gives up after %d attempt%s (%d command%s at the %s, %s)", c, attempts, plural(attempts), cmds, plural(cmds), serversEN(servers), Secs(waited)),
-		ZH: fmt.Sprintf("%s 放弃加锁：尝试了 %d 次（服务器收到 %d 条命令，历时 %s）", c, attempts, cmds, secsZH(waited))}
+// GaveUp says a client stopped trying, and what its tries cost.
+func GaveUp(c string, attempts, cmds, servers int, waited time.Duration) text.Text {
+	return text.Text{EN: fmt.Sprintf("%s gives up after %d attempt%s (%d command%s at the %s, %s)", c, attempts, Plural(attempts), cmds, Plural(cmds), serversEN(servers), Secs(waited)),
+		ZH: fmt.Sprintf("%s 放弃加锁：尝试了 %d 次（服务器收到 %d 条命令，历时 %s）", c, attempts, cmds, SecsZH(waited))}
 }
 
 func serversEN(n int) string {
@@ -327,17 +343,19 @@ func serversEN(n int) string {
 	return "server"
 }
 
-// textWaited is what the attempts before a client got the lock cost; empty
+// Waited is what the attempts before a client got the lock cost; empty
 // when the first attempt got it.
-func textWaited(attempts, cmds, servers int, waited time.Duration) text.Text {
+func Waited(attempts, cmds, servers int, waited time.Duration) text.Text {
 	if attempts < 2 {
 		return text.Text{}
 	}
 	return text.Text{EN: fmt.Sprintf(", after %d attempts (%d commands at the %s) and %s of waiting", attempts, cmds, serversEN(servers), Secs(waited)),
-		ZH: fmt.Sprintf("，此前尝试了 %d 次（服务器收到 %d 条命令），等了 %s", attempts, cmds, secsZH(waited))}
+		ZH: fmt.Sprintf("，此前尝试了 %d 次（服务器收到 %d 条命令），等了 %s", attempts, cmds, SecsZH(waited))}
 }
 
-func textLost(c string) text.Text {
+// Lost says client c's watchdog found the lock gone, and the program
+// ignores the signal.
+func Lost(c string) text.Text {
 	// The programs ignore the signal on purpose: code that never checks it
 	// is common, and a check before each write still races with the expiry.
 	return text.Text{EN: c + "'s watchdog found the lock gone and tells " + c + " it no longer holds it. This program ignores the signal and works on, as code that never checks it does; " +
@@ -346,7 +364,9 @@ func textLost(c string) text.Text {
 			"即使每次写入前都检查，检查和写入之间锁仍可能过期：只有资源端拒绝旧的栅栏令牌（fencing token）才可靠"}
 }
 
-func textWait(c string, want, got int64, err error) text.Text {
+// Wait says how client c's WAIT for want replicas ended: got of them, or
+// err.
+func Wait(c string, want, got int64, err error) text.Text {
 	if err != nil {
 		return text.Text{EN: fmt.Sprintf("%s's WAIT fails (%v)", c, err), ZH: fmt.Sprintf("%s 的 WAIT 失败：%s", c, errZH(err))}
 	}
@@ -358,15 +378,18 @@ func textWait(c string, want, got int64, err error) text.Text {
 		ZH: fmt.Sprintf("%s 的 WAIT 超时：要求 %d 个从库确认，只有 %d 个确认", c, want, got)}
 }
 
-func textBgStopped(a, c string, renewals int) text.Text {
+// BgStopped says actor a, client c's watchdog, stops after renewals
+// renewals, its cap.
+func BgStopped(a, c string, renewals int) text.Text {
 	who, _ := actorZH(a)
 	return text.Text{
-		EN: fmt.Sprintf("%s stops after %d renewal%s (its cap): %s still holds the lock, and from now on nothing renews the lease", a, renewals, plural(renewals), c),
+		EN: fmt.Sprintf("%s stops after %d renewal%s (its cap): %s still holds the lock, and from now on nothing renews the lease", a, renewals, Plural(renewals), c),
 		ZH: zhCat(who, fmt.Sprintf("续期 %d 次后达到上限，停止续期：%s 仍持有锁，从此再没有谁为租约续期", renewals, c)),
 	}
 }
 
-func plural(n int) string {
+// Plural is "s" for a count n that is not 1: English's plural ending.
+func Plural(n int) string {
 	if n == 1 {
 		return ""
 	}

@@ -1,4 +1,4 @@
-package sim
+package backend
 
 import (
 	"bufio"
@@ -12,8 +12,9 @@ import (
 )
 
 // An embedded server serves the worlds of a process one after another
-// (memServers), and each world is a bubble of its own (bubbled.go). Nothing
-// of a bubble may be used in another: miniredis's Dial counts its
+// (memServers), and each world is a bubble of its own (package sim's
+// bubbled.go). Nothing of a bubble may be used in another: miniredis's
+// Dial counts its
 // connections in a sync.WaitGroup, which belongs to the bubble that first
 // added to it. So only a new server's first world connects through
 // miniredis's Dial; the worlds after it connect through serve, the same
@@ -24,7 +25,7 @@ import (
 
 // serve opens a connection to srv and serves its commands until the client
 // closes it or the server is killed.
-func (b *memBackend) serve(srv *mrserver.Server) net.Conn {
+func (b *Embedded) serve(srv *mrserver.Server) net.Conn {
 	client, server := net.Pipe()
 	b.conns = append(b.conns, server)
 	go func() {

@@ -1,0 +1,31 @@
+package sim
+
+import (
+	"context"
+	"net"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+)
+
+// This file is the world's side of its embedded servers (package
+// backend's Embedded): a new one for the world, and a lock client's
+// connection to one.
+
+// newMem is an embedded server for this world: a cluster node when the
+// setup says Cluster.
+func (f *fleet) newMem() *backend.Embedded {
+	return backend.NewEmbedded(epoch, f.w.setup.Cluster)
+}
+
+// dial connects client c's go-redis client of node i to the server the
+// node routes to now, and notes which one in c.conn; a connection to an
+// embedded server is a memConn.
+func (w *World) dial(ctx context.Context, c *client, i int) (net.Conn, error) {
+	srv := w.fleet.servers[w.fleet.route[i]]
+	c.conn[i].Store(int32(w.fleet.route[i]))
+	conn, err := srv.b.Dial(ctx)
+	if mem, ok := srv.b.(*backend.Embedded); ok && err == nil {
+		return backend.EmbeddedConn(conn, mem, srv.name), nil
+	}
+	return conn, err
+}
