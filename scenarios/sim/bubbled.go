@@ -272,7 +272,7 @@ func (s *sched) wakesLater() bool {
 // run can wake it.
 func (w *World) stuck(a *actor) {
 	past := lateWake.String()
-	if w.real != nil {
+	if w.wall.real != nil {
 		past = w.sched.watch.bound.String() + " of wall time"
 	}
 	where := w.sched.goroutines.whereBlocked(a)

@@ -36,8 +36,8 @@ func (w *World) addClient(name string, p Program) *client {
 	c.lock = w.newLock(lockimpl.Env{
 		Nodes:    c.rdb,
 		Key:      c.key,
-		TTL:      w.toReal(ttl),
-		Lease:    w.toReal(p.Lease),
+		TTL:      w.wall.toReal(ttl),
+		Lease:    w.wall.toReal(p.Lease),
 		Clock:    vclock{w},
 		Token:    c.minted.next(c.name),
 		Go:       w.act.spawn,

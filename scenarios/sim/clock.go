@@ -17,7 +17,7 @@ type vclock struct{ w *World }
 
 // Now is the virtual time, or the wall clock against real servers.
 func (c vclock) Now() time.Time {
-	if c.w.real != nil {
+	if c.w.wall.real != nil {
 		return time.Now()
 	}
 	return epoch.Add(c.w.now)
@@ -25,7 +25,7 @@ func (c vclock) Now() time.Time {
 
 // Sleep parks the calling actor for d of the lock's time.
 func (c vclock) Sleep(ctx context.Context, d time.Duration) error {
-	return c.w.act.sleep(ctx, c.w.toVirtual(d))
+	return c.w.act.sleep(ctx, c.w.wall.toVirtual(d))
 }
 
 // sleep parks the calling actor until the scheduler's clock reaches now+d

@@ -68,7 +68,7 @@ func (w *World) stop() {
 			_ = rc.Close()
 		}
 	}
-	if w.real != nil {
+	if w.wall.real != nil {
 		err = errors.Join(err, w.closeReal())
 	}
 	w.err = err

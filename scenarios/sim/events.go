@@ -23,10 +23,10 @@ import (
 // server, who wrote what, and whether a release or renewal touched another
 // client's lock.
 func (w *World) commandDone(a *actor, m msg) {
-	if w.real != nil && m.cmd.Name() == "wait" {
+	if w.wall.real != nil && m.cmd.Name() == "wait" {
 		// A real WAIT blocks on the server while real time passes: the
 		// world's clock catches up before the reply is recorded.
-		w.catchUp()
+		w.wall.catchUp()
 	}
 	srv := w.fleet.servers[m.server]
 	if w.runaway(a, m, srv) {
@@ -35,7 +35,7 @@ func (w *World) commandDone(a *actor, m msg) {
 	var here command.RefusedHere
 	if !errors.As(m.err, &here) {
 		if why, bad := srv.b.EnvironmentError(m.err); bad {
-			w.fail(w.runErr(fmt.Errorf("%s: %s's %s failed: %s: %w", srv.b.Addr(), a.name, strings.ToUpper(m.cmd.Name()), why, m.err)))
+			w.fail(w.wall.runErr(fmt.Errorf("%s: %s's %s failed: %s: %w", srv.b.Addr(), a.name, strings.ToUpper(m.cmd.Name()), why, m.err)))
 			return
 		}
 	}
@@ -66,7 +66,7 @@ func (w *World) commandDone(a *actor, m msg) {
 	if (op == trace.OpRelease || op == trace.OpLeave) && !a.bg && !a.orphan {
 		c.relCmds++
 	}
-	changes := diffKeys(before, after, w.ttlTolerance())
+	changes := diffKeys(before, after, w.wall.ttlTolerance())
 	// On a real server a key can run out between the reading before the
 	// command and the one after it: one whose TTL at that reading was no
 	// more than the time since (and a few milliseconds) expired; the
@@ -74,8 +74,8 @@ func (w *World) commandDone(a *actor, m msg) {
 	// little (get-then-del × uuid-lua releases with a second of its lease
 	// left, which once read as an expiry).
 	var expired []trace.KeyState
-	if w.real != nil {
-		ranDown := w.toVirtual(time.Since(readAt) + 3*time.Millisecond)
+	if w.wall.real != nil {
+		ranDown := w.wall.toVirtual(time.Since(readAt) + 3*time.Millisecond)
 		changes = slices.DeleteFunc(changes, func(ch narrate.Change) bool {
 			gone := ch.Kind == narrate.ChangeDeleted && ch.Before.TTL > 0 && ch.Before.TTL <= ranDown
 			if gone {
@@ -114,7 +114,7 @@ func (w *World) commandDone(a *actor, m msg) {
 		Text:    say,
 		Short:   narrate.Same(narrate.ShortCommand(m.cmd, m.err)),
 	}
-	if w.real != nil {
+	if w.wall.real != nil {
 		// A real server's replies and errors are text for a terminal only
 		// once cleaned.
 		e.Reply, e.Text.EN, e.Text.ZH = text.Clean(e.Reply), text.Clean(e.Text.EN), text.Clean(e.Text.ZH)

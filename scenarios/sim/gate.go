@@ -160,7 +160,7 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 	var err error
 	_, embedded := g.w.fleet.servers[srv].b.(*backend.Embedded)
 	err = command.SessionRefusal(cmd)
-	if r := g.w.real; r != nil {
+	if r := g.w.wall.real; r != nil {
 		if r.Target.NoACL && err == nil {
 			err = command.ClientRefusal(cmd, g.w.setup.Key)
 		}

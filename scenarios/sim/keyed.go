@@ -22,7 +22,7 @@ func (w *World) clientKey(p Program) string {
 	if p.Key == "" || p.Key == w.setup.Key {
 		return w.setup.Key
 	}
-	if w.real != nil {
+	if w.wall.real != nil {
 		w.fail(ErrOwnKeyEmbedded)
 		return w.setup.Key
 	}

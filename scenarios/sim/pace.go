@@ -14,56 +14,56 @@ import (
 
 // pace waits for the pacer's go-ahead before actor a's command goes, and
 // holds the run's time still for as long as it waited.
-func (w *World) pace(a *actor) {
-	p := w.pacer
+func (c *wall) pace(a *actor) {
+	p := c.pacer
 	if p == nil || p.Next == nil || a.park != parkGate || a.cmd == nil {
 		return
 	}
-	ctx := w.ctx
-	if w.real != nil {
-		ctx = w.real.Ctx
+	ctx := c.w.ctx
+	if c.real != nil {
+		ctx = c.real.Ctx
 	}
 	began := time.Now()
 	var thaws []func() error
 	defer func() {
 		for _, thaw := range thaws {
-			if err := thaw(); err != nil && w.err == nil {
-				w.fail(fmt.Errorf("starting the run's time again: %w", err))
+			if err := thaw(); err != nil && c.w.err == nil {
+				c.w.fail(fmt.Errorf("starting the run's time again: %w", err))
 			}
 		}
-		if w.real != nil && !w.real.Start().IsZero() {
-			w.real.SetStart(w.real.Start().Add(time.Since(began)))
+		if c.real != nil && !c.real.Start().IsZero() {
+			c.real.SetStart(c.real.Start().Add(time.Since(began)))
 		}
 	}()
-	if w.real != nil && !w.real.Start().IsZero() {
-		for _, srv := range w.fleet.servers {
+	if c.real != nil && !c.real.Start().IsZero() {
+		for _, srv := range c.w.fleet.servers {
 			h, ok := srv.b.(backend.TimeHolder)
 			if !ok || !srv.up || srv.primary >= 0 {
 				continue // a replica follows its primary
 			}
 			thaw, err := h.Freeze()
 			if err != nil {
-				w.fail(fmt.Errorf("holding the run's time still on %s: %w", srv.name, err))
+				c.w.fail(fmt.Errorf("holding the run's time still on %s: %w", srv.name, err))
 				return
 			}
 			thaws = append(thaws, thaw)
 		}
 	}
 	var err error
-	w.paced(func() { err = p.Next(ctx, a.name, command.Format(a.cmd)) })
+	c.paced(func() { err = p.Next(ctx, a.name, command.Format(a.cmd)) })
 	if err != nil {
-		w.fail(err)
+		c.w.fail(err)
 	}
 }
 
 // paced calls into the pacer. Time there is the presenter's, not a stall
 // (World.in); coming back counts as progress, so the run has a whole stall
 // timeout after a long wait to reach its next message.
-func (w *World) paced(call func()) {
-	w.sched.watch.pacing.Add(1)
+func (c *wall) paced(call func()) {
+	c.w.sched.watch.pacing.Add(1)
 	defer func() {
-		w.sched.watch.pacing.Add(-1)
-		w.sched.watch.progress.Add(1)
+		c.w.sched.watch.pacing.Add(-1)
+		c.w.sched.watch.progress.Add(1)
 	}()
 	call()
 }

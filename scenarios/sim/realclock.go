@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+)
 
 // This file is a real run's clock as the world reads it (real time, scaled:
 // backend.RealRun): the lock's time and virtual time, the world's clock
@@ -9,12 +13,23 @@ import "time"
 // servers themselves are Backends from Target.NewBackend (package
 // realserver).
 
+// wall is the run's relation to the wall clock: on real servers, the
+// run's time is the wall clock's, scaled (real; nil on embedded servers);
+// a live run waits for its presenter before each command (pacer, nil but
+// in the TUI's live mode), and holds the run's time still meanwhile
+// (pace.go).
+type wall struct {
+	w     *World
+	real  *backend.RealRun
+	pacer *backend.Pacer
+}
+
 // toVirtual converts a duration of the lock's time into virtual time.
-func (w *World) toVirtual(d time.Duration) time.Duration {
-	if w.real == nil {
+func (c *wall) toVirtual(d time.Duration) time.Duration {
+	if c.real == nil {
 		return d
 	}
-	return w.real.ToVirtual(d)
+	return c.real.ToVirtual(d)
 }
 
 // ttlTolerance is how far apart two readings of a TTL may be and still be
@@ -22,50 +37,50 @@ func (w *World) toVirtual(d time.Duration) time.Duration {
 // reading is off by up to a round trip to the server, which grows under
 // load; a tenth of the lease is well above that and well below what a
 // renewal adds (a third of the lease and more).
-func (w *World) ttlTolerance() time.Duration {
-	if w.real == nil {
+func (c *wall) ttlTolerance() time.Duration {
+	if c.real == nil {
 		return 0
 	}
-	return max(w.toVirtual(3*time.Millisecond), w.setup.TTL/10)
+	return max(c.toVirtual(3*time.Millisecond), c.w.setup.TTL/10)
 }
 
 // toReal converts virtual time into the lock's time, in whole milliseconds
 // (the resolution of PX).
-func (w *World) toReal(d time.Duration) time.Duration {
-	if w.real == nil {
+func (c *wall) toReal(d time.Duration) time.Duration {
+	if c.real == nil {
 		return d
 	}
-	return w.real.ToReal(d)
+	return c.real.ToReal(d)
 }
 
 // catchUp moves the world's clock to the wall clock's virtual time, to the
 // tenth of a second, after a command that blocked on a real server.
-func (w *World) catchUp() {
-	t := w.toVirtual(time.Since(w.real.Start())).Round(100 * time.Millisecond)
-	if t > w.now {
-		w.advance(t)
+func (c *wall) catchUp() {
+	t := c.toVirtual(time.Since(c.real.Start())).Round(100 * time.Millisecond)
+	if t > c.w.now {
+		c.w.advance(t)
 	}
 }
 
 // waitUntil sleeps on the wall clock until virtual time t has come, plus a
 // millisecond so that a key due at t has expired.
-func (w *World) waitUntil(t time.Duration) {
-	r := w.real
+func (c *wall) waitUntil(t time.Duration) {
+	r := c.real
 	deadline := r.WallAt(t).Add(time.Millisecond)
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
 	case <-timer.C:
 	case <-r.Ctx.Done():
-		w.fail(r.Ctx.Err())
+		c.w.fail(r.Ctx.Err())
 	}
 }
 
 // runErr is err, unless the run was interrupted: then the interruption is
 // what the caller reports.
-func (w *World) runErr(err error) error {
-	if w.real != nil && w.real.Ctx.Err() != nil {
-		return w.real.Ctx.Err()
+func (c *wall) runErr(err error) error {
+	if c.real != nil && c.real.Ctx.Err() != nil {
+		return c.real.Ctx.Err()
 	}
 	return err
 }

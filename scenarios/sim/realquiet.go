@@ -107,35 +107,35 @@ func allStacks() string {
 // run goes on). Past the horizon it waits up to the stall bound for one
 // more message, answered as the shutdown would (redis.ErrClosed): the
 // lesson is over. Lock code that sends nothing by then is blocked for good.
-func (w *World) awaitLibReal(a *actor, horizon time.Duration) bool {
-	r := w.real
-	if m, ok := w.receiveBy(r.WallAt(horizon)); ok {
-		w.catchUp()
-		w.handle(m)
+func (s *sched) awaitLibReal(a *actor, horizon time.Duration) bool {
+	r := s.w.wall.real
+	if m, ok := s.receiveBy(r.WallAt(horizon)); ok {
+		s.w.wall.catchUp()
+		s.w.handle(m)
 		return true
 	}
-	if w.err != nil {
+	if s.w.err != nil {
 		return false
 	}
-	if m, ok := w.receiveBy(time.Now().Add(w.sched.watch.bound)); ok {
+	if m, ok := s.receiveBy(time.Now().Add(s.watch.bound)); ok {
 		closed(m)
-	} else if w.err == nil {
-		w.stuck(a)
+	} else if s.w.err == nil {
+		s.w.stuck(a)
 	}
 	return false
 }
 
 // receiveBy waits on the wall clock until deadline for a message of lock
 // code's.
-func (w *World) receiveBy(deadline time.Time) (msg, bool) {
+func (s *sched) receiveBy(deadline time.Time) (msg, bool) {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
-	case m := <-w.sched.ch:
+	case m := <-s.ch:
 		return m, true
 	case <-timer.C:
-	case <-w.real.Ctx.Done():
-		w.fail(w.real.Ctx.Err())
+	case <-s.w.wall.real.Ctx.Done():
+		s.w.fail(s.w.wall.real.Ctx.Err())
 	}
 	return msg{}, false
 }

@@ -34,7 +34,7 @@ func stateOf(t *testing.T, id, want string) {
 // scheduler had let another actor go.
 func TestGoroutineStatesTellASendFromAWait(t *testing.T) {
 	w := &World{sched: sched{ch: make(chan msg)}, act: actorSide{done: make(chan struct{})}}
-	w.fleet.w, w.act.w, w.sched.w = w, w, w
+	w.fleet.w, w.act.w, w.sched.w, w.wall.w = w, w, w, w
 	never := make(chan struct{})
 	sendID, waitID := make(chan string), make(chan string)
 	go func() { sendID <- goid(); w.act.send(msg{kind: msgExit}) }()

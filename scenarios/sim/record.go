@@ -21,12 +21,12 @@ func (f *fleet) readKeys(srv *server, prev []trace.KeyState) []trace.KeyState {
 	if !srv.up {
 		return nil
 	}
-	if f.w.real != nil {
+	if f.w.wall.real != nil {
 		srv.readAt = time.Now()
 	}
 	keys, err := srv.b.Read(f.w.now)
 	if err != nil {
-		f.w.fail(f.w.runErr(fmt.Errorf("read %s: %w", srv.name, err)))
+		f.w.fail(f.w.wall.runErr(fmt.Errorf("read %s: %w", srv.name, err)))
 		return prev
 	}
 	for i := range keys {
@@ -59,7 +59,7 @@ func (w *World) emit(e trace.Event) {
 }
 
 func (w *World) record(e trace.Event) int {
-	if r := w.real; r != nil && !r.Start().IsZero() {
+	if r := w.wall.real; r != nil && !r.Start().IsZero() {
 		w.trace.Drift = r.Drift(w.now, len(w.trace.Events) == 0)
 	}
 	e.Step = len(w.trace.Events)
@@ -67,10 +67,10 @@ func (w *World) record(e trace.Event) int {
 	e.Snap = w.snapshot()
 	w.names.canonEvent(&e)
 	w.trace.Events = append(w.trace.Events, e)
-	if w.pacer != nil && w.pacer.Event != nil {
+	if w.wall.pacer != nil && w.wall.pacer.Event != nil {
 		header := w.trace
 		header.Events = nil
-		w.paced(func() { w.pacer.Event(header, e) })
+		w.wall.paced(func() { w.wall.pacer.Event(header, e) })
 	}
 	return e.Step
 }

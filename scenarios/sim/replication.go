@@ -52,7 +52,7 @@ type replEntry struct {
 
 // enqueueReplication schedules the changes a command made on primary p.
 func (f *fleet) enqueueReplication(p int, changes []narrate.Change) {
-	if f.w.real != nil {
+	if f.w.wall.real != nil {
 		return // the relay carries real replication
 	}
 	r := f.servers[p].replica

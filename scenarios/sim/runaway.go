@@ -22,7 +22,7 @@ import (
 // kept the server busy, and if so stops the script and fails the run.
 func (w *World) runaway(a *actor, m msg, srv *server) bool {
 	var ne net.Error
-	if w.real == nil || !errors.As(m.err, &ne) || !ne.Timeout() || !command.RunsScript(m.cmd) {
+	if w.wall.real == nil || !errors.As(m.err, &ne) || !ne.Timeout() || !command.RunsScript(m.cmd) {
 		return false
 	}
 	stopper, ok := srv.b.(backend.ScriptStopper)
@@ -32,7 +32,7 @@ func (w *World) runaway(a *actor, m msg, srv *server) bool {
 	how, err := stopper.StopScript()
 	if how == "" {
 		if err != nil {
-			w.fail(w.runErr(fmt.Errorf("%s: %s's %s timed out, and stopping a script there failed: %w", srv.b.Addr(), a.name, strings.ToUpper(m.cmd.Name()), err)))
+			w.fail(w.wall.runErr(fmt.Errorf("%s: %s's %s timed out, and stopping a script there failed: %w", srv.b.Addr(), a.name, strings.ToUpper(m.cmd.Name()), err)))
 			return true
 		}
 		return false

@@ -71,7 +71,7 @@ func (w *World) settle() {
 		if a == nil {
 			return
 		}
-		if w.pace(a); w.err != nil {
+		if w.wall.pace(a); w.err != nil {
 			return
 		}
 		w.start(a)

@@ -25,7 +25,7 @@ const sentinelPoll = 100 * time.Millisecond
 // startSentinels has the target's Sentinels watch the run's primary, once
 // its replica is in sync.
 func (f *fleet) startSentinels() error {
-	t := f.w.real.Target
+	t := f.w.wall.real.Target
 	if t.Sentinels == nil || f.route == nil || f.servers[f.route[0]].replica < 0 {
 		return nil
 	}
@@ -37,8 +37,8 @@ func (f *fleet) startSentinels() error {
 	// The failover timeout outlasts the run: a replica behind the relay
 	// is pointed at the monitored address by Sentinel once it has passed
 	// (+fix-slave-config), which would bypass the lag.
-	timeout := f.w.real.ToReal(f.w.setup.Horizon) + time.Minute
-	watch, err := t.Sentinels(f.w.real, name, p.b.ClientOptions(), r.b.ClientOptions(), f.w.real.ToReal(f.w.setup.DownAfter), timeout)
+	timeout := f.w.wall.real.ToReal(f.w.setup.Horizon) + time.Minute
+	watch, err := t.Sentinels(f.w.wall.real, name, p.b.ClientOptions(), r.b.ClientOptions(), f.w.wall.real.ToReal(f.w.setup.DownAfter), timeout)
 	if err != nil {
 		return fmt.Errorf("Sentinel: %w", err)
 	}

@@ -50,6 +50,11 @@ var notInState = map[string]map[string]string{
 		"done":    "the scheduler's plumbing",
 		"closing": "the scheduler's plumbing: false until the world closes",
 	},
+	"wall": {
+		"w":     "the world it belongs to",
+		"real":  "real runs only",
+		"pacer": "a live run's pacer: the explorer has none",
+	},
 	"World": {
 		"setup":        "the run's setup: the same in every state of a search",
 		"impl":         "the lock: the same in every state of a search",
@@ -70,8 +75,7 @@ var notInState = map[string]map[string]string{
 		"trace":    "the record of the run: what it shows follows from the moves, and two schedules to one state have different traces",
 		"names":    "the trace's names for the lock's own tokens",
 		"pausedAt": "when a pause began, for the resume's narration",
-		"real":     "real runs only",
-		"pacer":    "a live run's pacer: the explorer has none",
+		"wall":     "the run's relation to the wall clock: its fields are listed under wall",
 		"ctx":      "the run's context",
 		"closed":   "true once the world has closed",
 		"fleet":    "the run's servers: their fields are listed under fleet",
@@ -151,7 +155,7 @@ var notInState = map[string]map[string]string{
 // Every field of the world is in notInState, one way or the other.
 func TestEveryWorldFieldIsListed(t *testing.T) {
 	types := map[string]reflect.Type{}
-	for _, v := range []any{World{}, sched{}, fleet{}, actorSide{}, client{}, actor{}, server{}, resource{}, judge{}, replEntry{}, Stepper{}} {
+	for _, v := range []any{World{}, sched{}, fleet{}, actorSide{}, wall{}, client{}, actor{}, server{}, resource{}, judge{}, replEntry{}, Stepper{}} {
 		types[reflect.TypeOf(v).Name()] = reflect.TypeOf(v)
 	}
 	// Each invariant's check keeps state of its own in the world.

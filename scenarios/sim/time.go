@@ -69,8 +69,8 @@ func (w *World) runUntil(target time.Duration, untilQuiet bool) {
 // code blocked for good.
 func (w *World) awaitLib(horizon time.Duration) bool {
 	a := w.sched.libBlocked()
-	if a != nil && w.real != nil {
-		return w.awaitLibReal(a, horizon)
+	if a != nil && w.wall.real != nil {
+		return w.sched.awaitLibReal(a, horizon)
 	}
 	if a == nil || w.sched.bub == nil {
 		return len(w.sched.inbox) > 0
@@ -153,8 +153,8 @@ func (w *World) advance(t time.Duration) {
 	if delta <= 0 {
 		return
 	}
-	if w.real != nil {
-		w.waitUntil(t)
+	if w.wall.real != nil {
+		w.wall.waitUntil(t)
 	}
 	w.now = t
 	type expiry struct {
@@ -175,7 +175,7 @@ func (w *World) advance(t time.Duration) {
 				expired = append(expired, expiry{srv.name, k})
 			}
 		}
-		if w.real != nil && srv.primary >= 0 && !sameKeys(before, srv.keys) {
+		if w.wall.real != nil && srv.primary >= 0 && !sameKeys(before, srv.keys) {
 			// A real replica changes when the relay delivers.
 			replicated = append(replicated, srv.name)
 		}

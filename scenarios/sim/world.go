@@ -60,11 +60,10 @@ type World struct {
 	names    renamer // the lock's own tokens' names in the trace (tokens.go)
 	pausedAt map[*client]time.Duration
 
-	real *backend.RealRun // nil on embedded servers
-
-	// pacer paces a live run (backend.WithPacer); ctx is the run's context.
-	pacer *backend.Pacer
-	ctx   context.Context
+	// wall is the run's relation to the wall clock: a real run's time,
+	// a live run's pacer (realclock.go).
+	wall wall
+	ctx  context.Context // the run's context
 
 	closed bool // close ran: the servers went back to the pool once
 }
@@ -176,10 +175,10 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *back
 func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *backend.Target, b *bubble.Bubble) (*World, error) {
 	w := &World{setup: setup.withDefaults(), impl: impl, act: actorSide{done: make(chan struct{})},
 		pausedAt: map[*client]time.Duration{},
-		pacer:    backend.PacerFrom(ctx), ctx: ctx,
+		wall:     wall{pacer: backend.PacerFrom(ctx)}, ctx: ctx,
 		sched: sched{ch: make(chan msg), bub: b, watch: stallWatch{bound: stallFrom(ctx)}}}
 	w.sched.goroutines.world = worldIDs.Add(1)
-	w.fleet.w, w.act.w, w.sched.w = w, w, w
+	w.fleet.w, w.act.w, w.sched.w, w.wall.w = w, w, w, w
 	s := &w.setup
 	w.res = resource{name: rowName(s.Key), value: s.Stock, guard: s.Guard}
 	w.judge = newJudge()
@@ -216,18 +215,18 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *ba
 		}
 		// Sentinel's detection and election take seconds of real time.
 		second := target.RunSecond(s.Replica, impl.Nodes)
-		w.real = backend.NewRealRun(ctx, target, second)
+		w.wall.real = backend.NewRealRun(ctx, target, second)
 		s.Key = target.Prefix + s.Key
-		w.real.AddKeys(s.Key)
+		w.wall.real.AddKeys(s.Key)
 	}
 	newBackend := func(i int) backend.Backend {
-		if w.real == nil {
+		if w.wall.real == nil {
 			return w.fleet.newMem()
 		}
 		if i < 0 {
-			return target.NewBackend(w.real, target.Replica)
+			return target.NewBackend(w.wall.real, target.Replica)
 		}
-		return target.NewBackend(w.real, nodes[i])
+		return target.NewBackend(w.wall.real, nodes[i])
 	}
 	add := func(name, role string, b backend.Backend) int {
 		w.fleet.servers = append(w.fleet.servers, &server{name: name, b: b, up: true, role: role, replica: -1, primary: -1})
@@ -259,7 +258,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *ba
 	w.names.named = &w.trace.Tokens
 	for _, srv := range w.fleet.servers {
 		w.trace.Servers = append(w.trace.Servers, srv.name)
-		if w.real != nil {
+		if w.wall.real != nil {
 			w.trace.Addrs = append(w.trace.Addrs, srv.b.Addr())
 		}
 	}
@@ -267,14 +266,14 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *ba
 		if err := srv.b.Guard(s.Key); err != nil {
 			w.stop()
 			w.fleet.closeServers(true) // no client has connected yet
-			return nil, w.runErr(fmt.Errorf("guard %s: %w", srv.name, err))
+			return nil, w.wall.runErr(fmt.Errorf("guard %s: %w", srv.name, err))
 		}
 	}
-	if w.real != nil {
+	if w.wall.real != nil {
 		if err := w.startReal(); err != nil {
 			w.stop()
 			w.fleet.closeServers(true) // no client has connected yet
-			return nil, w.runErr(err)
+			return nil, w.wall.runErr(err)
 		}
 	}
 	return w, nil
@@ -289,7 +288,7 @@ func (w *World) startReal() error {
 			return fmt.Errorf("read %s: %w", srv.b.Addr(), err)
 		}
 		if len(keys) > 0 {
-			return fmt.Errorf("%s already has keys under %s", srv.b.Addr(), w.real.Target.Prefix)
+			return fmt.Errorf("%s already has keys under %s", srv.b.Addr(), w.wall.real.Target.Prefix)
 		}
 	}
 	for _, srv := range w.fleet.servers {
@@ -307,7 +306,7 @@ func (w *World) startReal() error {
 	if err := w.fleet.startSentinels(); err != nil {
 		return err
 	}
-	w.real.SetStart(time.Now())
+	w.wall.real.SetStart(time.Now())
 	return nil
 }
 
@@ -315,6 +314,6 @@ func (w *World) fail(err error) {
 	if w.err == nil {
 		// An interrupted real run says so, whatever failed under it (a
 		// REPLICAOF on a connection the interruption cut, say).
-		w.err = w.runErr(err)
+		w.err = w.wall.runErr(err)
 	}
 }
