@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // plainDEL is a lock with the classic bug: a unique token, but a release
@@ -39,7 +39,7 @@ func TestPlainDELIsCaught(t *testing.T) {
 	}
 	var found *Problem
 	for i, p := range problems {
-		if p.Lesson == "del-other" && p.Invariant == sim.InvOwnership {
+		if p.Lesson == "del-other" && p.Invariant == invariant.Ownership {
 			found = &problems[i]
 		}
 	}
@@ -65,11 +65,11 @@ func TestPlainDELIsCaught(t *testing.T) {
 	if err := json.Unmarshal(data, &tr); err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.Validate(sim.InvariantIDs()); err != nil || !tr.External || tr.Impl != "plain-del" {
+	if err := tr.Validate(invariant.IDs()); err != nil || !tr.External || tr.Impl != "plain-del" {
 		t.Errorf("trace %s: %v, external %v, impl %s", found.Trace, err, tr.External, tr.Impl)
 	}
 	// The search finds it too, on its own.
-	if !containsProblem(problems, Explored, sim.InvOwnership) {
+	if !containsProblem(problems, Explored, invariant.Ownership) {
 		t.Errorf("the search did not find the 误删: %v", problems)
 	}
 }
@@ -97,7 +97,7 @@ func TestAllow(t *testing.T) {
 			t.Errorf("%s: allowed %v, want %v", p, p.Allowed, want)
 		}
 	}
-	if !containsProblem(problems, "del-other", sim.InvMutex) {
+	if !containsProblem(problems, "del-other", invariant.Mutex) {
 		t.Errorf("uuid-lua's del-other mutex was not reported: %v", problems)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 )
 
 // Issue #38, item 2: the wide search of the catalogue's own uuid-lua breaks
@@ -29,7 +29,7 @@ func TestLongWidenUUIDLua(t *testing.T) {
 	// CI runs it at nice 15 beside its other steps: it may get a fraction
 	// of a core, and Widen's ten minutes are not the point here.
 	opts := []Option{Widen(), SearchTimeout(25 * time.Minute), lessonsByID(t, "oversell"),
-		Allow(Explored, sim.InvMutex, sim.InvResource), TraceDir(t.TempDir())}
+		Allow(Explored, invariant.Mutex, invariant.Resource), TraceDir(t.TempDir())}
 	r := &recorder{TB: t}
 	Run(r, info, opts...)
 	for _, e := range r.errs {

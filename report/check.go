@@ -9,22 +9,22 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
 // letters abbreviates the invariants in the matrix table.
 var letters = map[string]string{
-	sim.InvMutex:     "M",
-	sim.InvOwnership: "O",
-	sim.InvLiveness:  "L",
-	sim.InvResource:  "R",
+	invariant.Mutex:     "M",
+	invariant.Ownership: "O",
+	invariant.Liveness:  "L",
+	invariant.Resource:  "R",
 }
 
 // tableWidth is the widest line of the check table: a terminal's default

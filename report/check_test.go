@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 )
 
 // synthetic makes check results for ids × n implementations with a mix of
@@ -19,7 +19,7 @@ import (
 // left out (shown as "?").
 func synthetic(ids []string, n int) []scenarios.Result {
 	var out []scenarios.Result
-	invs := sim.InvariantIDs()
+	invs := invariant.IDs()
 	for i, id := range ids {
 		for j := range n {
 			name := fmt.Sprintf("impl-%d", j+1)

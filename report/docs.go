@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/text"
 )
@@ -77,7 +77,7 @@ func scenarioPage(b *bytes.Buffer, s scenarios.Scenario, results []scenarios.Res
 		for _, v := range r.Verdicts {
 			if v.Broken && v.Step == firstStep(r) {
 				first = text.New(fmt.Sprintf("`%s` at step %d (t=%s)", v.Invariant, v.Step, narrate.Secs(v.T)),
-					fmt.Sprintf("%s（`%s`），第 %d 步（第 %s）", sim.InvariantName(v.Invariant).ZH, v.Invariant, v.Step, secsIn(v.T, "zh"))).In(lang)
+					fmt.Sprintf("%s（`%s`），第 %d 步（第 %s）", invariant.NameOf(v.Invariant).ZH, v.Invariant, v.Step, secsIn(v.T, "zh"))).In(lang)
 			}
 		}
 		broke := "—"
@@ -86,7 +86,7 @@ func scenarioPage(b *bytes.Buffer, s scenarios.Scenario, results []scenarios.Res
 			if lang == "zh" {
 				var names []string
 				for _, id := range r.Broken {
-					names = append(names, sim.InvariantName(id).ZH)
+					names = append(names, invariant.NameOf(id).ZH)
 				}
 				broke = strings.Join(names, "、")
 			}

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/scenarios/explore"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -49,7 +49,7 @@ func Explore(w io.Writer, r explore.Result, lang string) error {
 	}
 	p.printf(text.New("%s in %s (%.0f states/s); %s\n\n", "%s 个不同状态，用时 %s（每秒 %.0f 个）；%s\n\n").In(lang),
 		text.New(text.Count(r.States, "distinct state", "distinct states"), fmt.Sprint(r.States)).In(lang), r.Elapsed.Round(time.Millisecond), rate, scope)
-	for _, inv := range sim.InvariantIDs() {
+	for _, inv := range invariant.IDs() {
 		f, broken := r.Broken(inv)
 		if !broken {
 			what := text.New("no schedule of up to "+moves+" breaks it", fmt.Sprintf("不超过 %d 步的调度都不会破坏它", r.Depth)).In(lang)

@@ -15,12 +15,12 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/internal/race"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 var matrix = sync.OnceValues(scenarios.Check)
@@ -218,7 +218,7 @@ func TestEveryTextInBothLanguages(t *testing.T) {
 		check(s.ID+" title", s.Title)
 		check(s.ID+" summary", s.Summary)
 	}
-	for _, inv := range sim.Invariants {
+	for _, inv := range invariant.Infos() {
 		check(inv.ID+" rule", inv.Rule)
 	}
 	for _, r := range cells(t) {

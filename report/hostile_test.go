@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // Lesson files are user input (issue #26, item 11): an instructor names the
@@ -104,11 +104,11 @@ func hostileTrace() *trace.Trace {
 			Text: text(c+" renews", c+" 续期")})
 	}
 	add(trace.Event{Kind: trace.KindExpire, Server: servers[1], Short: text("expires "+servers[1], "过期 "+servers[1]), Text: text("expires", "过期")})
-	add(trace.Event{Kind: trace.KindViolation, Invariant: sim.InvMutex, Text: text(clients[0]+" and "+clients[1]+" <i>both</i>", "两个持有者")})
+	add(trace.Event{Kind: trace.KindViolation, Invariant: invariant.Mutex, Text: text(clients[0]+" and "+clients[1]+" <i>both</i>", "两个持有者")})
 	tr.Verdicts = []trace.Verdict{
-		{Invariant: sim.InvMutex, Broken: true, Step: len(tr.Events) - 1, T: tr.Events[len(tr.Events)-1].T,
+		{Invariant: invariant.Mutex, Broken: true, Step: len(tr.Events) - 1, T: tr.Events[len(tr.Events)-1].T,
 			Reason: text("<img src=x onerror=alert(1)> | "+clients[0], "<img src=x> | "+clients[0])},
-		{Invariant: sim.InvLiveness},
+		{Invariant: invariant.Liveness},
 	}
 	return tr
 }

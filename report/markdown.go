@@ -6,12 +6,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -46,12 +46,12 @@ func Handout(w io.Writer, tr *trace.Trace, lang string) error {
 				fmt.Sprintf("第 %d 步（第 %s）：%s", v.Step, secsIn(v.T, "zh"), v.Reason.ZH)).In(lang)
 		}
 		rule := ""
-		if i := slices.IndexFunc(sim.Invariants, func(inv sim.Invariant) bool { return inv.ID == v.Invariant }); i >= 0 {
-			rule = sim.Invariants[i].Rule.In(lang)
+		if i := slices.IndexFunc(invariant.Infos(), func(inv invariant.Info) bool { return inv.ID == v.Invariant }); i >= 0 {
+			rule = invariant.Infos()[i].Rule.In(lang)
 		}
 		name := "`" + mdCode(v.Invariant) + "`"
 		if lang == "zh" {
-			name = sim.InvariantName(v.Invariant).ZH + "（" + name + "）" // 互斥（mutex）, as everywhere in Chinese
+			name = invariant.NameOf(v.Invariant).ZH + "（" + name + "）" // 互斥（mutex）, as everywhere in Chinese
 		}
 		p.printf("| %s | %s | %s |\n", name, mdCell(mdText(verdict)), mdCell(mdText(rule)))
 	}

@@ -4,9 +4,8 @@ import (
 	"bytes"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // The renderers draw whatever trace they are given without panicking, even
@@ -28,8 +27,8 @@ func TestOddTracesRender(t *testing.T) {
 		{"no servers", func(tr *trace.Trace) { tr.Servers = nil }},
 		{"more addresses than servers", func(tr *trace.Trace) { tr.Addrs = []string{"a:1", "b:2", "c:3"} }},
 		{"more verdicts than invariants", func(tr *trace.Trace) {
-			tr.Verdicts = make([]trace.Verdict, len(sim.Invariants)+2)
-			tr.Verdicts[len(sim.Invariants)+1] = trace.Verdict{Invariant: "extra", Broken: true, Step: 99}
+			tr.Verdicts = make([]trace.Verdict, len(invariant.Infos())+2)
+			tr.Verdicts[len(invariant.Infos())+1] = trace.Verdict{Invariant: "extra", Broken: true, Step: 99}
 		}},
 		{"no events", func(tr *trace.Trace) { tr.Events = nil }},
 		{"an unknown actor and server", func(tr *trace.Trace) { tr.Events[0].Actor, tr.Events[0].Server = "Z", "redis-9" }},

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/text"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // render calls f with a buffer and returns what it wrote, failing the test
@@ -58,16 +58,16 @@ func results() []scenarios.Result {
 	}
 	return []scenarios.Result{
 		cell("s1", "impl-a", []string{}, []string{}),
-		cell("s1", "impl-b", []string{sim.InvOwnership, sim.InvLiveness}, []string{sim.InvOwnership, sim.InvLiveness}),
-		cell("s2", "impl-a", []string{sim.InvMutex, sim.InvResource}, []string{sim.InvMutex, sim.InvResource}),
-		cell("s2", "impl-b", []string{sim.InvMutex}, []string{}),
+		cell("s1", "impl-b", []string{invariant.Ownership, invariant.Liveness}, []string{invariant.Ownership, invariant.Liveness}),
+		cell("s2", "impl-a", []string{invariant.Mutex, invariant.Resource}, []string{invariant.Mutex, invariant.Resource}),
+		cell("s2", "impl-b", []string{invariant.Mutex}, []string{}),
 	}
 }
 
 // allMet is results with the unmet cell's expectation corrected.
 func allMet() []scenarios.Result {
 	rs := results()
-	rs[3].Expected, rs[3].Pass = []string{sim.InvMutex}, true
+	rs[3].Expected, rs[3].Pass = []string{invariant.Mutex}, true
 	return rs
 }
 
@@ -153,12 +153,12 @@ func demoTrace() *trace.Trace {
 			{Step: 0, Kind: trace.KindNarration, Text: text("story begins", "故事开始")},
 			{Step: 1, T: 1500 * time.Millisecond, Kind: trace.KindCommand, Actor: "A", Server: "redis-1",
 				Command: "SET lock:x A NX", Reply: "OK", Text: text("A writes", "A 写入")},
-			{Step: 2, T: 2 * time.Second, Kind: trace.KindViolation, Invariant: sim.InvMutex, Text: text("two holders", "两个持有者")},
+			{Step: 2, T: 2 * time.Second, Kind: trace.KindViolation, Invariant: invariant.Mutex, Text: text("two holders", "两个持有者")},
 			{Step: 3, T: 2 * time.Second, Kind: trace.KindExpire, Text: text("key expires", "键过期")},
 		},
 		Verdicts: []trace.Verdict{
-			{Invariant: sim.InvMutex, Broken: true, Step: 2, T: 2 * time.Second, Reason: text("two holders", "两个持有者")},
-			{Invariant: sim.InvLiveness},
+			{Invariant: invariant.Mutex, Broken: true, Step: 2, T: 2 * time.Second, Reason: text("two holders", "两个持有者")},
+			{Invariant: invariant.Liveness},
 		},
 	}
 }

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -116,5 +116,5 @@ func violationHead(label, id, lang string) string {
 
 // invariantZH names an invariant in Chinese: 互斥（mutex）.
 func invariantZH(id string) string {
-	return sim.InvariantName(id).ZH + "（" + id + "）"
+	return invariant.NameOf(id).ZH + "（" + id + "）"
 }

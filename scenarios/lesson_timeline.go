@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
@@ -428,7 +429,7 @@ func (p *lessonParser) expectBlock(l line) error {
 		return p.errAt(l, 1, "expect takes no arguments: one indented line per implementation follows")
 	}
 	var invs []string
-	for _, inv := range sim.Invariants {
+	for _, inv := range invariant.Infos() {
 		invs = append(invs, inv.ID)
 	}
 	for p.i < len(p.lines) && p.lines[p.i].indent {

@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // These tests pin each naive implementation's violation to the step where the
@@ -82,7 +82,7 @@ func TestSetnxCrashOrphansTheLock(t *testing.T) {
 	for _, impl := range []string{"setnx", "setnx-expire"} {
 		t.Run(impl, func(t *testing.T) {
 			tr := play(t, "setnx-no-ex", impl)
-			v := brokeAt(t, tr, sim.InvLiveness, 65*time.Second, "B has waited 60s")
+			v := brokeAt(t, tr, invariant.Liveness, 65*time.Second, "B has waited 60s")
 			if k := lockKey(t, v.Snap, "redis-1"); k.TTL != -1 || k.Writer != "A" {
 				t.Errorf("lock key at the violation = %+v, want A's key with no TTL", k)
 			}
@@ -104,17 +104,17 @@ func TestSetnxCrashOrphansTheLock(t *testing.T) {
 // gets in at t=42s while B is still inside.
 func TestDelOtherDeletesBsLock(t *testing.T) {
 	tr := play(t, "del-other", "set-nx-ex")
-	v := brokeAt(t, tr, sim.InvOwnership, 40*time.Second, "A deleted the lock that B wrote")
+	v := brokeAt(t, tr, invariant.Ownership, 40*time.Second, "A deleted the lock that B wrote")
 	if c := cause(tr, v); c.Actor != "A" || c.Command != "DEL lock:product:1001" || c.Reply != "(integer) 1" {
 		t.Errorf("cause = %s %q → %q, want A's DEL → 1", c.Actor, c.Command, c.Reply)
 	}
-	brokeAt(t, tr, sim.InvMutex, 31*time.Second, "A and B both believe")
+	brokeAt(t, tr, invariant.Mutex, 31*time.Second, "A and B both believe")
 	if !hasEvent(tr, trace.KindViolation, "B and C both believe") {
 		t.Error("no violation for B and C inside together")
 	}
 	// A token makes A leave B's lock alone; C waits for B.
 	tr = play(t, "del-other", "uuid-lua")
-	if tr.Verdict(sim.InvOwnership).Broken || hasEvent(tr, trace.KindViolation, "B and C") {
+	if tr.Verdict(invariant.Ownership).Broken || hasEvent(tr, trace.KindViolation, "B and C") {
 		t.Error("uuid-lua still removed B's lock")
 	}
 }
@@ -123,11 +123,11 @@ func TestDelOtherDeletesBsLock(t *testing.T) {
 // B takes it at t=31s; A's DEL at t=31.5s removes it; C enters at t=32s.
 func TestGetThenDelRace(t *testing.T) {
 	tr := play(t, "get-then-del", "uuid-get-del")
-	v := brokeAt(t, tr, sim.InvOwnership, 31500*time.Millisecond, "A deleted the lock that B wrote")
+	v := brokeAt(t, tr, invariant.Ownership, 31500*time.Millisecond, "A deleted the lock that B wrote")
 	if c := cause(tr, v); c.Command != "DEL lock:product:1001" {
 		t.Errorf("cause = %q, want A's DEL", c.Command)
 	}
-	brokeAt(t, tr, sim.InvMutex, 32*time.Second, "B and C both believe")
+	brokeAt(t, tr, invariant.Mutex, 32*time.Second, "B and C both believe")
 	// The same timeline with the Lua release: one command, no "between".
 	tr = play(t, "get-then-del", "uuid-lua")
 	if hasEvent(tr, trace.KindSchedule, "holds A") {
@@ -142,7 +142,7 @@ func TestGetThenDelRace(t *testing.T) {
 // the promoted replica at t=2s.
 func TestFailoverLosesTheLock(t *testing.T) {
 	tr := play(t, "failover", "uuid-lua")
-	v := brokeAt(t, tr, sim.InvMutex, 2*time.Second, "A and B both believe")
+	v := brokeAt(t, tr, invariant.Mutex, 2*time.Second, "A and B both believe")
 	acquire := tr.Events[v.Step-2]
 	if acquire.Actor != "B" || acquire.Server != "redis-2" || acquire.Reply != "OK" {
 		t.Errorf("B's acquire = %s on %s → %q, want B on the promoted redis-2 → OK", acquire.Actor, acquire.Server, acquire.Reply)
@@ -162,13 +162,13 @@ func TestFailoverLosesTheLock(t *testing.T) {
 // Fencing makes the store refuse that write.
 func TestGCPauseStaleWrite(t *testing.T) {
 	tr := play(t, "gc-pause", "uuid-lua-watchdog")
-	brokeAt(t, tr, sim.InvMutex, 31*time.Second, "A and B both believe")
-	v := brokeAt(t, tr, sim.InvResource, 45500*time.Millisecond, "A's write is based on a stale read")
+	brokeAt(t, tr, invariant.Mutex, 31*time.Second, "A and B both believe")
+	v := brokeAt(t, tr, invariant.Resource, 45500*time.Millisecond, "A's write is based on a stale read")
 	if got := v.Snap.Resource.Value; got != 99 {
 		t.Errorf("stock after both writes = %d, want 99 (one sale lost)", got)
 	}
 	tr = play(t, "gc-pause", "fenced")
-	if tr.Verdict(sim.InvResource).Broken {
+	if tr.Verdict(invariant.Resource).Broken {
 		t.Fatal("fenced lost an update")
 	}
 	if !hasEvent(tr, trace.KindResource, "rejects A's write of stock:product:1001 = 99: fencing token 1 < 2") {
@@ -205,11 +205,11 @@ func count(tr *trace.Trace, kind trace.Kind, text string) int {
 // waits for A.
 func TestLeaseTooShort(t *testing.T) {
 	tr := play(t, "lease-too-short", "uuid-lua")
-	v := brokeAt(t, tr, sim.InvMutex, 11*time.Second, "A and B both believe")
+	v := brokeAt(t, tr, invariant.Mutex, 11*time.Second, "A and B both believe")
 	if a := v.Snap.Clients[0]; a.Op != trace.OpWork {
 		t.Errorf("A is at %s when B gets in, want still at work", a.Op)
 	}
-	brokeAt(t, tr, sim.InvResource, 25*time.Second, "A's write is based on a stale read")
+	brokeAt(t, tr, invariant.Resource, 25*time.Second, "A's write is based on a stale read")
 
 	tr = play(t, "lease-too-short", "uuid-lua-watchdog")
 	if b := tr.Broken(); len(b) != 0 {
@@ -247,7 +247,7 @@ func TestShortSection(t *testing.T) {
 	if v := tr.Events[len(tr.Events)-1].Snap.Resource.Value; v != 98 {
 		t.Errorf("stock %d at the end, want 98", v)
 	}
-	brokeAt(t, play(t, "short-section", "no-lock"), sim.InvMutex, 21*time.Second, "A and B both believe")
+	brokeAt(t, play(t, "short-section", "no-lock"), invariant.Mutex, 21*time.Second, "A and B both believe")
 }
 
 // Seed 001 (try { … } finally { if (lock.isHeldByCurrentThread())
@@ -270,7 +270,7 @@ func TestReleaseOnError(t *testing.T) {
 			t.Errorf("%s: stock %d at the end, want 99: B's sale, none of A's", impl, v)
 		}
 	}
-	brokeAt(t, play(t, "release-on-error", "no-lock"), sim.InvMutex, 500*time.Millisecond, "A and B both believe")
+	brokeAt(t, play(t, "release-on-error", "no-lock"), invariant.Mutex, 500*time.Millisecond, "A and B both believe")
 }
 
 // Seed 001 §3: 看门狗的反面 — a hung business thread in a live process. The
@@ -279,7 +279,7 @@ func TestReleaseOnError(t *testing.T) {
 // Fencing refuses A's write when the stuck call returns.
 func TestHungHolder(t *testing.T) {
 	tr := play(t, "hung-holder", "uuid-lua-watchdog-uncapped")
-	brokeAt(t, tr, sim.InvLiveness, 155500*time.Millisecond, "the holder, A, is hung")
+	brokeAt(t, tr, invariant.Liveness, 155500*time.Millisecond, "the holder, A, is hung")
 	if n := count(tr, trace.KindCommand, "A.watchdog's renewal"); n <= lockimpl.DefaultMaxRenewals {
 		t.Errorf("the uncapped watchdog renewed %d times, want more than the cap (%d)", n, lockimpl.DefaultMaxRenewals)
 	}
@@ -288,14 +288,14 @@ func TestHungHolder(t *testing.T) {
 	if n := count(tr, trace.KindCommand, "A.watchdog's renewal"); n != lockimpl.DefaultMaxRenewals {
 		t.Errorf("the capped watchdog renewed %d times, want %d", n, lockimpl.DefaultMaxRenewals)
 	}
-	v := brokeAt(t, tr, sim.InvMutex, 131*time.Second, "A and B both believe")
+	v := brokeAt(t, tr, invariant.Mutex, 131*time.Second, "A and B both believe")
 	if a := v.Snap.Clients[0]; !a.Hung || a.Belief != trace.BeliefHolds {
 		t.Errorf("A when B gets in: hung %v, belief %s; want hung and still believing", a.Hung, a.Belief)
 	}
-	brokeAt(t, tr, sim.InvResource, 200500*time.Millisecond, "stale read")
+	brokeAt(t, tr, invariant.Resource, 200500*time.Millisecond, "stale read")
 
 	tr = play(t, "hung-holder", "fenced")
-	if tr.Verdict(sim.InvResource).Broken || !tr.Verdict(sim.InvMutex).Broken {
+	if tr.Verdict(invariant.Resource).Broken || !tr.Verdict(invariant.Mutex).Broken {
 		t.Errorf("fenced broke %v, want mutex only", tr.Broken())
 	}
 	if !hasEvent(tr, trace.KindResource, "the store rejects A's write") {
@@ -307,7 +307,7 @@ func TestHungHolder(t *testing.T) {
 // refuses its own holder; the reentrant one counts to two and back.
 func TestReentrantCall(t *testing.T) {
 	tr := play(t, "reentrant-call", "uuid-lua")
-	brokeAt(t, tr, sim.InvLiveness, 10*time.Second, "a lock it holds itself")
+	brokeAt(t, tr, invariant.Liveness, 10*time.Second, "a lock it holds itself")
 	if !hasEvent(tr, trace.KindBelief, "A's nested call is refused by the lock A holds itself") {
 		t.Error("A's nested call was never refused")
 	}
@@ -341,7 +341,7 @@ func lockValue(snap trace.Snapshot) string {
 func TestRedlockSecondMajority(t *testing.T) {
 	for _, id := range []string{"redlock-restart", "redlock-clock-jump"} {
 		tr := play(t, id, "redlock")
-		v := brokeAt(t, tr, sim.InvMutex, 8*time.Second, "A and B both believe")
+		v := brokeAt(t, tr, invariant.Mutex, 8*time.Second, "A and B both believe")
 		var ok []string
 		for _, e := range tr.Events[:v.Step] {
 			if c, _, _ := trace.SplitActor(e.Actor); e.Kind == trace.KindCommand && c == "B" && e.Reply == "OK" {
@@ -420,10 +420,10 @@ func TestFailoverWait(t *testing.T) {
 	if strings.Join(waits, "|") != strings.Join(want, "|") {
 		t.Errorf("WAITs = %q, want %q", waits, want)
 	}
-	brokeAt(t, play(t, "failover-wait", "uuid-lua"), sim.InvMutex, 2*time.Second, "A and B both believe")
+	brokeAt(t, play(t, "failover-wait", "uuid-lua"), invariant.Mutex, 2*time.Second, "A and B both believe")
 	// With the only replica promoted and never replaced, WAIT can never be
 	// satisfied: nobody gets the lock.
-	brokeAt(t, play(t, "failover", "uuid-lua-wait"), sim.InvLiveness, time.Minute, "no live client holds the lock")
+	brokeAt(t, play(t, "failover", "uuid-lua-wait"), invariant.Liveness, time.Minute, "no live client holds the lock")
 }
 
 // The oversell is told in numbers: how many sales, how the stock moved, how
@@ -432,7 +432,7 @@ func TestOversellInNumbers(t *testing.T) {
 	tr := play(t, "oversell", "no-lock")
 	var got []string
 	for _, e := range tr.Events {
-		if e.Kind == trace.KindViolation && e.Invariant == sim.InvResource {
+		if e.Kind == trace.KindViolation && e.Invariant == invariant.Resource {
 			got = append(got, e.Text.EN+" | "+e.Text.ZH)
 		}
 	}

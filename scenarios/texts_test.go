@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -21,7 +21,7 @@ func TestEveryTextInBothLanguages(t *testing.T) {
 	for _, s := range All() {
 		missing = append(missing, text.Missing("scenario "+s.ID, s)...)
 	}
-	missing = append(missing, text.Missing("sim.Invariants", sim.Invariants)...)
+	missing = append(missing, text.Missing("invariant.Infos()", invariant.Infos())...)
 	results := sharedCheck(t)
 	for _, r := range results {
 		missing = append(missing, text.Missing(r.Scenario+" × "+r.Impl, r)...)

@@ -4,8 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
-
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/internal/race"
@@ -27,7 +26,7 @@ func TestEveryTraceValidates(t *testing.T) {
 		if err := json.Unmarshal(b, &tr); err != nil {
 			t.Fatal(err)
 		}
-		if err := tr.Validate(sim.InvariantIDs()); err != nil {
+		if err := tr.Validate(invariant.IDs()); err != nil {
 			t.Errorf("%s × %s: %v", r.Scenario, r.Impl, err)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/internal/race"
 	"github.com/lockstep-sim/lockstep/lockimpl"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 )
 
 // zhTexts collects every Chinese text of v's JSON form (a text.Text is an
@@ -89,8 +89,8 @@ func TestChineseTerms(t *testing.T) {
 	for _, s := range All() {
 		zhTexts(t, "scenario "+s.ID, []any{s.Title, s.Summary, s.Story}, texts)
 	}
-	for _, inv := range sim.Invariants {
-		zhTexts(t, "invariant "+inv.ID, []any{inv.Rule, sim.InvariantName(inv.ID)}, texts)
+	for _, inv := range invariant.Infos() {
+		zhTexts(t, "invariant "+inv.ID, []any{inv.Rule, invariant.NameOf(inv.ID)}, texts)
 	}
 	results := sharedCheck(t)
 	for i, r := range results {
@@ -189,8 +189,8 @@ func TestEnglishGlossesOnlyWhereTheTermIsThePoint(t *testing.T) {
 	for _, s := range All() {
 		langTexts(t, "scenario "+s.ID, []any{s.Title, s.Summary}, "en", texts)
 	}
-	for _, inv := range sim.Invariants {
-		langTexts(t, "invariant "+inv.ID, []any{inv.Rule, sim.InvariantName(inv.ID)}, "en", texts)
+	for _, inv := range invariant.Infos() {
+		langTexts(t, "invariant "+inv.ID, []any{inv.Rule, invariant.NameOf(inv.ID)}, "en", texts)
 	}
 	for i, r := range sharedCheck(t) {
 		if race.Sampled(i) {

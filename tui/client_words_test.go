@@ -9,9 +9,8 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // engineConsts are the values of the constants of type typ that the file
@@ -88,7 +87,7 @@ func TestClientStatesAreWords(t *testing.T) {
 	if hm.sandbox.hintMove == "" {
 		t.Fatalf("no hint: %q", hm.sandbox.hint.EN)
 	}
-	for _, id := range sim.InvariantIDs() {
+	for _, id := range invariant.IDs() {
 		if zh := hm.sandbox.hint.ZH; strings.Contains(zh, id) {
 			t.Errorf("the Chinese hint names the invariant %s by its id: %q", id, zh)
 		}

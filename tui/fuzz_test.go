@@ -10,8 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
-
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -37,7 +36,7 @@ var fuzzTraces = sync.OnceValues(func() ([]*trace.Trace, error) {
 			return nil, err
 		}
 		tr.Clean()
-		if err := tr.Validate(sim.InvariantIDs()); err != nil {
+		if err := tr.Validate(invariant.IDs()); err != nil {
 			return nil, err
 		}
 		out = append(out, &tr)

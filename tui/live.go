@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // LiveRunner runs a lesson against impl on ctx, which carries the pacer a
@@ -150,7 +150,7 @@ func (p *playerView) liveArrived(msg tea.Msg) tea.Cmd {
 		if p.tr == nil {
 			h := msg.header
 			h.Scenario, h.Title = p.scenario.ID, p.scenario.Title
-			for _, id := range sim.InvariantIDs() {
+			for _, id := range invariant.IDs() {
 				h.Verdicts = append(h.Verdicts, trace.Verdict{Invariant: id})
 			}
 			p.tr = &h

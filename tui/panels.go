@@ -9,13 +9,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -228,7 +228,7 @@ func invariantLines(st Styles, lang string, t *trace.Trace, i int) []string {
 		}
 		name := v.Invariant
 		if lang == "zh" {
-			name = sim.InvariantName(v.Invariant).ZH // 互斥: the id is in the English view and the flags
+			name = invariant.NameOf(v.Invariant).ZH // 互斥: the id is in the English view and the flags
 		}
 		lines = append(lines, name+strings.Repeat(" ", max(1, 11-lipgloss.Width(name)))+mark)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -304,7 +305,7 @@ func hint(ctx context.Context, id hintMsg, impl lockimpl.Info, faults int, prefi
 		next := f.Trace.Schedule.Moves[len(prefix)]
 		id.move, id.text = next, text.Text{
 			EN: fmt.Sprintf("%s breaks in %s; next: %s", f.Invariant, text.Count(f.Moves-len(prefix), "more move", "more moves"), next),
-			ZH: fmt.Sprintf("再走 %d 步可破坏%s；下一步：%s", f.Moves-len(prefix), sim.InvariantName(f.Invariant).ZH, next)}
+			ZH: fmt.Sprintf("再走 %d 步可破坏%s；下一步：%s", f.Moves-len(prefix), invariant.NameOf(f.Invariant).ZH, next)}
 		return id
 	}
 }

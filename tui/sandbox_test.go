@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
 
@@ -75,7 +76,7 @@ func TestSandboxKeys(t *testing.T) {
 		t.Fatalf("%d moves at the start, want 2 (A and B start)", got)
 	}
 	m = choose(t, m, getThenDelMoves...)
-	if got := m.sandbox.st.Broken(); len(got) != 1 || got[0] != sim.InvOwnership {
+	if got := m.sandbox.st.Broken(); len(got) != 1 || got[0] != invariant.Ownership {
 		t.Fatalf("broken %v after the race, want ownership", got)
 	}
 	if len(m.sandbox.moves) != 0 || !strings.Contains(m.View(), "a counterexample") {
@@ -407,7 +408,7 @@ func TestSandboxSavesATrace(t *testing.T) {
 	if err := json.Unmarshal(b, &tr); err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.Validate(sim.InvariantIDs()); err != nil {
+	if err := tr.Validate(invariant.IDs()); err != nil {
 		t.Fatalf("the saved trace is not valid: %v", err)
 	}
 	if tr.Schedule == nil || !slices.Equal(tr.Schedule.Moves, getThenDelMoves) || tr.Title.EN != "Sandbox: uuid-get-del, 10 moves" {
@@ -418,7 +419,7 @@ func TestSandboxSavesATrace(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the saved schedule does not replay: %v", err)
 	}
-	if !slices.Equal(again.Broken(), tr.Broken()) || len(again.Events) != len(tr.Events) || !slices.Equal(tr.Broken(), []string{sim.InvOwnership}) {
+	if !slices.Equal(again.Broken(), tr.Broken()) || len(again.Events) != len(tr.Events) || !slices.Equal(tr.Broken(), []string{invariant.Ownership}) {
 		t.Errorf("replayed: %v broken, %d events; saved: %v, %d", again.Broken(), len(again.Events), tr.Broken(), len(tr.Events))
 	}
 	// The player opens it as lockstep --trace does.

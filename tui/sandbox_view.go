@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -128,7 +128,7 @@ func (v sandboxView) moveLines(st Styles, lang string, w, rows int) []string {
 	if broken := v.st.Broken(); len(broken) > 0 {
 		var zh []string
 		for _, b := range broken {
-			zh = append(zh, sim.InvariantName(b).ZH)
+			zh = append(zh, invariant.NameOf(b).ZH)
 		}
 		return []string{st.Bad.Render(fit(text.New(
 			fmt.Sprintf("✗ %s broke after %d moves: a counterexample. u undoes, r starts again.", strings.Join(broken, ", "), len(v.schedule())),

@@ -11,7 +11,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -165,7 +165,7 @@ func (v startView) view(st Styles, lang string, w, h int, hm help.Model, k KeyMa
 	case len(expected) > 0:
 		var zh []string
 		for _, id := range expected {
-			zh = append(zh, sim.InvariantName(id).ZH)
+			zh = append(zh, invariant.NameOf(id).ZH)
 		}
 		verdict = text.New("Expected to break: "+strings.Join(expected, ", "), "预期被破坏："+strings.Join(zh, "、")).In(lang)
 	}

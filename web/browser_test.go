@@ -12,12 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/tui"
 )
 
@@ -265,9 +265,9 @@ func checkInvariants(t *testing.T, where string, v view, tr *trace.Trace, i int,
 		if verdict.Broken && verdict.Step <= i {
 			mark = fmt.Sprintf(map[string]string{"en": "✗ step %d", "zh": "✗ 第 %d 步"}[lang], verdict.Step)
 		}
-		if got.ID != verdict.Invariant || got.Name != sim.InvariantName(verdict.Invariant).In(lang) || got.Mark != mark {
+		if got.ID != verdict.Invariant || got.Name != invariant.NameOf(verdict.Invariant).In(lang) || got.Mark != mark {
 			t.Errorf("%s: invariant %d shows %s %q %q, want %s %q %q", where, n, got.ID, got.Name, got.Mark,
-				verdict.Invariant, sim.InvariantName(verdict.Invariant).In(lang), mark)
+				verdict.Invariant, invariant.NameOf(verdict.Invariant).In(lang), mark)
 		}
 	}
 }
@@ -299,7 +299,7 @@ func TestBrowserPlayer(t *testing.T) {
 	dir, shots := t.TempDir(), artefacts(t)
 	tr, fix := playRun(t, "get-then-del", "uuid-get-del"), playRun(t, "get-then-del", "uuid-lua")
 	file := writePage(t, dir, "get-then-del.html", Player{Traces: []*trace.Trace{tr, fix}, Lang: "en"})
-	own := firstBroken(tr, sim.InvOwnership)
+	own := firstBroken(tr, invariant.Ownership)
 
 	b.open(file, fmt.Sprintf("step=%d", own))
 	at := b.view()
@@ -323,11 +323,11 @@ func TestBrowserPlayer(t *testing.T) {
 	b.keys("v")
 	check(t, b.view(), tr, own, "en")
 	b.keys("v")
-	check(t, b.view(), tr, firstBroken(tr, sim.InvMutex), "en")
+	check(t, b.view(), tr, firstBroken(tr, invariant.Mutex), "en")
 
 	b.keys("L")
 	zh := b.view()
-	check(t, zh, tr, firstBroken(tr, sim.InvMutex), "zh")
+	check(t, zh, tr, firstBroken(tr, invariant.Mutex), "zh")
 	b.keys("v")
 	b.keys("v")
 	zh = b.view()

@@ -26,11 +26,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/text"
 )
 
@@ -263,8 +263,8 @@ func (p Player) meta() meta {
 		m.Impls = append(m.Impls, im)
 		m.Partners[tr.Impl] = partner(s, known, tr.Impl, p.Traces)
 	}
-	for _, inv := range sim.Invariants {
-		m.Invariants = append(m.Invariants, invMeta{ID: inv.ID, Name: sim.InvariantName(inv.ID), Rule: inv.Rule})
+	for _, inv := range invariant.Infos() {
+		m.Invariants = append(m.Invariants, invMeta{ID: inv.ID, Name: invariant.NameOf(inv.ID), Rule: inv.Rule})
 	}
 	return m
 }

@@ -9,13 +9,13 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/chromedp/chromedp"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // siteImpls are the implementations the browser's site holds, to keep the
@@ -124,7 +124,7 @@ func lessonPage(t *testing.T, b *browser, dir string, results []scenarios.Result
 	t.Helper()
 	s, _ := scenarios.Lookup("get-then-del")
 	tr := resultTrace(results, s.ID, s.Naive)
-	own := firstBroken(tr, sim.InvOwnership)
+	own := firstBroken(tr, invariant.Ownership)
 	b.open(filepath.Join(dir, "get-then-del.html"), "step=33")
 	check(t, b.view(), tr, own, "en")
 	options, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.getElementById("impl").options.length`))

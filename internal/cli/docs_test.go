@@ -15,7 +15,7 @@ import (
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/report"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 )
 
 // The pages in docs/ are what the engine produces now; a test, not a habit,
@@ -416,7 +416,7 @@ func knownNames() map[string]bool {
 	for _, id := range scenarios.IDs() {
 		known[id] = true
 	}
-	for _, inv := range sim.InvariantIDs() {
+	for _, inv := range invariant.IDs() {
 		known[inv] = true
 	}
 	return known

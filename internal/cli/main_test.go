@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/charmbracelet/x/ansi"
@@ -20,7 +21,6 @@ import (
 	"github.com/lockstep-sim/lockstep/internal/race"
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // runCLI runs the command line with args and returns the exit code and what
@@ -122,7 +122,7 @@ func invariantMarks(t *testing.T, out, heading string) map[string]string {
 // wantMarks is the verdict section expected when exactly broken break.
 func wantMarks(broken []string) map[string]string {
 	m := map[string]string{}
-	for _, id := range sim.InvariantIDs() {
+	for _, id := range invariant.IDs() {
 		m[id] = "✓"
 		if slices.Contains(broken, id) {
 			m[id] = "✗"
@@ -258,7 +258,7 @@ func TestPlayDefaultsToNaiveImpl(t *testing.T) {
 			t.Errorf("play get-then-del lacks %q:\n%s", want, out)
 		}
 	}
-	assertMarks(t, invariantMarks(t, out, "invariants:"), wantMarks([]string{sim.InvMutex, sim.InvOwnership, sim.InvResource}))
+	assertMarks(t, invariantMarks(t, out, "invariants:"), wantMarks([]string{invariant.Mutex, invariant.Ownership, invariant.Resource}))
 
 	// The default is the same as naming the naive implementation.
 	if explicit := mustRun(t, "play", "get-then-del", "--impl", "uuid-get-del"); explicit != out {
@@ -351,7 +351,7 @@ func TestPlayJSON(t *testing.T) {
 		wantBroken []string
 	}{
 		{"naive", []string{"play", "get-then-del", "--format", "json"}, "uuid-get-del",
-			[]string{sim.InvMutex, sim.InvOwnership, sim.InvResource}},
+			[]string{invariant.Mutex, invariant.Ownership, invariant.Resource}},
 		{"fixed, flag first", []string{"play", "--format=json", "--impl", "uuid-lua", "get-then-del"}, "uuid-lua", nil},
 	}
 	for _, tc := range tests {
@@ -386,8 +386,8 @@ func TestPlayJSON(t *testing.T) {
 					violated = append(violated, e.Invariant)
 				}
 			}
-			if len(tr.Verdicts) != len(sim.InvariantIDs()) {
-				t.Errorf("%d verdicts, want one per invariant (%d)", len(tr.Verdicts), len(sim.InvariantIDs()))
+			if len(tr.Verdicts) != len(invariant.IDs()) {
+				t.Errorf("%d verdicts, want one per invariant (%d)", len(tr.Verdicts), len(invariant.IDs()))
 			}
 			if !slices.Equal(broken, tc.wantBroken) {
 				t.Errorf("broken verdicts = %v, want %v", broken, tc.wantBroken)
@@ -418,7 +418,7 @@ func TestPlayChinese(t *testing.T) {
 			t.Errorf("play --lang zh still has English %q", english)
 		}
 	}
-	assertMarks(t, invariantMarks(t, out, "不变量："), wantMarks([]string{sim.InvMutex, sim.InvOwnership, sim.InvResource}))
+	assertMarks(t, invariantMarks(t, out, "不变量："), wantMarks([]string{invariant.Mutex, invariant.Ownership, invariant.Resource}))
 }
 
 func TestBadInput(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -67,7 +67,7 @@ func readTraceUpTo(ctx context.Context, r io.Reader, name string, limit int64) (
 	}
 	// Cleaned first, so that the errors below quote no escape sequence.
 	tr.Clean()
-	if err := tr.Validate(sim.InvariantIDs()); err != nil {
+	if err := tr.Validate(invariant.IDs()); err != nil {
 		return nil, errUsage{fmt.Errorf("%s: %w", name, err)}
 	}
 	if tr.Schedule == nil {

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/lockstep-sim/lockstep/internal/suggest"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
 
@@ -336,7 +337,7 @@ func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, erro
 	if err != nil {
 		return res, err
 	}
-	invs := sim.InvariantIDs()
+	invs := invariant.IDs()
 	bits := func(st *sim.Stepper) int {
 		b := 0
 		for i, inv := range invs {

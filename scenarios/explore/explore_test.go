@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
@@ -66,14 +67,14 @@ func brokenIDs(r Result) []string {
 // invariant in the whole reachable state space (or, for the watchdog locks,
 // to the depth searched).
 var expiryOnlyBreaks = map[string][]string{
-	"setnx-expire": {sim.InvOwnership},
-	"set-nx-ex":    {sim.InvOwnership},
-	"uuid-get-del": {sim.InvOwnership},
+	"setnx-expire": {invariant.Ownership},
+	"set-nx-ex":    {invariant.Ownership},
+	"uuid-get-del": {invariant.Ownership},
 	// No lock across processes: two clients at once, and a lost update.
-	"no-lock":     {sim.InvMutex, sim.InvResource},
-	"local-mutex": {sim.InvMutex, sim.InvResource},
+	"no-lock":     {invariant.Mutex, invariant.Resource},
+	"local-mutex": {invariant.Mutex, invariant.Resource},
 	// GET, then a SET without NX: two clients both read "free".
-	"reentrant-getset": {sim.InvMutex, sim.InvOwnership, sim.InvResource},
+	"reentrant-getset": {invariant.Mutex, invariant.Ownership, invariant.Resource},
 }
 
 // slowToTwelve are the locks whose search to 12 moves takes seconds: the
@@ -122,7 +123,7 @@ func TestLongExpiryOnly(t *testing.T) {
 // GET-then-DEL race: A's GET, the lease runs out, B takes the lock, A's DEL.
 func TestGetThenDelFoundShortest(t *testing.T) {
 	r := search(t, "uuid-get-del", Options{})
-	f, ok := r.Broken(sim.InvOwnership)
+	f, ok := r.Broken(invariant.Ownership)
 	if !ok {
 		t.Fatal("no ownership counterexample")
 	}
@@ -141,7 +142,7 @@ func TestGetThenDelFoundShortest(t *testing.T) {
 	if !slices.Equal(cmds, wantCmds) {
 		t.Errorf("commands %q, want %q", cmds, wantCmds)
 	}
-	v := f.Trace.Verdict(sim.InvOwnership)
+	v := f.Trace.Verdict(invariant.Ownership)
 	if last := f.Trace.Events[len(f.Trace.Events)-1]; v.Step > len(f.Trace.Events)-1 || last.T != 30*time.Second {
 		t.Errorf("violation at step %d of %d, ending at t=%s", v.Step, len(f.Trace.Events), last.T)
 	}
@@ -161,7 +162,7 @@ func TestLongPauseStaleWrite(t *testing.T) {
 	// Redlock's schedules are longer: three nodes to take twice, each
 	// node's answer a move of its own. The stale write is 18 moves in.
 	r := search(t, "redlock", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultPause}, Depth: 18})
-	if _, ok := r.Broken(sim.InvResource); !ok {
+	if _, ok := r.Broken(invariant.Resource); !ok {
 		t.Errorf("redlock: no stale write within 18 moves (%d states)", r.States)
 	}
 }
@@ -172,10 +173,10 @@ func pauseStaleWrite(t *testing.T, names ...string) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			r := search(t, name, opts)
-			if _, ok := r.Broken(sim.InvMutex); !ok {
+			if _, ok := r.Broken(invariant.Mutex); !ok {
 				t.Errorf("no two holders found under pauses")
 			}
-			_, stale := r.Broken(sim.InvResource)
+			_, stale := r.Broken(invariant.Resource)
 			if stale != (name != "fenced") {
 				t.Errorf("resource broken: %v", stale)
 			}
@@ -189,7 +190,7 @@ func pauseStaleWrite(t *testing.T, names ...string) {
 // within the bound.
 func TestCrashOrphansSetnx(t *testing.T) {
 	r := search(t, "setnx", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 4})
-	f, ok := r.Broken(sim.InvLiveness)
+	f, ok := r.Broken(invariant.Liveness)
 	if !ok {
 		t.Fatalf("no liveness counterexample (%d states, depth %d)", r.States, r.Depth)
 	}
@@ -204,7 +205,7 @@ func TestCrashOrphansSetnx(t *testing.T) {
 // never runs out, so its waiter still waits in vain (TestCrashOrphansSetnx).
 func TestCrashedLeaseFreesTheWaiterInTime(t *testing.T) {
 	r := search(t, "uuid-lua", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultCrash}, Attempts: 3})
-	if f, ok := r.Broken(sim.InvLiveness); ok {
+	if f, ok := r.Broken(invariant.Liveness); ok {
 		t.Errorf("liveness broken in %d moves: %v", f.Moves, f.Trace.Schedule.Moves)
 	}
 	if !r.Complete || len(r.Found) != 0 {
@@ -294,7 +295,7 @@ func TestBounds(t *testing.T) {
 func TestPrefix(t *testing.T) {
 	prefix := []string{"A", "A", "B"}
 	r := search(t, "uuid-get-del", Options{Prefix: prefix, First: true})
-	f, ok := r.Broken(sim.InvOwnership)
+	f, ok := r.Broken(invariant.Ownership)
 	if !ok {
 		t.Fatal("nothing found from the prefix")
 	}
@@ -311,14 +312,14 @@ func TestHangFault(t *testing.T) {
 	heavy(t)
 	hang := []trace.Fault{sim.FaultExpiry, sim.FaultHang}
 	r := search(t, "uuid-lua-watchdog-uncapped", Options{Faults: hang, Attempts: 3, Depth: 13})
-	if _, ok := r.Broken(sim.InvLiveness); !ok {
+	if _, ok := r.Broken(invariant.Liveness); !ok {
 		t.Errorf("uuid-lua-watchdog-uncapped with a hang: found %v, want liveness", brokenIDs(r))
 	}
-	if _, ok := r.Broken(sim.InvMutex); ok {
+	if _, ok := r.Broken(invariant.Mutex); ok {
 		t.Errorf("uuid-lua-watchdog-uncapped with a hang: mutex broken; its watchdog keeps the lease")
 	}
 	r = search(t, "uuid-lua", Options{Faults: hang, Depth: 13})
-	if got := brokenIDs(r); !slices.Equal(got, []string{sim.InvMutex, sim.InvResource}) {
+	if got := brokenIDs(r); !slices.Equal(got, []string{invariant.Mutex, invariant.Resource}) {
 		t.Errorf("uuid-lua with a hang: found %v, want mutex and resource", got)
 	}
 	if r := search(t, "uuid-lua", Options{Depth: 12}); len(r.Found) > 0 {
@@ -333,14 +334,14 @@ func TestLeaseTurnsTheWatchdogOff(t *testing.T) {
 	heavy(t)
 	hang := []trace.Fault{sim.FaultExpiry, sim.FaultHang}
 	r := search(t, "redisson", Options{Faults: hang, Depth: 10, Lease: 10 * time.Second})
-	if _, ok := r.Broken(sim.InvMutex); !ok {
+	if _, ok := r.Broken(invariant.Mutex); !ok {
 		t.Errorf("redisson with a lease and a hang: found %v, want mutex", brokenIDs(r))
 	}
 	if f := r.Found; len(f) > 0 && f[0].Trace.Schedule.Lease != 10*time.Second {
 		t.Errorf("the counterexample's schedule has lease %v, want 10s", f[0].Trace.Schedule.Lease)
 	}
 	r = search(t, "redisson", Options{Faults: hang, Depth: 10})
-	if _, ok := r.Broken(sim.InvMutex); ok {
+	if _, ok := r.Broken(invariant.Mutex); ok {
 		t.Errorf("redisson with no lease and a hang: mutex broken; its watchdog keeps the lease")
 	}
 }
@@ -373,7 +374,7 @@ func TestMaxStates(t *testing.T) {
 func TestClockJumpFault(t *testing.T) {
 	heavy(t)
 	r := search(t, "redlock", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultClockJump}, Depth: 9, First: true})
-	f, ok := r.Broken(sim.InvMutex)
+	f, ok := r.Broken(invariant.Mutex)
 	if !ok || !slices.ContainsFunc(f.Trace.Schedule.Moves, func(m string) bool { return strings.HasPrefix(m, "clock-jump ") }) {
 		t.Fatalf("redlock with a clock jump: found %v, want mutex through a clock-jump move", brokenIDs(r))
 	}
@@ -389,7 +390,7 @@ func TestClockJumpFault(t *testing.T) {
 func TestDelayedRestartFault(t *testing.T) {
 	heavy(t)
 	restart := search(t, "redlock", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultRestart}, Attempts: 2, Depth: 9, First: true})
-	if _, ok := restart.Broken(sim.InvMutex); !ok {
+	if _, ok := restart.Broken(invariant.Mutex); !ok {
 		t.Fatalf("redlock with an immediate restart, to 9 moves: found %v, want mutex", brokenIDs(restart))
 	}
 	delayed := search(t, "redlock", Options{Faults: []trace.Fault{sim.FaultExpiry, sim.FaultDelayedRestart}, Attempts: 2, Depth: 10})
@@ -513,7 +514,7 @@ func TestPartitionFault(t *testing.T) {
 		t.Errorf("uuid-lua-watchdog, a hung call, to 9 moves: found %v", brokenIDs(r))
 	}
 	r := search(t, "uuid-lua-watchdog", Options{Faults: append(hang, sim.FaultPartition), Depth: 9, First: true})
-	f, ok := r.Broken(sim.InvMutex)
+	f, ok := r.Broken(invariant.Mutex)
 	if !ok || !slices.ContainsFunc(f.Trace.Schedule.Moves, func(m string) bool { return strings.HasPrefix(m, "partition ") }) {
 		t.Fatalf("uuid-lua-watchdog with a partition: found %v, want mutex through a partition move", brokenIDs(r))
 	}
@@ -528,7 +529,7 @@ func TestFiveNodes(t *testing.T) {
 	heavy(t)
 	prefix := []string{"A", "B", "A/redis-1", "A/redis-2", "A/redis-3", "B/redis-4", "B/redis-5"}
 	r := search(t, "redlock", Options{Nodes: 5, Faults: []trace.Fault{sim.FaultExpiry, sim.FaultRestart}, Prefix: prefix, Depth: 6})
-	f, ok := r.Broken(sim.InvMutex)
+	f, ok := r.Broken(invariant.Mutex)
 	if !ok {
 		t.Fatalf("mutex held within 6 moves of %v on five servers", prefix)
 	}
@@ -599,7 +600,7 @@ func TestSearchOfATransactionLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := brokenIDs(r); !slices.Contains(got, sim.InvMutex) {
+	if got := brokenIDs(r); !slices.Contains(got, invariant.Mutex) {
 		t.Errorf("watch-multi-unwatched: broken %v; want mutex", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -32,7 +33,7 @@ func TestReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tr.Broken(); len(got) != 1 || got[0] != sim.InvOwnership {
+	if got := tr.Broken(); len(got) != 1 || got[0] != invariant.Ownership {
 		t.Errorf("broken %v, want ownership", got)
 	}
 	if tr.Schedule == nil || len(tr.Schedule.Moves) != len(setNXEXMoves) {

@@ -157,11 +157,11 @@ const (
 // actorSide is the world as the actors' goroutines reach it: lock code and
 // a client's program run there, and reach the scheduler only by messages
 // (send), each answered before they go on. What runs on the scheduler's
-// side is World's. closing says the run is closing (an actor's next call
+// side is world's. closing says the run is closing (an actor's next call
 // meets redis.ErrClosed); done is closed once its shutdown has ended and
 // no scheduler reads any more.
 type actorSide struct {
-	w       *World
+	w       *world
 	closing atomic.Bool
 	done    chan struct{}
 }

@@ -127,7 +127,7 @@ func (s *stallWatch) mark(a *actor) {
 }
 
 // runErr is the run's error, a stall first.
-func (w *World) runError() error {
+func (w *world) runError() error {
 	if w.sched.watch.wedged != nil {
 		return w.sched.watch.wedged
 	}
@@ -199,7 +199,7 @@ func cmdText(m msg) string {
 // scheduler a message meanwhile (a watchdog's ticker, a retry's sleep, a
 // context's deadline). Every message sent at that moment is then in the
 // inbox. On real servers time is the wall clock's, and passTime reports t.
-func (w *World) passTime(t time.Duration) time.Duration {
+func (w *world) passTime(t time.Duration) time.Duration {
 	if w.sched.bub == nil || len(w.sched.inbox) > 0 {
 		return max(t, w.now)
 	}
@@ -225,7 +225,7 @@ func clockNow() time.Duration { return time.Since(epoch) }
 
 // passTo moves the run's time to t, or to where lock code woke before it.
 // It reports whether it got to t.
-func (w *World) passTo(t time.Duration) bool {
+func (w *world) passTo(t time.Duration) bool {
 	reached := w.passTime(t)
 	w.advance(reached)
 	return reached >= t
@@ -270,7 +270,7 @@ func (s *sched) wakesLater() bool {
 
 // stuck fails the run for actor a, blocked in lock code when nothing in the
 // run can wake it.
-func (w *World) stuck(a *actor) {
+func (w *world) stuck(a *actor) {
 	past := lateWake.String()
 	if w.wall.real != nil {
 		past = w.sched.watch.bound.String() + " of wall time"
@@ -305,7 +305,7 @@ func callName(a *actor) string {
 // shut down, so that goroutines waiting for them (a ticker's loop that a
 // Release never stopped) meet the closed run and end: up to the run's
 // horizon of virtual time, which costs nothing when no timer is set.
-func (w *World) settleTimers() {
+func (w *world) settleTimers() {
 	if w.sched.bub != nil {
 		time.Sleep(w.setup.Horizon)
 	}

@@ -18,7 +18,7 @@ import (
 
 // addClient creates a client process with its go-redis clients, its lock
 // handle and its business goroutine, which starts at p.Start.
-func (w *World) addClient(name string, p Program) *client {
+func (w *world) addClient(name string, p Program) *client {
 	c := &client{name: name, prog: p.withDefaults(), belief: trace.BeliefIdle, op: trace.OpStart}
 	if p.Jitter {
 		c.jitter = jitterSource(name)
@@ -98,7 +98,7 @@ func (s *actorSide) runActor(a *actor, fn func()) {
 // Maker that panics, returns nil or does not return within the stall
 // timeout fails the run, and the client gets a handle whose every call
 // returns that error.
-func (w *World) newLock(env lockimpl.Env) lockimpl.Lock {
+func (w *world) newLock(env lockimpl.Env) lockimpl.Lock {
 	type made struct {
 		l   lockimpl.Lock
 		err error
@@ -143,7 +143,7 @@ type brokenLock struct{ err error }
 func (b brokenLock) TryAcquire(context.Context) (bool, error) { return false, b.err }
 func (b brokenLock) Release(context.Context) error            { return b.err }
 
-func (w *World) newActor(c *client, name string, bg bool) *actor {
+func (w *world) newActor(c *client, name string, bg bool) *actor {
 	return &actor{name: name, client: c, bg: bg, resume: make(chan error, 1),
 		state: stateParked, park: parkStart}
 }

@@ -13,7 +13,7 @@ var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 // vclock is the clock lock code sees through lockimpl.Env.Clock. Lock code
 // works in its own units: on embedded servers those are virtual time; on real
 // servers, real time, one virtual second lasting backend.Target.Second.
-type vclock struct{ w *World }
+type vclock struct{ w *world }
 
 // Now is the virtual time, or the wall clock against real servers.
 func (c vclock) Now() time.Time {

@@ -18,7 +18,7 @@ import (
 // close stops every goroutine and server of the run, and ends its bubble.
 // On real servers it deletes the run's keys and points the replica back at
 // its primary.
-func (w *World) close() {
+func (w *world) close() {
 	if w.closed {
 		return
 	}
@@ -60,7 +60,7 @@ func (f *fleet) closeServers(clean bool) {
 const closeLimit = 2 * time.Second
 
 // stop is close on the scheduler's goroutine.
-func (w *World) stop() {
+func (w *world) stop() {
 	err := w.err
 	w.shutdown()
 	for _, c := range w.clients {
@@ -81,7 +81,7 @@ func (w *World) stop() {
 // clock, cannot be stopped: it was abandoned when it stalled (before or
 // during the shutdown), and is told redis.ErrClosed whenever it comes back,
 // so its goroutine ends as soon as that code returns.
-func (w *World) shutdown() {
+func (w *world) shutdown() {
 	w.act.closing.Store(true)
 	w.err = nil
 	for {
@@ -124,7 +124,7 @@ func (w *World) shutdown() {
 // closeReal has every server remove the run's keys, all at once; each
 // bounds its own cleanup (see backend.Backend.Cleanup). What they could not do is
 // in the error, server by server.
-func (w *World) closeReal() error {
+func (w *world) closeReal() error {
 	var sentinelErr error
 	if w.fleet.sentinel != nil {
 		// Before the replica is pointed back at the primary: a Sentinel

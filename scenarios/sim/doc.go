@@ -13,7 +13,8 @@
 //
 // A scenario is a Script: it declares the clients and their programs
 // (acquire → read → work → write → release), then moves time forward and
-// injects holds and faults. Invariants are judged from observations only —
+// injects holds and faults. The invariants (package invariant) are judged
+// from observations only —
 // what each client believes, what each server holds, what the protected
 // resource accepted — never from knowing which implementation runs.
 //
@@ -39,14 +40,34 @@
 // explorer's and the sandbox's): its moves are client steps, time, and the
 // faults' moves, each fault one file (fault.go says how); its State is the
 // typed view package explore hashes a state from (state.go). Each
-// invariant is one file too, judged from one place (invariants.go).
+// invariant is one file of package invariant, judged from one place here
+// (judge.go).
 //
-// Public face: Run, RunOn, Setup, Script, Timeline, Client, Program; for
-// the explorer, Stepper, Move, Fault, FaultInfo, State and its views;
-// Invariant. Everything else is internal. A Redis command as the engine
-// reads it — how a trace shows it, what the guard lets a lock send, the
-// errors lock clients get from the engine — is package command; the
-// servers and a run on real ones (Backend, Target, RealRun, Pacer) are
-// package backend; everything the engine says in English and Chinese is
-// package narrate; the record of a run (Trace, KeyState) is package trace.
+// Public face, all of it:
+//
+//   - a run: Run, RunOn, Setup (DefaultTTL, DefaultDownAfter), Script,
+//     Timeline, Client, Program (DefaultRetry); WithStallTimeout and
+//     ErrStalled for lock code that never comes back; ErrOwnKeyEmbedded;
+//   - the faults: Faults and FaultInfos (FaultInfo), their names
+//     FaultExpiry, FaultCrash, FaultPause, FaultFailover, FaultRestart,
+//     FaultHang, FaultClockJump, FaultPartition, FaultDelayedRestart
+//     (RestartDelay); a lesson's fault verbs, LessonVerbs (LessonVerb,
+//     VerbArgs: TakesNothing, TakesClient, TakesClientServers, TakesServer,
+//     TakesServerBy; VerbStep; VerbSearch: SearchNothing, SearchFault,
+//     SearchAsked, SearchLacks);
+//   - the explorer: NewStepper, Stepper, Move, MoveKind (MoveStep, MoveTime
+//     and the faults' MoveCrash, MovePause, MoveResume, MoveHang,
+//     MoveUnhang, MovePartition, MoveHeal, MoveFailover, MoveRestart,
+//     MoveClockJump, MoveDelayedRestart), ErrNoSuchMove; State and its
+//     views ServerView, NodeView, ReplView, ClientView, ActorView,
+//     ResourceView, Lease.
+//
+// Everything else is internal (TestDocNamesEveryExport holds this list to
+// the package). A Redis command as the engine reads it — how a trace shows
+// it, what the guard lets a lock send, the errors lock clients get from the
+// engine — is package command; the servers and a run on real ones
+// (Backend, Target, RealRun, Pacer) are package backend; everything the
+// engine says in English and Chinese is package narrate; the invariants
+// are package invariant; the record of a run (Trace, KeyState) is package
+// trace.
 package sim

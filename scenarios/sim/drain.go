@@ -19,7 +19,7 @@ import (
 // stallTimeout turns a hang into an error that names the actor: lock code
 // that spins, or blocks on something outside the run, would otherwise stop
 // it forever. It is a debugging aid on the wall clock and never shows in a
-// trace; a world takes it when it is built (World.stall).
+// trace; a world takes it when it is built (its stallWatch's bound).
 var stallTimeout = 10 * time.Second
 
 // ErrStalled is in the error of a run that gave up lock code which sent
@@ -50,7 +50,7 @@ func stallFrom(ctx context.Context) time.Duration {
 // runtime says when that is (receive); on real servers a run that sends
 // from goroutines of its own is taken as quiet after quietWindow without a
 // message (drainReal).
-func (w *World) drain() {
+func (w *world) drain() {
 	w.drainOnce()
 	for w.err == nil && w.sched.undefer() {
 		w.drainOnce()
@@ -58,7 +58,7 @@ func (w *World) drain() {
 }
 
 // drainOnce is drain without the deferred cancellations.
-func (w *World) drainOnce() {
+func (w *world) drainOnce() {
 	if w.sched.bub == nil {
 		w.drainReal()
 		return
@@ -97,7 +97,7 @@ func (s *sched) busy() bool {
 // are done, and flights that reached the gate meanwhile take their place in
 // line, in a fixed order. An actor whose command is under way cannot be
 // blocked: its reply never came.
-func (w *World) quiesced() {
+func (w *world) quiesced() {
 	for _, a := range w.sched.actors {
 		if a.state == stateRunning && a.inCmd {
 			w.fail(fmt.Errorf("stalled: %s's command %s got no reply", a.name, command.Format(a.cmd)))
@@ -124,7 +124,7 @@ func (w *World) quiesced() {
 // without one, and no reply on its way, the run is taken as quiet. So is a
 // run whose running actors all wait in-process (realquiet.go): a watchdog
 // in its select on a ticker, a Release waiting for it.
-func (w *World) drainReal() {
+func (w *world) drainReal() {
 	timer := time.NewTimer(w.sched.watch.bound)
 	defer timer.Stop()
 	quiet := time.NewTimer(quietWindow)
@@ -187,7 +187,7 @@ func (s *sched) replyDue() bool {
 // stalled gives a real run up: no message for the stall bound. The error
 // names each running actor and the line its goroutine is at, as an
 // embedded stall does.
-func (w *World) stalled() {
+func (w *world) stalled() {
 	var names []string
 	for _, a := range w.sched.actors {
 		if a.state != stateRunning {
@@ -226,7 +226,7 @@ func inCall(a *actor) string {
 // with redis.ErrClosed, and abandons its sender: the run was given up
 // between the two (a stalled call that came back and sent once more).
 // Left in the inbox, its sender would wait for an answer forever.
-func (w *World) refuseInbox() {
+func (w *world) refuseInbox() {
 	for _, m := range w.sched.inbox {
 		m.a.state = stateAbandoned
 		w.handle(m)

@@ -20,7 +20,7 @@ func (f *fleet) newMem() *backend.Embedded {
 // dial connects client c's go-redis client of node i to the server the
 // node routes to now, and notes which one in c.conn; a connection to an
 // embedded server is a memConn.
-func (w *World) dial(ctx context.Context, c *client, i int) (net.Conn, error) {
+func (w *world) dial(ctx context.Context, c *client, i int) (net.Conn, error) {
 	srv := w.fleet.servers[w.fleet.route[i]]
 	c.conn[i].Store(int32(w.fleet.route[i]))
 	conn, err := srv.b.Dial(ctx)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
@@ -22,7 +23,7 @@ import (
 // commandDone records a finished command: the reply, what changed on the
 // server, who wrote what, and whether a release or renewal touched another
 // client's lock.
-func (w *World) commandDone(a *actor, m msg) {
+func (w *world) commandDone(a *actor, m msg) {
 	if w.wall.real != nil && m.cmd.Name() == "wait" {
 		// A real WAIT blocks on the server while real time passes: the
 		// world's clock catches up before the reply is recorded.
@@ -121,7 +122,7 @@ func (w *World) commandDone(a *actor, m msg) {
 		e.Short.EN, e.Short.ZH = text.Clean(e.Short.EN), text.Clean(e.Short.ZH)
 	}
 	w.emit(e)
-	w.observe(observation{kind: obsCommand, client: c, changes: changes, before: before, after: after, cmd: m.cmd, err: m.err})
+	w.observe(invariant.Observation{Kind: invariant.Command, Client: c.facts(), Changes: changes, Before: before, After: after, Cmd: m.cmd, Err: m.err})
 	for _, k := range expired {
 		w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.name, Text: narrate.Expired(k, srv.name),
 			Short: text.Text{EN: "expired", ZH: "过期"}})
@@ -132,7 +133,7 @@ func (w *World) commandDone(a *actor, m msg) {
 }
 
 // noted applies what a program reports about its beliefs.
-func (w *World) noted(a *actor, n note) {
+func (w *world) noted(a *actor, n note) {
 	c := a.client
 	switch n.kind {
 	case noteAcquired, noteRefused, noteReleased:
@@ -231,7 +232,7 @@ func (w *World) noted(a *actor, n note) {
 }
 
 // checkLost turns a watchdog's "lock lost" signal into a belief change.
-func (w *World) checkLost(c *client) {
+func (w *world) checkLost(c *client) {
 	if c.lost == nil || c.belief != trace.BeliefHolds {
 		return
 	}
@@ -248,7 +249,7 @@ func (w *World) checkLost(c *client) {
 // own while its client holds the lock, alive, and has not been told it lost
 // it, after it renewed the lease: a capped watchdog at its cap. From then on
 // nothing renews the lease.
-func (w *World) bgStopped(a *actor) {
+func (w *world) bgStopped(a *actor) {
 	c := a.client
 	if !a.bg || c.belief != trace.BeliefHolds || c.crashed || w.act.closing.Load() {
 		return
@@ -268,7 +269,7 @@ func (w *World) bgStopped(a *actor) {
 
 // lockKeyHeld says whether the lock's key is on a majority of the nodes, as
 // the engine last read them.
-func (w *World) lockKeyHeld(key string) bool {
+func (w *world) lockKeyHeld(key string) bool {
 	n := 0
 	for i := range w.fleet.route {
 		if _, ok := findKey(w.fleet.node(i).keys, key); ok {
@@ -281,7 +282,7 @@ func (w *World) lockKeyHeld(key string) bool {
 // claimOf is the lock token client c shows the resource (GuardToken): the
 // value its acquire left on the lock's key, on the first node where c wrote
 // it (a hash's owner field); "" when it wrote none (no lock at all).
-func (w *World) claimOf(c *client) string {
+func (w *world) claimOf(c *client) string {
 	for i := range w.fleet.route {
 		k, ok := findKey(w.fleet.node(i).keys, c.key)
 		if !ok || k.Writer != c.name {
@@ -297,7 +298,7 @@ func (w *World) claimOf(c *client) string {
 }
 
 // passPoint performs the resource access the actor is parked at.
-func (w *World) passPoint(a *actor) {
+func (w *world) passPoint(a *actor) {
 	c := a.client
 	switch a.point {
 	case trace.OpRead:
@@ -321,12 +322,12 @@ func (w *World) passPoint(a *actor) {
 		res := w.rowOf(c)
 		r := res.write(c.name, c.readVal-1, c.readVer, c.fence, c.claim)
 		w.emit(trace.Event{Kind: trace.KindResource, Actor: c.name, Text: narrate.Write(c.name, res.name, r), Short: narrate.ShortWrite(r)})
-		w.observe(observation{kind: obsWrite, client: c, write: r})
+		w.observe(invariant.Observation{Kind: invariant.Write, Client: c.facts(), Write: r})
 	}
 }
 
 // checkHold freezes a business actor that has reached its hold point.
-func (w *World) checkHold(a *actor) {
+func (w *world) checkHold(a *actor) {
 	at := a
 	a = holderOf(a)
 	h := a.hold

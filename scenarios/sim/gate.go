@@ -19,7 +19,7 @@ import (
 // scheduler grants it. One gate per go-redis client; a client serves one
 // logical node for one simulated process.
 type gate struct {
-	w    *World
+	w    *world
 	c    *client
 	node int
 }
@@ -245,7 +245,7 @@ func isConnErr(err error) bool {
 // server's own parsed options, so its user, password, database and TLS are
 // the ones the user gave; the handshake (HELLO, AUTH, SELECT) runs nested in
 // the first command and is not a step.
-func (w *World) newRedisClient(c *client, i int) *redis.Client {
+func (w *world) newRedisClient(c *client, i int) *redis.Client {
 	o := &redis.Options{
 		// An IP literal: a host name would mean a DNS lookup. The dialer never
 		// uses it anyway.
@@ -278,7 +278,7 @@ func (w *World) newRedisClient(c *client, i int) *redis.Client {
 // server's own (its backend's ClientOptions), with credentials that follow
 // the node. After a failover the node routes to another server: the
 // credentials of a new connection are those of the server it goes to.
-func (w *World) realClientOptions(o *redis.Options, i int) *redis.Options {
+func (w *world) realClientOptions(o *redis.Options, i int) *redis.Options {
 	o.CredentialsProvider, o.StreamingCredentialsProvider = nil, nil
 	o.CredentialsProviderContext = func(context.Context) (string, string, error) {
 		opts := w.fleet.servers[w.fleet.route[i]].b.ClientOptions()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -89,7 +90,7 @@ func TestGuardRelativeInARun(t *testing.T) {
 		tl.RunToEnd()
 	}
 	tr := run(t, Setup{Stock: 2, Guard: trace.GuardRelative}, "no-lock", script)
-	if got := brokenInvariants(tr); slices.Contains(got, InvResource) || !slices.Contains(got, InvMutex) {
+	if got := brokenInvariants(tr); slices.Contains(got, invariant.Resource) || !slices.Contains(got, invariant.Mutex) {
 		t.Errorf("broken %v, want mutex and not resource", got)
 	}
 	if v := last(tr).Resource; v.Value != 0 || v.Rejected != 1 || v.Version != 2 {
@@ -102,7 +103,7 @@ func TestGuardRelativeInARun(t *testing.T) {
 		}
 	}
 	tr = run(t, Setup{Stock: 2}, "no-lock", script)
-	if !slices.Contains(brokenInvariants(tr), InvResource) {
+	if !slices.Contains(brokenInvariants(tr), invariant.Resource) {
 		t.Errorf("without the guard: broken %v, want resource", brokenInvariants(tr))
 	}
 }
@@ -165,7 +166,7 @@ func TestGuardTokenInARun(t *testing.T) {
 	for impl, wantRefused := range map[string]bool{"uuid-lua": true, "set-nx-ex": false, "reentrant": true} {
 		tr := run(t, Setup{Guard: trace.GuardToken}, impl, script)
 		refused := last(tr).Resource.Rejected == 1
-		if refused != wantRefused || slices.Contains(brokenInvariants(tr), InvResource) == wantRefused {
+		if refused != wantRefused || slices.Contains(brokenInvariants(tr), invariant.Resource) == wantRefused {
 			t.Errorf("%s: refused = %v, broken %v; want refused = %v", impl, refused, brokenInvariants(tr), wantRefused)
 		}
 		if !hasText(tr, "stamps the row with its lock token") {

@@ -18,7 +18,7 @@ var ErrOwnKeyEmbedded = errors.New("a client with a key of its own runs on embed
 
 // clientKey is the key client program p takes: its own, or the setup's. A
 // key of its own is guarded on every server before the client connects.
-func (w *World) clientKey(p Program) string {
+func (w *world) clientKey(p Program) string {
 	if p.Key == "" || p.Key == w.setup.Key {
 		return w.setup.Key
 	}
@@ -46,7 +46,7 @@ func rowName(key string) string {
 
 // rowOf is the data client c's lock guards: the setup key's row, or for a
 // key of its own a row of its own, starting at the same value.
-func (w *World) rowOf(c *client) *resource {
+func (w *world) rowOf(c *client) *resource {
 	if c.key == w.setup.Key {
 		return &w.res
 	}
@@ -59,24 +59,4 @@ func (w *World) rowOf(c *client) *resource {
 	r := &resource{name: rowName(c.key), value: w.setup.Stock, guard: w.setup.Guard}
 	w.rows[c.key] = r
 	return r
-}
-
-// byKey groups the names of the clients for which pick says yes by the key
-// they take, in the order the keys first come.
-func (w *World) byKey(pick func(c *client) bool) [][]string {
-	var groups [][]string
-	at := map[string]int{}
-	for _, c := range w.clients {
-		if !pick(c) {
-			continue
-		}
-		i, ok := at[c.key]
-		if !ok {
-			i = len(groups)
-			at[c.key] = i
-			groups = append(groups, nil)
-		}
-		groups[i] = append(groups[i], c.name)
-	}
-	return groups
 }

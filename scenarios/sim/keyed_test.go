@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -42,7 +43,7 @@ func TestClientsWithKeysOfTheirOwn(t *testing.T) {
 	// Without a lock the same two clients on one row lose an update, so
 	// the rows above are apart.
 	tr := run(t, Setup{}, "no-lock", script("lock:order:8801", "lock:order:8801"))
-	if !slices.Contains(brokenInvariants(tr), InvResource) {
+	if !slices.Contains(brokenInvariants(tr), invariant.Resource) {
 		t.Errorf("no-lock on one row: broken %v, want resource", brokenInvariants(tr))
 	}
 }
@@ -59,7 +60,7 @@ func TestLivenessPerKey(t *testing.T) {
 		a.Crash()
 		tl.RunToEnd()
 	})
-	if got := brokenInvariants(tr); !slices.Equal(got, []string{InvLiveness}) {
+	if got := brokenInvariants(tr); !slices.Equal(got, []string{invariant.Liveness}) {
 		t.Errorf("broken %v, want liveness alone", got)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 )
 
 // A client's explicit lease (Program.Lease) is its lock's TTL, and the lock
@@ -30,7 +32,7 @@ func TestClientLease(t *testing.T) {
 		{"redisson", 10 * time.Second, true},
 	} {
 		tr := run(t, Setup{}, tc.impl, script(tc.lease))
-		if got := slices.Contains(brokenInvariants(tr), InvMutex); got != tc.mutex {
+		if got := slices.Contains(brokenInvariants(tr), invariant.Mutex); got != tc.mutex {
 			t.Errorf("%s with a lease of %v: mutex broken = %v, want %v", tc.impl, tc.lease, got, tc.mutex)
 		}
 		if k, ok := key(tr.Events[2].Snap, "redis-1", "lock:product:1001"); tc.lease > 0 && (!ok || k.TTL != tc.lease) {

@@ -57,7 +57,7 @@ func (c *wall) pace(a *actor) {
 }
 
 // paced calls into the pacer. Time there is the presenter's, not a stall
-// (World.in); coming back counts as progress, so the run has a whole stall
+// (sched.in); coming back counts as progress, so the run has a whole stall
 // timeout after a long wait to reach its next message.
 func (c *wall) paced(call func()) {
 	c.w.sched.watch.pacing.Add(1)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -43,7 +44,7 @@ func TestPrepIsOutsideTheLock(t *testing.T) {
 		t.Errorf("stock %d at the end, want 98: both sales", v)
 	}
 	unsplit := run(t, setup, "uuid-lua", script(0, 25*time.Second))
-	if !slices.Contains(brokenInvariants(unsplit), InvMutex) {
+	if !slices.Contains(brokenInvariants(unsplit), invariant.Mutex) {
 		t.Errorf("25s inside a 10s lease: broke %v, want mutex", brokenInvariants(unsplit))
 	}
 }

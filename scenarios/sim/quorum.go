@@ -28,7 +28,7 @@ const (
 )
 
 // beginAttempt marks where client c's acquire attempt starts in the trace.
-func (w *World) beginAttempt(c *client) { c.attemptFrom = len(w.trace.Events) }
+func (w *world) beginAttempt(c *client) { c.attemptFrom = len(w.trace.Events) }
 
 // quorum ends client c's acquire attempt: on a world of more than one node,
 // it emits one event that counts the nodes whose SET … NX on the lock's key
@@ -37,7 +37,7 @@ func (w *World) beginAttempt(c *client) { c.attemptFrom = len(w.trace.Events) }
 // that acquires some other way) is not narrated. When the attempt took
 // time, or the lock reports its validity (n), the event says how long it
 // took and what was left of the lease.
-func (w *World) quorum(c *client, acquired bool, n note) {
+func (w *world) quorum(c *client, acquired bool, n note) {
 	from := min(c.attemptFrom, len(w.trace.Events))
 	w.beginAttempt(c)
 	if len(w.fleet.route) < 2 {

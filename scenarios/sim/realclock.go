@@ -19,7 +19,7 @@ import (
 // in the TUI's live mode), and holds the run's time still meanwhile
 // (pace.go).
 type wall struct {
-	w     *World
+	w     *world
 	real  *backend.RealRun
 	pacer *backend.Pacer
 }

@@ -59,7 +59,7 @@ var statesCache struct {
 
 const statesFresh = time.Millisecond
 
-// sendFrame is World.send's frame in a traceback.
+// sendFrame is actorSide.send's frame in a traceback.
 const sendFrame = "lockstep/scenarios/sim.(*actorSide).send("
 
 // goroutineStates maps each goroutine's id to its state in the traceback

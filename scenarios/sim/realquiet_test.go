@@ -28,12 +28,12 @@ func stateOf(t *testing.T, id, want string) {
 }
 
 // A real run takes an actor whose goroutine waits on a channel as blocked
-// in lock code, but not one on its way to the scheduler (World.send),
+// in lock code, but not one on its way to the scheduler (actorSide.send),
 // whose channel it waits on only because the scheduler is reading the
 // traceback: taken as blocked, its message would come in after the
 // scheduler had let another actor go.
 func TestGoroutineStatesTellASendFromAWait(t *testing.T) {
-	w := &World{sched: sched{ch: make(chan msg)}, act: actorSide{done: make(chan struct{})}}
+	w := &world{sched: sched{ch: make(chan msg)}, act: actorSide{done: make(chan struct{})}}
 	w.fleet.w, w.act.w, w.sched.w, w.wall.w = w, w, w, w
 	never := make(chan struct{})
 	sendID, waitID := make(chan string), make(chan string)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -51,14 +52,14 @@ func findKey(keys []trace.KeyState, k string) (trace.KeyState, bool) {
 
 // emit appends an event with a snapshot of the world, then judges the
 // invariants that look at beliefs.
-func (w *World) emit(e trace.Event) {
+func (w *world) emit(e trace.Event) {
 	w.record(e)
 	if e.Kind != trace.KindViolation && e.Kind != trace.KindNarration {
-		w.observe(observation{kind: obsEvent})
+		w.observe(invariant.Observation{Kind: invariant.Event})
 	}
 }
 
-func (w *World) record(e trace.Event) int {
+func (w *world) record(e trace.Event) int {
 	if r := w.wall.real; r != nil && !r.Start().IsZero() {
 		w.trace.Drift = r.Drift(w.now, len(w.trace.Events) == 0)
 	}
@@ -75,7 +76,7 @@ func (w *World) record(e trace.Event) int {
 	return e.Step
 }
 
-func (w *World) snapshot() trace.Snapshot {
+func (w *world) snapshot() trace.Snapshot {
 	var s trace.Snapshot
 	for _, srv := range w.fleet.servers {
 		st := trace.ServerState{Name: srv.name, Role: srv.role, Up: srv.up,

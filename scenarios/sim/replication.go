@@ -17,7 +17,7 @@ import (
 // replication, and fail a primary over; what they show goes into the
 // world's trace (w).
 type fleet struct {
-	w *World
+	w *world
 
 	servers []*server
 	route   []int // logical node → server serving it

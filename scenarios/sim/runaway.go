@@ -20,7 +20,7 @@ import (
 
 // runaway says whether actor a's command in m timed out because its script
 // kept the server busy, and if so stops the script and fails the run.
-func (w *World) runaway(a *actor, m msg, srv *server) bool {
+func (w *world) runaway(a *actor, m msg, srv *server) bool {
 	var ne net.Error
 	if w.wall.real == nil || !errors.As(m.err, &ne) || !ne.Timeout() || !command.RunsScript(m.cmd) {
 		return false

@@ -26,9 +26,9 @@ import (
 // messages they send it, and the line they wait in. Its methods keep the
 // line, read the goroutines' states, and answer a parked command whose
 // context ended (ctxend.go) or a WAIT (wait.go); what a message does to
-// the world is World.handle's.
+// the world is world.handle's.
 type sched struct {
-	w  *World
+	w  *world
 	ch chan msg // actor → scheduler, unbuffered: the order things happened
 	// bub is the synctest bubble an embedded world runs in (nil on real
 	// servers); see bubbled.go. inbox holds messages received while time
@@ -61,7 +61,7 @@ type sched struct {
 // passing. The running actor keeps going until it sleeps, finishes or is
 // stopped by a hold, a pause or a crash; then the next runnable actor in line
 // goes.
-func (w *World) settle() {
+func (w *world) settle() {
 	for w.err == nil {
 		w.drain()
 		if w.err != nil {
@@ -120,7 +120,7 @@ func (s *sched) seat(f *actor, base string) {
 // line, in (client's actor, node, command) order: the order in which the
 // goroutines of the lock code happened to arrive is the Go scheduler's, not
 // the run's. A flight takes the place of a finished one of the same name.
-func (w *World) place() {
+func (w *world) place() {
 	if len(w.sched.pending) == 0 {
 		return
 	}
@@ -178,7 +178,7 @@ func (s *sched) wakeLib(c *client) {
 
 // start lets a parked actor go on: it sends its command, passes its program
 // point, or returns from its sleep.
-func (w *World) start(a *actor) {
+func (w *world) start(a *actor) {
 	switch a.park {
 	case parkPoint:
 		w.passPoint(a)
@@ -228,7 +228,7 @@ func (s *sched) dequeue() *actor {
 }
 
 // handle applies one message from an actor.
-func (w *World) handle(m msg) {
+func (w *world) handle(m msg) {
 	a := m.a
 	if a.state == stateAbandoned {
 		// A stalled actor came back while the shutdown ends the others.
@@ -364,7 +364,7 @@ func (w *World) handle(m msg) {
 
 // wakeDue moves sleepers whose deadline has come into the line, in
 // (deadline, creation) order.
-func (w *World) wakeDue() {
+func (w *world) wakeDue() {
 	var due []*actor
 	for _, a := range w.sched.actors {
 		if a.state == stateSleeping && a.deadline <= w.now && (onTheWire(a) || !a.client.paused && !a.client.crashed) {

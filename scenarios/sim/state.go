@@ -170,11 +170,12 @@ type ResourceView struct {
 // State is the world's view for the explorer now.
 func (s *Stepper) State() State {
 	w := s.w
+	since, orphan := w.judge.since()
 	st := State{
 		Key:       w.setup.Key,
 		Alike:     s.alike(),
-		Orphan:    w.judge.liveness().orphan,
-		OrphanFor: w.judge.liveness().since - w.now,
+		Orphan:    orphan,
+		OrphanFor: since - w.now,
 		Promoting: w.fleet.promoting,
 		PromoteIn: w.fleet.promoteAt - w.now,
 		Tokens:    s.tokens(),

@@ -13,6 +13,7 @@ import (
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
@@ -45,7 +46,7 @@ type Move struct {
 // Stepper is a world whose every move is chosen from outside. Each client runs
 // its program once (with its attempts); the run is over when no move is left.
 type Stepper struct {
-	w         *World
+	w         *world
 	faults    map[trace.Fault]bool
 	schedule  []string
 	paused    map[string]bool // clients that have had their pause
@@ -225,7 +226,7 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 	if !ok || next > w.setup.Horizon {
 		return 0, false
 	}
-	if d, on := w.judge.livenessDeadline(w.setup.LivenessBound); on && next >= d && clientsCanMove {
+	if d, on := w.judge.due(); on && next >= d && clientsCanMove {
 		// A waiter that is merely slow is not kept out by the lock: the
 		// liveness bound runs out only while no client can move.
 		return 0, false
@@ -404,7 +405,7 @@ func (s *Stepper) tick() {
 	w.fleet.applyReplication()
 	w.sched.checkWaits()
 	if len(s.runnable()) == 0 {
-		w.observe(observation{kind: obsInstant})
+		w.observe(invariant.Observation{Kind: invariant.Instant})
 	}
 }
 

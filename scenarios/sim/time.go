@@ -5,6 +5,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/text"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
@@ -23,7 +24,7 @@ import (
 // lock code that a timer of its own woke sends something (passTo). With
 // untilQuiet and nothing due, it moves only for such lock code: when none
 // wakes by the horizon, a client blocked in lock code is stuck for good.
-func (w *World) runUntil(target time.Duration, untilQuiet bool) {
+func (w *world) runUntil(target time.Duration, untilQuiet bool) {
 	for w.err == nil {
 		if err := w.ctx.Err(); err != nil {
 			w.fail(err)
@@ -67,7 +68,7 @@ func (w *World) runUntil(target time.Duration, untilQuiet bool) {
 // the horizon either (wakesLater): a watchdog's ticker or a retry's sleep
 // due just past the lesson's end is lock code the lesson ended, not lock
 // code blocked for good.
-func (w *World) awaitLib(horizon time.Duration) bool {
+func (w *world) awaitLib(horizon time.Duration) bool {
 	a := w.sched.libBlocked()
 	if a != nil && w.wall.real != nil {
 		return w.sched.awaitLibReal(a, horizon)
@@ -97,7 +98,7 @@ func (s *sched) runnableNow() bool {
 
 // quiet says whether every client has finished or crashed, and every
 // command on its way to a server has arrived (onTheWire).
-func (w *World) quiet() bool {
+func (w *world) quiet() bool {
 	for _, c := range w.clients {
 		if c.biz.state != stateDone && !c.crashed {
 			return false
@@ -114,7 +115,7 @@ func (w *World) quiet() bool {
 // nextDeadline is the earliest future moment something happens by itself:
 // a sleeper wakes, a key expires, a replica catches up, Sentinel promotes a
 // replica, the liveness bound runs out.
-func (w *World) nextDeadline() (time.Duration, bool) {
+func (w *world) nextDeadline() (time.Duration, bool) {
 	best, ok := w.sched.nextSleeper()
 	consider := func(t time.Duration) {
 		if t > w.now && (!ok || t < best) {
@@ -140,7 +141,7 @@ func (w *World) nextDeadline() (time.Duration, bool) {
 	case w.fleet.promoting:
 		consider(w.fleet.promoteAt)
 	}
-	if d, on := w.judge.livenessDeadline(w.setup.LivenessBound); on {
+	if d, on := w.judge.due(); on {
 		consider(d)
 	}
 	return best, ok
@@ -148,7 +149,7 @@ func (w *World) nextDeadline() (time.Duration, bool) {
 
 // advance sets the clock to t: keys whose TTL runs out expire, each with an
 // event.
-func (w *World) advance(t time.Duration) {
+func (w *world) advance(t time.Duration) {
 	delta := t - w.now
 	if delta <= 0 {
 		return
@@ -195,8 +196,8 @@ func (w *World) advance(t time.Duration) {
 }
 
 // tick handles what is due now: replication and the liveness bound.
-func (w *World) tick() {
+func (w *world) tick() {
 	w.fleet.applyReplication()
 	w.sched.checkWaits()
-	w.observe(observation{kind: obsInstant})
+	w.observe(invariant.Observation{Kind: invariant.Instant})
 }

@@ -23,12 +23,12 @@ type Script func(t *Timeline)
 // Timeline is what a Script drives. Its methods run on the caller's goroutine
 // and return when the world has settled.
 type Timeline struct {
-	w *World
+	w *world
 }
 
 // Client is a handle on one client process of the timeline.
 type Client struct {
-	w *World
+	w *world
 	c *client
 }
 
@@ -208,7 +208,7 @@ func (c *Client) Crash() {
 // noVerdict says why the run so far has no verdict, if it has none: the
 // lock sent no Redis command and every call of it failed, or every command
 // it sent failed. Whatever it "broke" it broke by not running.
-func (w *World) noVerdict() error {
+func (w *world) noVerdict() error {
 	if w.commands == 0 && w.lockCalls > 0 && w.lockErrs == w.lockCalls {
 		return fmt.Errorf("the lock implementation %s sent no Redis command and returned an error from each of its %d calls, so the run has no verdict; the first: %v",
 			w.impl.Name, w.lockCalls, w.firstLockErr)

@@ -48,7 +48,7 @@ type renamer struct {
 // seeTokens names the tokens cmd, sent by client c, carries that have no
 // name yet. It runs as the command reaches the gate, before anything of it
 // is in the trace.
-func (w *World) seeTokens(c *client, cmd redis.Cmder) {
+func (w *world) seeTokens(c *client, cmd redis.Cmder) {
 	if c == nil || cmd == nil {
 		return
 	}

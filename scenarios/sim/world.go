@@ -9,6 +9,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -17,17 +18,17 @@ import (
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
-// This file is the world of one run, World, with the types of its servers
+// This file is the world of one run, world, with the types of its servers
 // and clients, and how it is built: newWorld, on embedded servers in a bubble
 // of its own; buildWorld, which checks the target and makes the servers; and
 // startReal on real ones. A client and its actors are made in clients.go,
 // the run's time moves in time.go, the trace is recorded in record.go, and a
 // world is closed in close.go.
 
-// World is one run: servers, clients, the resource, the clock, the trace.
+// world is one run: servers, clients, the resource, the clock, the trace.
 // Only the scheduler goroutine touches it while no actor runs; actors reach
 // it through messages.
-type World struct {
+type world struct {
 	setup Setup
 	impl  lockimpl.Info
 
@@ -147,7 +148,7 @@ type client struct {
 // newWorld builds a world: on real servers on the caller's goroutine, on
 // embedded ones in a bubble of its own, whose clock is the run's virtual
 // time (bubbled.go).
-func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *backend.Target) (*World, error) {
+func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *backend.Target) (*world, error) {
 	if target != nil {
 		return buildWorld(ctx, setup, impl, target, nil)
 	}
@@ -157,7 +158,7 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *back
 	// in the TUI selects on it).
 	ctx.Done()
 	b := bubble.New()
-	var w *World
+	var w *world
 	var err error
 	b.Do(func() {
 		// A bubble's clock starts at 2000-01-01: lock code that reads
@@ -172,8 +173,8 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *back
 	return w, nil
 }
 
-func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *backend.Target, b *bubble.Bubble) (*World, error) {
-	w := &World{setup: setup.withDefaults(), impl: impl, act: actorSide{done: make(chan struct{})},
+func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *backend.Target, b *bubble.Bubble) (*world, error) {
+	w := &world{setup: setup.withDefaults(), impl: impl, act: actorSide{done: make(chan struct{})},
 		pausedAt: map[*client]time.Duration{},
 		wall:     wall{pacer: backend.PacerFrom(ctx)}, ctx: ctx,
 		sched: sched{ch: make(chan msg), bub: b, watch: stallWatch{bound: stallFrom(ctx)}}}
@@ -181,7 +182,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *ba
 	w.fleet.w, w.act.w, w.sched.w, w.wall.w = w, w, w, w
 	s := &w.setup
 	w.res = resource{name: rowName(s.Key), value: s.Stock, guard: s.Guard}
-	w.judge = newJudge()
+	w.judge = newJudge(invariant.Settings{LivenessBound: s.LivenessBound})
 	var nodes []*redis.Options
 	if target != nil {
 		nodes = target.Nodes
@@ -281,7 +282,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *ba
 
 // startReal checks that the run starts clean, has each replica follow its
 // primary, and starts the clock.
-func (w *World) startReal() error {
+func (w *world) startReal() error {
 	for _, srv := range w.fleet.servers {
 		keys, err := srv.b.Read(0)
 		if err != nil {
@@ -310,7 +311,7 @@ func (w *World) startReal() error {
 	return nil
 }
 
-func (w *World) fail(err error) {
+func (w *world) fail(err error) {
 	if w.err == nil {
 		// An interrupted real run says so, whatever failed under it (a
 		// REPLICAOF on a connection the interruption cut, say).

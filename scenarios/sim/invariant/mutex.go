@@ -1,4 +1,4 @@
-package sim
+package invariant
 
 import (
 	"fmt"
@@ -10,16 +10,19 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
-// InvMutex: at no instant do two live clients believe they hold the lock.
-const InvMutex = "mutex"
+// mutex: at no instant do two live clients believe they hold the lock.
+type mutex struct{}
 
-func init() {
-	register(Invariant{ID: InvMutex, rank: 1, Name: text.Text{EN: InvMutex, ZH: "互斥"},
+func init() { register(1, mutex{}) }
+
+func (mutex) Info() Info {
+	return Info{ID: Mutex, Name: text.Text{EN: Mutex, ZH: "互斥"},
 		Rule: text.Text{
 			EN: "at no instant do two live clients believe they hold the lock (a paused client still believes)",
-			ZH: "任何时刻都不会有两个存活的客户端同时认为自己持有锁（暂停中的客户端仍然认为自己持有）"},
-		newCheck: func() check { return &mutexCheck{pairs: map[string]bool{}} }})
+			ZH: "任何时刻都不会有两个存活的客户端同时认为自己持有锁（暂停中的客户端仍然认为自己持有）"}}
 }
+
+func (mutex) New(Settings) Check { return &mutexCheck{pairs: map[string]bool{}} }
 
 // mutexCheck is judged after every event: a client believes it holds the
 // lock from the moment TryAcquire returns true until it starts Release, or
@@ -30,12 +33,13 @@ type mutexCheck struct {
 	pairs map[string]bool // holder pairs already reported
 }
 
-func (m *mutexCheck) observe(w *World, o observation) []text.Text {
-	if o.kind != obsEvent {
+// Observe implements Check.
+func (m *mutexCheck) Observe(w World, o Observation) []text.Text {
+	if o.Kind != Event {
 		return nil
 	}
 	var out []text.Text
-	for _, holders := range w.byKey(func(c *client) bool { return c.belief == trace.BeliefHolds && !c.crashed }) {
+	for _, holders := range byKey(w.Clients(), func(c Client) bool { return c.Belief == trace.BeliefHolds && !c.Crashed }) {
 		if m.fresh(holders) {
 			out = append(out, textMutex(holders))
 		}
@@ -56,6 +60,26 @@ func (m *mutexCheck) fresh(holders []string) bool {
 		}
 	}
 	return fresh
+}
+
+// byKey groups the names of the clients for which pick says yes by the key
+// they take, in the order the keys first come.
+func byKey(clients []Client, pick func(c Client) bool) [][]string {
+	var groups [][]string
+	at := map[string]int{}
+	for _, c := range clients {
+		if !pick(c) {
+			continue
+		}
+		i, ok := at[c.Key]
+		if !ok {
+			i = len(groups)
+			at[c.Key] = i
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], c.Name)
+	}
+	return groups
 }
 
 func textMutex(holders []string) text.Text {

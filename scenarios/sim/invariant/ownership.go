@@ -1,4 +1,4 @@
-package sim
+package invariant
 
 import (
 	"fmt"
@@ -10,17 +10,20 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// InvOwnership: no release or renewal removes or extends a lock value the
+// ownership: no release or renewal removes or extends a lock value the
 // client did not write.
-const InvOwnership = "ownership"
+type ownership struct{}
 
-func init() {
-	register(Invariant{ID: InvOwnership, rank: 2, Name: text.Text{EN: InvOwnership, ZH: "归属"},
+func init() { register(2, ownership{}) }
+
+func (ownership) Info() Info {
+	return Info{ID: Ownership, Name: text.Text{EN: Ownership, ZH: "归属"},
 		Rule: text.Text{
 			EN: "no release or renewal removes or extends a lock value the client did not write",
-			ZH: "释放或续期不会删除或延长不是自己写入的锁"},
-		newCheck: func() check { return ownershipCheck{} }})
+			ZH: "释放或续期不会删除或延长不是自己写入的锁"}}
 }
+
+func (ownership) New(Settings) Check { return ownershipCheck{} }
 
 // ownershipCheck is judged after every command: a command of client X
 // that deleted, overwrote or extended the TTL of the lock key whose value
@@ -28,28 +31,29 @@ func init() {
 // changes each command makes (World.applyCommand).
 type ownershipCheck struct{}
 
-func (ownershipCheck) observe(w *World, o observation) []text.Text {
-	if o.kind != obsCommand {
+// Observe implements Check.
+func (ownershipCheck) Observe(_ World, o Observation) []text.Text {
+	if o.Kind != Command {
 		return nil
 	}
-	c := o.client
+	c := o.Client
 	var out []text.Text
-	for _, ch := range o.changes {
+	for _, ch := range o.Changes {
 		switch ch.Kind {
 		case narrate.ChangeValue, narrate.ChangeDeleted, narrate.ChangeExtended:
 			// An overwrite takes another client's lock from under it.
-			if ch.Key == c.key && ch.Before.Writer != "" && ch.Before.Writer != c.name {
-				out = append(out, textOwnership(c.name, ch))
+			if ch.Key == c.Key && ch.Before.Writer != "" && ch.Before.Writer != c.Name {
+				out = append(out, textOwnership(c.Name, ch))
 			}
 		}
 	}
-	if len(out) == 0 && extendedOther(o.cmd, o.err, c.key) {
+	if len(out) == 0 && extendedOther(o.Cmd, o.Err, c.Key) {
 		// An expire command that said yes renewed the lock, whether or not
 		// its TTL moved by more than a real server's reading can tell
 		// (ttlTolerance): a renewal of another client's lock is one.
-		if k, ok := findKey(o.before, c.key); ok && k.Writer != "" && k.Writer != c.name {
-			after, _ := findKey(o.after, c.key)
-			out = append(out, textOwnership(c.name, narrate.Change{Key: k.Key, Kind: narrate.ChangeExtended, Before: k, After: after}))
+		if k, ok := findKey(o.Before, c.Key); ok && k.Writer != "" && k.Writer != c.Name {
+			after, _ := findKey(o.After, c.Key)
+			out = append(out, textOwnership(c.Name, narrate.Change{Key: k.Key, Kind: narrate.ChangeExtended, Before: k, After: after}))
 		}
 	}
 	return out

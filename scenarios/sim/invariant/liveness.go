@@ -1,4 +1,4 @@
-package sim
+package invariant
 
 import (
 	"fmt"
@@ -12,59 +12,78 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
-// InvLiveness: once the holder is dead, done or hung, a waiting client gets
+// liveness: once the holder is dead, done or hung, a waiting client gets
 // the lock within a bounded time.
-const InvLiveness = "liveness"
+type liveness struct{}
 
-func init() {
-	register(Invariant{ID: InvLiveness, rank: 3, Name: text.Text{EN: InvLiveness, ZH: "活性"},
+func init() { register(3, liveness{}) }
+
+func (liveness) Info() Info {
+	return Info{ID: Liveness, Name: text.Text{EN: Liveness, ZH: "活性"},
 		Rule: text.Text{
 			EN: "once the holder is dead, done or hung, a waiting client gets the lock within a bounded time (no orphaned lock, no self-deadlock, no endless renewal)",
-			ZH: "持有者崩溃、结束或卡死后，等待的客户端能在有限时间内拿到锁（没有无人释放的锁、没有自己锁死自己、没有无限续期）"},
-		newCheck: func() check { return &livenessCheck{} }})
+			ZH: "持有者崩溃、结束或卡死后，等待的客户端能在有限时间内拿到锁（没有无人释放的锁、没有自己锁死自己、没有无限续期）"}}
 }
+
+func (liveness) New(s Settings) Check { return &livenessCheck{bound: s.LivenessBound} }
 
 // livenessCheck: some client has been waiting for longer than the bound
 // (Setup.LivenessBound, 2 × TTL by default) while no live client holds the
 // lock. Its clock is kept after every event; it is judged only once an
-// instant's due work has run (obsInstant), so that a waiter whose retry is
-// due at the instant the bound runs out retries first.
+// instant's due work has run (Instant), so that a waiter whose retry is
+// due at the instant the bound runs out retries first. It is a Timer: the
+// run's time moves to the bound.
 type livenessCheck struct {
+	bound time.Duration // Settings.LivenessBound
 	// orphan: some client waits while no live client holds its lock, since
 	// since.
 	orphan bool
 	since  time.Duration
+	broken bool // it has broken: its clock is done
 }
 
-func (l *livenessCheck) observe(w *World, o observation) []text.Text {
-	switch o.kind {
-	case obsEvent:
+// Observe implements Check.
+func (l *livenessCheck) Observe(w World, o Observation) []text.Text {
+	switch o.Kind {
+	case Event:
 		l.update(w)
-	case obsInstant:
+	case Instant:
 		return l.judge(w)
 	}
 	return nil
+}
+
+// Since implements Timer.
+func (l *livenessCheck) Since() (time.Duration, bool) { return l.since, l.orphan }
+
+// Due implements Timer: when the liveness bound runs out, if its clock
+// runs and it is not broken yet.
+func (l *livenessCheck) Due() (time.Duration, bool) {
+	if !l.orphan || l.broken {
+		return 0, false
+	}
+	return l.since + l.bound, true
 }
 
 // update tracks whether some client waits while no live client holds
 // the lock: from that moment the liveness bound runs. A holder whose business
 // goroutine hangs, or waits for the lock it holds itself, is not live: it
 // will not give the lock back.
-func (l *livenessCheck) update(w *World) {
+func (l *livenessCheck) update(w World) {
 	// Per lock: clients with keys of their own wait for their own.
 	waiting, live := map[string]bool{}, map[string]bool{}
-	for _, c := range w.clients {
-		if c.crashed {
+	for _, c := range w.Clients() {
+		if c.Crashed {
 			continue
 		}
 		switch {
-		case (c.belief == trace.BeliefWaiting || c.reentering) && !c.paused:
+		case (c.Belief == trace.BeliefWaiting || c.Reentering) && !c.Paused:
 			// A paused waiter is not kept out by the lock: it is not
 			// trying.
-			waiting[c.key] = true
-		case (c.belief == trace.BeliefHolds || c.op == trace.OpRelease) && !c.hung:
+			waiting[c.Key] = true
+		case (c.Belief == trace.BeliefHolds || c.Op == trace.OpRelease) && !c.Hung:
 			// A client still releasing is at work on the lock too.
-			live[c.key] = true
+			live[c.Key] = true
 		}
 	}
 	orphan := false
@@ -72,65 +91,34 @@ func (l *livenessCheck) update(w *World) {
 		orphan = orphan || !live[k]
 	}
 	if orphan && !l.orphan {
-		l.since = w.now
+		l.since = w.Now()
 	}
 	l.orphan = orphan
 }
 
-// livenessDeadline is when the liveness bound runs out, if its clock runs
-// and it is not broken yet.
-func (j *judge) livenessDeadline(bound time.Duration) (time.Duration, bool) {
-	l := j.liveness()
-	if !l.orphan || j.isBroken(InvLiveness) {
-		return 0, false
-	}
-	return l.since + bound, true
-}
-
-// liveness is the liveness invariant's check.
-func (j *judge) liveness() *livenessCheck {
-	for _, c := range j.checks {
-		if l, ok := c.(*livenessCheck); ok {
-			return l
-		}
-	}
-	return &livenessCheck{}
-}
-
 // judge reports a broken liveness once the bound has run out.
-func (l *livenessCheck) judge(w *World) []text.Text {
-	d, on := w.judge.livenessDeadline(w.setup.LivenessBound)
-	if !on || w.now < d {
+func (l *livenessCheck) judge(w World) []text.Text {
+	d, on := l.Due()
+	if !on || w.Now() < d {
 		return nil
 	}
 	var waiting, self, hung []string
-	for _, c := range w.clients {
-		if c.crashed {
+	for _, c := range w.Clients() {
+		if c.Crashed {
 			continue
 		}
-		if c.belief == trace.BeliefWaiting || c.reentering {
-			waiting = append(waiting, c.name)
+		if c.Belief == trace.BeliefWaiting || c.Reentering {
+			waiting = append(waiting, c.Name)
 		}
-		if c.reentering {
-			self = append(self, c.name)
+		if c.Reentering {
+			self = append(self, c.Name)
 		}
-		if c.belief == trace.BeliefHolds && c.hung {
-			hung = append(hung, c.name)
-		}
-	}
-	return []text.Text{textLiveness(waiting, w.now-l.since, self, hung, w.lockKeyAnywhere())}
-}
-
-// lockKeyAnywhere says whether the lock's key is on some server that is
-// up: a liveness break with it there is an orphaned lock; without it, the
-// waiters' attempts fail on a free lock.
-func (w *World) lockKeyAnywhere() bool {
-	for _, srv := range w.fleet.servers {
-		if _, ok := findKey(srv.keys, w.setup.Key); ok && srv.up {
-			return true
+		if c.Belief == trace.BeliefHolds && c.Hung {
+			hung = append(hung, c.Name)
 		}
 	}
-	return false
+	l.broken = true
+	return []text.Text{textLiveness(waiting, w.Now()-l.since, self, hung, w.LockKeyUp())}
 }
 
 func textLiveness(waitingList []string, d time.Duration, selfList []string, hungList []string, keyHeld bool) text.Text {

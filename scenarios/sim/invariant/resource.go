@@ -1,4 +1,4 @@
-package sim
+package invariant
 
 import (
 	"fmt"
@@ -10,16 +10,19 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 )
 
-// InvResource: the protected data never loses an update.
-const InvResource = "resource"
+// resource: the protected data never loses an update.
+type resource struct{}
 
-func init() {
-	register(Invariant{ID: InvResource, rank: 4, Name: text.Text{EN: InvResource, ZH: "资源"},
+func init() { register(4, resource{}) }
+
+func (resource) Info() Info {
+	return Info{ID: Resource, Name: text.Text{EN: Resource, ZH: "资源"},
 		Rule: text.Text{
 			EN: "the protected data never loses an update (no oversell, no stale write accepted)",
-			ZH: "受保护的数据不丢失更新（不超卖，不接受基于陈旧读数的写入）"},
-		newCheck: func() check { return resourceCheck{} }})
+			ZH: "受保护的数据不丢失更新（不超卖，不接受基于陈旧读数的写入）"}}
 }
+
+func (resource) New(Settings) Check { return resourceCheck{} }
 
 // resourceCheck is judged after every write: a write accepted that was
 // based on a read older than the last accepted write (a lost update)
@@ -27,11 +30,12 @@ func init() {
 // than the highest it has seen (resource.write).
 type resourceCheck struct{}
 
-func (resourceCheck) observe(w *World, o observation) []text.Text {
-	if o.kind != obsWrite || !o.write.LostUpdate {
+// Observe implements Check.
+func (resourceCheck) Observe(_ World, o Observation) []text.Text {
+	if o.Kind != Write || !o.Write.LostUpdate {
 		return nil
 	}
-	return []text.Text{textLostUpdate(o.client.name, o.write)}
+	return []text.Text{textLostUpdate(o.Client.Name, o.Write)}
 }
 
 // textLostUpdate says what a write on a stale read did, in numbers: every
