@@ -33,7 +33,7 @@ var notHashed = map[string]string{
 	"ActorView.WaitAhead":  "written only when Waiting",
 	"State.PromoteIn":      "written only when Promoting",
 	"State.OrphanFor":      "written only when Orphan",
-	"NodeView.RestartIn":   "written only when Down",
+	"FaultMemory.By":       "what its fault's targets are, the same for every state of its Fault (written); Hash reads it to name them",
 	"State.Resource.Owner": "written only with TokenGuard, as which clients' claims equal it",
 	"ClientView.Claim":     "written only with TokenGuard, as which other claims it equals",
 	"ClientView.Token":     "a token counts by where it stands, not by its spelling (Hash)",
@@ -47,7 +47,7 @@ var writtenWith = map[string]string{
 	"ActorView.Cmd": "ActorView.Gated", "ActorView.Node": "ActorView.Gated",
 	"ActorView.SleepIn": "ActorView.Sleeping", "ActorView.WokeAgo": "ActorView.Waking",
 	"ActorView.WaitWant": "ActorView.Waiting", "ActorView.WaitAhead": "ActorView.Waiting",
-	"State.PromoteIn": "State.Promoting", "State.OrphanFor": "State.Orphan", "NodeView.RestartIn": "NodeView.Down",
+	"State.PromoteIn": "State.Promoting", "State.OrphanFor": "State.Orphan",
 }
 
 // indexes are the bounds of the index fields the test changes: the
@@ -74,10 +74,13 @@ func TestHashSeesEveryField(t *testing.T) {
 			// there to change.
 			view.Repl = append(view.Repl, sim.ReplView{Key: "k", Value: trace.KeyState{Type: "string", Value: "v"}})
 			hash := func() uint64 { return HashNamed(view) }
+			report := func(path string, changed bool) { seen[path] = seen[path] || changed }
 			indexes = map[string]int{"Lease.Server": len(view.Servers), "ActorView.Node": len(view.Nodes)}
-			mutateFields(reflect.ValueOf(&view).Elem(), "State", hash, func(path string, changed bool) {
-				seen[path] = seen[path] || changed
-			})
+			if len(view.Faults) > 0 {
+				indexes["Strike.Target"] = targets(view, view.Faults[0])
+			}
+			mutateFields(reflect.ValueOf(&view).Elem(), "State", hash, report)
+			mutateMemories(view, hash, report)
 			moves := st.Moves()
 			if len(moves) == 0 {
 				break
@@ -102,6 +105,39 @@ func TestHashSeesEveryField(t *testing.T) {
 			t.Errorf("notHashed lists %s, which State no longer has", path)
 		}
 	}
+}
+
+// mutateMemories checks every fault's memory in view, as mutateFields
+// checks the first element of a slice: each struck at its first target
+// (forgotten there, or struck there first), and each memory's fields
+// changed, its first target struck.
+func mutateMemories(view sim.State, hash func() uint64, report func(path string, changed bool)) {
+	for i := range view.Faults {
+		m := &view.Faults[i]
+		old := m.Struck
+		before := hash()
+		if len(old) > 0 && old[0].Target == 0 {
+			m.Struck = old[1:]
+		} else {
+			m.Struck = append([]sim.Strike{{}}, old...)
+		}
+		report("State.Faults["+string(m.Fault)+"]", hash() != before)
+		if m.Struck = old; len(old) == 0 || old[0].Target != 0 {
+			m.Struck = append([]sim.Strike{{}}, old...)
+		}
+		indexes["Strike.Target"] = targets(view, *m)
+		mutateFields(reflect.ValueOf(m).Elem(), "FaultMemory", hash, report)
+		m.Struck = old
+	}
+}
+
+// targets is how many targets memory m may strike in view: its clients, or
+// its nodes.
+func targets(view sim.State, m sim.FaultMemory) int {
+	if m.By == sim.KeyedByNode {
+		return len(view.Nodes)
+	}
+	return len(view.Clients)
 }
 
 // mutateFields changes, one at a time, every scalar field under v (a

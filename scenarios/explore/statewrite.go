@@ -89,15 +89,6 @@ func (w *writer) renameNode(name string) string {
 	return head + "/" + srv
 }
 
-// due is how long until node j, stopped by the delayed-restart fault, comes
-// back ("" when it is not waiting to).
-func (w *writer) due(j int) string {
-	if n := w.st.Nodes[j]; n.Down {
-		return rel(n.RestartIn)
-	}
-	return ""
-}
-
 // nodeOrder is the order state writes the logical nodes in: the identity,
 // or, with nodes symmetric, sorted by what each node holds and has been
 // through, written with the clients renamed and its own flights' node
@@ -116,7 +107,8 @@ func (w *writer) nodeOrder() []int {
 		// Tokens named in the order this node's keys show them.
 		own := &tokenNames{is: w.tok.is, names: map[string]string{}}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%v %s %d %d %v %v %s|", srv.Up, srv.Role, srv.Ahead, srv.Latency, n.Restarted, n.Jumped, w.due(i))
+		fmt.Fprintf(&b, "%v %s %d %d|", srv.Up, srv.Role, srv.Ahead, srv.Latency)
+		w.struckNode(&b, i)
 		for _, k := range srv.Keys {
 			writer := strings.Replace(w.rename(k.Writer), "/"+srv.Name, "/.", 1)
 			fmt.Fprintf(&b, "%s=%s/%s/%d/%s;", k.Key, k.Type, own.value(k), k.TTL, writer)
@@ -177,21 +169,47 @@ func (w *writer) servers() {
 	}
 }
 
-// faults writes the nodes restarted, those whose clock has jumped and those
-// down until a delayed restart, by position.
+// faults writes what the faults have left behind, fault by fault in their
+// order: whom each has struck, by where it is written (a client by its
+// image, a node by its position), and when each is due.
 func (w *writer) faults() {
-	for k, j := range w.order {
-		n := w.st.Nodes[j]
-		if n.Restarted {
-			fmt.Fprintf(&w.b, "r%d ", k)
+	for _, m := range w.st.Faults {
+		if len(m.Struck) == 0 {
+			continue
 		}
-		if n.Jumped {
-			fmt.Fprintf(&w.b, "j%d ", k)
+		struck := slices.Clone(m.Struck)
+		slices.SortFunc(struck, func(x, y sim.Strike) int { return w.target(m.By, x.Target) - w.target(m.By, y.Target) })
+		fmt.Fprintf(&w.b, "F%s", m.Fault)
+		for _, x := range struck {
+			fmt.Fprintf(&w.b, " %d %s", w.target(m.By, x.Target), rel(x.DueIn))
 		}
-		if n.Down {
-			fmt.Fprintf(&w.b, "d%d %s ", k, w.due(j))
+		w.b.WriteString("|")
+	}
+}
+
+// target is where a fault's target is written: a client's image, a
+// logical node's position.
+func (w *writer) target(by sim.Keyed, i int) int {
+	if by == sim.KeyedByClient {
+		return w.perm[i]
+	}
+	return w.pos[i]
+}
+
+// struckNode writes, for nodeOrder's key of logical node j, the faults
+// that have struck it, and when each is due.
+func (w *writer) struckNode(b *strings.Builder, j int) {
+	for _, m := range w.st.Faults {
+		if m.By != sim.KeyedByNode {
+			continue
+		}
+		for _, x := range m.Struck {
+			if x.Target == j {
+				fmt.Fprintf(b, "%s %s;", m.Fault, rel(x.DueIn))
+			}
 		}
 	}
+	b.WriteString("|")
 }
 
 func (w *writer) repl() {
@@ -211,14 +229,8 @@ func (w *writer) clients() []sim.ClientView {
 		clients[w.perm[i]] = c
 	}
 	for _, c := range clients {
-		fmt.Fprintf(&w.b, "C%s %s %s %s %d %v %v %v %d %d %d %v %v|", w.rename(c.Name), c.Belief, c.Op, w.tok.name(c.Token), c.Fence,
-			c.Paused, c.Crashed, c.Hung, c.Count, c.ReadVal, c.ReadVer, c.HadPause, c.Lost)
-		if c.HadHang {
-			w.b.WriteString("h ")
-		}
-		if c.HadPartition {
-			w.b.WriteString("p ")
-		}
+		fmt.Fprintf(&w.b, "C%s %s %s %s %d %v %v %v %d %d %d %v|", w.rename(c.Name), c.Belief, c.Op, w.tok.name(c.Token), c.Fence,
+			c.Paused, c.Crashed, c.Hung, c.Count, c.ReadVal, c.ReadVer, c.Lost)
 		if c.Attempts > 0 {
 			fmt.Fprintf(&w.b, "t%d ", c.Attempts)
 		}

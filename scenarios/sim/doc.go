@@ -60,7 +60,8 @@
 //     MoveUnhang, MovePartition, MoveHeal, MoveFailover, MoveRestart,
 //     MoveClockJump, MoveDelayedRestart), ErrNoSuchMove; State and its
 //     views ServerView, NodeView, ReplView, ClientView, ActorView,
-//     ResourceView, Lease.
+//     ResourceView, Lease, and what the faults' moves left behind,
+//     FaultMemory (Keyed: KeyedByClient, KeyedByNode; Strike).
 //
 // Everything else is internal (TestDocNamesEveryExport holds this list to
 // the package). A Redis command as the engine reads it — how a trace shows

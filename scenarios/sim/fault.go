@@ -22,9 +22,11 @@ import (
 // derives (package scenarios, through LessonVerbs), the --faults list and
 // the sandbox read them from here. What a fault's moves leave behind for
 // the search to remember (a pause that has struck, a server restarted) is
-// the Stepper's, in sim.State (state.go). A fault only a lesson's timeline
-// has (slow: the explorer has no move for it) is a record too, of verbs
-// alone.
+// in its record too: whom its memory is keyed by, and whether with times
+// (faultmemory.go); the Stepper keeps it, sim.State shows it and the
+// explorer's hash writes it, the same way for every fault. A fault only a
+// lesson's timeline has (slow: the explorer has no move for it) is a
+// record too, of verbs alone.
 
 // FaultInfo is what a fault is, for a reader: its name, its moves as the
 // explorer names them ("pause A", "resume A"), what it does, and the verbs
@@ -156,6 +158,9 @@ type faultSpec struct {
 	// kinds are the kinds of its moves; do makes one.
 	kinds []MoveKind
 	do    func(s *Stepper, m Move)
+	// memory is what its moves leave behind for the search to remember:
+	// whom they have struck, and when each is due (faultmemory.go).
+	memory faultMemory
 }
 
 // faults are the registered faults of the explorer, in rank order; Faults
@@ -171,7 +176,7 @@ var (
 func registerFault(f faultSpec) {
 	name := string(f.Fault)
 	if f.lessonOnly {
-		if f.Fault != "" || f.Moves != "" || f.kinds != nil || len(f.Verbs) == 0 {
+		if f.Fault != "" || f.Moves != "" || f.kinds != nil || f.memory.by != 0 || len(f.Verbs) == 0 {
 			panic(fmt.Sprintf("a fault only a lesson's timeline has is verbs alone: %+v", f.FaultInfo))
 		}
 		name = f.Verbs[0].Name
@@ -189,6 +194,9 @@ func registerFault(f faultSpec) {
 	if f.lessonOnly {
 		lessonFaults = append(lessonFaults, f)
 		return
+	}
+	if f.memory.due != nil && f.memory.by == 0 {
+		panic(fmt.Sprintf("fault %s: a memory of times keyed by nothing", f.Fault))
 	}
 	if i := slices.IndexFunc(faults, func(o faultSpec) bool { return o.rank == f.rank || o.Fault == f.Fault }); i >= 0 {
 		panic(fmt.Sprintf("fault %s: rank %d or name taken by %s", f.Fault, f.rank, faults[i].Fault))

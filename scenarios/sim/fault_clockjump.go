@@ -23,21 +23,22 @@ func init() {
 		Doc: text.Text{
 			EN: "the server's clock jumps a whole lease ahead, and every key there with a TTL expires at once (an NTP step); once per server, while it holds such a key",
 			ZH: "服务器的时钟向前跳一整个租约，那里所有带 TTL 的键同时过期（NTP 校时）；每台服务器一次，且要它上面有这样的键"}},
-		kinds: []MoveKind{MoveClockJump},
+		kinds:  []MoveKind{MoveClockJump},
+		memory: faultMemory{by: KeyedByNode},
 		worldMoves: func(s *Stepper) []Move {
 			if !s.faults[FaultClockJump] {
 				return nil
 			}
 			ttl := s.w.setup.TTL
 			return s.nodeMoves(MoveClockJump, "", func(i int, srv *server) bool {
-				return srv.up && !s.jumped[i] && slices.ContainsFunc(srv.keys, func(k trace.KeyState) bool { return k.TTL > 0 })
+				return srv.up && !s.struck(FaultClockJump, i) && slices.ContainsFunc(srv.keys, func(k trace.KeyState) bool { return k.TTL > 0 })
 			}, func(srv *server) text.Text {
 				return text.Text{EN: srv.name + "'s clock jumps " + narrate.Secs(ttl) + " ahead", ZH: srv.name + " 的时钟向前跳 " + narrate.SecsZH(ttl)}
 			})
 		},
 		do: func(s *Stepper, m Move) {
 			i := s.node(m.ID)
-			s.jumped[i] = true
+			s.strike(FaultClockJump, i)
 			(&Timeline{w: s.w}).ClockJump(i, s.w.setup.TTL)
 		},
 	})

@@ -30,12 +30,16 @@ func init() {
 			EN: "a server goes down and comes back empty by itself once the lease and a second more (31 s) have passed, with the time move that gets there: the delayed-restart rule. Once per server",
 			ZH: "服务器宕机，过了租约再加一秒（31 秒）后自己带着空数据回来，由走到那一刻的时间步完成：延迟重启规则。每台服务器一次"}},
 		kinds: []MoveKind{MoveDelayedRestart},
+		// It remembers the servers down, each with when it comes back; the
+		// servers restarted are the restart's memory (a server restarts
+		// once, by either).
+		memory: faultMemory{by: KeyedByNode, due: func(s *Stepper, i int) { (&Timeline{w: s.w}).RestartServer(i) }},
 		worldMoves: func(s *Stepper) []Move {
 			if !s.faults[FaultDelayedRestart] {
 				return nil
 			}
 			ttl := s.w.setup.TTL
-			return s.nodeMoves(MoveDelayedRestart, "", func(i int, srv *server) bool { return srv.up && !s.restarted[i] },
+			return s.nodeMoves(MoveDelayedRestart, "", func(i int, srv *server) bool { return srv.up && !s.struck(FaultRestart, i) },
 				func(srv *server) text.Text {
 					return text.Text{EN: srv.name + " goes down; it restarts empty after " + narrate.Secs(ttl+RestartDelay),
 						ZH: srv.name + " 宕机；" + narrate.SecsZH(ttl+RestartDelay) + "后重启，数据清空"}
@@ -43,8 +47,8 @@ func init() {
 		},
 		do: func(s *Stepper, m Move) {
 			i := s.node(m.ID)
-			s.restarted[i] = true
-			s.restartAt[i] = s.w.now + s.w.setup.TTL + RestartDelay
+			s.strike(FaultRestart, i)
+			s.strikeUntil(FaultDelayedRestart, i, s.w.now+s.w.setup.TTL+RestartDelay)
 			s.w.fleet.stopServer(i)
 		},
 	})

@@ -24,10 +24,11 @@ func init() {
 		Doc: text.Text{
 			EN: "A's business call gets stuck while it holds the lock, and returns; the rest of its process — a watchdog — runs on. Once per client: a downstream call that hangs, or work far longer than the lease",
 			ZH: "A 持有锁时业务调用卡住，之后返回；进程的其余部分（看门狗）照常运行。每个客户端一次：下游调用卡住，或干活远超租约"}},
-		kinds: []MoveKind{MoveHang, MoveUnhang},
+		kinds:  []MoveKind{MoveHang, MoveUnhang},
+		memory: faultMemory{by: KeyedByClient},
 		clientMoves: func(s *Stepper, c *client, live bool) []Move {
 			var moves []Move
-			if s.faults[FaultHang] && live && c.belief == trace.BeliefHolds && !c.hung && !s.hung[c.name] {
+			if s.faults[FaultHang] && live && c.belief == trace.BeliefHolds && !c.hung && !s.struck(FaultHang, s.clientIndex(c)) {
 				moves = append(moves, Move{Kind: MoveHang, ID: moveID(MoveHang, c.name),
 					Label: text.Text{EN: c.name + "'s business call hangs", ZH: c.name + " 的业务调用卡死"}})
 			}
@@ -40,7 +41,7 @@ func init() {
 		do: func(s *Stepper, m Move) {
 			c := s.client(m.ID)
 			if m.Kind == MoveHang {
-				s.hung[c.Name()] = true
+				s.strike(FaultHang, s.clientIndex(c.c))
 				c.Hang()
 				return
 			}

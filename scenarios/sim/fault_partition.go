@@ -36,6 +36,7 @@ func init() {
 			ZH: "A 持有锁时它与某台服务器之间的网络断开，之后恢复：A 的进程和看门狗照常运行，但发往那里的命令都到不了，被隔开的看门狗续不了期。每个客户端一次"}},
 		kinds:       []MoveKind{MovePartition, MoveHeal},
 		clientMoves: partitionMoves,
+		memory:      faultMemory{by: KeyedByClient},
 		do: func(s *Stepper, m Move) {
 			if m.Kind == MoveHeal {
 				s.client(m.ID).Heal()
@@ -43,7 +44,7 @@ func init() {
 			}
 			// "partition A redis-2": the client is the middle word.
 			c := s.client(strings.Fields(m.ID)[1])
-			s.parted[c.Name()] = true
+			s.strike(FaultPartition, s.clientIndex(c.c))
 			c.Partition(s.node(m.ID))
 		},
 	})
@@ -51,7 +52,7 @@ func init() {
 
 func partitionMoves(s *Stepper, c *client, live bool) []Move {
 	var moves []Move
-	if s.faults[FaultPartition] && live && c.belief == trace.BeliefHolds && !s.parted[c.name] {
+	if s.faults[FaultPartition] && live && c.belief == trace.BeliefHolds && !s.struck(FaultPartition, s.clientIndex(c)) {
 		moves = s.nodeMoves(MovePartition, c.name, func(int, *server) bool { return true }, func(srv *server) text.Text {
 			return text.Text{EN: "the network between " + c.name + " and " + srv.name + " breaks",
 				ZH: c.name + " 与 " + srv.name + " 之间的网络断了"}

@@ -22,10 +22,11 @@ func init() {
 			{Name: "pause", Takes: TakesClient, Search: SearchFault, Do: onClient((*Client).Pause)},
 			{Name: "resume", Takes: TakesClient, Search: SearchFault, Do: onClient((*Client).Resume)}},
 		Doc: text.Text{EN: "A's whole process stops and goes on, once per client", ZH: "A 的整个进程停顿，然后继续，每个客户端一次"}},
-		kinds: []MoveKind{MovePause, MoveResume},
+		kinds:  []MoveKind{MovePause, MoveResume},
+		memory: faultMemory{by: KeyedByClient},
 		clientMoves: func(s *Stepper, c *client, live bool) []Move {
 			var moves []Move
-			if s.faults[FaultPause] && live && !c.paused && !s.paused[c.name] {
+			if s.faults[FaultPause] && live && !c.paused && !s.struck(FaultPause, s.clientIndex(c)) {
 				moves = append(moves, Move{Kind: MovePause, ID: moveID(MovePause, c.name),
 					Label: text.Text{EN: c.name + "'s process pauses (GC)", ZH: c.name + " 的进程停顿（GC）"}})
 			}
@@ -38,7 +39,7 @@ func init() {
 		do: func(s *Stepper, m Move) {
 			c := s.client(m.ID)
 			if m.Kind == MovePause {
-				s.paused[c.Name()] = true
+				s.strike(FaultPause, s.clientIndex(c.c))
 				c.Pause()
 				return
 			}

@@ -25,18 +25,21 @@ func init() {
 			{Name: "restart-server", Takes: TakesServer, Search: SearchFault, Do: onServer((*Timeline).RestartServer)}},
 		Doc: text.Text{EN: "a server restarts empty, once per server", ZH: "服务器重启，数据清空，每台服务器一次"}},
 		kinds: []MoveKind{MoveRestart},
+		// It remembers the servers restarted, by it or by the delayed
+		// restart: a server restarts once, by either.
+		memory: faultMemory{by: KeyedByNode},
 		worldMoves: func(s *Stepper) []Move {
 			if !s.faults[FaultRestart] {
 				return nil
 			}
-			return s.nodeMoves(MoveRestart, "", func(i int, srv *server) bool { return srv.up && !s.restarted[i] },
+			return s.nodeMoves(MoveRestart, "", func(i int, srv *server) bool { return srv.up && !s.struck(FaultRestart, i) },
 				func(srv *server) text.Text {
 					return text.Text{EN: srv.name + " restarts empty", ZH: srv.name + " 重启，数据清空"}
 				})
 		},
 		do: func(s *Stepper, m Move) {
 			i := s.node(m.ID)
-			s.restarted[i] = true
+			s.strike(FaultRestart, i)
 			s.w.fleet.stopServer(i)
 			(&Timeline{w: s.w}).RestartServer(i)
 		},

@@ -18,9 +18,10 @@ import (
 // State is a Stepper's world at one instant, as the explorer tells states
 // apart: servers' keys and pending replication, every actor's position and
 // how long ago it last woke, every client's beliefs and tokens, the
-// resource, the invariants' state, the faults the Stepper has used. Times
-// are relative to the world's now (a key's TTL, the time left), so two
-// states that differ only in when they happen are the same view.
+// resource, the invariants' state, what the Stepper's faults have left
+// behind. Times are relative to the world's now (a key's TTL, the time
+// left), so two states that differ only in when they happen are the same
+// view.
 type State struct {
 	// Key is the lock's key: the key whose value, or hash fields, are
 	// owner tokens.
@@ -51,6 +52,10 @@ type State struct {
 	// Tokens are the owner tokens the state holds anywhere, as Hash's rule
 	// in package explore defines them (tokens, lockArgs).
 	Tokens []string
+	// Faults are what the Stepper's faults have left behind (a pause that
+	// has struck a client, a server restarted): the memory of every fault
+	// that keeps one, in the faults' order, whether or not it has struck.
+	Faults []FaultMemory
 }
 
 // ServerView is one server.
@@ -66,15 +71,10 @@ type ServerView struct {
 	Keys             []trace.KeyState
 }
 
-// NodeView is one logical node and what the Stepper's faults did to it.
+// NodeView is one logical node. What the Stepper's faults did to it is
+// their memories' (State.Faults).
 type NodeView struct {
 	Server int // index into State.Servers
-	// Restarted and Jumped: its server has been restarted, its clock has
-	// jumped (each fault strikes a node once).
-	Restarted, Jumped bool
-	// Down: stopped by the delayed-restart fault, back in RestartIn.
-	Down      bool
-	RestartIn time.Duration
 }
 
 // ReplView is one write on its way from a primary to its replica.
@@ -107,13 +107,11 @@ type ClientView struct {
 	// only tells the narration how long it waited.
 	Attempts int
 	// Reentering: a nested call waits for the lock the client holds.
-	Reentering        bool
-	ReadVal, ReadVer  int
-	Lost              bool // it has a watchdog's lost channel
-	HadPause, HadHang bool // the Stepper's pause, hang fault has struck it
-	HadPartition      bool
-	Cut, Mute         []int // logical nodes cut off, whose replies are lost; sorted
-	GoneLeases        []Lease
+	Reentering       bool
+	ReadVal, ReadVer int
+	Lost             bool  // it has a watchdog's lost channel
+	Cut, Mute        []int // logical nodes cut off, whose replies are lost; sorted
+	GoneLeases       []Lease
 }
 
 // Lease is a holder's lease on a server whose lock key is gone (a restart
@@ -179,15 +177,14 @@ func (s *Stepper) State() State {
 		Promoting: w.fleet.promoting,
 		PromoteIn: w.fleet.promoteAt - w.now,
 		Tokens:    s.tokens(),
+		Faults:    s.memories(),
 	}
 	for _, srv := range w.fleet.servers {
 		st.Servers = append(st.Servers, ServerView{Name: srv.name, Up: srv.up, Role: srv.role, Ahead: srv.ahead,
 			Latency: srv.latency, Replica: srv.replica, Primary: srv.primary, Keys: srv.keys})
 	}
-	for j, si := range w.fleet.route {
-		at, down := s.restartAt[j]
-		st.Nodes = append(st.Nodes, NodeView{Server: si, Restarted: s.restarted[j], Jumped: s.jumped[j],
-			Down: down, RestartIn: at - w.now})
+	for _, si := range w.fleet.route {
+		st.Nodes = append(st.Nodes, NodeView{Server: si})
 	}
 	for _, e := range w.fleet.repl {
 		st.Repl = append(st.Repl, ReplView{Replica: e.replica, Key: e.key, Deleted: e.deleted, Value: e.state,
@@ -225,8 +222,7 @@ func (s *Stepper) clientView(c *client) ClientView {
 	v := ClientView{Name: c.name, Belief: c.belief, Op: c.op, Token: c.token, Count: c.count, Fence: c.fence,
 		Claim: c.claim, Paused: c.paused, Crashed: c.crashed, Hung: c.hung, Attempts: attemptsThatCount(c),
 		Reentering: c.reentering, ReadVal: c.readVal, ReadVer: c.readVer,
-		Lost: c.lost != nil, HadPause: s.paused[c.name], HadHang: s.hung[c.name], HadPartition: s.parted[c.name],
-		Cut: slices.Sorted(maps.Keys(c.cut)), Mute: slices.Sorted(maps.Keys(c.mute))}
+		Lost: c.lost != nil, Cut: slices.Sorted(maps.Keys(c.cut)), Mute: slices.Sorted(maps.Keys(c.mute))}
 	for si, end := range s.lease[c.name] {
 		if _, there := findKey(w.fleet.servers[si].keys, w.setup.Key); !there && end > w.now {
 			v.GoneLeases = append(v.GoneLeases, Lease{Server: si, EndsIn: end - w.now})

@@ -121,7 +121,7 @@ var notInState = map[string]map[string]string{
 		"b":       "its backend",
 		"lag":     "its replica's lag: the setup's",
 		"readAt":  "real servers only",
-		"scripts": "the scripts the run loaded: an EVALSHA's NOSCRIPT follows from the restarts (NodeView.Restarted) and the commands sent",
+		"scripts": "the scripts the run loaded: an EVALSHA's NOSCRIPT follows from the restarts (the restart's memory, State.Faults) and the commands sent",
 	},
 	"resource": {
 		"value": "", "version": "", "maxFence": "", "rejected": "", "owner": "", "sold": "",
@@ -150,7 +150,7 @@ var notInState = map[string]map[string]string{
 	"ownershipCheck": {},
 	"resourceCheck":  {},
 	"Stepper": {
-		"w": "", "paused": "", "hung": "", "parted": "", "restarted": "", "jumped": "", "restartAt": "", "lease": "",
+		"w": "", "memory": "", "lease": "",
 		"faults":   "the faults enabled: the same in every state of a search",
 		"schedule": "the moves that led here: two schedules to one state are one state",
 	},
@@ -210,6 +210,9 @@ func TestStateSeesEveryField(t *testing.T) {
 					seen[path] = seen[path] || changed
 				})
 				s.w.fleet.repl = s.w.fleet.repl[:len(s.w.fleet.repl)-1]
+				s.mutateMemory(func(path string, changed bool) {
+					seen[path] = seen[path] || changed
+				})
 			})
 			moves := s.Moves()
 			if len(moves) == 0 {
@@ -273,6 +276,38 @@ func (s *Stepper) mutateEach(report func(path string, changed bool)) {
 	}
 	for i := range w.fleet.repl {
 		check("replEntry", reflect.ValueOf(&w.fleet.repl[i]).Elem())
+	}
+}
+
+// mutateMemory changes, one at a time, each fault's memory — its first
+// client or node struck, or forgotten; in a memory of times, the time a
+// target is due — reads the view, and puts the memory back. Every fault's
+// memory is in the view, whatever its record keys it by.
+func (s *Stepper) mutateMemory(report func(path string, changed bool)) {
+	before := s.State()
+	now := s.w.now
+	for _, f := range faults {
+		if f.memory.by == 0 {
+			continue
+		}
+		path := "Stepper.memory[" + string(f.Fault) + "]"
+		old := s.memory[f.Fault]
+		mem := map[int]time.Duration{}
+		maps.Copy(mem, old)
+		if _, ok := mem[0]; ok {
+			delete(mem, 0)
+		} else {
+			mem[0] = now + time.Second
+		}
+		s.memory[f.Fault] = mem
+		report(path, !reflect.DeepEqual(before, s.State()))
+		if f.memory.due != nil {
+			s.memory[f.Fault] = map[int]time.Duration{0: now + time.Second}
+			struck := s.State()
+			s.memory[f.Fault] = map[int]time.Duration{0: now + 2*time.Second}
+			report(path+" (times)", !reflect.DeepEqual(struck, s.State()))
+		}
+		s.memory[f.Fault] = old
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,17 +45,13 @@ type Move struct {
 // Stepper is a world whose every move is chosen from outside. Each client runs
 // its program once (with its attempts); the run is over when no move is left.
 type Stepper struct {
-	w         *world
-	faults    map[trace.Fault]bool
-	schedule  []string
-	paused    map[string]bool // clients that have had their pause
-	hung      map[string]bool // clients that have had their hang
-	parted    map[string]bool // clients that have had their partition
-	restarted map[int]bool
-	jumped    map[int]bool
-	// restartAt is when each server stopped by the delayed-restart fault
-	// comes back.
-	restartAt map[int]time.Duration
+	w        *world
+	faults   map[trace.Fault]bool
+	schedule []string
+	// memory is what the faults' moves have left behind, as each fault's
+	// record says (faultmemory.go): for each fault, the targets it has
+	// struck, each with its time in a memory of times.
+	memory map[trace.Fault]map[int]time.Duration
 	// lease is, for each client that holds the lock, when its lock key on
 	// each server runs out, as last seen: a key that a restart or a
 	// failover took away still ends its holder's lease there, for the rule
@@ -74,7 +69,7 @@ func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []trace
 	if err != nil {
 		return nil, err
 	}
-	s := &Stepper{w: w, faults: map[trace.Fault]bool{}, paused: map[string]bool{}, hung: map[string]bool{}, parted: map[string]bool{}, restarted: map[int]bool{}, jumped: map[int]bool{}, restartAt: map[int]time.Duration{}, lease: map[string]map[int]time.Duration{}}
+	s := &Stepper{w: w, faults: map[trace.Fault]bool{}, memory: map[trace.Fault]map[int]time.Duration{}, lease: map[string]map[int]time.Duration{}}
 	for _, f := range faults {
 		s.faults[f] = true
 	}
@@ -160,19 +155,6 @@ func (s *Stepper) moves(steps bool) []Move {
 	return append(moves, s.faultMoves()...)
 }
 
-// restartDue is the earliest time a server stopped by the delayed-restart
-// fault comes back, if one is down.
-func (s *Stepper) restartDue() (time.Duration, bool) {
-	var best time.Duration
-	found := false
-	for _, t := range s.restartAt {
-		if !found || t < best {
-			best, found = t, true
-		}
-	}
-	return best, found
-}
-
 // runnable lists the actors that can run now, in creation order.
 func (s *Stepper) runnable() []*actor {
 	var out []*actor
@@ -220,7 +202,8 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 		// that lock code wakes.
 		next, ok = w.setup.Horizon, true
 	}
-	if due, down := s.restartDue(); down && (!ok || due < next) {
+	// A time a fault keeps (the delayed restart's comeback) stops time.
+	if due, held := s.nextDue(); held && (!ok || due < next) {
 		next, ok = due, true
 	}
 	if !ok || next > w.setup.Horizon {
@@ -341,7 +324,6 @@ func (s *Stepper) do(id string) error {
 		return fmt.Errorf("%w: %q (the moves now: %s)", ErrNoSuchMove, id, strings.Join(ids, ", "))
 	}
 	w := s.w
-	t := &Timeline{w: w}
 	switch m.Kind {
 	case MoveStep:
 		for _, a := range w.sched.actors {
@@ -360,12 +342,9 @@ func (s *Stepper) do(id string) error {
 		if s.stuckAt(next) {
 			return w.err
 		}
-		for _, i := range slices.Sorted(maps.Keys(s.restartAt)) {
-			if s.restartAt[i] <= w.now {
-				delete(s.restartAt, i)
-				t.RestartServer(i)
-			}
-		}
+		// What a fault keeps a time for comes now (a delayed restart's
+		// server back).
+		s.comeDue()
 		w.wakeDue()
 		s.tick()
 		s.noteLeases()
