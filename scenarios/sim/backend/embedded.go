@@ -188,7 +188,7 @@ func (b *Embedded) Jump(d time.Duration) error {
 }
 
 // Close empties the server for another world: no keys, no scripts. Its
-// world has ended, every goroutine of it with it (sim.World.closeServers). A
+// world has ended, every goroutine of it with it (sim's fleet.closeServers). A
 // killed server, one that never served, and one the pool has no room for
 // are dropped, not closed: no goroutine serves them any more, and
 // miniredis's Close would wait on a WaitGroup of a bubble that has ended

@@ -28,7 +28,8 @@ func (ownership) New(Settings) Check { return ownershipCheck{} }
 // ownershipCheck is judged after every command: a command of client X
 // that deleted, overwrote or extended the TTL of the lock key whose value
 // another client wrote breaks it. Writers are tracked per server from the
-// changes each command makes (World.applyCommand).
+// changes each command makes (package sim, when a command is done): a key
+// names its writer in trace.KeyState.Writer.
 type ownershipCheck struct{}
 
 // Observe implements Check.
