@@ -77,7 +77,8 @@ type Timer interface {
 type World interface {
 	// Now is the run's time.
 	Now() time.Duration
-	// Clients are the run's clients, in the order they were made.
+	// Clients are the run's clients, in the order they were made: a list
+	// that is the check's to read during its Observe, not to keep.
 	Clients() []Client
 	// LockKeyUp says whether the run's lock key (the setup's) is on some
 	// server that is up.
