@@ -92,13 +92,7 @@ func TestEmbeddedServerReusedEmpty(t *testing.T) {
 // item 9).
 func TestEmbeddedRestartForgetsScripts(t *testing.T) {
 	ctx := context.Background()
-	b := NewEmbedded(epoch, false)
-	if err := b.Guard("lock"); err != nil {
-		t.Fatal(err)
-	}
-	rc := redis.NewClient(&redis.Options{Protocol: 2, DisableIdentity: true,
-		Dialer: func(ctx context.Context, _, _ string) (net.Conn, error) { return b.Dial(ctx) }})
-	defer func() { _ = rc.Close(); b.Close() }()
+	b, rc := guardedClient(t)
 	script := redis.NewScript("return redis.call('GET', KEYS[1])")
 	if err := script.Load(ctx, rc).Err(); err != nil {
 		t.Fatal(err)
@@ -124,13 +118,7 @@ func TestEmbeddedRestartForgetsScripts(t *testing.T) {
 // (#38, item 9: the README says both answer alike).
 func TestEmbeddedScriptRefusalInRedisWords(t *testing.T) {
 	ctx := context.Background()
-	b := NewEmbedded(epoch, false)
-	if err := b.Guard("lock"); err != nil {
-		t.Fatal(err)
-	}
-	rc := redis.NewClient(&redis.Options{Protocol: 2, DisableIdentity: true,
-		Dialer: func(ctx context.Context, _, _ string) (net.Conn, error) { return b.Dial(ctx) }})
-	defer func() { _ = rc.Close(); b.Close() }()
+	_, rc := guardedClient(t)
 	for _, tc := range []struct{ script, want string }{
 		{"return redis.call('GET', 'other')", "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments script: 3b0b57995a47ae0e1bb20220278b82568130ec0f, on @user_script:1."},
 		{"local x = 1\nreturn redis.call('GET', 'other')", "ERR The user executing the script can't access at least one of the keys mentioned in the command arguments script: 1ff4fe43addb80950d17b70e37e5643bfb0fa93e, on @user_script:2."},
@@ -141,4 +129,18 @@ func TestEmbeddedScriptRefusalInRedisWords(t *testing.T) {
 			t.Errorf("EVAL %q: %v, want %q", tc.script, got, tc.want)
 		}
 	}
+}
+
+// guardedClient is an embedded server guarding the key "lock", and a
+// go-redis client of it; both closed when the test ends.
+func guardedClient(t *testing.T) (*Embedded, *redis.Client) {
+	t.Helper()
+	b := NewEmbedded(epoch, false)
+	if err := b.Guard("lock"); err != nil {
+		t.Fatal(err)
+	}
+	rc := redis.NewClient(&redis.Options{Protocol: 2, DisableIdentity: true,
+		Dialer: func(ctx context.Context, _, _ string) (net.Conn, error) { return b.Dial(ctx) }})
+	t.Cleanup(func() { _ = rc.Close(); b.Close() })
+	return b, rc
 }
