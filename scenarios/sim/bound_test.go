@@ -9,6 +9,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
@@ -31,13 +33,13 @@ func TestBigValueIsBoundedInTheTrace(t *testing.T) {
 	full := bigvalue.Value("A#1", size)
 	var replicated string
 	script := func(tl *Timeline) {
-		tl.Client("A", Program{Work: 5 * time.Second})
-		tl.Client("B", Program{Start: time.Second, Retry: time.Second, Work: time.Second})
+		tl.Client("A", model.Program{Work: 5 * time.Second})
+		tl.Client("B", model.Program{Start: time.Second, Retry: time.Second, Work: time.Second})
 		tl.RunUntil(3 * time.Second)
-		replicated = tl.w.fleet.servers[1].b.(*backend.Embedded).Stored(k).Str
+		replicated = tl.w.fleet.servers[1].B.(*backend.Embedded).Stored(k).Str
 		tl.RunToEnd()
 	}
-	setup := Setup{Replica: true, Lag: time.Second}
+	setup := model.Setup{Replica: true, Lag: time.Second}
 	tr, err := Run(setup, script, bigvalue.Info(size))
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
@@ -29,11 +31,11 @@ func TestRunStopsWhenCancelled(t *testing.T) {
 		}
 	}})
 	script := func(t *Timeline) {
-		t.Client("A", Program{Work: time.Hour})
-		t.Client("B", Program{Start: time.Second, Retry: time.Second})
+		t.Client("A", model.Program{Work: time.Hour})
+		t.Client("B", model.Program{Start: time.Second, Retry: time.Second})
 		t.RunToEnd()
 	}
-	tr, err := RunOn(ctx, nil, Setup{TTL: time.Hour, Horizon: time.Hour}, script, impl(t, "uuid-lua"))
+	tr, err := RunOn(ctx, nil, model.Setup{TTL: time.Hour, Horizon: time.Hour}, script, impl(t, "uuid-lua"))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("RunOn: a trace of %d events, error %v; want context.Canceled", len(trEvents(tr)), err)
 	}

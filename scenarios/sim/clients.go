@@ -3,9 +3,10 @@ package sim
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
@@ -18,28 +19,28 @@ import (
 
 // addClient creates a client process with its go-redis clients, its lock
 // handle and its business goroutine, which starts at p.Start.
-func (w *world) addClient(name string, p Program) *client {
-	c := &client{name: name, prog: p.withDefaults(), belief: trace.BeliefIdle, op: trace.OpStart}
+func (w *world) addClient(name string, p model.Program) *model.Client {
+	c := &model.Client{Name: name, Prog: p.WithDefaults(), Belief: trace.BeliefIdle, Op: trace.OpStart}
 	if p.Jitter {
-		c.jitter = jitterSource(name)
+		c.Jitter = model.JitterSource(name)
 	}
-	c.conn = make([]atomic.Int32, len(w.fleet.route))
+	c.Conn = make([]atomic.Int32, len(w.fleet.route))
 	for i := range w.fleet.route {
-		c.rdb = append(c.rdb, w.newRedisClient(c, i))
-		c.conn[i].Store(int32(w.fleet.route[i]))
+		c.Rdb = append(c.Rdb, w.newRedisClient(c, i))
+		c.Conn[i].Store(int32(w.fleet.route[i]))
 	}
 	ttl := w.setup.TTL
 	if p.Lease > 0 {
 		ttl = p.Lease
 	}
-	c.key = w.clientKey(p)
-	c.lock = w.newLock(lockimpl.Env{
-		Nodes:    c.rdb,
-		Key:      c.key,
+	c.Key = w.clientKey(p)
+	c.Lock = w.newLock(lockimpl.Env{
+		Nodes:    c.Rdb,
+		Key:      c.Key,
 		TTL:      w.wall.toReal(ttl),
 		Lease:    w.wall.toReal(p.Lease),
 		Clock:    vclock{w},
-		Token:    c.minted.next(c.name),
+		Token:    c.Minted.Next(c.Name),
 		Go:       w.act.spawn,
 		Fan:      w.act.fan,
 		Replicas: w.fleet.replicas(),
@@ -48,13 +49,13 @@ func (w *world) addClient(name string, p Program) *client {
 	w.trace.Clients = append(w.trace.Clients, name)
 
 	a := w.newActor(c, name, false)
-	c.biz = a
-	a.id = len(w.sched.actors)
+	c.Biz = a
+	a.ID = len(w.sched.actors)
 	w.sched.actors = append(w.sched.actors, a)
-	ctx := withActor(context.Background(), a)
+	ctx := model.WithActor(context.Background(), a)
 	go w.act.runActor(a, func() { w.act.runProgram(ctx, a) })
 	if p.Start > w.now {
-		a.state, a.deadline = stateSleeping, p.Start
+		a.State, a.Deadline = model.StateSleeping, p.Start
 	} else {
 		w.sched.enqueue(a)
 	}
@@ -63,7 +64,7 @@ func (w *world) addClient(name string, p Program) *client {
 
 // replicas is how many replicas a single-instance lock's server has.
 func (f *fleet) replicas() int {
-	if len(f.route) == 1 && f.servers[f.route[0]].replica >= 0 {
+	if len(f.route) == 1 && f.servers[f.route[0]].Replica >= 0 {
 		return 1
 	}
 	return 0
@@ -78,20 +79,20 @@ func (f *fleet) replicas() int {
 // stack (goroutineRoot).
 //
 //go:noinline
-func (s *actorSide) runActor(a *actor, fn func()) {
-	s.w.sched.goroutines.label(a)
+func (s *actorSide) runActor(a *model.Actor, fn func()) {
+	s.w.sched.goroutines.Label(a)
 	var crash error
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				crash = fmt.Errorf("%s: the lock implementation %s panicked: %v", a.name, s.w.impl.Name, r)
+				crash = fmt.Errorf("%s: the lock implementation %s panicked: %v", a.Name, s.w.impl.Name, r)
 			}
 		}()
-		if err := a.wait(); err == nil {
+		if err := a.Wait(); err == nil {
 			fn()
 		}
 	}()
-	s.send(msg{a: a, kind: msgExit, err: crash})
+	s.send(model.Msg{A: a, Kind: model.MsgExit, Err: crash})
 }
 
 // newLock makes a client's lock handle with the implementation's Maker. A
@@ -106,8 +107,8 @@ func (w *world) newLock(env lockimpl.Env) lockimpl.Lock {
 	ch := make(chan made, 1)
 	if w.sched.bub != nil {
 		name := "the lock implementation " + w.impl.Name + "'s New"
-		w.sched.watch.last.Store(&name)
-		w.sched.watch.lastA.Store(nil)
+		w.sched.watch.Last.Store(&name)
+		w.sched.watch.LastA.Store(nil)
 	}
 	go func() {
 		defer func() {
@@ -122,56 +123,22 @@ func (w *world) newLock(env lockimpl.Env) lockimpl.Lock {
 		}
 		ch <- made{l: l}
 	}()
-	timer := time.NewTimer(w.sched.watch.bound)
+	timer := time.NewTimer(w.sched.watch.Bound)
 	defer timer.Stop()
 	var m made
 	select {
 	case m = <-ch:
 	case <-timer.C:
-		m.err = fmt.Errorf("the lock implementation %s: New did not return within %s", w.impl.Name, w.sched.watch.bound)
+		m.err = fmt.Errorf("the lock implementation %s: New did not return within %s", w.impl.Name, w.sched.watch.Bound)
 	}
 	if m.err != nil {
 		w.fail(m.err)
-		return brokenLock{m.err}
+		return model.BrokenLock{Err: m.err}
 	}
 	return m.l
 }
 
-// brokenLock stands for a lock whose Maker failed.
-type brokenLock struct{ err error }
-
-func (b brokenLock) TryAcquire(context.Context) (bool, error) { return false, b.err }
-func (b brokenLock) Release(context.Context) error            { return b.err }
-
-func (w *world) newActor(c *client, name string, bg bool) *actor {
-	return &actor{name: name, client: c, bg: bg, resume: make(chan error, 1),
-		state: stateParked, park: parkStart}
-}
-
-// minted is Env.Token's side of a client's tokens: lock code calls it on
-// goroutines of its own, the scheduler reads it in takeToken.
-type minted struct {
-	mu    sync.Mutex
-	token string
-	count int
-}
-
-// next is Env.Token for the client named name: name#1, name#2, ….
-func (m *minted) next(name string) func() string {
-	return func() string {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		m.count++
-		m.token = fmt.Sprintf("%s#%d", name, m.count)
-		return m.token
-	}
-}
-
-// takeToken brings the scheduler's copy of c's token up to date. The
-// scheduler calls it for each message of c's goroutines, so what a trace
-// shows does not depend on when lock code ran between two messages.
-func (c *client) takeToken() {
-	c.minted.mu.Lock()
-	c.token, c.count = c.minted.token, c.minted.count
-	c.minted.mu.Unlock()
+func (w *world) newActor(c *model.Client, name string, bg bool) *model.Actor {
+	return &model.Actor{Name: name, Client: c, Bg: bg, Resume: make(chan error, 1),
+		State: model.StateParked, Park: model.ParkStart}
 }

@@ -4,11 +4,10 @@ import (
 	"context"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/redis/go-redis/v9"
 )
-
-// epoch is virtual time zero, as the servers' TIME command reports it.
-var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // vclock is the clock lock code sees through lockimpl.Env.Clock. Lock code
 // works in its own units: on embedded servers those are virtual time; on real
@@ -20,7 +19,7 @@ func (c vclock) Now() time.Time {
 	if c.w.wall.real != nil {
 		return time.Now()
 	}
-	return epoch.Add(c.w.now)
+	return model.Epoch.Add(c.w.now)
 }
 
 // Sleep parks the calling actor for d of the lock's time.
@@ -31,7 +30,7 @@ func (c vclock) Sleep(ctx context.Context, d time.Duration) error {
 // sleep parks the calling actor until the scheduler's clock reaches now+d
 // (virtual), or until ctx is done.
 func (s *actorSide) sleep(ctx context.Context, d time.Duration) error {
-	a := actorFrom(ctx)
+	a := model.ActorFrom(ctx)
 	if a == nil {
 		panic("lockstep: virtual Sleep outside a simulated goroutine")
 	}
@@ -41,13 +40,13 @@ func (s *actorSide) sleep(ctx context.Context, d time.Duration) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	s.send(msg{a: a, kind: msgSleep, deadline: s.w.now + max(d, 0)})
+	s.send(model.Msg{A: a, Kind: model.MsgSleep, Deadline: s.w.now + max(d, 0)})
 	select {
-	case err := <-a.resume:
+	case err := <-a.Resume:
 		return err
 	case <-ctx.Done():
-		s.send(msg{a: a, kind: msgUnsleep})
-		_ = a.wait()
+		s.send(model.Msg{A: a, Kind: model.MsgUnsleep})
+		_ = a.Wait()
 		return ctx.Err()
 	}
 }
@@ -56,14 +55,14 @@ func (s *actorSide) sleep(ctx context.Context, d time.Duration) error {
 // actor of the same client, named after its purpose ("A.watchdog"), and waits
 // for the scheduler before it runs.
 func (s *actorSide) spawn(ctx context.Context, name string, fn func(context.Context)) {
-	parent := actorFrom(ctx)
+	parent := model.ActorFrom(ctx)
 	if parent == nil {
 		panic("lockstep: Env.Go outside a simulated goroutine")
 	}
-	c := parent.client
-	child := s.w.newActor(c, c.name+"."+name, true)
-	ctx = withActor(ctx, child)
+	c := parent.Client
+	child := s.w.newActor(c, c.Name+"."+name, true)
+	ctx = model.WithActor(ctx, child)
 	go s.runActor(child, func() { fn(ctx) })
-	s.send(msg{a: parent, kind: msgSpawn, child: child})
-	_ = parent.wait()
+	s.send(model.Msg{A: parent, Kind: model.MsgSpawn, Child: child})
+	_ = parent.Wait()
 }

@@ -3,7 +3,8 @@ package sim
 import (
 	"errors"
 	"sync"
-	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 
@@ -23,12 +24,12 @@ func (w *world) close() {
 		return
 	}
 	w.closed = true
-	if w.sched.watch.wedged != nil {
+	if w.sched.watch.Wedged != nil {
 		// The stalled call may still come back: the run is closed then.
 		go func() {
-			<-w.sched.watch.wedgedDone
+			<-w.sched.watch.WedgedDone
 			w.sched.bub.Do(w.stop)
-			w.fleet.closeServers(w.sched.bub.Close(closeLimit) == nil)
+			w.fleet.closeServers(w.sched.bub.Close(model.CloseLimit) == nil)
 		}()
 		return
 	}
@@ -37,7 +38,7 @@ func (w *world) close() {
 	if w.sched.bub != nil {
 		// Goroutines left blocked for good (lock code that never returned)
 		// are the lock's to answer for, and the run has said so.
-		clean = w.sched.bub.Close(closeLimit) == nil
+		clean = w.sched.bub.Close(model.CloseLimit) == nil
 	}
 	w.fleet.closeServers(clean)
 }
@@ -49,22 +50,19 @@ func (w *world) close() {
 // theirs.
 func (f *fleet) closeServers(clean bool) {
 	for _, srv := range f.servers {
-		if _, embedded := srv.b.(*backend.Embedded); embedded && !clean {
+		if _, embedded := srv.B.(*backend.Embedded); embedded && !clean {
 			continue
 		}
-		srv.b.Close()
+		srv.B.Close()
 	}
 }
-
-// closeLimit bounds how long closing a world waits for its goroutines.
-const closeLimit = 2 * time.Second
 
 // stop is close on the scheduler's goroutine.
 func (w *world) stop() {
 	err := w.err
 	w.shutdown()
 	for _, c := range w.clients {
-		for _, rc := range c.rdb {
+		for _, rc := range c.Rdb {
 			_ = rc.Close()
 		}
 	}
@@ -89,9 +87,9 @@ func (w *world) shutdown() {
 		// parks, finishes or stalls; then the next parked one is stopped.
 		w.drain()
 		w.err = nil // a stall on the way out: that actor is abandoned
-		var next *actor
+		var next *model.Actor
 		for _, a := range w.sched.actors {
-			if a.state == stateParked || a.state == stateSleeping {
+			if a.State == model.StateParked || a.State == model.StateSleeping {
 				next = a
 				break
 			}
@@ -99,19 +97,19 @@ func (w *world) shutdown() {
 		if next == nil {
 			break
 		}
-		next.state = stateRunning
+		next.State = model.StateRunning
 		w.sched.running++
-		if next.orphan {
+		if next.Orphan {
 			// It never arrives; its goroutine ends.
 			w.sched.running--
-			next.state = stateDone
-		} else if next.flight {
+			next.State = model.StateDone
+		} else if next.Flight {
 			// Its goroutine goes back into lock code with the error, and
 			// whoever waits for it goes on.
 			w.sched.running--
 			w.sched.loosen(next)
 		}
-		next.resume <- redis.ErrClosed
+		next.Resume <- redis.ErrClosed
 	}
 	// From now on no one reads ch (see send). A world may be closed twice.
 	select {
@@ -134,7 +132,7 @@ func (w *world) closeReal() error {
 	errs := make([]error, len(w.fleet.servers), len(w.fleet.servers)+1)
 	var wg sync.WaitGroup
 	for i, srv := range w.fleet.servers {
-		wg.Go(func() { errs[i] = srv.b.Cleanup(srv.keys) })
+		wg.Go(func() { errs[i] = srv.B.Cleanup(srv.Keys) })
 	}
 	wg.Wait()
 	return errors.Join(append(errs, sentinelErr)...)

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 )
 
@@ -24,8 +26,8 @@ func TestRunContextIsTheCallers(t *testing.T) {
 			return nil
 		}
 	}}
-	if _, err := RunOn(backend.WithPacer(ctx, p), nil, Setup{}, func(tl *Timeline) {
-		tl.Client("A", Program{})
+	if _, err := RunOn(backend.WithPacer(ctx, p), nil, model.Setup{}, func(tl *Timeline) {
+		tl.Client("A", model.Program{})
 		tl.RunToEnd()
 	}, impl(t, "uuid-lua")); err != nil {
 		t.Fatal(err)
@@ -58,8 +60,8 @@ func TestPacerWaitIsNoStall(t *testing.T) {
 		}
 		return nil
 	}}
-	if _, err := RunOn(backend.WithPacer(context.Background(), p), nil, Setup{}, func(tl *Timeline) {
-		tl.Client("A", Program{})
+	if _, err := RunOn(backend.WithPacer(context.Background(), p), nil, model.Setup{}, func(tl *Timeline) {
+		tl.Client("A", model.Program{})
 		tl.RunToEnd()
 	}, impl(t, "uuid-lua")); err != nil {
 		t.Fatal(err)

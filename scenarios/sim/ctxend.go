@@ -5,6 +5,8 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
@@ -24,39 +26,39 @@ import (
 // scheduler — runs nothing, and its timers are frozen with it: a deadline
 // that passes meanwhile is seen when it goes on again (deferred), and never
 // if it crashed.
-func (s *sched) ctxEnded(m msg) {
-	if s.stopped(m.a) {
+func (s *sched) ctxEnded(m model.Msg) {
+	if s.stopped(m.A) {
 		s.deferred = append(s.deferred, m)
 		return
 	}
-	if m.kind == msgGiveUp {
-		s.giveUp(m.a, m)
+	if m.Kind == model.MsgGiveUp {
+		s.giveUp(m.A, m)
 		return
 	}
-	s.ungate(m.a, m.err)
+	s.ungate(m.A, m.Err)
 }
 
 // stopped says whether a's client is stopped by the run: paused, crashed,
 // or a held by the scheduler.
-func (s *sched) stopped(a *actor) bool {
-	c := a.client
-	return c.paused || c.crashed || a.held || a.flight && a.parent.held
+func (s *sched) stopped(a *model.Actor) bool {
+	c := a.Client
+	return c.Paused || c.Crashed || a.Held || a.Flight && a.Parent.Held
 }
 
 // undefer handles the deferred cancellations of clients that go on again;
 // it reports whether it handled any.
 func (s *sched) undefer() bool {
-	var later []msg
+	var later []model.Msg
 	done := false
 	// In a fixed order: the timers fired at once, in the runtime's order.
-	slices.SortStableFunc(s.deferred, func(x, y msg) int {
-		if x.a.id != y.a.id {
-			return x.a.id - y.a.id
+	slices.SortStableFunc(s.deferred, func(x, y model.Msg) int {
+		if x.A.ID != y.A.ID {
+			return x.A.ID - y.A.ID
 		}
-		return x.a.node - y.a.node
+		return x.A.Node - y.A.Node
 	})
 	for _, m := range s.deferred {
-		if s.stopped(m.a) {
+		if s.stopped(m.A) {
 			later = append(later, m)
 			continue
 		}
@@ -72,81 +74,77 @@ func (s *sched) undefer() bool {
 // goroutine goes on with the context's error, and a deadline that passed
 // shows in the trace as the command's failure. One let go already has the
 // go-ahead for its answer.
-func (s *sched) ungate(a *actor, err error) {
+func (s *sched) ungate(a *model.Actor, err error) {
 	switch {
 	case slices.Contains(s.pending, a):
-		s.pending = slices.DeleteFunc(s.pending, func(b *actor) bool { return b == a })
+		s.pending = slices.DeleteFunc(s.pending, func(b *model.Actor) bool { return b == a })
 		s.loosenGoroutine(a)
-	case a.state == stateParked && a.flight:
-		s.queue = slices.DeleteFunc(s.queue, func(b *actor) bool { return b == a })
-		a.park = parkNone
+	case a.State == model.StateParked && a.Flight:
+		s.queue = slices.DeleteFunc(s.queue, func(b *model.Actor) bool { return b == a })
+		a.Park = model.ParkNone
 		s.notSent(a, err)
 		s.loosenGoroutine(a)
-	case a.state == stateParked:
-		s.queue = slices.DeleteFunc(s.queue, func(b *actor) bool { return b == a })
-		a.state, a.park = stateRunning, parkNone
+	case a.State == model.StateParked:
+		s.queue = slices.DeleteFunc(s.queue, func(b *model.Actor) bool { return b == a })
+		a.State, a.Park = model.StateRunning, model.ParkNone
 		s.running++
 		s.notSent(a, err)
 	default:
 		return
 	}
-	a.resume <- errCancelled
+	a.Resume <- model.ErrCancelled
 }
 
 // notSent records a command parked at the gate whose context's deadline
 // passed: the client sees a timeout, and the command never leaves. A
 // context cancelled on purpose (a watchdog being stopped) is the lock's own
 // doing, and the trace says nothing of it.
-func (s *sched) notSent(a *actor, err error) {
-	if a.cmd == nil || !errors.Is(err, context.DeadlineExceeded) {
+func (s *sched) notSent(a *model.Actor, err error) {
+	if a.Cmd == nil || !errors.Is(err, context.DeadlineExceeded) {
 		return
 	}
-	s.w.commandDone(a, msg{cmd: a.cmd, node: a.node, server: s.w.fleet.route[a.node],
-		err: &command.NotSentError{Client: a.client.name, Err: err}})
+	s.w.commandDone(a, model.Msg{Cmd: a.Cmd, Node: a.Node, Server: s.w.fleet.route[a.Node],
+		Err: &command.NotSentError{Client: a.Client.Name, Err: err}})
 }
-
-// onTheWire says whether a is a command that goes on whatever its client
-// does: an orphan reaches its server even if the client pauses or crashes.
-func onTheWire(a *actor) bool { return a.orphan }
 
 // giveUp handles msgGiveUp: actor a's command, on its way to a slow server,
 // lost its client, whose context ended. If the command had not yet been
 // let go at the server, the client sees the context's error now (a command
 // event, as a timeout is), and m.child carries the command on; otherwise
 // the go-ahead already sent is a's answer.
-func (s *sched) giveUp(a *actor, m msg) {
-	due := a.state == stateParked && a.park == parkNone && slices.Contains(s.queue, a)
-	if a.state != stateSleeping && !due {
+func (s *sched) giveUp(a *model.Actor, m model.Msg) {
+	due := a.State == model.StateParked && a.Park == model.ParkNone && slices.Contains(s.queue, a)
+	if a.State != model.StateSleeping && !due {
 		return
 	}
-	s.queue = slices.DeleteFunc(s.queue, func(b *actor) bool { return b == a })
-	o := m.child
-	o.client, o.parent, o.bg, o.op = a.client, a.parent, a.bg, a.op
-	o.orphan, o.inCmd, o.sent = true, true, true
-	o.cmd, o.node, o.deadline, o.sentAt, o.gaveUp = m.cmd, m.node, a.deadline, a.sentAt, s.w.now
-	o.state = stateSleeping
+	s.queue = slices.DeleteFunc(s.queue, func(b *model.Actor) bool { return b == a })
+	o := m.Child
+	o.Client, o.Parent, o.Bg, o.Op = a.Client, a.Parent, a.Bg, a.Op
+	o.Orphan, o.InCmd, o.Sent = true, true, true
+	o.Cmd, o.Node, o.Deadline, o.SentAt, o.GaveUp = m.Cmd, m.Node, a.Deadline, a.SentAt, s.w.now
+	o.State = model.StateSleeping
 	if due {
-		o.state, o.park = stateParked, parkNone
+		o.State, o.Park = model.StateParked, model.ParkNone
 		s.enqueue(o)
 	}
-	if a.flight {
+	if a.Flight {
 		// It takes the flight's place and name; the flight's goroutine
 		// goes back into lock code.
-		o.id, o.name = a.id, a.name
+		o.ID, o.Name = a.ID, a.Name
 		s.actors[slices.Index(s.actors, a)] = o
 	} else {
-		o.parent = a
-		s.seat(o, a.name+"/"+s.w.fleet.servers[m.server].name)
+		o.Parent = a
+		s.seat(o, a.Name+"/"+s.w.fleet.servers[m.Server].Name)
 	}
-	s.w.commandDone(a, msg{cmd: m.cmd, node: m.node, server: m.server, err: &command.GaveUpError{
-		Client: a.client.name, Server: s.w.fleet.servers[m.server].name,
-		Waited: s.w.now - a.sentAt, Due: a.deadline, Err: m.err}})
-	a.inCmd = false
-	if a.flight {
+	s.w.commandDone(a, model.Msg{Cmd: m.Cmd, Node: m.Node, Server: m.Server, Err: &command.GaveUpError{
+		Client: a.Client.Name, Server: s.w.fleet.servers[m.Server].Name,
+		Waited: s.w.now - a.SentAt, Due: a.Deadline, Err: m.Err}})
+	a.InCmd = false
+	if a.Flight {
 		s.loosen(a)
 	} else {
-		a.state, a.park = stateRunning, parkNone
+		a.State, a.Park = model.StateRunning, model.ParkNone
 		s.running++
 	}
-	a.resume <- errGaveUp
+	a.Resume <- model.ErrGaveUp
 }

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -46,9 +48,9 @@ func (l *timed) Release(ctx context.Context) error { return l.env.Nodes[0].Del(c
 func TestTimeoutOnTheWayToASlowServer(t *testing.T) {
 	for _, flight := range []bool{false, true} {
 		info := lockimpl.Info{Name: "timed", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock { return &timed{env: env, flight: flight} }}
-		tr, err := Run(Setup{}, func(tl *Timeline) {
+		tr, err := Run(model.Setup{}, func(tl *Timeline) {
 			tl.Slow(0, 5*time.Second)
-			tl.Client("A", Program{Attempts: 1})
+			tl.Client("A", model.Program{Attempts: 1})
 			tl.RunToEnd()
 		}, info)
 		if err != nil {
@@ -81,8 +83,8 @@ func TestTimeoutOnTheWayToASlowServer(t *testing.T) {
 // Commands parked at the gate then fail without being sent, and the trace
 // says so.
 func TestTimeoutDuringAPauseIsSeenOnResume(t *testing.T) {
-	tr := run(t, Setup{Nodes: 3}, "redlock", func(tl *Timeline) {
-		a := tl.Client("A", Program{Work: time.Second, Attempts: 1})
+	tr := run(t, model.Setup{Nodes: 3}, "redlock", func(tl *Timeline) {
+		a := tl.Client("A", model.Program{Work: time.Second, Attempts: 1})
 		a.HoldAfter(trace.OpAcquire, 1)
 		tl.RunUntil(time.Second)
 		a.Pause()

@@ -2,13 +2,13 @@ package sim
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
-	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // This file waits for the running actors: drain handles messages until none
@@ -21,11 +21,6 @@ import (
 // it forever. It is a debugging aid on the wall clock and never shows in a
 // trace; a world takes it when it is built (its stallWatch's bound).
 var stallTimeout = 10 * time.Second
-
-// ErrStalled is in the error of a run that gave up lock code which sent
-// nothing for the stall bound: it spins, computes for longer than the
-// bound, or waits for something outside the run.
-var ErrStalled = errors.New("stalled")
 
 type stallKey struct{}
 
@@ -64,9 +59,9 @@ func (w *world) drainOnce() {
 		return
 	}
 	for w.err == nil && w.sched.busy() {
-		if w.sched.watch.aborted.Load() {
+		if w.sched.watch.Aborted.Load() {
 			// The caller gave the run up (in): it ends here.
-			w.fail(errStalled)
+			w.fail(model.ErrGivenUp)
 			w.sched.abandon()
 			w.refuseInbox()
 			return
@@ -77,7 +72,7 @@ func (w *world) drainOnce() {
 			break
 		}
 		w.handle(m)
-		w.sched.watch.progress.Add(1)
+		w.sched.watch.Progress.Add(1)
 	}
 	if w.err == nil && !w.sched.loose {
 		// Every call of an Env.Fan has stopped: the flights they
@@ -99,19 +94,19 @@ func (s *sched) busy() bool {
 // blocked: its reply never came.
 func (w *world) quiesced() {
 	for _, a := range w.sched.actors {
-		if a.state == stateRunning && a.inCmd {
-			w.fail(fmt.Errorf("stalled: %s's command %s got no reply", a.name, command.Format(a.cmd)))
+		if a.State == model.StateRunning && a.InCmd {
+			w.fail(fmt.Errorf("stalled: %s's command %s got no reply", a.Name, command.Format(a.Cmd)))
 			w.sched.abandon()
 			return
 		}
 	}
 	for _, a := range w.sched.actors {
 		switch {
-		case a.flight && a.state == stateLoose:
-			a.state = stateDone
-		case a.state == stateRunning:
+		case a.Flight && a.State == model.StateLoose:
+			a.State = model.StateDone
+		case a.State == model.StateRunning:
 			w.sched.running--
-			a.state = stateLib
+			a.State = model.StateLib
 		}
 	}
 	w.sched.loose = false
@@ -125,14 +120,14 @@ func (w *world) quiesced() {
 // run whose running actors all wait in-process (realquiet.go): a watchdog
 // in its select on a ticker, a Release waiting for it.
 func (w *world) drainReal() {
-	timer := time.NewTimer(w.sched.watch.bound)
+	timer := time.NewTimer(w.sched.watch.Bound)
 	defer timer.Stop()
-	quiet := time.NewTimer(quietWindow)
+	quiet := time.NewTimer(model.QuietWindow)
 	defer quiet.Stop()
 	for (w.sched.running > 0 || w.sched.loose || w.sched.fanRunning > 0) && w.err == nil {
 		var tick <-chan time.Time
 		if (w.sched.running > 0 || w.sched.loose) && !w.sched.replyDue() {
-			resetTimer(quiet, quietWindow)
+			model.ResetTimer(quiet, model.QuietWindow)
 			tick = quiet.C
 		}
 		select {
@@ -148,36 +143,18 @@ func (w *world) drainReal() {
 			w.stalled()
 			return
 		}
-		resetTimer(timer, w.sched.watch.bound)
+		model.ResetTimer(timer, w.sched.watch.Bound)
 	}
 	if w.err == nil && !w.sched.loose {
 		w.place()
 	}
 }
 
-// errStalled ends a run its caller gave up; the caller reports the stall.
-var errStalled = errors.New("stalled")
-
-// quietWindow is how long a real run that sends from goroutines of lock
-// code's own waits for a message before it takes the run as quiet.
-const quietWindow = 5 * time.Millisecond
-
-// resetTimer restarts timer with d.
-func resetTimer(timer *time.Timer, d time.Duration) {
-	if !timer.Stop() {
-		select {
-		case <-timer.C:
-		default:
-		}
-	}
-	timer.Reset(d)
-}
-
 // replyDue says whether a running actor's command is under way: its reply
 // will come.
 func (s *sched) replyDue() bool {
 	for _, a := range s.actors {
-		if a.state == stateRunning && a.inCmd {
+		if a.State == model.StateRunning && a.InCmd {
 			return true
 		}
 	}
@@ -190,11 +167,11 @@ func (s *sched) replyDue() bool {
 func (w *world) stalled() {
 	var names []string
 	for _, a := range w.sched.actors {
-		if a.state != stateRunning {
+		if a.State != model.StateRunning {
 			continue
 		}
-		name := a.name + inCall(a)
-		if at := w.sched.goroutines.whereRunning(a); at != "" {
+		name := a.Name + model.InCall(a)
+		if at := w.sched.goroutines.WhereRunning(a); at != "" {
 			name += " " + at
 		}
 		names = append(names, name)
@@ -203,23 +180,8 @@ func (w *world) stalled() {
 		names = append(names, fmt.Sprintf("%d call(s) of Env.Fan", w.sched.fanRunning))
 	}
 	w.fail(fmt.Errorf("%w: %s did not reach a Redis command, a clock sleep or a program point within %s of wall time",
-		ErrStalled, strings.Join(names, "; "), w.sched.watch.bound))
+		model.ErrStalled, strings.Join(names, "; "), w.sched.watch.Bound))
 	w.sched.abandon()
-}
-
-// inCall names the lock call a running actor is in, for a stall: "'s
-// Release", "'s TryAcquire"; nothing outside one.
-func inCall(a *actor) string {
-	if a.bg || a.flight {
-		return ""
-	}
-	switch a.op {
-	case trace.OpAcquire, trace.OpReenter:
-		return " (in its lock's TryAcquire)"
-	case trace.OpRelease, trace.OpLeave:
-		return " (in its lock's Release)"
-	}
-	return ""
 }
 
 // refuseInbox answers every message already taken and not yet handled
@@ -228,7 +190,7 @@ func inCall(a *actor) string {
 // Left in the inbox, its sender would wait for an answer forever.
 func (w *world) refuseInbox() {
 	for _, m := range w.sched.inbox {
-		m.a.state = stateAbandoned
+		m.A.State = model.StateAbandoned
 		w.handle(m)
 	}
 	w.sched.inbox = nil
@@ -238,8 +200,8 @@ func (w *world) refuseInbox() {
 // is over (w.err is set); see shutdown.
 func (s *sched) abandon() {
 	for _, a := range s.actors {
-		if a.state == stateRunning {
-			a.state = stateAbandoned
+		if a.State == model.StateRunning {
+			a.State = model.StateAbandoned
 		}
 	}
 	s.running = 0

@@ -4,6 +4,8 @@ import (
 	"context"
 	"net"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 )
 
@@ -14,18 +16,18 @@ import (
 // newMem is an embedded server for this world: a cluster node when the
 // setup says Cluster.
 func (f *fleet) newMem() *backend.Embedded {
-	return backend.NewEmbedded(epoch, f.w.setup.Cluster)
+	return backend.NewEmbedded(model.Epoch, f.w.setup.Cluster)
 }
 
 // dial connects client c's go-redis client of node i to the server the
 // node routes to now, and notes which one in c.conn; a connection to an
 // embedded server is a memConn.
-func (w *world) dial(ctx context.Context, c *client, i int) (net.Conn, error) {
+func (w *world) dial(ctx context.Context, c *model.Client, i int) (net.Conn, error) {
 	srv := w.fleet.servers[w.fleet.route[i]]
-	c.conn[i].Store(int32(w.fleet.route[i]))
-	conn, err := srv.b.Dial(ctx)
-	if mem, ok := srv.b.(*backend.Embedded); ok && err == nil {
-		return backend.EmbeddedConn(conn, mem, srv.name), nil
+	c.Conn[i].Store(int32(w.fleet.route[i]))
+	conn, err := srv.B.Dial(ctx)
+	if mem, ok := srv.B.(*backend.Embedded); ok && err == nil {
+		return backend.EmbeddedConn(conn, mem, srv.Name), nil
 	}
 	return conn, err
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
@@ -23,51 +25,51 @@ import (
 // commandDone records a finished command: the reply, what changed on the
 // server, who wrote what, and whether a release or renewal touched another
 // client's lock.
-func (w *world) commandDone(a *actor, m msg) {
-	if w.wall.real != nil && m.cmd.Name() == "wait" {
+func (w *world) commandDone(a *model.Actor, m model.Msg) {
+	if w.wall.real != nil && m.Cmd.Name() == "wait" {
 		// A real WAIT blocks on the server while real time passes: the
 		// world's clock catches up before the reply is recorded.
 		w.wall.catchUp()
 	}
-	srv := w.fleet.servers[m.server]
+	srv := w.fleet.servers[m.Server]
 	if w.runaway(a, m, srv) {
 		return
 	}
 	var here command.RefusedHere
-	if !errors.As(m.err, &here) {
-		if why, bad := srv.b.EnvironmentError(m.err); bad {
-			w.fail(w.wall.runErr(fmt.Errorf("%s: %s's %s failed: %s: %w", srv.b.Addr(), a.name, strings.ToUpper(m.cmd.Name()), why, m.err)))
+	if !errors.As(m.Err, &here) {
+		if why, bad := srv.B.EnvironmentError(m.Err); bad {
+			w.fail(w.wall.runErr(fmt.Errorf("%s: %s's %s failed: %s: %w", srv.B.Addr(), a.Name, strings.ToUpper(m.Cmd.Name()), why, m.Err)))
 			return
 		}
 	}
-	if command.IsRefusal(m.err) {
+	if command.IsRefusal(m.Err) {
 		// The guard refused it: the lock overstepped. The trace shows the
 		// command and the server's refusal, and the run ends there.
-		defer w.fail(&command.RefusedError{Impl: w.impl.Name, Actor: a.name, Command: strings.ToUpper(m.cmd.Name()),
-			Server: srv.name, Key: a.client.key, Err: m.err})
+		defer w.fail(&command.RefusedError{Impl: w.impl.Name, Actor: a.Name, Command: strings.ToUpper(m.Cmd.Name()),
+			Server: srv.Name, Key: a.Client.Key, Err: m.Err})
 	}
 	w.commands++
-	if m.err != nil && !errors.Is(m.err, redis.Nil) && !backend.IsCrossSlot(m.err) {
+	if m.Err != nil && !errors.Is(m.Err, redis.Nil) && !backend.IsCrossSlot(m.Err) {
 		if w.failed == 0 {
-			w.firstFailed = fmt.Sprintf("%s's %s on %s: %v", a.name, strings.ToUpper(m.cmd.Name()), srv.name, m.err)
+			w.firstFailed = fmt.Sprintf("%s's %s on %s: %v", a.Name, strings.ToUpper(m.Cmd.Name()), srv.Name, m.Err)
 		}
 		w.failed++
 	}
-	before, readAt := srv.keys, srv.readAt
+	before, readAt := srv.Keys, srv.ReadAt
 	after := w.fleet.readKeys(srv, before)
-	c := a.client
-	op := a.op
-	if a.bg {
+	c := a.Client
+	op := a.Op
+	if a.Bg {
 		op = trace.OpRenew
 	}
 	// An orphan's command was counted when its client stopped waiting.
-	if op == trace.OpAcquire && !a.bg && !a.orphan {
-		c.acqCmds++
+	if op == trace.OpAcquire && !a.Bg && !a.Orphan {
+		c.AcqCmds++
 	}
-	if (op == trace.OpRelease || op == trace.OpLeave) && !a.bg && !a.orphan {
-		c.relCmds++
+	if (op == trace.OpRelease || op == trace.OpLeave) && !a.Bg && !a.Orphan {
+		c.RelCmds++
 	}
-	changes := diffKeys(before, after, w.wall.ttlTolerance())
+	changes := model.DiffKeys(before, after, w.wall.ttlTolerance())
 	// On a real server a key can run out between the reading before the
 	// command and the one after it: one whose TTL at that reading was no
 	// more than the time since (and a few milliseconds) expired; the
@@ -88,32 +90,32 @@ func (w *world) commandDone(a *actor, m msg) {
 	for j, ch := range changes {
 		if ch.Kind == narrate.ChangeCreated || ch.Kind == narrate.ChangeValue {
 			i := slices.IndexFunc(after, func(k trace.KeyState) bool { return k.Key == ch.Key })
-			after[i].Writer = c.name
-			changes[j].After.Writer = c.name
+			after[i].Writer = c.Name
+			changes[j].After.Writer = c.Name
 		}
 	}
-	srv.keys = after
-	if h := holderOf(a); h.hold != nil && h.hold.op == h.op && !h.bg && !a.orphan {
-		h.hold.count++
+	srv.Keys = after
+	if h := model.HolderOf(a); h.Hold != nil && h.Hold.Op == h.Op && !h.Bg && !a.Orphan {
+		h.Hold.Count++
 	}
-	say := narrate.Command(a.name, op, changes, m.err)
-	if a.orphan {
-		say = narrate.CommandLate(a.name, op, changes, m.err, a.client.name, a.gaveUp)
+	say := narrate.Command(a.Name, op, changes, m.Err)
+	if a.Orphan {
+		say = narrate.CommandLate(a.Name, op, changes, m.Err, a.Client.Name, a.GaveUp)
 	}
-	if ic, ok := m.cmd.(*redis.IntCmd); ok && m.cmd.Name() == "wait" && len(changes) == 0 {
-		if wc, ok := parseWait(m.cmd, m.server); ok {
-			say = narrate.Wait(a.name, wc.want, ic.Val(), m.err)
+	if ic, ok := m.Cmd.(*redis.IntCmd); ok && m.Cmd.Name() == "wait" && len(changes) == 0 {
+		if wc, ok := model.ParseWait(m.Cmd, m.Server); ok {
+			say = narrate.Wait(a.Name, wc.Want, ic.Val(), m.Err)
 		}
 	}
 	e := trace.Event{
 		Kind:    trace.KindCommand,
-		Actor:   a.name,
-		Server:  srv.name,
-		Args:    command.Args(m.cmd),
-		Command: command.Format(m.cmd),
-		Reply:   command.FormatReply(m.cmd, m.err),
+		Actor:   a.Name,
+		Server:  srv.Name,
+		Args:    command.Args(m.Cmd),
+		Command: command.Format(m.Cmd),
+		Reply:   command.FormatReply(m.Cmd, m.Err),
 		Text:    say,
-		Short:   narrate.Same(narrate.ShortCommand(m.cmd, m.err)),
+		Short:   narrate.Same(narrate.ShortCommand(m.Cmd, m.Err)),
 	}
 	if w.wall.real != nil {
 		// A real server's replies and errors are text for a terminal only
@@ -122,125 +124,125 @@ func (w *world) commandDone(a *actor, m msg) {
 		e.Short.EN, e.Short.ZH = text.Clean(e.Short.EN), text.Clean(e.Short.ZH)
 	}
 	w.emit(e)
-	w.observe(invariant.Observation{Kind: invariant.Command, Client: c.facts(), Changes: changes, Before: before, After: after, Cmd: m.cmd, Err: m.err})
+	w.observe(invariant.Observation{Kind: invariant.Command, Client: c.Facts(), Changes: changes, Before: before, After: after, Cmd: m.Cmd, Err: m.Err})
 	for _, k := range expired {
-		w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.name, Text: narrate.Expired(k, srv.name),
+		w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.Name, Text: narrate.Expired(k, srv.Name),
 			Short: text.Text{EN: "expired", ZH: "过期"}})
 	}
-	if srv.replica >= 0 && len(changes) > 0 {
-		w.fleet.enqueueReplication(m.server, changes)
+	if srv.Replica >= 0 && len(changes) > 0 {
+		w.fleet.enqueueReplication(m.Server, changes)
 	}
 }
 
 // noted applies what a program reports about its beliefs.
-func (w *world) noted(a *actor, n note) {
-	c := a.client
-	switch n.kind {
-	case noteAcquired, noteRefused, noteReleased:
+func (w *world) noted(a *model.Actor, n model.Note) {
+	c := a.Client
+	switch n.Kind {
+	case model.NoteAcquired, model.NoteRefused, model.NoteReleased:
 		w.lockCalls++
-		if n.err != nil && !errors.Is(n.err, lockimpl.ErrNotHeld) {
+		if n.Err != nil && !errors.Is(n.Err, lockimpl.ErrNotHeld) {
 			if w.lockErrs == 0 {
-				w.firstLockErr = fmt.Errorf("%s: %w", a.name, n.err)
+				w.firstLockErr = fmt.Errorf("%s: %w", a.Name, n.Err)
 			}
 			w.lockErrs++
 		}
 	}
-	switch n.kind {
-	case noteOp:
-		a.op, c.op = n.op, n.op
-		if n.op == trace.OpAcquire || n.op == trace.OpReenter {
+	switch n.Kind {
+	case model.NoteOp:
+		a.Op, c.Op = n.Op, n.Op
+		if n.Op == trace.OpAcquire || n.Op == trace.OpReenter {
 			w.beginAttempt(c)
 		}
-		switch n.op {
+		switch n.Op {
 		case trace.OpReenter:
-			c.reentering = true
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Reenter(c.name),
+			c.Reentering = true
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Reenter(c.Name),
 				Short: text.Text{EN: "takes it again", ZH: "再次加锁"}})
 		case trace.OpLeave:
-			c.relCmds = 0
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Leave(c.name),
+			c.RelCmds = 0
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Leave(c.Name),
 				Short: text.Text{EN: "inner release", ZH: "内层释放"}})
 		case trace.OpAcquire:
-			if c.belief != trace.BeliefWaiting {
-				c.wantSince, c.attempts, c.acqCmds = w.now, 0, 0
+			if c.Belief != trace.BeliefWaiting {
+				c.WantSince, c.Attempts, c.AcqCmds = w.now, 0, 0
 			}
-			c.attempts++
-			if c.belief != trace.BeliefWaiting {
-				c.belief = trace.BeliefWaiting
-				w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Wants(c.name), Short: text.Text{EN: "wants", ZH: "想要锁"}})
+			c.Attempts++
+			if c.Belief != trace.BeliefWaiting {
+				c.Belief = trace.BeliefWaiting
+				w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Wants(c.Name), Short: text.Text{EN: "wants", ZH: "想要锁"}})
 			}
 		case trace.OpPrep:
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Prep(c.name, c.prog.Prep),
-				Short: text.Text{EN: "prepares " + narrate.Secs(c.prog.Prep), ZH: "准备 " + narrate.SecsZH(c.prog.Prep)}})
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Prep(c.Name, c.Prog.Prep),
+				Short: text.Text{EN: "prepares " + narrate.Secs(c.Prog.Prep), ZH: "准备 " + narrate.SecsZH(c.Prog.Prep)}})
 		case trace.OpWork:
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Work(c.name, c.prog.Work),
-				Short: text.Text{EN: "works " + narrate.Secs(c.prog.Work), ZH: "干活 " + narrate.SecsZH(c.prog.Work)}})
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Work(c.Name, c.Prog.Work),
+				Short: text.Text{EN: "works " + narrate.Secs(c.Prog.Work), ZH: "干活 " + narrate.SecsZH(c.Prog.Work)}})
 		case trace.OpFail:
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Fail(c.name, c.prog.Fail),
-				Short: text.Text{EN: "fails " + narrate.Secs(c.prog.Fail), ZH: "出错 " + narrate.SecsZH(c.prog.Fail)}})
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Fail(c.Name, c.Prog.Fail),
+				Short: text.Text{EN: "fails " + narrate.Secs(c.Prog.Fail), ZH: "出错 " + narrate.SecsZH(c.Prog.Fail)}})
 		case trace.OpRelease:
-			c.belief, c.relCmds = trace.BeliefReleased, 0
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Leaves(c.name), Short: text.Text{EN: "releases", ZH: "释放"}})
+			c.Belief, c.RelCmds = trace.BeliefReleased, 0
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Leaves(c.Name), Short: text.Text{EN: "releases", ZH: "释放"}})
 		}
-	case noteAcquired:
+	case model.NoteAcquired:
 		w.quorum(c, true, n)
-		if n.nested {
-			c.reentering = false
-			c.nestedKey = w.lockKeyHeld(c.key)
-			c.fence, c.lost = n.fence, n.lost
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Reentered(c.name),
+		if n.Nested {
+			c.Reentering = false
+			c.NestedKey = w.lockKeyHeld(c.Key)
+			c.Fence, c.Lost = n.Fence, n.Lost
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Reentered(c.Name),
 				Short: text.Text{EN: "got it again", ZH: "再次拿到"}})
 			break
 		}
-		c.belief, c.fence, c.lost = trace.BeliefHolds, n.fence, n.lost
-		c.claim = w.claimOf(c)
-		txt := narrate.Acquired(c.name, c.token, n.fence)
-		waited := narrate.Waited(c.attempts, c.acqCmds, len(w.fleet.route), w.now-c.wantSince)
+		c.Belief, c.Fence, c.Lost = trace.BeliefHolds, n.Fence, n.Lost
+		c.Claim = w.claimOf(c)
+		txt := narrate.Acquired(c.Name, c.Token, n.Fence)
+		waited := narrate.Waited(c.Attempts, c.AcqCmds, len(w.fleet.route), w.now-c.WantSince)
 		txt.EN, txt.ZH = txt.EN+waited.EN, txt.ZH+waited.ZH
-		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: txt,
-			Short: narrate.ShortAcquired(c.token, n.fence)})
-	case noteRefused:
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: txt,
+			Short: narrate.ShortAcquired(c.Token, n.Fence)})
+	case model.NoteRefused:
 		w.quorum(c, false, n)
-		if n.nested {
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.SelfRefused(c.name, c.prog.Retry, n.err),
+		if n.Nested {
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.SelfRefused(c.Name, c.Prog.Retry, n.Err),
 				Short: text.Text{EN: "blocked by itself", ZH: "被自己挡住"}})
 			break
 		}
-		retry := n.retry
-		if n.last {
+		retry := n.Retry
+		if n.Last {
 			retry = -1 // no retry: it gives up next
 		}
-		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Refused(c.name, retry, n.err),
-			Short: narrate.ShortRefused(n.err)})
-	case noteReleased:
-		if n.nested {
-			txt := narrate.Left(c.name, n.err, c.relCmds > 0)
-			if n.err == nil && c.nestedKey && !w.lockKeyHeld(c.key) {
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Refused(c.Name, retry, n.Err),
+			Short: narrate.ShortRefused(n.Err)})
+	case model.NoteReleased:
+		if n.Nested {
+			txt := narrate.Left(c.Name, n.Err, c.RelCmds > 0)
+			if n.Err == nil && c.NestedKey && !w.lockKeyHeld(c.Key) {
 				// The inner release took the outer hold with it.
-				txt = narrate.LeftWithoutLock(c.name)
+				txt = narrate.LeftWithoutLock(c.Name)
 			}
-			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: txt, Short: narrate.ShortReleased(n.err, c.relCmds > 0)})
+			w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: txt, Short: narrate.ShortReleased(n.Err, c.RelCmds > 0)})
 			break
 		}
-		c.fence, c.lost = 0, nil
-		c.op = trace.OpDone
-		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Released(c.name, n.err, c.relCmds > 0), Short: narrate.ShortReleased(n.err, c.relCmds > 0)})
-	case noteGaveUp:
-		c.belief, c.op = trace.BeliefGaveUp, trace.OpDone
-		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.GaveUp(c.name, c.attempts, c.acqCmds, len(w.fleet.route), w.now-c.wantSince), Short: text.Text{EN: "gives up", ZH: "放弃"}})
+		c.Fence, c.Lost = 0, nil
+		c.Op = trace.OpDone
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Released(c.Name, n.Err, c.RelCmds > 0), Short: narrate.ShortReleased(n.Err, c.RelCmds > 0)})
+	case model.NoteGaveUp:
+		c.Belief, c.Op = trace.BeliefGaveUp, trace.OpDone
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.GaveUp(c.Name, c.Attempts, c.AcqCmds, len(w.fleet.route), w.now-c.WantSince), Short: text.Text{EN: "gives up", ZH: "放弃"}})
 	}
 }
 
 // checkLost turns a watchdog's "lock lost" signal into a belief change.
-func (w *world) checkLost(c *client) {
-	if c.lost == nil || c.belief != trace.BeliefHolds {
+func (w *world) checkLost(c *model.Client) {
+	if c.Lost == nil || c.Belief != trace.BeliefHolds {
 		return
 	}
 	select {
-	case <-c.lost:
-		c.belief = trace.BeliefLost
-		c.lost = nil
-		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: narrate.Lost(c.name), Short: text.Text{EN: "lost!", ZH: "丢锁!"}})
+	case <-c.Lost:
+		c.Belief = trace.BeliefLost
+		c.Lost = nil
+		w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Lost(c.Name), Short: text.Text{EN: "lost!", ZH: "丢锁!"}})
 	default:
 	}
 }
@@ -249,21 +251,21 @@ func (w *world) checkLost(c *client) {
 // own while its client holds the lock, alive, and has not been told it lost
 // it, after it renewed the lease: a capped watchdog at its cap. From then on
 // nothing renews the lease.
-func (w *world) bgStopped(a *actor) {
-	c := a.client
-	if !a.bg || c.belief != trace.BeliefHolds || c.crashed || w.act.closing.Load() {
+func (w *world) bgStopped(a *model.Actor) {
+	c := a.Client
+	if !a.Bg || c.Belief != trace.BeliefHolds || c.Crashed || w.act.closing.Load() {
 		return
 	}
 	renewals := 0
 	for _, e := range w.trace.Events {
-		if e.Kind == trace.KindCommand && e.Actor == a.name && e.Reply == "(integer) 1" {
+		if e.Kind == trace.KindCommand && e.Actor == a.Name && e.Reply == "(integer) 1" {
 			renewals++
 		}
 	}
 	if renewals == 0 {
 		return // not a watchdog, or one that never renewed: nothing to say
 	}
-	w.emit(trace.Event{Kind: trace.KindBelief, Actor: a.name, Text: narrate.BgStopped(a.name, c.name, renewals),
+	w.emit(trace.Event{Kind: trace.KindBelief, Actor: a.Name, Text: narrate.BgStopped(a.Name, c.Name, renewals),
 		Short: text.Text{EN: "stops renewing", ZH: "停止续期"}})
 }
 
@@ -272,7 +274,7 @@ func (w *world) bgStopped(a *actor) {
 func (w *world) lockKeyHeld(key string) bool {
 	n := 0
 	for i := range w.fleet.route {
-		if _, ok := findKey(w.fleet.node(i).keys, key); ok {
+		if _, ok := model.FindKey(w.fleet.node(i).Keys, key); ok {
 			n++
 		}
 	}
@@ -282,10 +284,10 @@ func (w *world) lockKeyHeld(key string) bool {
 // claimOf is the lock token client c shows the resource (GuardToken): the
 // value its acquire left on the lock's key, on the first node where c wrote
 // it (a hash's owner field); "" when it wrote none (no lock at all).
-func (w *world) claimOf(c *client) string {
+func (w *world) claimOf(c *model.Client) string {
 	for i := range w.fleet.route {
-		k, ok := findKey(w.fleet.node(i).keys, c.key)
-		if !ok || k.Writer != c.name {
+		k, ok := model.FindKey(w.fleet.node(i).Keys, c.Key)
+		if !ok || k.Writer != c.Name {
 			continue
 		}
 		if fields := strings.Fields(k.Value); k.Type == "hash" && len(fields) > 0 {
@@ -298,119 +300,62 @@ func (w *world) claimOf(c *client) string {
 }
 
 // passPoint performs the resource access the actor is parked at.
-func (w *world) passPoint(a *actor) {
-	c := a.client
-	switch a.point {
+func (w *world) passPoint(a *model.Actor) {
+	c := a.Client
+	switch a.Point {
 	case trace.OpRead:
 		res := w.rowOf(c)
-		c.readVal, c.readVer = res.value, res.version
-		res.read(c.fence, c.claim)
-		txt := narrate.Read(c.name, res.name, c.readVal)
-		if res.guard == trace.GuardToken {
-			txt = narrate.Stamp(txt, c.claim)
+		c.ReadVal, c.ReadVer = res.Value, res.Version
+		res.Read(c.Fence, c.Claim)
+		txt := narrate.Read(c.Name, res.Name, c.ReadVal)
+		if res.Guard == trace.GuardToken {
+			txt = narrate.Stamp(txt, c.Claim)
 		}
-		w.emit(trace.Event{Kind: trace.KindResource, Actor: c.name, Text: txt,
-			Short: text.Text{EN: fmt.Sprintf("read %d", c.readVal), ZH: fmt.Sprintf("读 %d", c.readVal)}})
+		w.emit(trace.Event{Kind: trace.KindResource, Actor: c.Name, Text: txt,
+			Short: text.Text{EN: fmt.Sprintf("read %d", c.ReadVal), ZH: fmt.Sprintf("读 %d", c.ReadVal)}})
 	case trace.OpWrite:
-		if c.readVal <= 0 {
+		if c.ReadVal <= 0 {
 			// Nothing left to sell: the buyer's own code checks what it
 			// read, and a sold-out product is no write.
-			w.emit(trace.Event{Kind: trace.KindResource, Actor: c.name, Text: narrate.SoldOut(c.name, c.readVal),
+			w.emit(trace.Event{Kind: trace.KindResource, Actor: c.Name, Text: narrate.SoldOut(c.Name, c.ReadVal),
 				Short: text.Text{EN: "sold out", ZH: "已售罄"}})
 			return
 		}
 		res := w.rowOf(c)
-		r := res.write(c.name, c.readVal-1, c.readVer, c.fence, c.claim)
-		w.emit(trace.Event{Kind: trace.KindResource, Actor: c.name, Text: narrate.Write(c.name, res.name, r), Short: narrate.ShortWrite(r)})
-		w.observe(invariant.Observation{Kind: invariant.Write, Client: c.facts(), Write: r})
+		r := res.Write(c.Name, c.ReadVal-1, c.ReadVer, c.Fence, c.Claim)
+		w.emit(trace.Event{Kind: trace.KindResource, Actor: c.Name, Text: narrate.Write(c.Name, res.Name, r), Short: narrate.ShortWrite(r)})
+		w.observe(invariant.Observation{Kind: invariant.Write, Client: c.Facts(), Write: r})
 	}
 }
 
 // checkHold freezes a business actor that has reached its hold point.
-func (w *world) checkHold(a *actor) {
+func (w *world) checkHold(a *model.Actor) {
 	at := a
-	a = holderOf(a)
-	h := a.hold
-	if h == nil || a.held || a.bg || at.sent {
+	a = model.HolderOf(a)
+	h := a.Hold
+	if h == nil || a.Held || a.Bg || at.Sent {
 		return
 	}
 	var hit bool
-	if at.flight {
+	if at.Flight {
 		// A command of a goroutine the lock code started: the client is
 		// held there once it has sent enough of them.
-		hit = h.at == "" && h.count >= h.after
-	} else if h.at != "" {
-		hit = a.park == parkPoint && a.point == h.at
+		hit = h.At == "" && h.Count >= h.After
+	} else if h.At != "" {
+		hit = a.Park == model.ParkPoint && a.Point == h.At
 	} else {
-		hit = h.count >= h.after
+		hit = h.Count >= h.After
 	}
 	if !hit {
 		return
 	}
-	a.held = true
+	a.Held = true
 	next := ""
-	if at.park == parkGate {
-		next = command.Format(at.cmd)
+	if at.Park == model.ParkGate {
+		next = command.Format(at.Cmd)
 	}
-	w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Text: narrate.Held(a.name, next, a.point),
+	w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.Name, Text: narrate.Held(a.Name, next, a.Point),
 		Short: text.Text{EN: "⏸ held", ZH: "⏸ 被挂起"}})
 }
 
-// holderOf is the actor whose hold counts a's commands: its own, or for a
-// flight the actor that started it.
-func holderOf(a *actor) *actor {
-	if a.flight {
-		return a.parent
-	}
-	return a
-}
-
-// hold is where the scenario wants a client stopped: at a program point, or
-// at its first stop after it has sent `after` commands in stage op.
-type hold struct {
-	at    trace.Op
-	op    trace.Op
-	after int
-	count int
-}
-
 // --- key diffs ------------------------------------------------------------
-
-// diffKeys lists what one command changed, in key order. TTLs that differ by
-// no more than tol count as unchanged (real servers' clocks run on while a
-// snapshot is read).
-func diffKeys(before, after []trace.KeyState, tol time.Duration) []narrate.Change {
-	var out []narrate.Change
-	for _, b := range before {
-		a, ok := findKey(after, b.Key)
-		switch {
-		case !ok:
-			out = append(out, narrate.Change{Key: b.Key, Kind: narrate.ChangeDeleted, Before: b})
-		case a.Value != b.Value || a.Type != b.Type:
-			out = append(out, narrate.Change{Key: b.Key, Kind: narrate.ChangeValue, Before: b, After: a})
-		case a.TTL != b.TTL && (a.TTL < 0 || b.TTL < 0 || a.TTL-b.TTL > tol || b.TTL-a.TTL > tol):
-			// A lease that moves later (or stops expiring) is extended; one
-			// that starts expiring or gets shorter is merely set.
-			kind := narrate.ChangeTTLSet
-			if b.TTL > 0 && (a.TTL > b.TTL || a.TTL < 0) {
-				kind = narrate.ChangeExtended
-			}
-			out = append(out, narrate.Change{Key: b.Key, Kind: kind, Before: b, After: a})
-		}
-	}
-	for _, a := range after {
-		if _, ok := findKey(before, a.Key); !ok {
-			out = append(out, narrate.Change{Key: a.Key, Kind: narrate.ChangeCreated, After: a})
-		}
-	}
-	slices.SortStableFunc(out, func(x, y narrate.Change) int {
-		switch {
-		case x.Key < y.Key:
-			return -1
-		case x.Key > y.Key:
-			return 1
-		}
-		return 0
-	})
-	return out
-}

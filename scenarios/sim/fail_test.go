@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -16,12 +18,12 @@ import (
 func TestFailReleasesInFinally(t *testing.T) {
 	script := func(fail time.Duration) Script {
 		return func(tl *Timeline) {
-			tl.Client("A", Program{Work: 10 * time.Second, Fail: fail})
-			tl.Client("B", Program{Start: 500 * time.Millisecond, Retry: time.Second, Work: 3 * time.Second})
+			tl.Client("A", model.Program{Work: 10 * time.Second, Fail: fail})
+			tl.Client("B", model.Program{Start: 500 * time.Millisecond, Retry: time.Second, Work: 3 * time.Second})
 			tl.RunToEnd()
 		}
 	}
-	tr := run(t, Setup{}, "uuid-lua", script(2*time.Second))
+	tr := run(t, model.Setup{}, "uuid-lua", script(2*time.Second))
 	i := slices.IndexFunc(tr.Events, func(e trace.Event) bool { return e.Actor == "A" && e.Snap.Clients[0].Op == trace.OpFail })
 	if i < 0 {
 		t.Fatal("no event with A at op fail")
@@ -45,7 +47,7 @@ func TestFailReleasesInFinally(t *testing.T) {
 	if v := last(tr).Resource.Value; v != 99 {
 		t.Errorf("stock %d at the end, want 99: B's sale only", v)
 	}
-	if at := acquiredAt(run(t, Setup{}, "uuid-lua", script(0)), "B"); at != 10500*time.Millisecond {
+	if at := acquiredAt(run(t, model.Setup{}, "uuid-lua", script(0)), "B"); at != 10500*time.Millisecond {
 		t.Errorf("without a failure B gets the lock at t=%s, want t=10.5s", at)
 	}
 }

@@ -3,8 +3,8 @@ package sim
 import (
 	"context"
 	"fmt"
-	"sync"
-	"sync/atomic"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 )
 
 // A fan is lockimpl.Env.Fan in the simulator: lock code that asks its nodes
@@ -16,35 +16,29 @@ import (
 // asks the runtime whether the run is quiet (see goroutines.go): a fan costs
 // what the same commands cost one after another.
 
-// fanRun is one Env.Fan call: live counts its calls that have not returned.
-type fanRun struct {
-	parent *actor
-	live   atomic.Int32
-}
-
 // fan runs f(ctx, i) for every i in [0, n), each in a goroutine of its own,
 // and returns once all have returned. The calling actor is blocked in the
 // fan (stateFan) meanwhile; the calls run lock code until they reach the gate
 // or return, and the flights they park at the gate take their place in line
 // once none of them runs (place).
 func (s *actorSide) fan(ctx context.Context, n int, f func(ctx context.Context, i int)) {
-	parent := actorFrom(ctx)
+	parent := model.ActorFrom(ctx)
 	if parent == nil || n <= 0 {
-		plainFan(ctx, n, f)
+		model.PlainFan(ctx, n, f)
 		return
 	}
-	run := &fanRun{parent: parent}
-	run.live.Store(int32(n))
-	s.send(msg{a: parent, kind: msgFan, n: n})
-	if err := parent.wait(); err != nil {
+	run := &model.FanRun{Parent: parent}
+	run.Live.Store(int32(n))
+	s.send(model.Msg{A: parent, Kind: model.MsgFan, N: n})
+	if err := parent.Wait(); err != nil {
 		// The run has shut down: the calls' commands get redis.ErrClosed.
-		plainFan(ctx, n, f)
+		model.PlainFan(ctx, n, f)
 		return
 	}
 	for i := range n {
 		go s.fanCall(run, ctx, i, f)
 	}
-	_ = parent.wait() // resumed once every call has returned
+	_ = parent.Wait() // resumed once every call has returned
 }
 
 // fanCall is the body of a fan's call's goroutine. The gate knows the call's
@@ -52,25 +46,15 @@ func (s *actorSide) fan(ctx context.Context, n int, f func(ctx context.Context, 
 // (goroutineRoot), whatever context the call sends them with.
 //
 //go:noinline
-func (s *actorSide) fanCall(run *fanRun, ctx context.Context, i int, f func(ctx context.Context, i int)) {
+func (s *actorSide) fanCall(run *model.FanRun, ctx context.Context, i int, f func(ctx context.Context, i int)) {
 	var crash error
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
-				crash = fmt.Errorf("%s: the lock implementation %s panicked in a call of Env.Fan: %v", run.parent.name, s.w.impl.Name, r)
+				crash = fmt.Errorf("%s: the lock implementation %s panicked in a call of Env.Fan: %v", run.Parent.Name, s.w.impl.Name, r)
 			}
 		}()
 		f(ctx, i)
 	}()
-	s.send(msg{a: run.parent, kind: msgFanExit, err: crash, last: run.live.Add(-1) == 0})
-}
-
-// plainFan is Env.Fan outside the simulator's control: goroutines and a
-// WaitGroup.
-func plainFan(ctx context.Context, n int, f func(ctx context.Context, i int)) {
-	var wg sync.WaitGroup
-	for i := range n {
-		wg.Go(func() { f(ctx, i) })
-	}
-	wg.Wait()
+	s.send(model.Msg{A: run.Parent, Kind: model.MsgFanExit, Err: crash, Last: run.Live.Add(-1) == 0})
 }

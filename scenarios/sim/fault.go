@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
@@ -61,7 +63,7 @@ type LessonVerb struct {
 	Usage string
 	// Needs, when set, is what it needs of the lesson's setup, as the
 	// error says it ("" when the setup has it): rejoin needs "rejoin".
-	Needs func(Setup) string
+	Needs func(model.Setup) string
 	// EndsHold: it lets go of its client's hold, as unhold does (crash:
 	// nothing holds a crashed client).
 	EndsHold bool
@@ -153,7 +155,7 @@ type faultSpec struct {
 	// worldMoves those it offers for the servers. Either may be nil. A
 	// move that ends what the fault began (resume, unhang, heal) is
 	// offered whether or not the fault is enabled: only it began it.
-	clientMoves func(s *Stepper, c *client, live bool) []Move
+	clientMoves func(s *Stepper, c *model.Client, live bool) []Move
 	worldMoves  func(s *Stepper) []Move
 	// kinds are the kinds of its moves; do makes one.
 	kinds []MoveKind
@@ -247,7 +249,7 @@ func (s *Stepper) faultMoves() []Move {
 	var moves []Move
 	order := inMoveOrder()
 	for _, c := range s.w.clients {
-		live := !c.crashed && c.biz.state != stateDone && c.op != trace.OpStart
+		live := !c.Crashed && c.Biz.State != model.StateDone && c.Op != trace.OpStart
 		for _, f := range order {
 			if f.clientMoves != nil {
 				moves = append(moves, f.clientMoves(s, c, live)...)
@@ -298,15 +300,15 @@ func moveNow(id string) string {
 // nodeMoves is a move for every logical node whose server pick accepts,
 // in route order: kind, with the ID "<kind> [client] <server>" (client
 // when not empty) and label's text.
-func (s *Stepper) nodeMoves(kind MoveKind, client string, pick func(i int, srv *server) bool, label func(srv *server) text.Text) []Move {
+func (s *Stepper) nodeMoves(kind MoveKind, client string, pick func(i int, srv *model.Server) bool, label func(srv *model.Server) text.Text) []Move {
 	var moves []Move
 	w := s.w
 	for i := range w.fleet.route {
 		srv := w.fleet.servers[w.fleet.route[i]]
 		if pick(i, srv) {
-			id := moveID(kind, srv.name)
+			id := moveID(kind, srv.Name)
 			if client != "" {
-				id = moveID(kind, client, srv.name)
+				id = moveID(kind, client, srv.Name)
 			}
 			moves = append(moves, Move{Kind: kind, ID: id, Label: label(srv)})
 		}

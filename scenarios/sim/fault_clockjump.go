@@ -3,6 +3,8 @@ package sim
 import (
 	"slices"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
@@ -30,10 +32,10 @@ func init() {
 				return nil
 			}
 			ttl := s.w.setup.TTL
-			return s.nodeMoves(MoveClockJump, "", func(i int, srv *server) bool {
-				return srv.up && !s.struck(FaultClockJump, i) && slices.ContainsFunc(srv.keys, func(k trace.KeyState) bool { return k.TTL > 0 })
-			}, func(srv *server) text.Text {
-				return text.Text{EN: srv.name + "'s clock jumps " + narrate.Secs(ttl) + " ahead", ZH: srv.name + " 的时钟向前跳 " + narrate.SecsZH(ttl)}
+			return s.nodeMoves(MoveClockJump, "", func(i int, srv *model.Server) bool {
+				return srv.Up && !s.struck(FaultClockJump, i) && slices.ContainsFunc(srv.Keys, func(k trace.KeyState) bool { return k.TTL > 0 })
+			}, func(srv *model.Server) text.Text {
+				return text.Text{EN: srv.Name + "'s clock jumps " + narrate.Secs(ttl) + " ahead", ZH: srv.Name + " 的时钟向前跳 " + narrate.SecsZH(ttl)}
 			})
 		},
 		do: func(s *Stepper, m Move) {

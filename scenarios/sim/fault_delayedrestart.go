@@ -3,6 +3,8 @@ package sim
 import (
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
@@ -39,10 +41,10 @@ func init() {
 				return nil
 			}
 			ttl := s.w.setup.TTL
-			return s.nodeMoves(MoveDelayedRestart, "", func(i int, srv *server) bool { return srv.up && !s.struck(FaultRestart, i) },
-				func(srv *server) text.Text {
-					return text.Text{EN: srv.name + " goes down; it restarts empty after " + narrate.Secs(ttl+RestartDelay),
-						ZH: srv.name + " 宕机；" + narrate.SecsZH(ttl+RestartDelay) + "后重启，数据清空"}
+			return s.nodeMoves(MoveDelayedRestart, "", func(i int, srv *model.Server) bool { return srv.Up && !s.struck(FaultRestart, i) },
+				func(srv *model.Server) text.Text {
+					return text.Text{EN: srv.Name + " goes down; it restarts empty after " + narrate.Secs(ttl+RestartDelay),
+						ZH: srv.Name + " 宕机；" + narrate.SecsZH(ttl+RestartDelay) + "后重启，数据清空"}
 				})
 		},
 		do: func(s *Stepper, m Move) {

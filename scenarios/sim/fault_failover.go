@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
@@ -27,13 +28,13 @@ func init() {
 		kinds: []MoveKind{MoveFailover},
 		worldMoves: func(s *Stepper) []Move {
 			w := s.w
-			if p := w.fleet.servers[w.fleet.route[0]]; !s.faults[FaultFailover] || !p.up || p.replica < 0 {
+			if p := w.fleet.servers[w.fleet.route[0]]; !s.faults[FaultFailover] || !p.Up || p.Replica < 0 {
 				return nil
 			}
 			p, d := w.fleet.servers[w.fleet.route[0]], w.setup.DownAfter
 			return []Move{{Kind: MoveFailover, ID: "failover",
-				Label: text.Text{EN: p.name + " dies; Sentinel promotes its replica " + narrate.Secs(d) + " later",
-					ZH: p.name + " 宕机；" + narrate.SecsZH(d) + "后哨兵把从库提升为主库"}}}
+				Label: text.Text{EN: p.Name + " dies; Sentinel promotes its replica " + narrate.Secs(d) + " later",
+					ZH: p.Name + " 宕机；" + narrate.SecsZH(d) + "后哨兵把从库提升为主库"}}}
 		},
 		do: func(s *Stepper, m Move) { s.w.fleet.failover() },
 	})
@@ -41,7 +42,7 @@ func init() {
 
 // needsRejoin is what rejoin needs of a lesson's setup: the old primary
 // comes back only where the setup says it does.
-func needsRejoin(s Setup) string {
+func needsRejoin(s model.Setup) string {
 	if !s.Rejoin {
 		return `rejoin needs "rejoin" in the setup line`
 	}

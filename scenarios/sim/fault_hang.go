@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
 )
@@ -26,15 +27,15 @@ func init() {
 			ZH: "A 持有锁时业务调用卡住，之后返回；进程的其余部分（看门狗）照常运行。每个客户端一次：下游调用卡住，或干活远超租约"}},
 		kinds:  []MoveKind{MoveHang, MoveUnhang},
 		memory: faultMemory{by: KeyedByClient},
-		clientMoves: func(s *Stepper, c *client, live bool) []Move {
+		clientMoves: func(s *Stepper, c *model.Client, live bool) []Move {
 			var moves []Move
-			if s.faults[FaultHang] && live && c.belief == trace.BeliefHolds && !c.hung && !s.struck(FaultHang, s.clientIndex(c)) {
-				moves = append(moves, Move{Kind: MoveHang, ID: moveID(MoveHang, c.name),
-					Label: text.Text{EN: c.name + "'s business call hangs", ZH: c.name + " 的业务调用卡死"}})
+			if s.faults[FaultHang] && live && c.Belief == trace.BeliefHolds && !c.Hung && !s.struck(FaultHang, s.clientIndex(c)) {
+				moves = append(moves, Move{Kind: MoveHang, ID: moveID(MoveHang, c.Name),
+					Label: text.Text{EN: c.Name + "'s business call hangs", ZH: c.Name + " 的业务调用卡死"}})
 			}
-			if c.hung && !c.crashed {
-				moves = append(moves, Move{Kind: MoveUnhang, ID: moveID(MoveUnhang, c.name),
-					Label: text.Text{EN: c.name + "'s call returns", ZH: c.name + " 的调用返回"}})
+			if c.Hung && !c.Crashed {
+				moves = append(moves, Move{Kind: MoveUnhang, ID: moveID(MoveUnhang, c.Name),
+					Label: text.Text{EN: c.Name + "'s call returns", ZH: c.Name + " 的调用返回"}})
 			}
 			return moves
 		},

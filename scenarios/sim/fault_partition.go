@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
@@ -50,17 +52,17 @@ func init() {
 	})
 }
 
-func partitionMoves(s *Stepper, c *client, live bool) []Move {
+func partitionMoves(s *Stepper, c *model.Client, live bool) []Move {
 	var moves []Move
-	if s.faults[FaultPartition] && live && c.belief == trace.BeliefHolds && !s.struck(FaultPartition, s.clientIndex(c)) {
-		moves = s.nodeMoves(MovePartition, c.name, func(int, *server) bool { return true }, func(srv *server) text.Text {
-			return text.Text{EN: "the network between " + c.name + " and " + srv.name + " breaks",
-				ZH: c.name + " 与 " + srv.name + " 之间的网络断了"}
+	if s.faults[FaultPartition] && live && c.Belief == trace.BeliefHolds && !s.struck(FaultPartition, s.clientIndex(c)) {
+		moves = s.nodeMoves(MovePartition, c.Name, func(int, *model.Server) bool { return true }, func(srv *model.Server) text.Text {
+			return text.Text{EN: "the network between " + c.Name + " and " + srv.Name + " breaks",
+				ZH: c.Name + " 与 " + srv.Name + " 之间的网络断了"}
 		})
 	}
-	if len(c.cut) > 0 && !c.crashed {
-		moves = append(moves, Move{Kind: MoveHeal, ID: moveID(MoveHeal, c.name),
-			Label: text.Text{EN: "the network heals for " + c.name, ZH: c.name + " 的网络恢复"}})
+	if len(c.Cut) > 0 && !c.Crashed {
+		moves = append(moves, Move{Kind: MoveHeal, ID: moveID(MoveHeal, c.Name),
+			Label: text.Text{EN: "the network heals for " + c.Name, ZH: c.Name + " 的网络恢复"}})
 	}
 	return moves
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
 )
@@ -24,15 +25,15 @@ func init() {
 		Doc: text.Text{EN: "A's whole process stops and goes on, once per client", ZH: "A 的整个进程停顿，然后继续，每个客户端一次"}},
 		kinds:  []MoveKind{MovePause, MoveResume},
 		memory: faultMemory{by: KeyedByClient},
-		clientMoves: func(s *Stepper, c *client, live bool) []Move {
+		clientMoves: func(s *Stepper, c *model.Client, live bool) []Move {
 			var moves []Move
-			if s.faults[FaultPause] && live && !c.paused && !s.struck(FaultPause, s.clientIndex(c)) {
-				moves = append(moves, Move{Kind: MovePause, ID: moveID(MovePause, c.name),
-					Label: text.Text{EN: c.name + "'s process pauses (GC)", ZH: c.name + " 的进程停顿（GC）"}})
+			if s.faults[FaultPause] && live && !c.Paused && !s.struck(FaultPause, s.clientIndex(c)) {
+				moves = append(moves, Move{Kind: MovePause, ID: moveID(MovePause, c.Name),
+					Label: text.Text{EN: c.Name + "'s process pauses (GC)", ZH: c.Name + " 的进程停顿（GC）"}})
 			}
-			if c.paused && !c.crashed {
-				moves = append(moves, Move{Kind: MoveResume, ID: moveID(MoveResume, c.name),
-					Label: text.Text{EN: c.name + "'s process resumes", ZH: c.name + " 的进程恢复"}})
+			if c.Paused && !c.Crashed {
+				moves = append(moves, Move{Kind: MoveResume, ID: moveID(MoveResume, c.Name),
+					Label: text.Text{EN: c.Name + "'s process resumes", ZH: c.Name + " 的进程恢复"}})
 			}
 			return moves
 		},

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
 )
@@ -32,9 +33,9 @@ func init() {
 			if !s.faults[FaultRestart] {
 				return nil
 			}
-			return s.nodeMoves(MoveRestart, "", func(i int, srv *server) bool { return srv.up && !s.struck(FaultRestart, i) },
-				func(srv *server) text.Text {
-					return text.Text{EN: srv.name + " restarts empty", ZH: srv.name + " 重启，数据清空"}
+			return s.nodeMoves(MoveRestart, "", func(i int, srv *model.Server) bool { return srv.Up && !s.struck(FaultRestart, i) },
+				func(srv *model.Server) text.Text {
+					return text.Text{EN: srv.Name + " restarts empty", ZH: srv.Name + " 重启，数据清空"}
 				})
 		},
 		do: func(s *Stepper, m Move) {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -99,7 +101,7 @@ func (s *Stepper) remember(f trace.Fault, target int, at time.Duration) {
 
 // clientIndex is c's index among the world's clients, as a memory keyed
 // by client knows it.
-func (s *Stepper) clientIndex(c *client) int { return slices.Index(s.w.clients, c) }
+func (s *Stepper) clientIndex(c *model.Client) int { return slices.Index(s.w.clients, c) }
 
 // nextDue is the earliest time a memory of times holds, if one holds any.
 func (s *Stepper) nextDue() (time.Duration, bool) {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
@@ -15,8 +17,8 @@ import (
 // redis-1). Nodes the implementation does not have are ignored: a
 // single-instance lock has only node 0.
 func (c *Client) Partition(nodes ...int) {
-	if names := c.mark(&c.c.cut, nodes); len(names) > 0 {
-		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.Partition(c.c.name, names),
+	if names := c.mark(&c.c.Cut, nodes); len(names) > 0 {
+		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Partition(c.c.Name, names),
 			Short: text.Text{EN: "✂ " + strings.Join(names, ", "), ZH: "✂ " + strings.Join(names, "、")}})
 	}
 }
@@ -32,7 +34,7 @@ func (c *Client) mark(set *map[int]bool, nodes []int) []string {
 			*set = map[int]bool{}
 		}
 		(*set)[i] = true
-		names = append(names, c.w.fleet.servers[c.w.fleet.route[i]].name)
+		names = append(names, c.w.fleet.servers[c.w.fleet.route[i]].Name)
 	}
 	return names
 }
@@ -42,25 +44,25 @@ func (c *Client) mark(set *map[int]bool, nodes []int) []string {
 // client sees an i/o timeout. Nodes the implementation does not have are
 // ignored, as with Partition.
 func (c *Client) DropReplies(nodes ...int) {
-	if names := c.mark(&c.c.mute, nodes); len(names) > 0 {
-		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.DropReplies(c.c.name, names),
+	if names := c.mark(&c.c.Mute, nodes); len(names) > 0 {
+		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.DropReplies(c.c.Name, names),
 			Short: text.Text{EN: "⇥ " + strings.Join(names, ", "), ZH: "⇥ " + strings.Join(names, "、")}})
 	}
 }
 
 // Heal ends the client's partition, one-way ones too.
 func (c *Client) Heal() {
-	if len(c.c.cut) == 0 && len(c.c.mute) == 0 {
+	if len(c.c.Cut) == 0 && len(c.c.Mute) == 0 {
 		return
 	}
-	c.c.cut, c.c.mute = nil, nil
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.Heal(c.c.name),
+	c.c.Cut, c.c.Mute = nil, nil
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Heal(c.c.Name),
 		Short: text.Text{EN: "healed", ZH: "网络恢复"}})
 }
 
 // node is the server of node i, or of the last node when the implementation
 // has fewer: "redis-3, or the only server of a single-instance lock".
-func (f *fleet) node(i int) *server {
+func (f *fleet) node(i int) *model.Server {
 	return f.servers[f.route[min(max(i, 0), len(f.route)-1)]]
 }
 
@@ -77,13 +79,13 @@ func (t *Timeline) StopServer(i int) {
 // moves of its own.
 func (f *fleet) stopServer(i int) bool {
 	srv := f.node(i)
-	if !srv.up {
+	if !srv.Up {
 		return false
 	}
-	srv.up = false
-	srv.keys = nil
-	srv.b.Stop()
-	f.w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: narrate.ServerStopped(srv.name),
+	srv.Up = false
+	srv.Keys = nil
+	srv.B.Stop()
+	f.w.emit(trace.Event{Kind: trace.KindFault, Server: srv.Name, Text: narrate.ServerStopped(srv.Name),
 		Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 	return true
 }
@@ -94,16 +96,16 @@ func (f *fleet) stopServer(i int) bool {
 func (t *Timeline) RestartServer(i int) {
 	w := t.w
 	srv := w.fleet.node(i)
-	if srv.up {
+	if srv.Up {
 		return
 	}
-	if err := srv.b.Start(); err != nil {
-		w.fail(fmt.Errorf("restart %s: %w", srv.name, err))
+	if err := srv.B.Start(); err != nil {
+		w.fail(fmt.Errorf("restart %s: %w", srv.Name, err))
 		return
 	}
-	srv.up, srv.scripts = true, nil
-	srv.keys = w.fleet.readKeys(srv, nil)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: narrate.ServerRestarted(srv.name),
+	srv.Up, srv.Scripts = true, nil
+	srv.Keys = w.fleet.readKeys(srv, nil)
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.Name, Text: narrate.ServerRestarted(srv.Name),
 		Short: text.Text{EN: "UP (empty)", ZH: "重启（空）"}})
 }
 
@@ -118,9 +120,9 @@ func (t *Timeline) Slow(i int, d time.Duration) {
 		return
 	}
 	srv := w.fleet.node(i)
-	srv.latency = max(d, 0)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: narrate.Slow(srv.name, srv.latency),
-		Short: narrate.ShortSlow(srv.latency)})
+	srv.Latency = max(d, 0)
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.Name, Text: narrate.Slow(srv.Name, srv.Latency),
+		Short: narrate.ShortSlow(srv.Latency)})
 }
 
 // ClockJump moves node i's server clock forward by d (an NTP step, an
@@ -128,18 +130,18 @@ func (t *Timeline) Slow(i int, d time.Duration) {
 func (t *Timeline) ClockJump(i int, d time.Duration) {
 	w := t.w
 	srv := w.fleet.node(i)
-	if err := srv.b.Jump(d); err != nil {
-		w.fail(fmt.Errorf("clock jump on %s: %w", srv.name, err))
+	if err := srv.B.Jump(d); err != nil {
+		w.fail(fmt.Errorf("clock jump on %s: %w", srv.Name, err))
 		return
 	}
-	srv.ahead += d
-	before := srv.keys
-	srv.keys = w.fleet.readKeys(srv, before)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.name, Text: narrate.ClockJump(srv.name, d),
+	srv.Ahead += d
+	before := srv.Keys
+	srv.Keys = w.fleet.readKeys(srv, before)
+	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.Name, Text: narrate.ClockJump(srv.Name, d),
 		Short: text.Text{EN: "clock +" + narrate.Secs(d), ZH: "时钟 +" + narrate.SecsZH(d)}})
 	for _, k := range before {
-		if _, still := findKey(srv.keys, k.Key); !still {
-			w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.name, Text: narrate.ExpiredEarly(k, srv.name),
+		if _, still := model.FindKey(srv.Keys, k.Key); !still {
+			w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.Name, Text: narrate.ExpiredEarly(k, srv.Name),
 				Short: text.Text{EN: "expired", ZH: "过期"}})
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 )
 
@@ -13,7 +15,7 @@ import (
 func TestErrorsNameNoFlags(t *testing.T) {
 	flag := regexp.MustCompile(`(^|[\s(])--[a-z]`)
 	for _, err := range []error{backend.ErrNeedsReplica, backend.ErrEmbeddedOnly, backend.ErrNeedsCluster, backend.ErrNeedsNodes,
-		backend.ErrNoBackend, ErrOwnKeyEmbedded, ErrStalled, ErrNoSuchMove} {
+		backend.ErrNoBackend, model.ErrOwnKeyEmbedded, model.ErrStalled, ErrNoSuchMove} {
 		if flag.MatchString(err.Error()) {
 			t.Errorf("%q names a command-line flag", err)
 		}

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
@@ -92,8 +94,8 @@ var (
 
 // runA runs one client, A, with a second of work, against info.
 func runA(info lockimpl.Info) (*trace.Trace, error) {
-	return Run(Setup{}, func(tl *Timeline) {
-		tl.Client("A", Program{Work: time.Second})
+	return Run(model.Setup{}, func(tl *Timeline) {
+		tl.Client("A", model.Program{Work: time.Second})
 		tl.RunToEnd()
 	}, info)
 }
@@ -112,11 +114,11 @@ func bothFans(t *testing.T, test func(t *testing.T, info lockimpl.Info)) {
 func TestFlightsFromTheLocksOwnGoroutines(t *testing.T) {
 	bothFans(t, func(t *testing.T, info lockimpl.Info) {
 		script := func(tl *Timeline) {
-			tl.Client("A", Program{Work: time.Second})
-			tl.Client("B", Program{Start: 500 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
+			tl.Client("A", model.Program{Work: time.Second})
+			tl.Client("B", model.Program{Start: 500 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
 			tl.RunToEnd()
 		}
-		first, err := Run(Setup{}, script, info)
+		first, err := Run(model.Setup{}, script, info)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -145,7 +147,7 @@ func TestFlightsFromTheLocksOwnGoroutines(t *testing.T) {
 		}
 		want := traceText(first)
 		for range 20 {
-			tr, err := Run(Setup{}, script, info)
+			tr, err := Run(model.Setup{}, script, info)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,7 +180,7 @@ func brokenInvariants(tr *trace.Trace) []string {
 // in which the nodes answer is what the search varies.
 func TestFlightsAreMoves(t *testing.T) {
 	bothFans(t, func(t *testing.T, info lockimpl.Info) {
-		s, err := NewStepper(Setup{}, []Program{{Work: time.Second}, {Work: time.Second}}, info, nil)
+		s, err := NewStepper(model.Setup{}, []model.Program{{Work: time.Second}, {Work: time.Second}}, info, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

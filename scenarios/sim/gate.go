@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
@@ -20,32 +21,27 @@ import (
 // logical node for one simulated process.
 type gate struct {
 	w    *world
-	c    *client
+	c    *model.Client
 	node int
 }
 
 func (g *gate) DialHook(next redis.DialHook) redis.DialHook { return next }
 
-// nestedKey marks the context of a command on its way to the server: go-redis
-// runs the connection's handshake with it, nested inside the command. A
-// command of another goroutine of the same client never carries it.
-type nestedKey struct{}
-
 func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if ctx.Value(nestedKey{}) != nil {
+		if ctx.Value(model.NestedKey{}) != nil {
 			// The connection handshake (HELLO) runs nested inside the first
 			// command: it is plumbing, not a step.
 			return next(ctx, cmd)
 		}
-		a := actorFrom(ctx)
+		a := model.ActorFrom(ctx)
 		root := goroutineRoot()
-		if root == rootActor {
+		if root == model.RootActor {
 			// An actor's own goroutine (the business one, Env.Go's): the
 			// command is that actor's, whatever context it was sent with
 			// (context.Background, or the context of the TryAcquire that
 			// started a watchdog).
-			if own := g.w.sched.goroutines.own(g.c); own != nil {
+			if own := g.w.sched.goroutines.Own(g.c); own != nil {
 				a = own
 			}
 		}
@@ -53,47 +49,47 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			// Lock code that sends with a context of its own making
 			// (context.Background in a watchdog's goroutine): the command is
 			// still its client's, a flight of its business goroutine's.
-			a = g.c.biz
+			a = g.c.Biz
 		}
 		if g.w.act.closing.Load() {
 			cmd.SetErr(redis.ErrClosed)
 			return redis.ErrClosed
 		}
-		x, kind := a, msgGate
-		if root != rootActor {
+		x, kind := a, model.MsgGate
+		if root != model.RootActor {
 			// A goroutine the lock code started itself: its command is a
 			// flight, a move of its own.
-			x = &actor{client: a.client, parent: a, flight: true, bg: a.bg,
-				resume: make(chan error, 1), state: stateParked}
+			x = &model.Actor{Client: a.Client, Parent: a, Flight: true, Bg: a.Bg,
+				Resume: make(chan error, 1), State: model.StateParked}
 			// A call of Env.Fan: the engine knows its goroutine.
-			x.fan = root == rootFan
-			kind = msgFlight
+			x.Fan = root == model.RootFan
+			kind = model.MsgFlight
 		}
 		a = x
-		g.w.act.send(msg{a: a, kind: kind, cmd: cmd, node: g.node, sent: ctx.Value(sentKey{}) != nil})
+		g.w.act.send(model.Msg{A: a, Kind: kind, Cmd: cmd, Node: g.node, Sent: ctx.Value(model.SentKey{}) != nil})
 		var err error
 		select {
-		case err = <-a.resume:
+		case err = <-a.Resume:
 		case <-ctx.Done():
 			// Cancelled while parked (a watchdog being stopped, a library's
 			// own timeout). The scheduler answers errCancelled if it had not
 			// let the command go yet: it is never sent. If it had, the
 			// go-ahead is already on its way; the command goes with its
 			// context's error, as a step of its own.
-			g.w.act.send(msg{a: a, kind: msgUngate, err: ctx.Err()})
-			if err = a.wait(); err == nil {
+			g.w.act.send(model.Msg{A: a, Kind: model.MsgUngate, Err: ctx.Err()})
+			if err = a.Wait(); err == nil {
 				err = ctx.Err()
 				cmd.SetErr(err)
 				shown := err
 				if errors.Is(err, context.DeadlineExceeded) {
 					// go-redis sends nothing once the deadline has passed.
-					shown = &command.NotSentError{Client: g.c.name, Err: err}
+					shown = &command.NotSentError{Client: g.c.Name, Err: err}
 				}
-				g.w.act.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: g.w.fleet.route[g.node], err: shown})
-				_ = a.wait()
+				g.w.act.send(model.Msg{A: a, Kind: model.MsgCmdDone, Cmd: cmd, Node: g.node, Server: g.w.fleet.route[g.node], Err: shown})
+				_ = a.Wait()
 				return err
 			}
-			if errors.Is(err, errCancelled) {
+			if errors.Is(err, model.ErrCancelled) {
 				err = ctx.Err()
 			}
 		}
@@ -102,11 +98,11 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			return err
 		}
 		srv := g.w.fleet.route[g.node]
-		if s := g.w.fleet.servers[srv]; s.latency > 0 && s.up && !g.c.cut[g.node] {
+		if s := g.w.fleet.servers[srv]; s.Latency > 0 && s.Up && !g.c.Cut[g.node] {
 			// A slow server: the command is on its way while the rest of
 			// the world runs on, and reaches the server — and runs there —
 			// latency later, in virtual time. The reply comes back at once.
-			g.w.act.send(msg{a: a, kind: msgSlow, cmd: cmd, node: g.node, server: srv, deadline: g.w.now + s.latency})
+			g.w.act.send(model.Msg{A: a, Kind: model.MsgSlow, Cmd: cmd, Node: g.node, Server: srv, Deadline: g.w.now + s.Latency})
 			arrived, err := g.onItsWay(ctx, next, a, cmd, srv)
 			if err != nil {
 				cmd.SetErr(err)
@@ -130,21 +126,21 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 // goes on to the server; a goroutine of the gate's carries it there (the
 // scheduler's orphan, an actor of its own) and runs it when it arrives,
 // its reply read by nobody.
-func (g *gate) onItsWay(ctx context.Context, next redis.ProcessHook, a *actor, cmd redis.Cmder, srv int) (context.Context, error) {
+func (g *gate) onItsWay(ctx context.Context, next redis.ProcessHook, a *model.Actor, cmd redis.Cmder, srv int) (context.Context, error) {
 	select {
-	case err := <-a.resume:
+	case err := <-a.Resume:
 		return ctx, err // nil: it arrived; redis.ErrClosed: the run ended
 	case <-ctx.Done():
 	}
-	orphan := &actor{resume: make(chan error, 1)}
-	g.w.act.send(msg{a: a, kind: msgGiveUp, cmd: cmd, node: g.node, server: srv, err: ctx.Err(), child: orphan})
-	if err := a.wait(); !errors.Is(err, errGaveUp) {
+	orphan := &model.Actor{Resume: make(chan error, 1)}
+	g.w.act.send(model.Msg{A: a, Kind: model.MsgGiveUp, Cmd: cmd, Node: g.node, Server: srv, Err: ctx.Err(), Child: orphan})
+	if err := a.Wait(); !errors.Is(err, model.ErrGaveUp) {
 		// nil: the scheduler had let it go already, and it arrived.
 		return context.WithoutCancel(ctx), err
 	}
 	late := redis.NewCmd(ctx, cmd.Args()...)
 	go func() {
-		if orphan.wait() != nil {
+		if orphan.Wait() != nil {
 			// The run ended before the command arrived.
 			return
 		}
@@ -156,9 +152,9 @@ func (g *gate) onItsWay(ctx context.Context, next redis.ProcessHook, a *actor, c
 // arrive runs actor a's command cmd, which has reached server srv (or
 // failed to: a partition, a server that is down), and tells the scheduler
 // how it went.
-func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd redis.Cmder, srv int) error {
+func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *model.Actor, cmd redis.Cmder, srv int) error {
 	var err error
-	_, embedded := g.w.fleet.servers[srv].b.(*backend.Embedded)
+	_, embedded := g.w.fleet.servers[srv].B.(*backend.Embedded)
 	err = command.SessionRefusal(cmd)
 	if r := g.w.wall.real; r != nil {
 		if r.Target.NoACL && err == nil {
@@ -174,24 +170,24 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 	}
 	if err != nil {
 		// Refused by the gate's own check: not sent.
-	} else if g.c.cut[g.node] {
-		err = &command.PartitionError{Client: g.c.name, Server: g.w.fleet.servers[srv].name}
-	} else if !g.w.fleet.servers[srv].up {
-		err = &command.NodeDownError{Server: g.w.fleet.servers[srv].name}
-	} else if noScript := g.w.fleet.servers[srv].scripts.UnknownScript(cmd); noScript != nil {
+	} else if g.c.Cut[g.node] {
+		err = &command.PartitionError{Client: g.c.Name, Server: g.w.fleet.servers[srv].Name}
+	} else if !g.w.fleet.servers[srv].Up {
+		err = &command.NodeDownError{Server: g.w.fleet.servers[srv].Name}
+	} else if noScript := g.w.fleet.servers[srv].Scripts.UnknownScript(cmd); noScript != nil {
 		err = noScript // what Redis answers; not sent (command.ScriptCache)
-		if g.c.mute[g.node] {
-			err = &command.PartitionError{Client: g.c.name, Server: g.w.fleet.servers[srv].name, ReplyLost: true}
+		if g.c.Mute[g.node] {
+			err = &command.PartitionError{Client: g.c.Name, Server: g.w.fleet.servers[srv].Name, ReplyLost: true}
 		}
-	} else if wc, isWait := parseWait(cmd, srv); isWait && embedded && !command.InBatch(cmd) {
+	} else if wc, isWait := model.ParseWait(cmd, srv); isWait && embedded && !command.InBatch(cmd) {
 		// Embedded servers have no real replicas (miniredis answers
 		// WAIT with 0): the engine answers from its replication queue,
 		// in virtual time, while the rest of the world runs on.
-		g.w.act.send(msg{a: a, kind: msgWait, wait: wc})
-		_ = a.wait()
-		err = a.waitErr
+		g.w.act.send(model.Msg{A: a, Kind: model.MsgWait, Wait: wc})
+		_ = a.Wait()
+		err = a.WaitErr
 		if err == nil {
-			cmd.(*redis.IntCmd).SetVal(a.waitReply)
+			cmd.(*redis.IntCmd).SetVal(a.WaitReply)
 		}
 	} else {
 		if n := g.w.inflight.Add(1); n != 1 {
@@ -200,28 +196,28 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 			panic(fmt.Sprintf("lockstep: %d Redis commands in flight at once", n))
 		}
 		run := cmd
-		if g.c.mute[g.node] {
+		if g.c.Mute[g.node] {
 			// The reply will be lost: the server runs a copy, and the
 			// client's own command never gets a value, as when a
 			// timeout strikes before the reply is read.
 			run = redis.NewCmd(ctx, cmd.Args()...)
 		}
-		err = next(context.WithValue(ctx, nestedKey{}, true), run)
+		err = next(context.WithValue(ctx, model.NestedKey{}, true), run)
 		g.w.inflight.Add(-1)
-		srv = int(g.c.conn[g.node].Load())
+		srv = int(g.c.Conn[g.node].Load())
 		if embedded {
 			err = command.AsRedisScriptError(cmd, err)
 		}
-		g.w.fleet.servers[srv].scripts.Learn(cmd, err)
+		g.w.fleet.servers[srv].Scripts.Learn(cmd, err)
 		if errors.Is(err, context.DeadlineExceeded) && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// The deadline passed on the way (real time, on a real
 			// server): go-redis sent nothing.
-			err = &command.NotSentError{Client: g.c.name, Err: err}
-		} else if err != nil && isConnErr(err) && !g.w.fleet.servers[srv].up {
-			err = &command.NodeDownError{Server: g.w.fleet.servers[srv].name, Lost: true}
-		} else if g.c.mute[g.node] {
+			err = &command.NotSentError{Client: g.c.Name, Err: err}
+		} else if err != nil && model.IsConnErr(err) && !g.w.fleet.servers[srv].Up {
+			err = &command.NodeDownError{Server: g.w.fleet.servers[srv].Name, Lost: true}
+		} else if g.c.Mute[g.node] {
 			// It ran; the reply does not come back.
-			err = &command.PartitionError{Client: g.c.name, Server: g.w.fleet.servers[srv].name, ReplyLost: true}
+			err = &command.PartitionError{Client: g.c.Name, Server: g.w.fleet.servers[srv].Name, ReplyLost: true}
 		}
 	}
 	// go-redis sets the error on the command only after all hooks have
@@ -229,14 +225,9 @@ func (g *gate) arrive(ctx context.Context, next redis.ProcessHook, a *actor, cmd
 	if err != nil {
 		cmd.SetErr(err)
 	}
-	g.w.act.send(msg{a: a, kind: msgCmdDone, cmd: cmd, node: g.node, server: srv, err: command.WithFallback(cmd, err)})
-	_ = a.wait()
+	g.w.act.send(model.Msg{A: a, Kind: model.MsgCmdDone, Cmd: cmd, Node: g.node, Server: srv, Err: command.WithFallback(cmd, err)})
+	_ = a.Wait()
 	return err
-}
-
-func isConnErr(err error) bool {
-	var ne net.Error
-	return errors.Is(err, io.ErrClosedPipe) || errors.Is(err, io.EOF) || errors.As(err, &ne)
 }
 
 // newRedisClient builds the go-redis client of client c for logical node i:
@@ -245,7 +236,7 @@ func isConnErr(err error) bool {
 // server's own parsed options, so its user, password, database and TLS are
 // the ones the user gave; the handshake (HELLO, AUTH, SELECT) runs nested in
 // the first command and is not a step.
-func (w *world) newRedisClient(c *client, i int) *redis.Client {
+func (w *world) newRedisClient(c *model.Client, i int) *redis.Client {
 	o := &redis.Options{
 		// An IP literal: a host name would mean a DNS lookup. The dialer never
 		// uses it anyway.
@@ -254,7 +245,7 @@ func (w *world) newRedisClient(c *client, i int) *redis.Client {
 		WriteTimeout: -1,
 		DialTimeout:  time.Second,
 	}
-	if base := w.fleet.servers[w.fleet.route[i]].b.ClientOptions(); base != nil {
+	if base := w.fleet.servers[w.fleet.route[i]].B.ClientOptions(); base != nil {
 		o = w.realClientOptions(base, i)
 	}
 	o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -281,7 +272,7 @@ func (w *world) newRedisClient(c *client, i int) *redis.Client {
 func (w *world) realClientOptions(o *redis.Options, i int) *redis.Options {
 	o.CredentialsProvider, o.StreamingCredentialsProvider = nil, nil
 	o.CredentialsProviderContext = func(context.Context) (string, string, error) {
-		opts := w.fleet.servers[w.fleet.route[i]].b.ClientOptions()
+		opts := w.fleet.servers[w.fleet.route[i]].B.ClientOptions()
 		return opts.Username, opts.Password, nil
 	}
 	return o

@@ -3,6 +3,8 @@ package sim
 import (
 	"reflect"
 	"runtime"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 )
 
 // Lock code may start goroutines of its own, without Env.Go: a library that
@@ -12,16 +14,6 @@ import (
 // gate tells them from an actor's own by the function at the bottom of the
 // stack, and the bubble says when they have all stopped (bubbled.go).
 
-// rootKind is what a goroutine of the run is, by the function at the bottom
-// of its stack.
-type rootKind int
-
-const (
-	rootOther rootKind = iota // started by lock code with a go statement
-	rootActor                 // an actor's own (runActor)
-	rootFan                   // a call of Env.Fan (fanCall)
-)
-
 var (
 	runActorEntry = reflect.ValueOf((*actorSide).runActor).Pointer()
 	fanCallEntry  = reflect.ValueOf((*actorSide).fanCall).Pointer()
@@ -30,7 +22,7 @@ var (
 // goroutineRoot says which goroutine calls it, from the program counters of
 // its stack (runtime.Callers, without symbols: the gate asks for every
 // command).
-func goroutineRoot() rootKind {
+func goroutineRoot() model.RootKind {
 	var buf [128]uintptr
 	pcs := buf[:]
 	n := runtime.Callers(2, pcs)
@@ -46,10 +38,10 @@ func goroutineRoot() rootKind {
 		}
 		switch f.Entry() {
 		case runActorEntry:
-			return rootActor
+			return model.RootActor
 		case fanCallEntry:
-			return rootFan
+			return model.RootFan
 		}
 	}
-	return rootOther
+	return model.RootOther
 }

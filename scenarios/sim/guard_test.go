@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
@@ -30,10 +32,10 @@ func TestGuardRefuses(t *testing.T) {
 		{"unique", trace.GuardUnique, 5, []bool{false, true}, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &resource{name: "stock", value: tc.stock, guard: tc.guard}
-			readVal, readVer := r.value, r.version
+			r := &model.Resource{Name: "stock", Value: tc.stock, Guard: tc.guard}
+			readVal, readVer := r.Value, r.Version
 			for i, c := range []string{"A", "B"} {
-				got := r.write(c, readVal-1, readVer, 0, "")
+				got := r.Write(c, readVal-1, readVer, 0, "")
 				if got.Rejected != tc.wantRefused[i] {
 					t.Errorf("%s's write: rejected = %v, want %v", c, got.Rejected, tc.wantRefused[i])
 				}
@@ -44,8 +46,8 @@ func TestGuardRefuses(t *testing.T) {
 					t.Errorf("%s's accepted write on a stale read is no lost update", c)
 				}
 			}
-			if r.value != tc.wantValue {
-				t.Errorf("stock = %d, want %d", r.value, tc.wantValue)
+			if r.Value != tc.wantValue {
+				t.Errorf("stock = %d, want %d", r.Value, tc.wantValue)
 			}
 		})
 	}
@@ -56,26 +58,26 @@ func TestGuardRefuses(t *testing.T) {
 // finds the stock at 0 is refused, as with in-stock. A fencing token still
 // refuses an old holder's sale.
 func TestGuardRelativeLosesNoSale(t *testing.T) {
-	r := &resource{name: "stock", value: 2, guard: trace.GuardRelative}
-	readVal, readVer := r.value, r.version
+	r := &model.Resource{Name: "stock", Value: 2, Guard: trace.GuardRelative}
+	readVal, readVer := r.Value, r.Version
 	for i, want := range []struct {
 		rejected bool
 		value    int
 	}{{false, 1}, {false, 0}, {true, 0}} {
 		c := string(rune('A' + i))
-		got := r.write(c, readVal-1, readVer, 0, "")
-		if got.Rejected != want.rejected || got.LostUpdate || r.value != want.value {
+		got := r.Write(c, readVal-1, readVer, 0, "")
+		if got.Rejected != want.rejected || got.LostUpdate || r.Value != want.value {
 			t.Errorf("%s's sale on a read of %d: rejected = %v, lost update = %v, stock %d; want rejected = %v, no lost update, stock %d",
-				c, readVal, got.Rejected, got.LostUpdate, r.value, want.rejected, want.value)
+				c, readVal, got.Rejected, got.LostUpdate, r.Value, want.rejected, want.value)
 		}
 		if got.Rejected && got.Guard != trace.GuardRelative {
 			t.Errorf("%s's sale refused by %q, want %q", c, got.Guard, trace.GuardRelative)
 		}
 	}
-	f := &resource{name: "stock", value: 5, guard: trace.GuardRelative}
-	f.read(2, "")
-	if got := f.write("A", 4, 0, 1, ""); !got.Rejected || got.Guard != trace.GuardNone || f.value != 5 {
-		t.Errorf("a sale with fencing token 1 after 2 was seen: %+v, stock %d", got, f.value)
+	f := &model.Resource{Name: "stock", Value: 5, Guard: trace.GuardRelative}
+	f.Read(2, "")
+	if got := f.Write("A", 4, 0, 1, ""); !got.Rejected || got.Guard != trace.GuardNone || f.Value != 5 {
+		t.Errorf("a sale with fencing token 1 after 2 was seen: %+v, stock %d", got, f.Value)
 	}
 }
 
@@ -84,12 +86,12 @@ func TestGuardRelativeLosesNoSale(t *testing.T) {
 // refused; the same run writing back read-minus-one loses a sale.
 func TestGuardRelativeInARun(t *testing.T) {
 	script := func(tl *Timeline) {
-		tl.Client("A", Program{Work: time.Second})
-		tl.Client("B", Program{Start: 100 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
-		tl.Client("C", Program{Start: 200 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
+		tl.Client("A", model.Program{Work: time.Second})
+		tl.Client("B", model.Program{Start: 100 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
+		tl.Client("C", model.Program{Start: 200 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
 		tl.RunToEnd()
 	}
-	tr := run(t, Setup{Stock: 2, Guard: trace.GuardRelative}, "no-lock", script)
+	tr := run(t, model.Setup{Stock: 2, Guard: trace.GuardRelative}, "no-lock", script)
 	if got := brokenInvariants(tr); slices.Contains(got, invariant.Resource) || !slices.Contains(got, invariant.Mutex) {
 		t.Errorf("broken %v, want mutex and not resource", got)
 	}
@@ -102,7 +104,7 @@ func TestGuardRelativeInARun(t *testing.T) {
 			t.Errorf("no %q in:\n%s", s, strings.Join(texts(tr), "\n"))
 		}
 	}
-	tr = run(t, Setup{Stock: 2}, "no-lock", script)
+	tr = run(t, model.Setup{Stock: 2}, "no-lock", script)
 	if !slices.Contains(brokenInvariants(tr), invariant.Resource) {
 		t.Errorf("without the guard: broken %v, want resource", brokenInvariants(tr))
 	}
@@ -110,14 +112,14 @@ func TestGuardRelativeInARun(t *testing.T) {
 
 // A unique key names the unit sold: a later sale of another unit passes.
 func TestGuardUniqueAllowsTheNextUnit(t *testing.T) {
-	r := &resource{name: "stock", value: 5, guard: trace.GuardUnique}
-	if got := r.write("A", 4, 0, 0, ""); got.Rejected {
+	r := &model.Resource{Name: "stock", Value: 5, Guard: trace.GuardUnique}
+	if got := r.Write("A", 4, 0, 0, ""); got.Rejected {
 		t.Fatal("first sale refused")
 	}
-	if got := r.write("B", 3, 1, 0, ""); got.Rejected {
+	if got := r.Write("B", 3, 1, 0, ""); got.Rejected {
 		t.Fatal("the sale of unit #4 after unit #5 refused")
 	}
-	if got := r.write("C", 4, 0, 0, ""); !got.Rejected || got.Guard != trace.GuardUnique {
+	if got := r.Write("C", 4, 0, 0, ""); !got.Rejected || got.Guard != trace.GuardUnique {
 		t.Fatalf("a second sale of unit #5: %+v", got)
 	}
 }
@@ -134,13 +136,13 @@ func TestGuardTokenRefusesAnOverstampedWrite(t *testing.T) {
 		{"a constant value", "1", "1", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &resource{name: "stock", value: 5, guard: trace.GuardToken}
-			r.read(0, tc.a) // A starts on the row …
-			r.read(0, tc.b) // … B starts on it after A's lease ran out
-			if got := r.write("B", 4, 0, 0, tc.b); got.Rejected {
+			r := &model.Resource{Name: "stock", Value: 5, Guard: trace.GuardToken}
+			r.Read(0, tc.a) // A starts on the row …
+			r.Read(0, tc.b) // … B starts on it after A's lease ran out
+			if got := r.Write("B", 4, 0, 0, tc.b); got.Rejected {
 				t.Fatalf("B's write refused: %+v", got)
 			}
-			got := r.write("A", 4, 0, 0, tc.a)
+			got := r.Write("A", 4, 0, 0, tc.a)
 			if got.Rejected != tc.wantRefused || got.Rejected && (got.Guard != trace.GuardToken || got.Owner != tc.b) {
 				t.Errorf("A's stale write: %+v, want rejected = %v by the token guard", got, tc.wantRefused)
 			}
@@ -153,8 +155,8 @@ func TestGuardTokenRefusesAnOverstampedWrite(t *testing.T) {
 // is not.
 func TestGuardTokenInARun(t *testing.T) {
 	script := func(tl *Timeline) {
-		a := tl.Client("A", Program{Work: 5 * time.Second})
-		tl.Client("B", Program{Start: time.Second, Retry: 10 * time.Second, Work: 5 * time.Second})
+		a := tl.Client("A", model.Program{Work: 5 * time.Second})
+		tl.Client("B", model.Program{Start: time.Second, Retry: 10 * time.Second, Work: 5 * time.Second})
 		a.HoldAt(trace.OpWrite)
 		tl.RunUntil(5500 * time.Millisecond)
 		a.Pause()
@@ -164,7 +166,7 @@ func TestGuardTokenInARun(t *testing.T) {
 		tl.RunToEnd()
 	}
 	for impl, wantRefused := range map[string]bool{"uuid-lua": true, "set-nx-ex": false, "reentrant": true} {
-		tr := run(t, Setup{Guard: trace.GuardToken}, impl, script)
+		tr := run(t, model.Setup{Guard: trace.GuardToken}, impl, script)
 		refused := last(tr).Resource.Rejected == 1
 		if refused != wantRefused || slices.Contains(brokenInvariants(tr), invariant.Resource) == wantRefused {
 			t.Errorf("%s: refused = %v, broken %v; want refused = %v", impl, refused, brokenInvariants(tr), wantRefused)
@@ -191,18 +193,18 @@ func TestParseGuard(t *testing.T) {
 // guard's own words, not a fencing token's.
 func TestSoldOutAndRefusalNarration(t *testing.T) {
 	script := func(tl *Timeline) {
-		tl.Client("A", Program{Work: time.Second})
-		tl.Client("B", Program{Start: 100 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
+		tl.Client("A", model.Program{Work: time.Second})
+		tl.Client("B", model.Program{Start: 100 * time.Millisecond, Retry: 2 * time.Second, Work: time.Second})
 		tl.RunToEnd()
 	}
-	tr := run(t, Setup{Stock: 1}, "uuid-lua", script)
+	tr := run(t, model.Setup{Stock: 1}, "uuid-lua", script)
 	if v := last(tr).Resource.Value; v != 0 {
 		t.Errorf("stock = %d after two buyers of one item with a lock, want 0", v)
 	}
 	if !hasText(tr, "sold out, it sells nothing") {
 		t.Error("no sold-out event")
 	}
-	tr = run(t, Setup{Stock: 1, Guard: trace.GuardInStock}, "no-lock", script)
+	tr = run(t, model.Setup{Stock: 1, Guard: trace.GuardInStock}, "no-lock", script)
 	if !hasText(tr, "UPDATE … WHERE stock > 0 matches no row") || hasText(tr, "fencing token") {
 		t.Errorf("refusal narration:\n%s", strings.Join(texts(tr), "\n"))
 	}

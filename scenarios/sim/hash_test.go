@@ -3,6 +3,8 @@ package sim
 import (
 	"slices"
 	"testing"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 )
 
 // Hash renames owner tokens, and only them: what a command writes or names
@@ -23,12 +25,12 @@ func TestHashTokenRule(t *testing.T) {
 		{[]string{"get", key}, nil},
 		{[]string{"incr", "{" + key + "}:fence"}, nil},
 	} {
-		if got := lockArgs(tc.args, key); !slices.Equal(got, tc.want) {
+		if got := model.LockArgs(tc.args, key); !slices.Equal(got, tc.want) {
 			t.Errorf("lockArgs(%q) = %q, want %q", tc.args, got, tc.want)
 		}
 	}
 	for v, num := range map[string]bool{"3": true, "-1": true, "1700000000.25": true, "A#1": false, "6f1c-uuid": false, "": false} {
-		if isNumber(v) != num {
+		if model.IsNumber(v) != num {
 			t.Errorf("isNumber(%q) = %v", v, !num)
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 
@@ -20,17 +22,17 @@ import (
 func TestClientsWithKeysOfTheirOwn(t *testing.T) {
 	script := func(a, b string) Script {
 		return func(tl *Timeline) {
-			tl.Client("A", Program{Work: 5 * time.Second, Key: a})
-			tl.Client("B", Program{Start: 100 * time.Millisecond, Retry: time.Second, Work: 5 * time.Second, Key: b})
+			tl.Client("A", model.Program{Work: 5 * time.Second, Key: a})
+			tl.Client("B", model.Program{Start: 100 * time.Millisecond, Retry: time.Second, Work: 5 * time.Second, Key: b})
 			tl.RunToEnd()
 		}
 	}
 	for _, impl := range []string{"uuid-lua", "redlock"} {
-		tr := run(t, Setup{}, impl, script("lock:orders", "lock:orders"))
+		tr := run(t, model.Setup{}, impl, script("lock:orders", "lock:orders"))
 		if got := brokenInvariants(tr); len(got) > 0 || !hasText(tr, "B now holds the lock (token B#1), after 6 attempts") {
 			t.Errorf("%s, one coarse key: broken %v, or B did not wait for A:\n%s", impl, got, strings.Join(texts(tr), "\n"))
 		}
-		tr = run(t, Setup{}, impl, script("lock:order:8801", "lock:order:8802"))
+		tr = run(t, model.Setup{}, impl, script("lock:order:8801", "lock:order:8802"))
 		if got := brokenInvariants(tr); len(got) > 0 {
 			t.Errorf("%s, keys of their own: broken %v", impl, got)
 		}
@@ -42,7 +44,7 @@ func TestClientsWithKeysOfTheirOwn(t *testing.T) {
 	}
 	// Without a lock the same two clients on one row lose an update, so
 	// the rows above are apart.
-	tr := run(t, Setup{}, "no-lock", script("lock:order:8801", "lock:order:8801"))
+	tr := run(t, model.Setup{}, "no-lock", script("lock:order:8801", "lock:order:8801"))
 	if !slices.Contains(brokenInvariants(tr), invariant.Resource) {
 		t.Errorf("no-lock on one row: broken %v, want resource", brokenInvariants(tr))
 	}
@@ -52,10 +54,10 @@ func TestClientsWithKeysOfTheirOwn(t *testing.T) {
 // alive, holds a lock of its own; C's does not keep B's from counting as
 // orphaned.
 func TestLivenessPerKey(t *testing.T) {
-	tr := run(t, Setup{Horizon: 2 * time.Minute}, "setnx", func(tl *Timeline) {
-		a := tl.Client("A", Program{Work: 5 * time.Second, Key: "lock:order:8801"})
-		tl.Client("B", Program{Start: time.Second, Retry: 10 * time.Second, Work: time.Second, Key: "lock:order:8801"})
-		tl.Client("C", Program{Work: 100 * time.Second, Key: "lock:order:8802"})
+	tr := run(t, model.Setup{Horizon: 2 * time.Minute}, "setnx", func(tl *Timeline) {
+		a := tl.Client("A", model.Program{Work: 5 * time.Second, Key: "lock:order:8801"})
+		tl.Client("B", model.Program{Start: time.Second, Retry: 10 * time.Second, Work: time.Second, Key: "lock:order:8801"})
+		tl.Client("C", model.Program{Work: 100 * time.Second, Key: "lock:order:8802"})
 		tl.RunUntil(2 * time.Second)
 		a.Crash()
 		tl.RunToEnd()
@@ -69,8 +71,8 @@ func TestLivenessPerKey(t *testing.T) {
 // only: the run's ACL user on a real server has the setup's key alone.
 func TestClientKeysEmbeddedOnly(t *testing.T) {
 	target := &backend.Target{Nodes: []*redis.Options{{Addr: "127.0.0.1:1"}}}
-	_, err := RunOn(context.Background(), target, Setup{ClientKeys: true}, func(tl *Timeline) { tl.RunToEnd() }, impl(t, "uuid-lua"))
-	if !errors.Is(err, ErrOwnKeyEmbedded) {
+	_, err := RunOn(context.Background(), target, model.Setup{ClientKeys: true}, func(tl *Timeline) { tl.RunToEnd() }, impl(t, "uuid-lua"))
+	if !errors.Is(err, model.ErrOwnKeyEmbedded) {
 		t.Errorf("err = %v, want ErrOwnKeyEmbedded", err)
 	}
 }

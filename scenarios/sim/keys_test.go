@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/internal/hostile"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
@@ -32,8 +34,8 @@ func TestGuardRefusesWhatIsNotTheLocks(t *testing.T) {
 	}
 	for _, info := range hostile.Locks() {
 		t.Run(info.Name, func(t *testing.T) {
-			_, err := Run(Setup{}, func(tl *Timeline) {
-				tl.Client("A", Program{})
+			_, err := Run(model.Setup{}, func(tl *Timeline) {
+				tl.Client("A", model.Program{})
 				tl.RunToEnd()
 			}, info)
 			var refused *command.RefusedError

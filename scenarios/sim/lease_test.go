@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 )
 
@@ -15,8 +17,8 @@ import (
 func TestClientLease(t *testing.T) {
 	script := func(lease time.Duration) Script {
 		return func(tl *Timeline) {
-			tl.Client("A", Program{Work: 25 * time.Second, Lease: lease})
-			tl.Client("B", Program{Start: time.Second, Retry: 5 * time.Second, Work: 3 * time.Second})
+			tl.Client("A", model.Program{Work: 25 * time.Second, Lease: lease})
+			tl.Client("B", model.Program{Start: time.Second, Retry: 5 * time.Second, Work: 3 * time.Second})
 			tl.RunToEnd()
 		}
 	}
@@ -31,7 +33,7 @@ func TestClientLease(t *testing.T) {
 		{"redisson", 0, false},
 		{"redisson", 10 * time.Second, true},
 	} {
-		tr := run(t, Setup{}, tc.impl, script(tc.lease))
+		tr := run(t, model.Setup{}, tc.impl, script(tc.lease))
 		if got := slices.Contains(brokenInvariants(tr), invariant.Mutex); got != tc.mutex {
 			t.Errorf("%s with a lease of %v: mutex broken = %v, want %v", tc.impl, tc.lease, got, tc.mutex)
 		}

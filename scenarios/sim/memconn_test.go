@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -15,8 +17,8 @@ import (
 // item 6). go-redis's UNWATCH as it closes the transaction meets the dead
 // connection too.
 func TestTransactionKeepsItsDeadConnection(t *testing.T) {
-	tr := run(t, Setup{Replica: true, Lag: time.Second}, "watch-multi", func(tl *Timeline) {
-		a := tl.Client("A", Program{Attempts: 1, Work: time.Second})
+	tr := run(t, model.Setup{Replica: true, Lag: time.Second}, "watch-multi", func(tl *Timeline) {
+		a := tl.Client("A", model.Program{Attempts: 1, Work: time.Second})
 		a.HoldAfter(trace.OpAcquire, 2) // after WATCH and EXISTS
 		tl.RunUntil(500 * time.Millisecond)
 		tl.Failover()

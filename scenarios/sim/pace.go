@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
@@ -14,9 +16,9 @@ import (
 
 // pace waits for the pacer's go-ahead before actor a's command goes, and
 // holds the run's time still for as long as it waited.
-func (c *wall) pace(a *actor) {
+func (c *wall) pace(a *model.Actor) {
 	p := c.pacer
-	if p == nil || p.Next == nil || a.park != parkGate || a.cmd == nil {
+	if p == nil || p.Next == nil || a.Park != model.ParkGate || a.Cmd == nil {
 		return
 	}
 	ctx := c.w.ctx
@@ -37,20 +39,20 @@ func (c *wall) pace(a *actor) {
 	}()
 	if c.real != nil && !c.real.Start().IsZero() {
 		for _, srv := range c.w.fleet.servers {
-			h, ok := srv.b.(backend.TimeHolder)
-			if !ok || !srv.up || srv.primary >= 0 {
+			h, ok := srv.B.(backend.TimeHolder)
+			if !ok || !srv.Up || srv.Primary >= 0 {
 				continue // a replica follows its primary
 			}
 			thaw, err := h.Freeze()
 			if err != nil {
-				c.w.fail(fmt.Errorf("holding the run's time still on %s: %w", srv.name, err))
+				c.w.fail(fmt.Errorf("holding the run's time still on %s: %w", srv.Name, err))
 				return
 			}
 			thaws = append(thaws, thaw)
 		}
 	}
 	var err error
-	c.paced(func() { err = p.Next(ctx, a.name, command.Format(a.cmd)) })
+	c.paced(func() { err = p.Next(ctx, a.Name, command.Format(a.Cmd)) })
 	if err != nil {
 		c.w.fail(err)
 	}
@@ -60,10 +62,10 @@ func (c *wall) pace(a *actor) {
 // (sched.in); coming back counts as progress, so the run has a whole stall
 // timeout after a long wait to reach its next message.
 func (c *wall) paced(call func()) {
-	c.w.sched.watch.pacing.Add(1)
+	c.w.sched.watch.Pacing.Add(1)
 	defer func() {
-		c.w.sched.watch.pacing.Add(-1)
-		c.w.sched.watch.progress.Add(1)
+		c.w.sched.watch.Pacing.Add(-1)
+		c.w.sched.watch.Progress.Add(1)
 	}()
 	call()
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
@@ -15,11 +17,11 @@ import (
 // as it is recorded; its trace is the unpaced run's.
 func TestPacer(t *testing.T) {
 	script := func(tl *Timeline) {
-		tl.Client("A", Program{Work: time.Second})
-		tl.Client("B", Program{Start: 500 * time.Millisecond, Retry: time.Second, Work: time.Second})
+		tl.Client("A", model.Program{Work: time.Second})
+		tl.Client("B", model.Program{Start: 500 * time.Millisecond, Retry: time.Second, Work: time.Second})
 		tl.RunToEnd()
 	}
-	plain := run(t, Setup{}, "uuid-lua", script)
+	plain := run(t, model.Setup{}, "uuid-lua", script)
 	var asked []string
 	var events int
 	p := &backend.Pacer{
@@ -33,7 +35,7 @@ func TestPacer(t *testing.T) {
 			return nil
 		},
 	}
-	paced, err := RunOn(backend.WithPacer(context.Background(), p), nil, Setup{}, script, impl(t, "uuid-lua"))
+	paced, err := RunOn(backend.WithPacer(context.Background(), p), nil, model.Setup{}, script, impl(t, "uuid-lua"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +54,7 @@ func TestPacer(t *testing.T) {
 	// An error from Next ends the run with it.
 	stop := errors.New("the class is over")
 	_, err = RunOn(backend.WithPacer(context.Background(), &backend.Pacer{Next: func(context.Context, string, string) error { return stop }}),
-		nil, Setup{}, script, impl(t, "uuid-lua"))
+		nil, model.Setup{}, script, impl(t, "uuid-lua"))
 	if !errors.Is(err, stop) {
 		t.Errorf("err = %v, want %v", err, stop)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
@@ -17,12 +19,12 @@ import (
 func TestPrepIsOutsideTheLock(t *testing.T) {
 	script := func(prep, work time.Duration) Script {
 		return func(tl *Timeline) {
-			tl.Client("A", Program{Prep: prep, Work: work})
-			tl.Client("B", Program{Start: time.Second, Retry: 5 * time.Second, Prep: prep, Work: work})
+			tl.Client("A", model.Program{Prep: prep, Work: work})
+			tl.Client("B", model.Program{Start: time.Second, Retry: 5 * time.Second, Prep: prep, Work: work})
 			tl.RunToEnd()
 		}
 	}
-	setup := Setup{TTL: 10 * time.Second}
+	setup := model.Setup{TTL: 10 * time.Second}
 	tr := run(t, setup, "uuid-lua", script(20*time.Second, 5*time.Second))
 	i := slices.IndexFunc(tr.Events, func(e trace.Event) bool { return e.Actor == "A" })
 	first := tr.Events[max(i, 0)]

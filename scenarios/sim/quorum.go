@@ -1,9 +1,9 @@
 package sim
 
 import (
-	"slices"
-	"strings"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/text"
 
@@ -18,17 +18,8 @@ import (
 // OpAcquire (or OpReenter) note, or the end of its previous attempt, and the
 // note that ends it.
 
-// nodeAnswer is what one node answered a client's SET … NX in an attempt.
-type nodeAnswer int
-
-const (
-	answerFailed nodeAnswer = iota // an error: down, cut off, or refused
-	answerNo                       // nil: the key was there
-	answerOK
-)
-
 // beginAttempt marks where client c's acquire attempt starts in the trace.
-func (w *world) beginAttempt(c *client) { c.attemptFrom = len(w.trace.Events) }
+func (w *world) beginAttempt(c *model.Client) { c.AttemptFrom = len(w.trace.Events) }
 
 // quorum ends client c's acquire attempt: on a world of more than one node,
 // it emits one event that counts the nodes whose SET … NX on the lock's key
@@ -37,28 +28,28 @@ func (w *world) beginAttempt(c *client) { c.attemptFrom = len(w.trace.Events) }
 // that acquires some other way) is not narrated. When the attempt took
 // time, or the lock reports its validity (n), the event says how long it
 // took and what was left of the lease.
-func (w *world) quorum(c *client, acquired bool, n note) {
-	from := min(c.attemptFrom, len(w.trace.Events))
+func (w *world) quorum(c *model.Client, acquired bool, n model.Note) {
+	from := min(c.AttemptFrom, len(w.trace.Events))
 	w.beginAttempt(c)
 	if len(w.fleet.route) < 2 {
 		return
 	}
-	answers := map[string]nodeAnswer{}
+	answers := map[string]model.NodeAnswer{}
 	first, last := time.Duration(-1), time.Duration(0)
 	for _, e := range w.trace.Events[from:] {
-		if e.Kind != trace.KindCommand || !actorOf(e.Actor, c.name) || !isSetNX(e.Args, c.key) {
+		if e.Kind != trace.KindCommand || !model.ActorOf(e.Actor, c.Name) || !model.IsSetNX(e.Args, c.Key) {
 			continue
 		}
 		if first < 0 {
 			first = e.T
 		}
 		last = e.T
-		ans := answerFailed
+		ans := model.AnswerFailed
 		switch {
 		case e.Reply == "OK":
-			ans = answerOK
+			ans = model.AnswerOK
 		case e.Reply == "(nil)":
-			ans = answerNo
+			ans = model.AnswerNo
 		}
 		// One answer per node: the best it gave in this attempt.
 		if prev, seen := answers[e.Server]; !seen || ans > prev {
@@ -71,12 +62,12 @@ func (w *world) quorum(c *client, acquired bool, n note) {
 	ok := 0
 	var failed []string
 	for i := range w.fleet.route {
-		name := w.fleet.servers[w.fleet.route[i]].name
+		name := w.fleet.servers[w.fleet.route[i]].Name
 		switch ans, seen := answers[name]; {
 		case !seen:
-		case ans == answerOK:
+		case ans == model.AnswerOK:
 			ok++
-		case ans == answerFailed:
+		case ans == model.AnswerFailed:
 			failed = append(failed, name)
 		}
 	}
@@ -85,26 +76,11 @@ func (w *world) quorum(c *client, acquired bool, n note) {
 	// attempt took is worth saying only when it took any. A majority that
 	// fails for want of validity is said once, with the validity.
 	majority := ok >= nodes/2+1
-	explained := n.hasValidity && majority && n.validity <= 0 && !acquired
-	say := narrate.Quorum(c.name, ok, nodes, failed, acquired || explained)
-	if elapsed := last - first; (n.hasValidity && majority) || elapsed > 0 {
-		v := narrate.Validity(w.setup.TTL, elapsed, n.validity, n.hasValidity && majority, acquired)
+	explained := n.HasValidity && majority && n.Validity <= 0 && !acquired
+	say := narrate.Quorum(c.Name, ok, nodes, failed, acquired || explained)
+	if elapsed := last - first; (n.HasValidity && majority) || elapsed > 0 {
+		v := narrate.Validity(w.setup.TTL, elapsed, n.Validity, n.HasValidity && majority, acquired)
 		say = text.Text{EN: say.EN + v.EN, ZH: say.ZH + v.ZH}
 	}
-	w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.name, Text: say, Short: narrate.ShortQuorum(ok, nodes)})
-}
-
-// actorOf says whether actor is client c's business goroutine or one of the
-// goroutines it started ("A.watchdog", "A/redis-3").
-func actorOf(actor, c string) bool {
-	client, _, _ := trace.SplitActor(actor)
-	return client == c
-}
-
-// isSetNX says whether args are a SET of key with NX.
-func isSetNX(args []string, key string) bool {
-	if len(args) < 3 || !strings.EqualFold(args[0], "set") || args[1] != key {
-		return false
-	}
-	return slices.ContainsFunc(args[3:], func(a string) bool { return strings.EqualFold(a, "nx") })
+	w.emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: say, Short: narrate.ShortQuorum(ok, nodes)})
 }

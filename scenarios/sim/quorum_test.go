@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
@@ -42,14 +44,14 @@ func quorums(t *testing.T, tr *trace.Trace) []string {
 // Redlock on five nodes: A, cut off from redis-4 and redis-5, gets OK from
 // three — a majority; B, with redis-1..3 down, gets OK from two — not one.
 func TestQuorumIsCounted(t *testing.T) {
-	tr := run(t, Setup{}, "redlock", func(tl *Timeline) {
-		a := tl.Client("A", Program{Work: time.Second})
+	tr := run(t, model.Setup{}, "redlock", func(tl *Timeline) {
+		a := tl.Client("A", model.Program{Work: time.Second})
 		a.Partition(3, 4)
 		tl.RunUntil(2 * time.Second)
 		tl.StopServer(0)
 		tl.StopServer(1)
 		tl.StopServer(2)
-		tl.Client("B", Program{Start: 5 * time.Second, Attempts: 1})
+		tl.Client("B", model.Program{Start: 5 * time.Second, Attempts: 1})
 		tl.RunToEnd()
 	})
 	equal(t, quorums(t, tr), []string{
@@ -75,9 +77,9 @@ func TestQuorumIsCounted(t *testing.T) {
 // A node that answers nil (the key is there) is a no, and is not named. The
 // count is per attempt: each of B's retries starts from zero.
 func TestQuorumCountsEachAttempt(t *testing.T) {
-	tr := run(t, Setup{Nodes: 3}, "redlock", func(tl *Timeline) {
-		tl.Client("A", Program{Work: 15 * time.Second})
-		tl.Client("B", Program{Start: time.Second, Retry: 10 * time.Second})
+	tr := run(t, model.Setup{Nodes: 3}, "redlock", func(tl *Timeline) {
+		tl.Client("A", model.Program{Work: 15 * time.Second})
+		tl.Client("B", model.Program{Start: time.Second, Retry: 10 * time.Second})
 		tl.RunToEnd()
 	})
 	equal(t, quorums(t, tr), []string{
@@ -92,9 +94,9 @@ func TestQuorumCountsEachAttempt(t *testing.T) {
 
 // A single-instance lock has no majority to count.
 func TestQuorumNotForOneNode(t *testing.T) {
-	tr := run(t, Setup{}, "set-nx-ex", func(tl *Timeline) {
-		tl.Client("A", Program{Work: 5 * time.Second})
-		tl.Client("B", Program{Start: time.Second, Retry: 10 * time.Second})
+	tr := run(t, model.Setup{}, "set-nx-ex", func(tl *Timeline) {
+		tl.Client("A", model.Program{Work: 5 * time.Second})
+		tl.Client("B", model.Program{Start: time.Second, Retry: 10 * time.Second})
 		tl.RunToEnd()
 	})
 	if q := quorums(t, tr); len(q) != 0 {
@@ -144,8 +146,8 @@ func (f *spawnLock) Release(ctx context.Context) error {
 // (fanOut, shaped like redsync).
 func TestQuorumCountsTheClientsGoroutines(t *testing.T) {
 	in := lockimpl.Info{Name: "spawn", Nodes: 3, New: func(env lockimpl.Env) lockimpl.Lock { return &spawnLock{env: env} }}
-	tr, err := Run(Setup{}, func(tl *Timeline) {
-		a := tl.Client("A", Program{Work: time.Second})
+	tr, err := Run(model.Setup{}, func(tl *Timeline) {
+		a := tl.Client("A", model.Program{Work: time.Second})
 		a.Partition(2)
 		tl.RunToEnd()
 	}, in)
@@ -164,9 +166,9 @@ func TestQuorumCountsTheClientsGoroutines(t *testing.T) {
 			" | A：3 个节点中 2 个返回 OK——过半数（需要 2 个）；发往 redis-3 的 SET 失败",
 	})
 
-	tr, err = Run(Setup{}, func(tl *Timeline) {
-		tl.Client("A", Program{Work: time.Second})
-		tl.Client("B", Program{Start: 500 * time.Millisecond, Attempts: 1})
+	tr, err = Run(model.Setup{}, func(tl *Timeline) {
+		tl.Client("A", model.Program{Work: time.Second})
+		tl.Client("B", model.Program{Start: 500 * time.Millisecond, Attempts: 1})
 		tl.RunToEnd()
 	}, fanOutInfo)
 	if err != nil {
@@ -194,8 +196,8 @@ func TestQuorumSaysTheValidity(t *testing.T) {
 			" | A：3 个节点中 3 个返回 OK——过半数（需要 2 个）；有效期 = TTL 30 秒 − 耗时 33 秒 − 时钟漂移 0.302 秒 = -3.302 秒：已经没有剩余时间，锁却仍然报告加锁成功"},
 	} {
 		t.Run(tc.impl, func(t *testing.T) {
-			tr := run(t, Setup{Nodes: 3}, tc.impl, func(tl *Timeline) {
-				a := tl.Client("A", Program{Work: time.Second, Attempts: 1})
+			tr := run(t, model.Setup{Nodes: 3}, tc.impl, func(tl *Timeline) {
+				a := tl.Client("A", model.Program{Work: time.Second, Attempts: 1})
 				a.HoldAfter(trace.OpAcquire, 2)
 				tl.RunUntil(time.Second)
 				a.Pause()

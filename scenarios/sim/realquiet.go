@@ -1,10 +1,9 @@
 package sim
 
 import (
-	"runtime"
-	"strings"
-	"sync"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 )
 
 // A real run is not a bubble: the Go runtime does not say when its lock
@@ -17,88 +16,20 @@ import (
 // bubble would call it. One that runs, is runnable, or waits for the
 // network or a system call is not.
 
-// inProcessWaits are the traceback's states of a goroutine that waits
-// in-process.
-var inProcessWaits = []string{"chan receive", "chan send", "select", "sleep", "sync.", "semacquire"}
-
-// waitsInProcess says whether a goroutine in traceback state st waits
-// in-process.
-func waitsInProcess(st string) bool {
-	for _, p := range inProcessWaits {
-		if strings.HasPrefix(st, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // runningBlocked says whether the goroutine of every running actor waits
 // in-process. An actor whose goroutine it cannot find counts as running.
 func (s *sched) runningBlocked() bool {
-	states := goroutineStates()
+	states := model.GoroutineStates()
 	for _, a := range s.actors {
-		if a.state != stateRunning {
+		if a.State != model.StateRunning {
 			continue
 		}
-		id, ok := s.goroutines.ids.Load(a)
-		if !ok || !waitsInProcess(states[id.(string)]) {
+		id, ok := s.goroutines.IDs.Load(a)
+		if !ok || !model.WaitsInProcess(states[id.(string)]) {
 			return false
 		}
 	}
 	return true
-}
-
-// statesCache keeps the last traceback's states for statesFresh: real runs
-// side by side (locktest runs every lesson at once) share one reading, as
-// each stops the world.
-var statesCache struct {
-	sync.Mutex
-	at     time.Time
-	states map[string]string
-}
-
-const statesFresh = time.Millisecond
-
-// sendFrame is actorSide.send's frame in a traceback.
-const sendFrame = "lockstep/scenarios/sim.(*actorSide).send("
-
-// goroutineStates maps each goroutine's id to its state in the traceback
-// ("chan receive", "IO wait", "running" …).
-func goroutineStates() map[string]string {
-	statesCache.Lock()
-	defer statesCache.Unlock()
-	if time.Since(statesCache.at) < statesFresh {
-		return statesCache.states
-	}
-	states := map[string]string{}
-	for _, rec := range strings.Split(allStacks(), "\n\n") {
-		head, _, _ := strings.Cut(rec, "\n")
-		id, rest, ok := strings.Cut(strings.TrimPrefix(head, "goroutine "), " [")
-		if !ok {
-			continue
-		}
-		st, _, _ := strings.Cut(strings.TrimSuffix(rest, "]:"), ",")
-		if strings.Contains(rec, sendFrame) {
-			// On its way to the scheduler, which is not listening while
-			// it reads this: not blocked in lock code.
-			st = "sending"
-		}
-		states[id] = st
-	}
-	statesCache.at, statesCache.states = time.Now(), states
-	return states
-}
-
-// allStacks is runtime.Stack's traceback of every goroutine.
-func allStacks() string {
-	buf := make([]byte, 1<<16)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			return string(buf[:n])
-		}
-		buf = make([]byte, 2*len(buf))
-	}
 }
 
 // awaitLibReal is awaitLib on real servers: the wall clock runs on to the
@@ -107,7 +38,7 @@ func allStacks() string {
 // run goes on). Past the horizon it waits up to the stall bound for one
 // more message, answered as the shutdown would (redis.ErrClosed): the
 // lesson is over. Lock code that sends nothing by then is blocked for good.
-func (s *sched) awaitLibReal(a *actor, horizon time.Duration) bool {
+func (s *sched) awaitLibReal(a *model.Actor, horizon time.Duration) bool {
 	r := s.w.wall.real
 	if m, ok := s.receiveBy(r.WallAt(horizon)); ok {
 		s.w.wall.catchUp()
@@ -117,8 +48,8 @@ func (s *sched) awaitLibReal(a *actor, horizon time.Duration) bool {
 	if s.w.err != nil {
 		return false
 	}
-	if m, ok := s.receiveBy(time.Now().Add(s.watch.bound)); ok {
-		closed(m)
+	if m, ok := s.receiveBy(time.Now().Add(s.watch.Bound)); ok {
+		model.Closed(m)
 	} else if s.w.err == nil {
 		s.w.stuck(a)
 	}
@@ -127,7 +58,7 @@ func (s *sched) awaitLibReal(a *actor, horizon time.Duration) bool {
 
 // receiveBy waits on the wall clock until deadline for a message of lock
 // code's.
-func (s *sched) receiveBy(deadline time.Time) (msg, bool) {
+func (s *sched) receiveBy(deadline time.Time) (model.Msg, bool) {
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
 	select {
@@ -137,5 +68,5 @@ func (s *sched) receiveBy(deadline time.Time) (msg, bool) {
 	case <-s.w.wall.real.Ctx.Done():
 		s.w.fail(s.w.wall.real.Ctx.Err())
 	}
-	return msg{}, false
+	return model.Msg{}, false
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 )
 
 // goid is the calling goroutine's id.
@@ -20,7 +22,7 @@ func stateOf(t *testing.T, id, want string) {
 	t.Helper()
 	var got string
 	for end := time.Now().Add(time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if got = goroutineStates()[id]; got == want {
+		if got = model.GoroutineStates()[id]; got == want {
 			return
 		}
 	}
@@ -33,16 +35,16 @@ func stateOf(t *testing.T, id, want string) {
 // traceback: taken as blocked, its message would come in after the
 // scheduler had let another actor go.
 func TestGoroutineStatesTellASendFromAWait(t *testing.T) {
-	w := &world{sched: sched{ch: make(chan msg)}, act: actorSide{done: make(chan struct{})}}
+	w := &world{sched: sched{ch: make(chan model.Msg)}, act: actorSide{done: make(chan struct{})}}
 	w.fleet.w, w.act.w, w.sched.w, w.wall.w = w, w, w, w
 	never := make(chan struct{})
 	sendID, waitID := make(chan string), make(chan string)
-	go func() { sendID <- goid(); w.act.send(msg{kind: msgExit}) }()
+	go func() { sendID <- goid(); w.act.send(model.Msg{Kind: model.MsgExit}) }()
 	go func() { waitID <- goid(); <-never }()
 	sending, waiting := <-sendID, <-waitID
 	stateOf(t, sending, "sending")
 	stateOf(t, waiting, "chan receive")
-	if waitsInProcess("sending") || !waitsInProcess("chan receive") || !waitsInProcess("select") || waitsInProcess("IO wait") || waitsInProcess("running") {
+	if model.WaitsInProcess("sending") || !model.WaitsInProcess("chan receive") || !model.WaitsInProcess("select") || model.WaitsInProcess("IO wait") || model.WaitsInProcess("running") {
 		t.Error("waitsInProcess: a send, the network or a running goroutine is no wait in-process")
 	}
 	close(w.act.done)

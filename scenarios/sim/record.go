@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
@@ -18,20 +20,20 @@ import (
 // key or value that has not changed since prev is prev's string, so that
 // every snapshot shares one copy of it (a real server's reading is a new
 // one each time). A server that cannot be read stops the run.
-func (f *fleet) readKeys(srv *server, prev []trace.KeyState) []trace.KeyState {
-	if !srv.up {
+func (f *fleet) readKeys(srv *model.Server, prev []trace.KeyState) []trace.KeyState {
+	if !srv.Up {
 		return nil
 	}
 	if f.w.wall.real != nil {
-		srv.readAt = time.Now()
+		srv.ReadAt = time.Now()
 	}
-	keys, err := srv.b.Read(f.w.now)
+	keys, err := srv.B.Read(f.w.now)
 	if err != nil {
-		f.w.fail(f.w.wall.runErr(fmt.Errorf("read %s: %w", srv.name, err)))
+		f.w.fail(f.w.wall.runErr(fmt.Errorf("read %s: %w", srv.Name, err)))
 		return prev
 	}
 	for i := range keys {
-		if old, ok := findKey(prev, keys[i].Key); ok {
+		if old, ok := model.FindKey(prev, keys[i].Key); ok {
 			keys[i].Key, keys[i].Writer = old.Key, old.Writer
 			if keys[i].Value == old.Value {
 				keys[i].Value = old.Value
@@ -39,15 +41,6 @@ func (f *fleet) readKeys(srv *server, prev []trace.KeyState) []trace.KeyState {
 		}
 	}
 	return keys
-}
-
-func findKey(keys []trace.KeyState, k string) (trace.KeyState, bool) {
-	for _, ks := range keys {
-		if ks.Key == k {
-			return ks, true
-		}
-	}
-	return trace.KeyState{}, false
 }
 
 // emit appends an event with a snapshot of the world, then judges the
@@ -66,7 +59,7 @@ func (w *world) record(e trace.Event) int {
 	e.Step = len(w.trace.Events)
 	e.T = w.now
 	e.Snap = w.snapshot()
-	w.names.canonEvent(&e)
+	w.names.CanonEvent(&e)
 	w.trace.Events = append(w.trace.Events, e)
 	if w.wall.pacer != nil && w.wall.pacer.Event != nil {
 		header := w.trace
@@ -79,42 +72,30 @@ func (w *world) record(e trace.Event) int {
 func (w *world) snapshot() trace.Snapshot {
 	var s trace.Snapshot
 	for _, srv := range w.fleet.servers {
-		st := trace.ServerState{Name: srv.name, Role: srv.role, Up: srv.up,
-			Keys: slices.Clone(srv.keys), ClockAhead: srv.ahead}
-		if srv.primary >= 0 {
-			st.ReplicaOf = w.fleet.servers[srv.primary].name
-			st.Lag = srv.lag
+		st := trace.ServerState{Name: srv.Name, Role: srv.Role, Up: srv.Up,
+			Keys: slices.Clone(srv.Keys), ClockAhead: srv.Ahead}
+		if srv.Primary >= 0 {
+			st.ReplicaOf = w.fleet.servers[srv.Primary].Name
+			st.Lag = srv.Lag
 			for _, e := range w.fleet.repl {
-				if e.replica == w.fleet.indexOf(srv) {
+				if e.Replica == w.fleet.indexOf(srv) {
 					st.Pending++
 				}
 			}
-			if f, ok := srv.b.(backend.Follower); ok {
+			if f, ok := srv.B.(backend.Follower); ok {
 				st.Pending = f.Pending()
 			}
 		}
 		s.Servers = append(s.Servers, st)
 	}
 	for _, c := range w.clients {
-		cs := trace.ClientState{Name: c.name, Belief: c.belief, Op: c.op, Token: c.token,
-			Fence: c.fence, Paused: c.paused, Crashed: c.crashed, Held: c.biz.held,
-			Hung: c.hung}
+		cs := trace.ClientState{Name: c.Name, Belief: c.Belief, Op: c.Op, Token: c.Token,
+			Fence: c.Fence, Paused: c.Paused, Crashed: c.Crashed, Held: c.Biz.Held,
+			Hung: c.Hung}
 		s.Clients = append(s.Clients, cs)
 	}
-	s.Resource = w.res.state()
+	s.Resource = w.res.State()
 	return s
 }
 
-func (f *fleet) indexOf(srv *server) int { return slices.Index(f.servers, srv) }
-
-func sameKeys(a, b []trace.KeyState) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i].Key != b[i].Key || a[i].Value != b[i].Value {
-			return false
-		}
-	}
-	return true
-}
+func (f *fleet) indexOf(srv *model.Server) int { return slices.Index(f.servers, srv) }

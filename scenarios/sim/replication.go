@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
@@ -19,9 +21,9 @@ import (
 type fleet struct {
 	w *world
 
-	servers []*server
+	servers []*model.Server
 	route   []int // logical node → server serving it
-	repl    []replEntry
+	repl    []model.ReplEntry
 	replSeq int // entries ever queued for replication
 	// promoting: the first node's primary has died, and Sentinel promotes
 	// its replica at promoteAt (its down-after past the death).
@@ -36,39 +38,25 @@ type fleet struct {
 	diedAt       time.Duration
 }
 
-// replEntry is one write on its way from a primary to its replica. Redis
-// replicates asynchronously: the primary answers the client first and ships
-// the write afterwards, so for a while (the lag) the replica does not have it.
-type replEntry struct {
-	seq      int // order of queuing, for WAIT
-	due      time.Duration
-	replica  int
-	key      string
-	deleted  bool
-	state    trace.KeyState // as the snapshot showed it
-	value    backend.Stored // whole, for the replica
-	expireAt time.Duration  // absolute virtual time, 0 for none
-}
-
 // enqueueReplication schedules the changes a command made on primary p.
 func (f *fleet) enqueueReplication(p int, changes []narrate.Change) {
 	if f.w.wall.real != nil {
 		return // the relay carries real replication
 	}
-	r := f.servers[p].replica
-	if !f.servers[r].up {
+	r := f.servers[p].Replica
+	if !f.servers[r].Up {
 		return
 	}
 	for _, ch := range changes {
 		f.replSeq++
-		e := replEntry{seq: f.replSeq, due: f.w.now + f.servers[r].lag, replica: r, key: ch.Key}
+		e := model.ReplEntry{Seq: f.replSeq, Due: f.w.now + f.servers[r].Lag, Replica: r, Key: ch.Key}
 		if ch.Kind == narrate.ChangeDeleted {
-			e.deleted = true
+			e.Deleted = true
 		} else {
-			e.state = ch.After
-			e.value = f.servers[p].b.(*backend.Embedded).Stored(ch.Key)
+			e.State = ch.After
+			e.Value = f.servers[p].B.(*backend.Embedded).Stored(ch.Key)
 			if ch.After.TTL > 0 {
-				e.expireAt = f.w.now + ch.After.TTL
+				e.ExpireAt = f.w.now + ch.After.TTL
 			}
 		}
 		f.repl = append(f.repl, e)
@@ -81,34 +69,34 @@ func (f *fleet) enqueueReplication(p int, changes []narrate.Change) {
 func (f *fleet) applyReplication() {
 	var keys []string
 	r := -1
-	for len(f.repl) > 0 && f.repl[0].due <= f.w.now {
+	for len(f.repl) > 0 && f.repl[0].Due <= f.w.now {
 		e := f.repl[0]
 		f.repl = f.repl[1:]
-		srv := f.servers[e.replica]
-		if !srv.up {
+		srv := f.servers[e.Replica]
+		if !srv.Up {
 			continue
 		}
-		mem := srv.b.(*backend.Embedded)
-		switch left := e.expireAt - f.w.now; {
-		case e.deleted || e.expireAt > 0 && left <= 0:
-			mem.Del(e.key)
-		case e.expireAt > 0:
-			mem.Put(e.key, e.value, left)
+		mem := srv.B.(*backend.Embedded)
+		switch left := e.ExpireAt - f.w.now; {
+		case e.Deleted || e.ExpireAt > 0 && left <= 0:
+			mem.Del(e.Key)
+		case e.ExpireAt > 0:
+			mem.Put(e.Key, e.Value, left)
 		default:
-			mem.Put(e.key, e.value, 0)
+			mem.Put(e.Key, e.Value, 0)
 		}
-		srv.keys = f.readKeys(srv, srv.keys)
-		for i := range srv.keys {
-			if srv.keys[i].Key == e.key {
-				srv.keys[i].Writer = e.state.Writer
+		srv.Keys = f.readKeys(srv, srv.Keys)
+		for i := range srv.Keys {
+			if srv.Keys[i].Key == e.Key {
+				srv.Keys[i].Writer = e.State.Writer
 			}
 		}
-		keys = append(keys, e.key)
-		r = e.replica
+		keys = append(keys, e.Key)
+		r = e.Replica
 	}
 	if r >= 0 {
-		f.w.emit(trace.Event{Kind: trace.KindReplicate, Server: f.servers[r].name,
-			Text: narrate.Replicated(f.servers[r].name, keys), Short: text.Text{EN: "replicated", ZH: "已复制"}})
+		f.w.emit(trace.Event{Kind: trace.KindReplicate, Server: f.servers[r].Name,
+			Text: narrate.Replicated(f.servers[r].Name, keys), Short: text.Text{EN: "replicated", ZH: "已复制"}})
 	}
 }
 
@@ -119,14 +107,14 @@ func (f *fleet) applyReplication() {
 // client's command there meanwhile meets a dead server, as it would.
 func (f *fleet) failover() {
 	dead := f.servers[f.route[0]]
-	if !dead.up {
+	if !dead.Up {
 		return // dead already; Sentinel is on it, or it has no replica
 	}
-	dead.up = false
-	dead.keys = nil
-	if dead.replica < 0 {
-		dead.b.Stop() // it may come back: Rejoin
-		f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: narrate.NodeDown(dead.name),
+	dead.Up = false
+	dead.Keys = nil
+	if dead.Replica < 0 {
+		dead.B.Stop() // it may come back: Rejoin
+		f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.Name, Text: narrate.NodeDown(dead.Name),
 			Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 		return
 	}
@@ -136,14 +124,14 @@ func (f *fleet) failover() {
 	} else {
 		lost = f.cutReplication(dead)
 	}
-	dead.b.Kill()
-	dead.role = "primary (down)"
+	dead.B.Kill()
+	dead.Role = "primary (down)"
 	f.promoting, f.promoteAt, f.diedAt = true, f.w.now+f.w.setup.DownAfter, f.w.now
-	died := narrate.PrimaryDied(dead.name, lost, f.w.setup.DownAfter)
+	died := narrate.PrimaryDied(dead.Name, lost, f.w.setup.DownAfter)
 	if f.sentinel != nil {
-		died = narrate.PrimaryDiedSentinel(dead.name, lost, f.w.setup.DownAfter)
+		died = narrate.PrimaryDiedSentinel(dead.Name, lost, f.w.setup.DownAfter)
 	}
-	f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: died,
+	f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.Name, Text: died,
 		Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 }
 
@@ -152,19 +140,19 @@ func (f *fleet) failover() {
 // arrive. A replica that replicates by itself (a real one) is made a
 // primary now, since its relay is cut (backend.Follower.Promote); no client reaches
 // it before Sentinel's promotion routes the node there.
-func (f *fleet) cutReplication(dead *server) int {
+func (f *fleet) cutReplication(dead *model.Server) int {
 	lost := 0
 	for _, e := range f.repl {
-		if e.replica == dead.replica {
+		if e.Replica == dead.Replica {
 			lost++
 		}
 	}
 	f.repl = nil
-	if fo, ok := f.servers[dead.replica].b.(backend.Follower); ok {
+	if fo, ok := f.servers[dead.Replica].B.(backend.Follower); ok {
 		n, err := fo.Promote()
 		lost = n
 		if err != nil {
-			f.w.fail(fmt.Errorf("promote %s: %w", f.servers[dead.replica].name, err))
+			f.w.fail(fmt.Errorf("promote %s: %w", f.servers[dead.Replica].Name, err))
 		}
 	}
 	return lost
@@ -177,10 +165,10 @@ func (f *fleet) cutReplication(dead *server) int {
 func (f *fleet) promote() {
 	f.promoting = false
 	dead := f.servers[f.route[0]]
-	r := f.servers[dead.replica]
-	r.role, r.primary, r.lag = "primary", -1, 0
-	f.route[0] = dead.replica
-	f.w.emit(trace.Event{Kind: trace.KindFault, Server: r.name, Text: narrate.Promoted(dead.name, r.name, f.w.setup.DownAfter),
+	r := f.servers[dead.Replica]
+	r.Role, r.Primary, r.Lag = "primary", -1, 0
+	f.route[0] = dead.Replica
+	f.w.emit(trace.Event{Kind: trace.KindFault, Server: r.Name, Text: narrate.Promoted(dead.Name, r.Name, f.w.setup.DownAfter),
 		Short: text.Text{EN: "promoted", ZH: "升为主库"}})
 }
 
@@ -189,15 +177,15 @@ func (f *fleet) promote() {
 // without one (a Redlock node) it restarts empty.
 func (f *fleet) rejoin() {
 	dead := f.servers[0]
-	if dead.up {
+	if dead.Up {
 		return
 	}
 	if f.promoting {
 		f.w.fail(fmt.Errorf("scenario: rejoin at %s comes before Sentinel promotes %s's replica at %s (down-after %s)",
-			narrate.Secs(f.w.now), dead.name, narrate.Secs(f.promoteAt), narrate.Secs(f.w.setup.DownAfter)))
+			narrate.Secs(f.w.now), dead.Name, narrate.Secs(f.promoteAt), narrate.Secs(f.w.setup.DownAfter)))
 		return
 	}
-	if dead.replica < 0 {
+	if dead.Replica < 0 {
 		(&Timeline{w: f.w}).RestartServer(0)
 		return
 	}
@@ -205,18 +193,18 @@ func (f *fleet) rejoin() {
 	primary := f.servers[p]
 	mem := f.newMem()
 	mem.Advance(f.w.now, 0)
-	from := primary.b.(*backend.Embedded)
-	for _, k := range primary.keys {
+	from := primary.B.(*backend.Embedded)
+	for _, k := range primary.Keys {
 		mem.Put(k.Key, from.Stored(k.Key), max(k.TTL, 0))
 	}
-	dead.b = mem
-	dead.up = true
-	dead.role, dead.primary, dead.replica, dead.lag = "replica", p, -1, primary.lag
-	if dead.lag == 0 {
-		dead.lag = f.w.setup.Lag
+	dead.B = mem
+	dead.Up = true
+	dead.Role, dead.Primary, dead.Replica, dead.Lag = "replica", p, -1, primary.Lag
+	if dead.Lag == 0 {
+		dead.Lag = f.w.setup.Lag
 	}
-	primary.replica = 0
-	dead.keys = f.readKeys(dead, primary.keys)
-	f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.name, Text: narrate.Rejoined(dead.name, primary.name),
+	primary.Replica = 0
+	dead.Keys = f.readKeys(dead, primary.Keys)
+	f.w.emit(trace.Event{Kind: trace.KindFault, Server: dead.Name, Text: narrate.Rejoined(dead.Name, primary.Name),
 		Short: text.Text{EN: "rejoins → replica", ZH: "重新加入 → 从库"}})
 }

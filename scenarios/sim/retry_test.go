@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 )
 
@@ -11,12 +13,12 @@ import (
 // wait, drawn the same way on every run.
 func TestRetryWait(t *testing.T) {
 	ms := time.Millisecond
-	fixed := Program{Retry: 200 * ms}
-	backoff := Program{Retry: 200 * ms, Backoff: 1600 * ms}
+	fixed := model.Program{Retry: 200 * ms}
+	backoff := model.Program{Retry: 200 * ms, Backoff: 1600 * ms}
 	var gotFixed, gotBackoff []time.Duration
 	for attempt := 1; attempt <= 6; attempt++ {
-		gotFixed = append(gotFixed, fixed.retryWait(attempt, nil))
-		gotBackoff = append(gotBackoff, backoff.retryWait(attempt, nil))
+		gotFixed = append(gotFixed, fixed.RetryWait(attempt, nil))
+		gotBackoff = append(gotBackoff, backoff.RetryWait(attempt, nil))
 	}
 	wantBackoff := []time.Duration{200 * ms, 400 * ms, 800 * ms, 1600 * ms, 1600 * ms, 1600 * ms}
 	for i := range gotFixed {
@@ -27,12 +29,12 @@ func TestRetryWait(t *testing.T) {
 			t.Errorf("backoff, attempt %d: %v, want %v", i+1, gotBackoff[i], wantBackoff[i])
 		}
 	}
-	jittered := Program{Retry: 200 * ms, Backoff: 1600 * ms, Jitter: true}
-	a, b := jitterSource("C"), jitterSource("C")
+	jittered := model.Program{Retry: 200 * ms, Backoff: 1600 * ms, Jitter: true}
+	a, b := model.JitterSource("C"), model.JitterSource("C")
 	varied := false
 	for attempt := 1; attempt <= 50; attempt++ {
-		full := backoff.retryWait(attempt, nil)
-		x, y := jittered.retryWait(attempt, a), jittered.retryWait(attempt, b)
+		full := backoff.RetryWait(attempt, nil)
+		x, y := jittered.RetryWait(attempt, a), jittered.RetryWait(attempt, b)
 		if x != y {
 			t.Fatalf("attempt %d: two draws from C's sequence differ: %v, %v", attempt, x, y)
 		}
@@ -44,7 +46,7 @@ func TestRetryWait(t *testing.T) {
 	if !varied {
 		t.Error("jitter never changed a wait")
 	}
-	if jitterSource("C").Int64() == jitterSource("D").Int64() {
+	if model.JitterSource("C").Int64() == model.JitterSource("D").Int64() {
 		t.Error("C and D draw the same sequence")
 	}
 }

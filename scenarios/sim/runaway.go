@@ -6,6 +6,8 @@ import (
 	"net"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
@@ -20,24 +22,24 @@ import (
 
 // runaway says whether actor a's command in m timed out because its script
 // kept the server busy, and if so stops the script and fails the run.
-func (w *world) runaway(a *actor, m msg, srv *server) bool {
+func (w *world) runaway(a *model.Actor, m model.Msg, srv *model.Server) bool {
 	var ne net.Error
-	if w.wall.real == nil || !errors.As(m.err, &ne) || !ne.Timeout() || !command.RunsScript(m.cmd) {
+	if w.wall.real == nil || !errors.As(m.Err, &ne) || !ne.Timeout() || !command.RunsScript(m.Cmd) {
 		return false
 	}
-	stopper, ok := srv.b.(backend.ScriptStopper)
+	stopper, ok := srv.B.(backend.ScriptStopper)
 	if !ok {
 		return false
 	}
 	how, err := stopper.StopScript()
 	if how == "" {
 		if err != nil {
-			w.fail(w.wall.runErr(fmt.Errorf("%s: %s's %s timed out, and stopping a script there failed: %w", srv.b.Addr(), a.name, strings.ToUpper(m.cmd.Name()), err)))
+			w.fail(w.wall.runErr(fmt.Errorf("%s: %s's %s timed out, and stopping a script there failed: %w", srv.B.Addr(), a.Name, strings.ToUpper(m.Cmd.Name()), err)))
 			return true
 		}
 		return false
 	}
-	w.fail(&command.RunawayScriptError{Impl: w.impl.Name, Actor: a.name, Command: strings.ToUpper(m.cmd.Name()),
-		Server: srv.name, How: how, Err: m.err.Error()})
+	w.fail(&command.RunawayScriptError{Impl: w.impl.Name, Actor: a.Name, Command: strings.ToUpper(m.Cmd.Name()),
+		Server: srv.Name, How: how, Err: m.Err.Error()})
 	return true
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/internal/bubble"
 	"github.com/lockstep-sim/lockstep/text"
 
@@ -29,32 +31,32 @@ import (
 // the world is world.handle's.
 type sched struct {
 	w  *world
-	ch chan msg // actor → scheduler, unbuffered: the order things happened
+	ch chan model.Msg // actor → scheduler, unbuffered: the order things happened
 	// bub is the synctest bubble an embedded world runs in (nil on real
 	// servers); see bubbled.go. inbox holds messages received while time
 	// passed, in the order they are handled.
 	bub   *bubble.Bubble
-	inbox []msg
+	inbox []model.Msg
 	// goroutines are the actors' goroutines, for a stall's error and the
 	// gate (stuck.go).
-	goroutines goroutines
+	goroutines model.Goroutines
 	// watch gives up a run that stalls (bubbled.go).
-	watch stallWatch
+	watch model.StallWatch
 
-	actors  []*actor // every actor ever made, in creation order
-	queue   []*actor // the line: parked actors that may be let go
-	running int      // actors running now
+	actors  []*model.Actor // every actor ever made, in creation order
+	queue   []*model.Actor // the line: parked actors that may be let go
+	running int            // actors running now
 	// Flights (see actor): pending ones reached the gate and wait for their
 	// place in line; flights says some lock code of this run sends from
 	// goroutines of its own; loose, that such a goroutine may be running now.
-	pending        []*actor
+	pending        []*model.Actor
 	flights, loose bool
 	// fanRunning counts the calls of Env.Fan that run lock code now: not
 	// parked at the gate, not returned.
 	fanRunning int
 	// deferred: cancellations (msgUngate, msgGiveUp) of clients the run
 	// has stopped, handled when they go on (ctxEnded).
-	deferred []msg
+	deferred []model.Msg
 }
 
 // settle runs actors, one at a time, until none can move without time
@@ -80,15 +82,15 @@ func (w *world) settle() {
 
 // waitsForFlights says whether client c has commands from goroutines of its
 // lock code parked at the gate.
-func (s *sched) waitsForFlights(c *client) bool {
+func (s *sched) waitsForFlights(c *model.Client) bool {
 	for _, a := range s.actors {
-		if a.flight && a.client == c && (a.state == stateParked || a.state == stateSleeping) {
+		if a.Flight && a.Client == c && (a.State == model.StateParked || a.State == model.StateSleeping) {
 			// Parked at the gate, or on its way to a slow server.
 			return true
 		}
 	}
 	for _, a := range s.pending {
-		if a.client == c {
+		if a.Client == c {
 			return true
 		}
 	}
@@ -98,21 +100,21 @@ func (s *sched) waitsForFlights(c *client) bool {
 // seat names f base, or base#2, base#3 … while an actor not done has the
 // name, and gives it its place among the actors: a done one's of the same
 // name, or a new one.
-func (s *sched) seat(f *actor, base string) {
-	f.name = base
+func (s *sched) seat(f *model.Actor, base string) {
+	f.Name = base
 	for n := 2; ; n++ {
-		i := slices.IndexFunc(s.actors, func(b *actor) bool { return b.name == f.name })
+		i := slices.IndexFunc(s.actors, func(b *model.Actor) bool { return b.Name == f.Name })
 		if i < 0 {
-			f.id = len(s.actors)
+			f.ID = len(s.actors)
 			s.actors = append(s.actors, f)
 			return
 		}
-		if s.actors[i].state == stateDone {
-			f.id = s.actors[i].id
+		if s.actors[i].State == model.StateDone {
+			f.ID = s.actors[i].ID
 			s.actors[i] = f
 			return
 		}
-		f.name = fmt.Sprintf("%s#%d", base, n)
+		f.Name = fmt.Sprintf("%s#%d", base, n)
 	}
 }
 
@@ -124,18 +126,18 @@ func (w *world) place() {
 	if len(w.sched.pending) == 0 {
 		return
 	}
-	slices.SortStableFunc(w.sched.pending, func(x, y *actor) int {
-		if x.parent.id != y.parent.id {
-			return x.parent.id - y.parent.id
+	slices.SortStableFunc(w.sched.pending, func(x, y *model.Actor) int {
+		if x.Parent.ID != y.Parent.ID {
+			return x.Parent.ID - y.Parent.ID
 		}
-		if x.node != y.node {
-			return x.node - y.node
+		if x.Node != y.Node {
+			return x.Node - y.Node
 		}
-		return strings.Compare(command.Format(x.cmd), command.Format(y.cmd))
+		return strings.Compare(command.Format(x.Cmd), command.Format(y.Cmd))
 	})
 	for _, f := range w.sched.pending {
-		w.sched.seat(f, f.parent.name+"/"+w.fleet.servers[w.fleet.route[f.node]].name)
-		f.op = f.parent.op
+		w.sched.seat(f, f.Parent.Name+"/"+w.fleet.servers[w.fleet.route[f.Node]].Name)
+		f.Op = f.Parent.Op
 		w.checkHold(f)
 	}
 	w.sched.queue = slices.Insert(w.sched.queue, 0, w.sched.pending...)
@@ -146,30 +148,30 @@ func (w *world) place() {
 // command: the flight is over. A call of Env.Fan runs on where the engine
 // sees it; any other goroutine is one whoever waits for may have been
 // waiting for.
-func (s *sched) loosen(f *actor) {
+func (s *sched) loosen(f *model.Actor) {
 	s.loosenGoroutine(f)
-	if !f.fan {
-		s.wakeLib(f.client)
+	if !f.Fan {
+		s.wakeLib(f.Client)
 	}
 }
 
 // loosenGoroutine marks a flight's goroutine as running lock code again.
-func (s *sched) loosenGoroutine(f *actor) {
-	if f.fan {
-		f.state = stateDone
+func (s *sched) loosenGoroutine(f *model.Actor) {
+	if f.Fan {
+		f.State = model.StateDone
 		s.fanRunning++
 		return
 	}
-	f.state = stateLoose
+	f.State = model.StateLoose
 	s.loose = true
 }
 
 // wakeLib lets the actors of c that are blocked in lock code run again: a
 // goroutine they wait for has gone on.
-func (s *sched) wakeLib(c *client) {
+func (s *sched) wakeLib(c *model.Client) {
 	for _, a := range s.actors {
-		if a.client == c && a.state == stateLib {
-			a.state = stateRunning
+		if a.Client == c && a.State == model.StateLib {
+			a.State = model.StateRunning
 			s.running++
 		}
 	}
@@ -178,48 +180,33 @@ func (s *sched) wakeLib(c *client) {
 
 // start lets a parked actor go on: it sends its command, passes its program
 // point, or returns from its sleep.
-func (w *world) start(a *actor) {
-	switch a.park {
-	case parkPoint:
+func (w *world) start(a *model.Actor) {
+	switch a.Park {
+	case model.ParkPoint:
 		w.passPoint(a)
-	case parkStart, parkNone:
-		a.woke = w.now
-	case parkGate:
-		a.inCmd = true
+	case model.ParkStart, model.ParkNone:
+		a.Woke = w.now
+	case model.ParkGate:
+		a.InCmd = true
 	}
-	a.park, a.sent = parkNone, false
-	a.state = stateRunning
+	a.Park, a.Sent = model.ParkNone, false
+	a.State = model.StateRunning
 	w.sched.running++
-	w.sched.watch.mark(a)
-	a.resume <- nil
-}
-
-// runnable says whether a parked actor may move now. A hung client's call
-// holds up its business goroutine only: every goroutine its lock started —
-// Env.Go's, a go statement's, a time.AfterFunc's — runs on, as a watchdog
-// does in a live process whose business thread is stuck.
-func runnable(a *actor) bool {
-	if a.sent {
-		// A pipeline's command already on the wire: nothing of its
-		// client's keeps it back.
-		return a.state == stateParked
-	}
-	c := a.client
-	held := a.held || a.flight && a.parent.held
-	return a.state == stateParked && !held && !c.paused && !c.crashed && !(c.hung && a == c.biz)
+	w.sched.watch.Mark(a)
+	a.Resume <- nil
 }
 
 // enqueue puts a at the back of the line.
-func (s *sched) enqueue(a *actor) {
+func (s *sched) enqueue(a *model.Actor) {
 	if !slices.Contains(s.queue, a) {
 		s.queue = append(s.queue, a)
 	}
 }
 
 // dequeue takes the first runnable actor in line.
-func (s *sched) dequeue() *actor {
+func (s *sched) dequeue() *model.Actor {
 	for i, a := range s.queue {
-		if runnable(a) {
+		if model.Runnable(a) {
 			s.queue = slices.Delete(s.queue, i, i+1)
 			return a
 		}
@@ -228,57 +215,57 @@ func (s *sched) dequeue() *actor {
 }
 
 // handle applies one message from an actor.
-func (w *world) handle(m msg) {
-	a := m.a
-	if a.state == stateAbandoned {
+func (w *world) handle(m model.Msg) {
+	a := m.A
+	if a.State == model.StateAbandoned {
 		// A stalled actor came back while the shutdown ends the others.
-		if m.kind == msgSpawn {
-			m.child.state = stateAbandoned
+		if m.Kind == model.MsgSpawn {
+			m.Child.State = model.StateAbandoned
 		}
-		closed(m)
+		model.Closed(m)
 		return
 	}
-	if a.client != nil {
-		a.client.takeToken()
+	if a.Client != nil {
+		a.Client.TakeToken()
 	}
-	if a.state == stateLib {
+	if a.State == model.StateLib {
 		// Blocked in lock code by the runtime's account, yet it went on: a
 		// goroutine outside the run woke it. It runs again.
-		a.state = stateRunning
+		a.State = model.StateRunning
 		w.sched.running++
 	}
-	if m.cmd != nil {
-		w.seeTokens(a.client, m.cmd)
+	if m.Cmd != nil {
+		w.seeTokens(a.Client, m.Cmd)
 	}
-	switch m.kind {
-	case msgGate, msgPoint:
+	switch m.Kind {
+	case model.MsgGate, model.MsgPoint:
 		w.sched.running--
-		a.state = stateParked
-		if m.kind == msgGate {
-			a.park, a.cmd, a.node, a.sent = parkGate, m.cmd, m.node, m.sent
+		a.State = model.StateParked
+		if m.Kind == model.MsgGate {
+			a.Park, a.Cmd, a.Node, a.Sent = model.ParkGate, m.Cmd, m.Node, m.Sent
 		} else {
-			a.park, a.point = parkPoint, m.point
+			a.Park, a.Point = model.ParkPoint, m.Point
 		}
 		w.checkHold(a)
 		// The actor that just ran goes on first: it runs until it blocks.
 		w.sched.queue = slices.Insert(w.sched.queue, 0, a)
-	case msgFlight:
-		a.park, a.cmd, a.node, a.sent = parkGate, m.cmd, m.node, m.sent
-		a.id = a.parent.id
+	case model.MsgFlight:
+		a.Park, a.Cmd, a.Node, a.Sent = model.ParkGate, m.Cmd, m.Node, m.Sent
+		a.ID = a.Parent.ID
 		w.sched.pending = append(w.sched.pending, a)
-		if a.fan {
+		if a.Fan {
 			w.sched.fanRunning--
 			break
 		}
 		w.sched.flights, w.sched.loose = true, true
-	case msgCmdDone:
-		a.inCmd = false
+	case model.MsgCmdDone:
+		a.InCmd = false
 		w.commandDone(a, m)
-		if a.orphan {
+		if a.Orphan {
 			// Its goroutine, the gate's, ends.
 			w.sched.running--
-			a.state = stateDone
-		} else if a.flight {
+			a.State = model.StateDone
+		} else if a.Flight {
 			// Its goroutine goes back into lock code; whoever waits for
 			// its answer may go on.
 			w.sched.running--
@@ -286,104 +273,104 @@ func (w *world) handle(m msg) {
 			// Its client may have reached its hold: the next of its
 			// flights in line is where it stops.
 			for _, f := range w.sched.queue {
-				if f.flight && f.parent == a.parent && f.state == stateParked {
+				if f.Flight && f.Parent == a.Parent && f.State == model.StateParked {
 					w.checkHold(f)
 					break
 				}
 			}
 		}
-	case msgSleep:
+	case model.MsgSleep:
 		w.sched.running--
-		a.state, a.deadline = stateSleeping, m.deadline
-	case msgWait:
-		w.sched.startWait(a, m.wait)
-	case msgSlow:
+		a.State, a.Deadline = model.StateSleeping, m.Deadline
+	case model.MsgWait:
+		w.sched.startWait(a, m.Wait)
+	case model.MsgSlow:
 		w.sched.running--
-		a.state, a.deadline, a.sentAt = stateSleeping, m.deadline, w.now
-		w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Server: w.fleet.servers[m.server].name,
-			Text:  narrate.SlowSend(a.name, command.Format(m.cmd), w.fleet.servers[m.server].name, m.deadline-w.now),
+		a.State, a.Deadline, a.SentAt = model.StateSleeping, m.Deadline, w.now
+		w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.Name, Server: w.fleet.servers[m.Server].Name,
+			Text:  narrate.SlowSend(a.Name, command.Format(m.Cmd), w.fleet.servers[m.Server].Name, m.Deadline-w.now),
 			Short: text.Text{EN: "sent…", ZH: "发出…"}})
-	case msgUnsleep:
+	case model.MsgUnsleep:
 		// Cancelled in its sleep, or after the clock woke it but before it
 		// ran: either way it runs now, and the scheduler waits for it (its
 		// canceller goes on at the same time, once it has seen it finish).
 		// Once it has been let go, the go-ahead is its answer.
-		if a.state == stateSleeping || a.state == stateParked {
-			w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *actor) bool { return b == a })
-			a.state, a.park = stateRunning, parkNone
+		if a.State == model.StateSleeping || a.State == model.StateParked {
+			w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *model.Actor) bool { return b == a })
+			a.State, a.Park = model.StateRunning, model.ParkNone
 			w.sched.running++
-			a.resume <- nil
+			a.Resume <- nil
 		}
-	case msgUngate, msgGiveUp:
+	case model.MsgUngate, model.MsgGiveUp:
 		w.sched.ctxEnded(m)
-	case msgNote:
-		w.noted(a, m.note)
-		w.sched.watch.mark(a)
-	case msgSpawn:
-		m.child.id = len(w.sched.actors)
-		w.sched.actors = append(w.sched.actors, m.child)
-		w.sched.enqueue(m.child)
-	case msgFan:
+	case model.MsgNote:
+		w.noted(a, m.Note)
+		w.sched.watch.Mark(a)
+	case model.MsgSpawn:
+		m.Child.ID = len(w.sched.actors)
+		w.sched.actors = append(w.sched.actors, m.Child)
+		w.sched.enqueue(m.Child)
+	case model.MsgFan:
 		w.sched.running--
-		a.state = stateFan
-		w.sched.fanRunning += m.n
-		a.resume <- nil // it starts the calls
-	case msgFanExit:
+		a.State = model.StateFan
+		w.sched.fanRunning += m.N
+		a.Resume <- nil // it starts the calls
+	case model.MsgFanExit:
 		w.sched.fanRunning--
-		if m.err != nil {
-			w.fail(m.err)
+		if m.Err != nil {
+			w.fail(m.Err)
 		}
-		if m.last {
+		if m.Last {
 			// Every call returned: the fan's actor goes on.
-			a.state = stateRunning
+			a.State = model.StateRunning
 			w.sched.running++
-			a.resume <- nil
+			a.Resume <- nil
 		}
-	case msgExit:
-		if m.err != nil {
-			w.fail(m.err)
+	case model.MsgExit:
+		if m.Err != nil {
+			w.fail(m.Err)
 		}
-		if a.state == stateRunning {
+		if a.State == model.StateRunning {
 			w.sched.running--
 		}
-		a.state = stateDone
-		w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *actor) bool { return b == a })
+		a.State = model.StateDone
+		w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *model.Actor) bool { return b == a })
 		// A watchdog that ends because it found the lock gone closed its
 		// lost channel first: that is said, not that it stopped.
-		w.checkLost(a.client)
+		w.checkLost(a.Client)
 		w.bgStopped(a)
 	}
-	w.checkLost(a.client)
-	switch m.kind {
-	case msgCmdDone, msgNote, msgSpawn:
+	w.checkLost(a.Client)
+	switch m.Kind {
+	case model.MsgCmdDone, model.MsgNote, model.MsgSpawn:
 		// The actor waits for this: scheduler and actors take turns, so
 		// the scheduler never reads what a running actor writes.
-		a.resume <- nil
+		a.Resume <- nil
 	}
 }
 
 // wakeDue moves sleepers whose deadline has come into the line, in
 // (deadline, creation) order.
 func (w *world) wakeDue() {
-	var due []*actor
+	var due []*model.Actor
 	for _, a := range w.sched.actors {
-		if a.state == stateSleeping && a.deadline <= w.now && (onTheWire(a) || !a.client.paused && !a.client.crashed) {
+		if a.State == model.StateSleeping && a.Deadline <= w.now && (model.OnTheWire(a) || !a.Client.Paused && !a.Client.Crashed) {
 			due = append(due, a)
 		}
 	}
-	slices.SortStableFunc(due, func(x, y *actor) int {
-		if x.deadline != y.deadline {
-			return int(x.deadline - y.deadline)
+	slices.SortStableFunc(due, func(x, y *model.Actor) int {
+		if x.Deadline != y.Deadline {
+			return int(x.Deadline - y.Deadline)
 		}
-		return x.id - y.id
+		return x.ID - y.ID
 	})
 	for _, a := range due {
-		if a.waitFor != nil {
+		if a.WaitFor != nil {
 			w.sched.finishWait(a, nil) // the WAIT timed out
 			continue
 		}
-		a.state = stateParked
-		a.park = parkNone
+		a.State = model.StateParked
+		a.Park = model.ParkNone
 		w.sched.enqueue(a)
 	}
 }
@@ -393,11 +380,11 @@ func (s *sched) nextSleeper() (time.Duration, bool) {
 	var best time.Duration
 	found := false
 	for _, a := range s.actors {
-		if a.state != stateSleeping || !onTheWire(a) && (a.client.paused || a.client.crashed) {
+		if a.State != model.StateSleeping || !model.OnTheWire(a) && (a.Client.Paused || a.Client.Crashed) {
 			continue
 		}
-		if !found || a.deadline < best {
-			best, found = a.deadline, true
+		if !found || a.Deadline < best {
+			best, found = a.Deadline, true
 		}
 	}
 	return best, found

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
@@ -18,27 +20,23 @@ import (
 // to the replica once they have promoted it, as a Sentinel-aware client
 // does. Lessons without a replica, and Redlock, do not involve them.
 
-// sentinelPoll is how often, in virtual time, a world waiting for the
-// Sentinels' failover looks at what they said.
-const sentinelPoll = 100 * time.Millisecond
-
 // startSentinels has the target's Sentinels watch the run's primary, once
 // its replica is in sync.
 func (f *fleet) startSentinels() error {
 	t := f.w.wall.real.Target
-	if t.Sentinels == nil || f.route == nil || f.servers[f.route[0]].replica < 0 {
+	if t.Sentinels == nil || f.route == nil || f.servers[f.route[0]].Replica < 0 {
 		return nil
 	}
-	p, r := f.servers[f.route[0]], f.servers[f.servers[f.route[0]].replica]
-	if _, ok := r.b.(backend.Cutter); !ok {
-		return fmt.Errorf("%s cannot be failed over by Sentinel: its backend cannot cut the stream", r.b.Addr())
+	p, r := f.servers[f.route[0]], f.servers[f.servers[f.route[0]].Replica]
+	if _, ok := r.B.(backend.Cutter); !ok {
+		return fmt.Errorf("%s cannot be failed over by Sentinel: its backend cannot cut the stream", r.B.Addr())
 	}
 	name := backend.SentinelName(t.Prefix)
 	// The failover timeout outlasts the run: a replica behind the relay
 	// is pointed at the monitored address by Sentinel once it has passed
 	// (+fix-slave-config), which would bypass the lag.
 	timeout := f.w.wall.real.ToReal(f.w.setup.Horizon) + time.Minute
-	watch, err := t.Sentinels(f.w.wall.real, name, p.b.ClientOptions(), r.b.ClientOptions(), f.w.wall.real.ToReal(f.w.setup.DownAfter), timeout)
+	watch, err := t.Sentinels(f.w.wall.real, name, p.B.ClientOptions(), r.B.ClientOptions(), f.w.wall.real.ToReal(f.w.setup.DownAfter), timeout)
 	if err != nil {
 		return fmt.Errorf("Sentinel: %w", err)
 	}
@@ -49,8 +47,8 @@ func (f *fleet) startSentinels() error {
 // sentinelDown is the failover on a run whose Sentinels decide it: the
 // stream to the replica is cut (its unsent writes are lost), the primary
 // goes out of the Sentinels' reach, and the world waits for their word.
-func (f *fleet) sentinelDown(dead *server) int {
-	lost := f.servers[dead.replica].b.(backend.Cutter).Cut()
+func (f *fleet) sentinelDown(dead *model.Server) int {
+	lost := f.servers[dead.Replica].B.(backend.Cutter).Cut()
 	f.repl = nil
 	f.sentinel.Down()
 	return lost
@@ -72,7 +70,7 @@ func (f *fleet) drainSentinels() {
 			continue
 		}
 		f.sentinelSaid[e.Kind] = true
-		f.w.emit(trace.Event{Kind: trace.KindFault, Server: f.servers[f.route[0]].name, Text: text, Short: narrate.Same(e.Kind)})
+		f.w.emit(trace.Event{Kind: trace.KindFault, Server: f.servers[f.route[0]].Name, Text: text, Short: narrate.Same(e.Kind)})
 		if e.Kind == "+switch-master" && f.promoting {
 			f.sentinelPromote(e)
 		}
@@ -83,21 +81,21 @@ func (f *fleet) drainSentinels() {
 // promoted; a promotion of anything else fails the run.
 func (f *fleet) sentinelPromote(e backend.SentinelEvent) {
 	dead := f.servers[f.route[0]]
-	r := f.servers[dead.replica]
-	if o := r.b.ClientOptions(); o == nil || o.Addr != e.Addr {
-		f.w.fail(fmt.Errorf("Sentinel promoted %s, not the replica %s", e.Addr, r.b.Addr()))
+	r := f.servers[dead.Replica]
+	if o := r.B.ClientOptions(); o == nil || o.Addr != e.Addr {
+		f.w.fail(fmt.Errorf("Sentinel promoted %s, not the replica %s", e.Addr, r.B.Addr()))
 		return
 	}
 	f.promoting = false
-	r.role, r.primary, r.lag = "primary", -1, 0
-	f.route[0] = dead.replica
+	r.Role, r.Primary, r.Lag = "primary", -1, 0
+	f.route[0] = dead.Replica
 }
 
 // serverAt names the run's server at addr, or says addr when none is.
 func (f *fleet) serverAt(addr string) string {
 	for _, s := range f.servers {
-		if o := s.b.ClientOptions(); o != nil && o.Addr == addr {
-			return s.name
+		if o := s.B.ClientOptions(); o != nil && o.Addr == addr {
+			return s.Name
 		}
 	}
 	return addr

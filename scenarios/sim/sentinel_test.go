@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
@@ -15,12 +17,12 @@ import (
 // node still means the dead primary, and a client's write fails as it would
 // (a refused dial); from the promotion on it reaches the new primary.
 func TestSentinelPromotesAfterDownAfter(t *testing.T) {
-	setup := Setup{Replica: true, Lag: time.Second, DownAfter: 2 * time.Second}
+	setup := model.Setup{Replica: true, Lag: time.Second, DownAfter: 2 * time.Second}
 	tr := run(t, setup, "set-nx-ex", func(tl *Timeline) {
-		tl.Client("A", Program{Work: 10 * time.Second})
+		tl.Client("A", model.Program{Work: 10 * time.Second})
 		tl.RunUntil(500 * time.Millisecond)
 		tl.Failover()
-		tl.Client("B", Program{Start: time.Second, Retry: time.Second, Work: time.Second})
+		tl.Client("B", model.Program{Start: time.Second, Retry: time.Second, Work: time.Second})
 		tl.RunToEnd()
 	})
 	equal(t, commands(tr), []string{
@@ -46,7 +48,7 @@ func TestSentinelPromotesAfterDownAfter(t *testing.T) {
 // Sentinel's own default for down-after-milliseconds is 30 s; a setup that
 // says nothing gets it.
 func TestDownAfterDefaultsToSentinels(t *testing.T) {
-	if got := (Setup{Replica: true}).WithDefaults().DownAfter; got != 30*time.Second {
+	if got := (model.Setup{Replica: true}).WithDefaults().DownAfter; got != 30*time.Second {
 		t.Errorf("default DownAfter = %s, want 30s", got)
 	}
 }
@@ -54,8 +56,8 @@ func TestDownAfterDefaultsToSentinels(t *testing.T) {
 // A failover while the first one waits for Sentinel changes nothing, and
 // the narration of the death says how long Sentinel waits.
 func TestFailoverNarratesTheWait(t *testing.T) {
-	tr := run(t, Setup{Replica: true, Lag: time.Second, DownAfter: time.Second}, "uuid-lua", func(tl *Timeline) {
-		tl.Client("A", Program{Work: 5 * time.Second})
+	tr := run(t, model.Setup{Replica: true, Lag: time.Second, DownAfter: time.Second}, "uuid-lua", func(tl *Timeline) {
+		tl.Client("A", model.Program{Work: 5 * time.Second})
 		tl.RunUntil(100 * time.Millisecond)
 		tl.Failover()
 		tl.Failover()

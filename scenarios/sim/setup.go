@@ -1,90 +1,33 @@
 package sim
 
-import (
-	"time"
+import "github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
-)
+// This file names the parts of a run that package model defines, for
+// sim's callers: a scenario's fixed part (Setup) and a client's program
+// (Program), with the defaults a run fills in.
 
-// This file is a scenario's fixed part, Setup (the lock, the servers, the
-// data), and the defaults a run fills in.
+// Setup is the fixed part of a scenario: the lock, the servers, the data
+// (model.Setup).
+type Setup = model.Setup
 
-// Setup is the fixed part of a scenario: the lock, the servers, the data.
-type Setup struct {
-	// Key is the lock's key; default "lock:product:1001".
-	Key string
-	// TTL is the lease; default 30s.
-	TTL time.Duration
-	// Replica gives a single-instance lock's server a replica that trails
-	// it by Lag and can be promoted by Failover. Redlock ignores it: its
-	// servers are independent.
-	Replica bool
-	Lag     time.Duration
-	// DownAfter is how long Sentinel waits, once the primary stops
-	// answering, before it counts it down and the Sentinels elect a leader
-	// that promotes the replica (Sentinel's down-after-milliseconds); the
-	// election itself is not timed. Default 30s, Sentinel's own default.
-	DownAfter time.Duration
-	// Rejoin says the timeline brings a failed primary back as a replica
-	// (Timeline.Rejoin). On real servers that would resync — and so wipe —
-	// the first server, so such a scenario runs its single-instance cells
-	// on embedded servers only.
-	Rejoin bool
-	// ClientKeys says some client takes a lock of its own (Program.Key):
-	// the run's ACL user on a real server is made for Key alone, so such a
-	// scenario runs on embedded servers only.
-	ClientKeys bool
-	// LivenessBound is how long a client may wait for a lock that no live
-	// client holds before liveness counts as broken; default 2×TTL.
-	LivenessBound time.Duration
-	// Horizon ends a run that has not finished by then; default 5 minutes.
-	Horizon time.Duration
-	// Stock is the protected resource's starting value; default 100.
-	Stock int
-	// Nodes, when set, runs a multi-node implementation (Redlock) on this
-	// many independent servers instead of the number it asks for.
-	Nodes int
-	// Guard is the resource's own check on every write (none by default):
-	// what a database does when the lock lets two writers through.
-	Guard trace.Guard
-	// Cluster makes each server a Redis Cluster node holding every slot:
-	// a command, or a script's declared keys, across hash slots is refused
-	// with CROSSSLOT, and a script's command on a key outside its slot
-	// fails (backend/slot.go). On real servers it needs a cluster (backend.Target.Slots).
-	Cluster bool
-}
-
-// defaultKey is the lock's key when a Setup gives none.
-const defaultKey = "lock:product:1001"
+// Program is what one client does (model.Program).
+type Program = model.Program
 
 // DefaultTTL is the lease when a Setup gives none.
-const DefaultTTL = 30 * time.Second
+const DefaultTTL = model.DefaultTTL
 
 // DefaultDownAfter is Sentinel's wait when a Setup gives none: Sentinel's
 // own default for down-after-milliseconds.
-const DefaultDownAfter = 30 * time.Second
+const DefaultDownAfter = model.DefaultDownAfter
 
-// WithDefaults is the setup a run uses: s with its defaults filled in.
-func (s Setup) WithDefaults() Setup { return s.withDefaults() }
+// DefaultRetry is the wait between acquire attempts when a Program gives none.
+const DefaultRetry = model.DefaultRetry
 
-func (s Setup) withDefaults() Setup {
-	if s.Key == "" {
-		s.Key = defaultKey
-	}
-	if s.TTL == 0 {
-		s.TTL = DefaultTTL
-	}
-	if s.LivenessBound == 0 {
-		s.LivenessBound = 2 * s.TTL
-	}
-	if s.DownAfter == 0 {
-		s.DownAfter = DefaultDownAfter
-	}
-	if s.Horizon == 0 {
-		s.Horizon = 5 * time.Minute
-	}
-	if s.Stock == 0 {
-		s.Stock = 100
-	}
-	return s
-}
+// ErrOwnKeyEmbedded is a client's own key on real servers (Setup.ClientKeys):
+// the run's ACL user is made for the setup's key alone.
+var ErrOwnKeyEmbedded = model.ErrOwnKeyEmbedded
+
+// ErrStalled is in the error of a run that gave up lock code which sent
+// nothing for the stall bound: it spins, computes for longer than the
+// bound, or waits for something outside the run.
+var ErrStalled = model.ErrStalled

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
@@ -28,7 +30,7 @@ func impl(t *testing.T, name string) lockimpl.Info {
 	return in
 }
 
-func run(t *testing.T, setup Setup, name string, script Script) *trace.Trace {
+func run(t *testing.T, setup model.Setup, name string, script Script) *trace.Trace {
 	t.Helper()
 	tr, err := Run(setup, script, impl(t, name))
 	if err != nil {
@@ -53,7 +55,7 @@ func last(tr *trace.Trace) trace.Snapshot { return tr.Events[len(tr.Events)-1].S
 func key(s trace.Snapshot, server, k string) (trace.KeyState, bool) {
 	for _, srv := range s.Servers {
 		if srv.Name == server {
-			return findKey(srv.Keys, k)
+			return model.FindKey(srv.Keys, k)
 		}
 	}
 	return trace.KeyState{}, false
@@ -69,9 +71,9 @@ func equal(t *testing.T, got, want []string) {
 // The gate lets exactly one command out at a time and the running client
 // goes on until it blocks: A's whole program, then B's attempt.
 func TestOneCommandAtATimeInClientOrder(t *testing.T) {
-	tr := run(t, Setup{}, "uuid-lua", func(tl *Timeline) {
-		tl.Client("A", Program{Work: time.Second})
-		tl.Client("B", Program{Retry: 5 * time.Second, Work: time.Second})
+	tr := run(t, model.Setup{}, "uuid-lua", func(tl *Timeline) {
+		tl.Client("A", model.Program{Work: time.Second})
+		tl.Client("B", model.Program{Retry: 5 * time.Second, Work: time.Second})
 		tl.RunToEnd()
 	})
 	equal(t, commands(tr), []string{
@@ -94,8 +96,8 @@ func TestOneCommandAtATimeInClientOrder(t *testing.T) {
 // Virtual time drives key expiry: the key expires exactly at its TTL, with an
 // event at that instant.
 func TestKeyExpiresAtItsTTL(t *testing.T) {
-	tr := run(t, Setup{TTL: 10 * time.Second}, "set-nx-ex", func(tl *Timeline) {
-		a := tl.Client("A", Program{Work: time.Minute})
+	tr := run(t, model.Setup{TTL: 10 * time.Second}, "set-nx-ex", func(tl *Timeline) {
+		a := tl.Client("A", model.Program{Work: time.Minute})
 		a.HoldAt(trace.OpWrite)
 		tl.RunUntil(9999 * time.Millisecond)
 		if k, ok := key(tl.w.snapshot(), "redis-1", "lock:product:1001"); !ok || k.TTL != time.Millisecond {
@@ -114,8 +116,8 @@ func TestKeyExpiresAtItsTTL(t *testing.T) {
 
 // The watchdog renews every TTL/3 while the business goroutine works.
 func TestWatchdogRenewsEveryThirdOfTheTTL(t *testing.T) {
-	tr := run(t, Setup{}, "uuid-lua-watchdog", func(tl *Timeline) {
-		tl.Client("A", Program{Work: 25 * time.Second})
+	tr := run(t, model.Setup{}, "uuid-lua-watchdog", func(tl *Timeline) {
+		tl.Client("A", model.Program{Work: 25 * time.Second})
 		tl.RunToEnd()
 	})
 	equal(t, commands(tr), []string{
@@ -130,8 +132,8 @@ func TestWatchdogRenewsEveryThirdOfTheTTL(t *testing.T) {
 // renewal from t=5s to t=40s, the lease runs out at t=30s, and the overdue
 // timer fires on resume, finding the lock gone.
 func TestPauseFreezesTheWatchdog(t *testing.T) {
-	tr := run(t, Setup{}, "uuid-lua-watchdog", func(tl *Timeline) {
-		a := tl.Client("A", Program{Work: time.Minute})
+	tr := run(t, model.Setup{}, "uuid-lua-watchdog", func(tl *Timeline) {
+		a := tl.Client("A", model.Program{Work: time.Minute})
 		tl.RunUntil(5 * time.Second)
 		a.Pause()
 		tl.RunUntil(40 * time.Second)
@@ -151,19 +153,19 @@ func TestPauseFreezesTheWatchdog(t *testing.T) {
 // it go on; a stage of one command is complete before the hold applies.
 func TestHoldAfterStopsBetweenCommands(t *testing.T) {
 	script := func(tl *Timeline) {
-		a := tl.Client("A", Program{Work: time.Second})
+		a := tl.Client("A", model.Program{Work: time.Second})
 		a.HoldAfter(trace.OpRelease, 1)
 		tl.RunUntil(5 * time.Second)
 		a.Unhold()
 		tl.RunToEnd()
 	}
-	tr := run(t, Setup{}, "uuid-get-del", script)
+	tr := run(t, model.Setup{}, "uuid-get-del", script)
 	equal(t, commands(tr), []string{
 		"0s A redis-1 SET lock:product:1001 A#1 EX 30 NX → OK",
 		"1s A redis-1 GET lock:product:1001 → \"A#1\"",
 		"5s A redis-1 DEL lock:product:1001 → (integer) 1",
 	})
-	tr = run(t, Setup{}, "uuid-lua", script)
+	tr = run(t, model.Setup{}, "uuid-lua", script)
 	for _, e := range tr.Events {
 		if e.Kind == trace.KindSchedule {
 			t.Errorf("a one-command release was held: %s", e.Text.EN)
@@ -174,8 +176,8 @@ func TestHoldAfterStopsBetweenCommands(t *testing.T) {
 // Replication trails the primary by the lag; the replica gets the key with
 // what is left of its TTL and remembers who wrote it.
 func TestReplicationLag(t *testing.T) {
-	tr := run(t, Setup{Replica: true, Lag: 2 * time.Second}, "uuid-lua", func(tl *Timeline) {
-		a := tl.Client("A", Program{Work: time.Minute})
+	tr := run(t, model.Setup{Replica: true, Lag: 2 * time.Second}, "uuid-lua", func(tl *Timeline) {
+		a := tl.Client("A", model.Program{Work: time.Minute})
 		a.HoldAt(trace.OpWrite)
 		tl.RunUntil(time.Second)
 		if _, ok := key(tl.w.snapshot(), "redis-2", "lock:product:1001"); ok {
@@ -197,11 +199,11 @@ func TestReplicationLag(t *testing.T) {
 // go-redis drops a connection whose server died and dials again (issue #29
 // item 6).
 func TestFailoverPromotesTheReplica(t *testing.T) {
-	tr := run(t, Setup{Replica: true, Lag: time.Second, DownAfter: 500 * time.Millisecond}, "set-nx-ex", func(tl *Timeline) {
-		tl.Client("A", Program{Work: 10 * time.Second})
+	tr := run(t, model.Setup{Replica: true, Lag: time.Second, DownAfter: 500 * time.Millisecond}, "set-nx-ex", func(tl *Timeline) {
+		tl.Client("A", model.Program{Work: 10 * time.Second})
 		tl.RunUntil(500 * time.Millisecond)
 		tl.Failover()
-		tl.Client("B", Program{Start: time.Second, Work: time.Second})
+		tl.Client("B", model.Program{Start: time.Second, Work: time.Second})
 		tl.RunToEnd()
 	})
 	equal(t, commands(tr), []string{
@@ -218,9 +220,9 @@ func TestFailoverPromotesTheReplica(t *testing.T) {
 
 // A server without a replica (a Redlock node) refuses connections once down.
 func TestDownNodeRefuses(t *testing.T) {
-	tr := run(t, Setup{}, "redlock", func(tl *Timeline) {
+	tr := run(t, model.Setup{}, "redlock", func(tl *Timeline) {
 		tl.Failover()
-		tl.Client("A", Program{Work: time.Second})
+		tl.Client("A", model.Program{Work: time.Second})
 		tl.RunToEnd()
 	})
 	got := commands(tr)
@@ -249,12 +251,12 @@ func TestStallIsAnError(t *testing.T) {
 	never := make(chan struct{})
 	defer close(never)
 	bad := lockimpl.Info{Name: "blocker", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock { return blocker{never} }}
-	_, err := Run(Setup{}, func(tl *Timeline) {
+	_, err := Run(model.Setup{}, func(tl *Timeline) {
 		// B and C are still waiting to start when A stalls: the shutdown
 		// after the stall must end them too.
-		tl.Client("A", Program{})
-		tl.Client("B", Program{})
-		tl.Client("C", Program{})
+		tl.Client("A", model.Program{})
+		tl.Client("B", model.Program{})
+		tl.Client("C", model.Program{})
 		tl.RunToEnd()
 	}, bad)
 	if err == nil || !strings.Contains(err.Error(), "stalled: A (in its lock's TryAcquire) did not reach") {
@@ -301,9 +303,9 @@ func TestStallOnTheWayOut(t *testing.T) {
 		}
 		return stuck{env: env, nap: 10 * time.Second, block: never}
 	}}
-	_, err := Run(Setup{}, func(tl *Timeline) {
-		tl.Client("A", Program{})
-		tl.Client("B", Program{})
+	_, err := Run(model.Setup{}, func(tl *Timeline) {
+		tl.Client("A", model.Program{})
+		tl.Client("B", model.Program{})
 		tl.RunToEnd()
 	}, info)
 	if err == nil || !strings.Contains(err.Error(), "stalled: A (in its lock's TryAcquire) did not reach") {
@@ -315,11 +317,11 @@ func TestStallOnTheWayOut(t *testing.T) {
 // A malformed script is an error, not a trace.
 func TestMalformedScript(t *testing.T) {
 	for name, script := range map[string]Script{
-		"duplicate client": func(tl *Timeline) { tl.Client("A", Program{}); tl.Client("A", Program{}) },
+		"duplicate client": func(tl *Timeline) { tl.Client("A", model.Program{}); tl.Client("A", model.Program{}) },
 		"time going back":  func(tl *Timeline) { tl.RunUntil(time.Second); tl.RunUntil(0) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			if _, err := Run(Setup{}, script, impl(t, "uuid-lua")); err == nil {
+			if _, err := Run(model.Setup{}, script, impl(t, "uuid-lua")); err == nil {
 				t.Error("no error")
 			}
 		})
@@ -346,7 +348,7 @@ func TestDiffKeys(t *testing.T) {
 		{"sorted", nil, []trace.KeyState{k("b", "1", -1), k("a", "1", -1)}, []narrate.ChangeKind{narrate.ChangeCreated, narrate.ChangeCreated}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := diffKeys(tc.before, tc.after, 0)
+			got := model.DiffKeys(tc.before, tc.after, 0)
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %d changes, want %d", len(got), len(tc.want))
 			}
@@ -382,8 +384,8 @@ func TestStallNamesTheCall(t *testing.T) {
 	never := make(chan struct{})
 	defer close(never)
 	info := lockimpl.Info{Name: "stuck-release", Nodes: 1, New: func(env lockimpl.Env) lockimpl.Lock { return stuckRelease{env, never} }}
-	_, err := Run(Setup{}, func(tl *Timeline) {
-		tl.Client("A", Program{})
+	_, err := Run(model.Setup{}, func(tl *Timeline) {
+		tl.Client("A", model.Program{})
 		tl.RunToEnd()
 	}, info)
 	if err == nil || !strings.Contains(err.Error(), "stalled: A (in its lock's Release) did not reach") {
@@ -427,8 +429,8 @@ func TestStallThenComeBackIsNoRace(t *testing.T) {
 	// followed Run's return (or a time.AfterFunc, whose goroutine may be
 	// started by this one's) would order RunOn's reads before the
 	// scheduler's writes, and hide the race.
-	quick := func(tl *Timeline) { tl.Client("A", Program{}); tl.RunToEnd() }
-	if _, err := Run(Setup{}, quick, impl(t, "uuid-lua")); err != nil {
+	quick := func(tl *Timeline) { tl.Client("A", model.Program{}); tl.RunToEnd() }
+	if _, err := Run(model.Setup{}, quick, impl(t, "uuid-lua")); err != nil {
 		t.Fatal(err) // the bubble host now runs: it is not the run's
 	}
 	before := runtime.NumGoroutine()
@@ -438,7 +440,7 @@ func TestStallThenComeBackIsNoRace(t *testing.T) {
 		free.Store(true)
 	}()
 	info := lockimpl.Info{Name: "spinner", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock { return spinner{free, new(int)} }}
-	_, err := Run(Setup{}, quick, info)
+	_, err := Run(model.Setup{}, quick, info)
 	if err == nil || !strings.Contains(err.Error(), "stalled: A (in its lock's TryAcquire)") {
 		t.Fatalf("err = %v, want a stall naming A", err)
 	}
@@ -482,7 +484,7 @@ func TestStallNamesTheLine(t *testing.T) {
 	foreverFree.Store(false)
 	t.Cleanup(func() { foreverFree.Store(true) })
 	info := lockimpl.Info{Name: "forever", Nodes: 1, New: func(lockimpl.Env) lockimpl.Lock { return forever{} }}
-	_, err := Run(Setup{}, func(tl *Timeline) { tl.Client("A", Program{}); tl.RunToEnd() }, info)
+	_, err := Run(model.Setup{}, func(tl *Timeline) { tl.Client("A", model.Program{}); tl.RunToEnd() }, info)
 	want := fmt.Sprintf("stalled: A (in its lock's TryAcquire) did not reach a Redis command, a sleep or a program point, nor block, within 50ms of wall time, at github.com/lockstep-sim/lockstep/scenarios/sim.forever.TryAcquire (sim_test.go:%d): it runs without end", foreverLine)
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("err = %v\nwant %s", err, want)

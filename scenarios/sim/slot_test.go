@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
@@ -20,10 +22,10 @@ func TestClusterRefusesTheUntaggedCounter(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		setup := Setup{Cluster: cluster, Horizon: 61 * time.Second}
+		setup := model.Setup{Cluster: cluster, Horizon: 61 * time.Second}
 		return Run(setup, func(tl *Timeline) {
-			tl.Client("A", Program{Work: 5 * time.Second})
-			tl.Client("B", Program{Start: time.Second, Retry: time.Second, Work: 5 * time.Second})
+			tl.Client("A", model.Program{Work: 5 * time.Second})
+			tl.Client("B", model.Program{Start: time.Second, Retry: time.Second, Work: 5 * time.Second})
 			tl.RunToEnd()
 		}, in)
 	}

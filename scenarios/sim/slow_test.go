@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
@@ -12,10 +14,10 @@ import (
 // A command to a slow server runs there latency later, while the rest of
 // the world goes on; one sent before the server recovered keeps its delay.
 func TestSlowServer(t *testing.T) {
-	tr := run(t, Setup{}, "uuid-lua", func(tl *Timeline) {
+	tr := run(t, model.Setup{}, "uuid-lua", func(tl *Timeline) {
 		tl.Slow(0, 5*time.Second)
-		tl.Client("A", Program{Work: time.Second})
-		tl.Client("B", Program{Start: time.Second, Retry: 10 * time.Second, Work: time.Second})
+		tl.Client("A", model.Program{Work: time.Second})
+		tl.Client("B", model.Program{Start: time.Second, Retry: 10 * time.Second, Work: time.Second})
 		tl.RunUntil(2 * time.Second)
 		tl.Slow(0, 0)
 		tl.RunToEnd()
@@ -45,9 +47,9 @@ func TestSlowServer(t *testing.T) {
 
 // Slowness of a server the world does not have changes nothing.
 func TestSlowServerOutsideTheWorld(t *testing.T) {
-	tr := run(t, Setup{}, "uuid-lua", func(tl *Timeline) {
+	tr := run(t, model.Setup{}, "uuid-lua", func(tl *Timeline) {
 		tl.Slow(3, 5*time.Second)
-		tl.Client("A", Program{Work: time.Second})
+		tl.Client("A", model.Program{Work: time.Second})
 		tl.RunToEnd()
 	})
 	if c := commands(tr); !strings.HasPrefix(c[0], "0s A redis-1 SET") {
@@ -58,9 +60,9 @@ func TestSlowServerOutsideTheWorld(t *testing.T) {
 // A one-way break: the command runs on the server, the client sees a
 // timeout; heal ends it.
 func TestDropReplies(t *testing.T) {
-	tr := run(t, Setup{}, "uuid-lua", func(tl *Timeline) {
-		a := tl.Client("A", Program{Attempts: 1, Work: time.Second})
-		tl.Client("B", Program{Start: 2 * time.Second, Attempts: 1})
+	tr := run(t, model.Setup{}, "uuid-lua", func(tl *Timeline) {
+		a := tl.Client("A", model.Program{Attempts: 1, Work: time.Second})
+		tl.Client("B", model.Program{Start: 2 * time.Second, Attempts: 1})
 		a.DropReplies(0)
 		tl.RunUntil(time.Second)
 		a.Heal()

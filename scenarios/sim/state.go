@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
@@ -168,7 +170,7 @@ type ResourceView struct {
 // State is the world's view for the explorer now.
 func (s *Stepper) State() State {
 	w := s.w
-	since, orphan := w.judge.since()
+	since, orphan := w.judge.Since()
 	st := State{
 		Key:       w.setup.Key,
 		Alike:     s.alike(),
@@ -180,15 +182,15 @@ func (s *Stepper) State() State {
 		Faults:    s.memories(),
 	}
 	for _, srv := range w.fleet.servers {
-		st.Servers = append(st.Servers, ServerView{Name: srv.name, Up: srv.up, Role: srv.role, Ahead: srv.ahead,
-			Latency: srv.latency, Replica: srv.replica, Primary: srv.primary, Keys: srv.keys})
+		st.Servers = append(st.Servers, ServerView{Name: srv.Name, Up: srv.Up, Role: srv.Role, Ahead: srv.Ahead,
+			Latency: srv.Latency, Replica: srv.Replica, Primary: srv.Primary, Keys: srv.Keys})
 	}
 	for _, si := range w.fleet.route {
 		st.Nodes = append(st.Nodes, NodeView{Server: si})
 	}
 	for _, e := range w.fleet.repl {
-		st.Repl = append(st.Repl, ReplView{Replica: e.replica, Key: e.key, Deleted: e.deleted, Value: e.state,
-			DueIn: e.due - w.now, ExpireIn: e.expireAt - w.now})
+		st.Repl = append(st.Repl, ReplView{Replica: e.Replica, Key: e.Key, Deleted: e.Deleted, Value: e.State,
+			DueIn: e.Due - w.now, ExpireIn: e.ExpireAt - w.now})
 	}
 	for _, c := range w.clients {
 		st.Clients = append(st.Clients, s.clientView(c))
@@ -197,9 +199,9 @@ func (s *Stepper) State() State {
 		st.Actors = append(st.Actors, s.actorView(a))
 	}
 	r := w.res
-	st.Resource = ResourceView{Value: r.value, Version: r.version, MaxFence: r.maxFence, Rejected: r.rejected,
-		TokenGuard: r.guard == trace.GuardToken, Owner: r.owner, Sold: slices.Sorted(maps.Keys(r.sold))}
-	for _, v := range w.judge.verdicts {
+	st.Resource = ResourceView{Value: r.Value, Version: r.Version, MaxFence: r.MaxFence, Rejected: r.Rejected,
+		TokenGuard: r.Guard == trace.GuardToken, Owner: r.Owner, Sold: slices.Sorted(maps.Keys(r.Sold))}
+	for _, v := range w.judge.Verdicts {
 		st.Broken = append(st.Broken, v.Broken)
 	}
 	return st
@@ -210,21 +212,21 @@ func (s *Stepper) State() State {
 func (s *Stepper) alike() bool {
 	cs := s.w.clients
 	for _, c := range cs {
-		if c.prog != cs[0].prog || c.prog.Jitter {
+		if c.Prog != cs[0].Prog || c.Prog.Jitter {
 			return false
 		}
 	}
 	return true
 }
 
-func (s *Stepper) clientView(c *client) ClientView {
+func (s *Stepper) clientView(c *model.Client) ClientView {
 	w := s.w
-	v := ClientView{Name: c.name, Belief: c.belief, Op: c.op, Token: c.token, Count: c.count, Fence: c.fence,
-		Claim: c.claim, Paused: c.paused, Crashed: c.crashed, Hung: c.hung, Attempts: attemptsThatCount(c),
-		Reentering: c.reentering, ReadVal: c.readVal, ReadVer: c.readVer,
-		Lost: c.lost != nil, Cut: slices.Sorted(maps.Keys(c.cut)), Mute: slices.Sorted(maps.Keys(c.mute))}
-	for si, end := range s.lease[c.name] {
-		if _, there := findKey(w.fleet.servers[si].keys, w.setup.Key); !there && end > w.now {
+	v := ClientView{Name: c.Name, Belief: c.Belief, Op: c.Op, Token: c.Token, Count: c.Count, Fence: c.Fence,
+		Claim: c.Claim, Paused: c.Paused, Crashed: c.Crashed, Hung: c.Hung, Attempts: attemptsThatCount(c),
+		Reentering: c.Reentering, ReadVal: c.ReadVal, ReadVer: c.ReadVer,
+		Lost: c.Lost != nil, Cut: slices.Sorted(maps.Keys(c.Cut)), Mute: slices.Sorted(maps.Keys(c.Mute))}
+	for si, end := range s.lease[c.Name] {
+		if _, there := model.FindKey(w.fleet.servers[si].Keys, w.setup.Key); !there && end > w.now {
 			v.GoneLeases = append(v.GoneLeases, Lease{Server: si, EndsIn: end - w.now})
 		}
 	}
@@ -233,38 +235,38 @@ func (s *Stepper) clientView(c *client) ClientView {
 }
 
 // attemptsThatCount is c's attempts, as ClientView.Attempts says.
-func attemptsThatCount(c *client) int {
-	p := c.prog
-	if c.belief != trace.BeliefWaiting || p.Attempts == 0 && p.Backoff == 0 && !p.Jitter {
+func attemptsThatCount(c *model.Client) int {
+	p := c.Prog
+	if c.Belief != trace.BeliefWaiting || p.Attempts == 0 && p.Backoff == 0 && !p.Jitter {
 		return 0
 	}
-	return c.attempts
+	return c.Attempts
 }
 
-func (s *Stepper) actorView(a *actor) ActorView {
+func (s *Stepper) actorView(a *model.Actor) ActorView {
 	w := s.w
-	v := ActorView{Name: a.name, Client: slices.Index(w.clients, a.client), Flight: a.flight,
-		State: int(a.state), Park: int(a.park), Point: a.point, Held: a.held, Node: a.node, Sent: a.sent, Orphan: a.orphan,
+	v := ActorView{Name: a.Name, Client: slices.Index(w.clients, a.Client), Flight: a.Flight,
+		State: int(a.State), Park: int(a.Park), Point: a.Point, Held: a.Held, Node: a.Node, Sent: a.Sent, Orphan: a.Orphan,
 		Queued: slices.Contains(w.sched.queue, a),
-		Ended:  slices.ContainsFunc(w.sched.deferred, func(m msg) bool { return m.a == a })}
-	if a.cmd != nil {
-		v.Cmd = command.Args(a.cmd)
+		Ended:  slices.ContainsFunc(w.sched.deferred, func(m model.Msg) bool { return m.A == a })}
+	if a.Cmd != nil {
+		v.Cmd = command.Args(a.Cmd)
 	}
-	v.Gated = a.park == parkGate && a.cmd != nil
-	if wc := a.waitFor; wc != nil {
-		v.Waiting, v.WaitWant = true, wc.want
+	v.Gated = a.Park == model.ParkGate && a.Cmd != nil
+	if wc := a.WaitFor; wc != nil {
+		v.Waiting, v.WaitWant = true, wc.Want
 		for _, e := range w.fleet.repl {
-			if e.seq <= wc.seq && w.fleet.servers[wc.server].replica == e.replica {
+			if e.Seq <= wc.Seq && w.fleet.servers[wc.Server].Replica == e.Replica {
 				v.WaitAhead++
 			}
 		}
 	}
-	switch a.state {
-	case stateSleeping:
-		v.Sleeping, v.SleepIn = true, a.deadline-w.now
-		v.OnItsWay = a.inCmd && a.cmd != nil
-	case stateParked, stateFan, stateLib:
-		v.Waking, v.WokeAgo = true, a.woke-w.now
+	switch a.State {
+	case model.StateSleeping:
+		v.Sleeping, v.SleepIn = true, a.Deadline-w.now
+		v.OnItsWay = a.InCmd && a.Cmd != nil
+	case model.StateParked, model.StateFan, model.StateLib:
+		v.Waking, v.WokeAgo = true, a.Woke-w.now
 	}
 	return v
 }
@@ -277,7 +279,7 @@ func (s *Stepper) tokens() []string {
 	w := s.w
 	is := map[string]bool{}
 	add := func(v string) {
-		if v != "" && !isNumber(v) {
+		if v != "" && !model.IsNumber(v) {
 			is[v] = true
 		}
 	}
@@ -295,21 +297,21 @@ func (s *Stepper) tokens() []string {
 		}
 	}
 	for _, c := range w.clients {
-		add(c.token)
+		add(c.Token)
 	}
 	for _, srv := range w.fleet.servers {
-		for _, k := range srv.keys {
+		for _, k := range srv.Keys {
 			lock(k)
 		}
 	}
 	for _, e := range w.fleet.repl {
-		if !e.deleted {
-			lock(e.state)
+		if !e.Deleted {
+			lock(e.State)
 		}
 	}
 	for _, a := range w.sched.actors {
-		if a.park == parkGate && a.cmd != nil {
-			for _, v := range lockArgs(command.Args(a.cmd), w.setup.Key) {
+		if a.Park == model.ParkGate && a.Cmd != nil {
+			for _, v := range model.LockArgs(command.Args(a.Cmd), w.setup.Key) {
 				add(v)
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
@@ -81,60 +83,60 @@ var notInState = map[string]map[string]string{
 		"closed":   "true once the world has closed",
 		"fleet":    "the run's servers: their fields are listed under fleet",
 	},
-	"client": {
-		"name": "", "token": "", "count": "", "claim": "", "belief": "", "op": "", "fence": "", "lost": "",
-		"paused": "", "crashed": "", "hung": "", "reentering": "", "cut": "", "mute": "", "attempts": "",
-		"readVal": "", "readVer": "",
-		"prog":        "its program: the same in every state (Alike says whether all clients run the same)",
-		"rdb":         "its go-redis clients",
-		"conn":        "which server each connection goes to: follows from the route and the servers up",
-		"lock":        "the lock's own state, hidden: assumed to follow from the rest (the keys it wrote, the commands it sends)",
-		"biz":         "its business actor (in Actors)",
-		"minted":      "Env.Token's draws as lock code makes them: token and count, taken from it, are the scheduler's copy",
-		"key":         "the lock's key it takes: the setup's, in the explorer",
-		"hungAt":      "when its hang began, for the unhang's narration",
-		"nestedKey":   "whether the key was there at a nested acquire, for the inner release's narration",
-		"jitter":      "the jitter's draws follow from its name and its attempts (Alike is false with jitter)",
-		"wantSince":   "when its wait began, for the give-up's narration (liveness's clock is the judge's)",
-		"acqCmds":     "commands its wait sent, for the give-up's narration",
-		"relCmds":     "commands its release sent, for the release's narration",
-		"attemptFrom": "where its attempt begins in the trace, for Redlock's quorum narration",
+	"Client": {
+		"Name": "", "Token": "", "Count": "", "Claim": "", "Belief": "", "Op": "", "Fence": "", "Lost": "",
+		"Paused": "", "Crashed": "", "Hung": "", "Reentering": "", "Cut": "", "Mute": "", "Attempts": "",
+		"ReadVal": "", "ReadVer": "",
+		"Prog":        "its program: the same in every state (Alike says whether all clients run the same)",
+		"Rdb":         "its go-redis clients",
+		"Conn":        "which server each connection goes to: follows from the route and the servers up",
+		"Lock":        "the lock's own state, hidden: assumed to follow from the rest (the keys it wrote, the commands it sends)",
+		"Biz":         "its business actor (in Actors)",
+		"Minted":      "Env.Token's draws as lock code makes them: token and count, taken from it, are the scheduler's copy",
+		"Key":         "the lock's key it takes: the setup's, in the explorer",
+		"HungAt":      "when its hang began, for the unhang's narration",
+		"NestedKey":   "whether the key was there at a nested acquire, for the inner release's narration",
+		"Jitter":      "the jitter's draws follow from its name and its attempts (Alike is false with jitter)",
+		"WantSince":   "when its wait began, for the give-up's narration (liveness's clock is the judge's)",
+		"AcqCmds":     "commands its wait sent, for the give-up's narration",
+		"RelCmds":     "commands its release sent, for the release's narration",
+		"AttemptFrom": "where its attempt begins in the trace, for Redlock's quorum narration",
 	},
-	"actor": {
-		"name": "", "client": "", "flight": "", "state": "", "park": "", "point": "", "held": "", "sent": "",
-		"orphan": "", "cmd": "", "node": "", "deadline": "", "woke": "", "waitFor": "",
-		"id":        "creation order: the order of Actors",
-		"bg":        "a goroutine of Env.Go: its name says so (A.watchdog)",
-		"fan":       "a flight of Env.Fan: how the lock sends, the same in every state of a lock",
-		"parent":    "the actor a flight's lock call runs in: its name names the client",
-		"inCmd":     "its command's reply is on its way: at the end of a move only to a slow server, where the actor sleeps (OnItsWay)",
-		"sentAt":    "when it left for a slow server, for the narration",
-		"gaveUp":    "when its client stopped waiting, for the narration",
-		"resume":    "the scheduler's channel to it",
-		"op":        "its client's op (ClientView.Op) for the business goroutine, its parent's for a flight",
-		"hold":      "a scripted hold: the Stepper sets none",
-		"waitReply": "a WAIT's answer, set as it wakes",
-		"waitErr":   "a WAIT's answer, set as it wakes",
+	"Actor": {
+		"Name": "", "Client": "", "Flight": "", "State": "", "Park": "", "Point": "", "Held": "", "Sent": "",
+		"Orphan": "", "Cmd": "", "Node": "", "Deadline": "", "Woke": "", "WaitFor": "",
+		"ID":        "creation order: the order of Actors",
+		"Bg":        "a goroutine of Env.Go: its name says so (A.watchdog)",
+		"Fan":       "a flight of Env.Fan: how the lock sends, the same in every state of a lock",
+		"Parent":    "the actor a flight's lock call runs in: its name names the client",
+		"InCmd":     "its command's reply is on its way: at the end of a move only to a slow server, where the actor sleeps (OnItsWay)",
+		"SentAt":    "when it left for a slow server, for the narration",
+		"GaveUp":    "when its client stopped waiting, for the narration",
+		"Resume":    "the scheduler's channel to it",
+		"Op":        "its client's op (ClientView.Op) for the business goroutine, its parent's for a flight",
+		"Hold":      "a scripted hold: the Stepper sets none",
+		"WaitReply": "a WAIT's answer, set as it wakes",
+		"WaitErr":   "a WAIT's answer, set as it wakes",
 	},
-	"server": {
-		"name": "", "up": "", "role": "", "replica": "", "primary": "", "keys": "", "ahead": "", "latency": "",
-		"b":       "its backend",
-		"lag":     "its replica's lag: the setup's",
-		"readAt":  "real servers only",
-		"scripts": "the scripts the run loaded: an EVALSHA's NOSCRIPT follows from the restarts (the restart's memory, State.Faults) and the commands sent",
+	"Server": {
+		"Name": "", "Up": "", "Role": "", "Replica": "", "Primary": "", "Keys": "", "Ahead": "", "Latency": "",
+		"B":       "its backend",
+		"Lag":     "its replica's lag: the setup's",
+		"ReadAt":  "real servers only",
+		"Scripts": "the scripts the run loaded: an EVALSHA's NOSCRIPT follows from the restarts (the restart's memory, State.Faults) and the commands sent",
 	},
-	"resource": {
-		"value": "", "version": "", "maxFence": "", "rejected": "", "owner": "", "sold": "",
-		"guard":   "the store's guard: the setup's (TokenGuard says whether Owner counts)",
-		"name":    "its name: the setup's",
+	"Resource": {
+		"Value": "", "Version": "", "MaxFence": "", "Rejected": "", "Owner": "", "Sold": "",
+		"Guard":   "the store's guard: the setup's (TokenGuard says whether Owner counts)",
+		"Name":    "its name: the setup's",
 		"initial": "its first value: the setup's",
 		"written": "some write came, for the narration: Version and Rejected say it",
 		"writers": "who wrote, for the lost update's narration",
 	},
-	"judge": {
-		"verdicts": "",
-		"checks":   "each invariant's check: their state is listed under their own types",
-		"clients":  "the checks' view's list of the clients, rebuilt at every observation",
+	"Judge": {
+		"Verdicts": "",
+		"Checks":   "each invariant's check: their state is listed under their own types",
+		"Clients":  "the checks' view's list of the clients, rebuilt at every observation",
 	},
 	"mutexCheck": {
 		"pairs": "holder pairs already reported: a verdict breaks once (Broken)",
@@ -142,10 +144,10 @@ var notInState = map[string]map[string]string{
 	"livenessCheck": {"orphan": "", "since": "",
 		"bound":  "the liveness bound: the same in every state of a search",
 		"broken": "the liveness verdict's Broken, which State holds (Verdicts)"},
-	"replEntry": {
-		"due": "", "replica": "", "key": "", "deleted": "", "state": "", "expireAt": "",
-		"seq":   "order of queuing, for WAIT: WaitAhead counts by it",
-		"value": "the whole value for the replica: State shows it as the snapshot has it (Value)",
+	"ReplEntry": {
+		"Due": "", "Replica": "", "Key": "", "Deleted": "", "State": "", "ExpireAt": "",
+		"Seq":   "order of queuing, for WAIT: WaitAhead counts by it",
+		"Value": "the whole value for the replica: State shows it as the snapshot has it (Value)",
 	},
 	"ownershipCheck": {},
 	"resourceCheck":  {},
@@ -159,7 +161,7 @@ var notInState = map[string]map[string]string{
 // Every field of the world is in notInState, one way or the other.
 func TestEveryWorldFieldIsListed(t *testing.T) {
 	types := map[string]reflect.Type{}
-	for _, v := range []any{world{}, sched{}, fleet{}, actorSide{}, wall{}, client{}, actor{}, server{}, resource{}, judge{}, replEntry{}, Stepper{}} {
+	for _, v := range []any{world{}, sched{}, fleet{}, actorSide{}, wall{}, model.Client{}, model.Actor{}, model.Server{}, model.Resource{}, model.Judge{}, model.ReplEntry{}, Stepper{}} {
 		types[reflect.TypeOf(v).Name()] = reflect.TypeOf(v)
 	}
 	// Each invariant's check keeps state of its own in the world.
@@ -199,13 +201,13 @@ func TestStateSeesEveryField(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := NewStepper(Setup{}, []Program{{Attempts: 2}, {Attempts: 2}}, in, []trace.Fault{FaultExpiry, FaultPause})
+		s, err := NewStepper(model.Setup{}, []model.Program{{Attempts: 2}, {Attempts: 2}}, in, []trace.Fault{FaultExpiry, FaultPause})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for step := 0; step < 14; step++ {
 			s.w.sched.in(func() {
-				s.w.fleet.repl = append(s.w.fleet.repl, replEntry{})
+				s.w.fleet.repl = append(s.w.fleet.repl, model.ReplEntry{})
 				s.mutateEach(func(path string, changed bool) {
 					seen[path] = seen[path] || changed
 				})
@@ -238,7 +240,7 @@ func (s *Stepper) mutateEach(report func(path string, changed bool)) {
 	check := func(typ string, v reflect.Value) {
 		for i := range v.NumField() {
 			name := v.Type().Field(i).Name
-			if notInState[typ][name] != "" || name == "name" && (typ == "actor" || typ == "client") {
+			if notInState[typ][name] != "" || name == "Name" && (typ == "Actor" || typ == "Client") {
 				// A name is set when its actor or client is made and read
 				// from its goroutines with no lock (profiler labels): a
 				// write here would race them. Package explore's test
@@ -258,24 +260,24 @@ func (s *Stepper) mutateEach(report func(path string, changed bool)) {
 	}
 	w := s.w
 	check("world", reflect.ValueOf(w).Elem())
-	check("resource", reflect.ValueOf(&w.res).Elem())
-	check("judge", reflect.ValueOf(&w.judge).Elem())
-	for _, c := range w.judge.checks {
+	check("Resource", reflect.ValueOf(&w.res).Elem())
+	check("Judge", reflect.ValueOf(&w.judge).Elem())
+	for _, c := range w.judge.Checks {
 		if _, ok := c.(invariant.Timer); ok {
 			check(reflect.TypeOf(c).Elem().Name(), reflect.ValueOf(c).Elem())
 		}
 	}
 	for _, c := range w.clients {
-		check("client", reflect.ValueOf(c).Elem())
+		check("Client", reflect.ValueOf(c).Elem())
 	}
 	for _, a := range w.sched.actors {
-		check("actor", reflect.ValueOf(a).Elem())
+		check("Actor", reflect.ValueOf(a).Elem())
 	}
 	for _, srv := range w.fleet.servers {
-		check("server", reflect.ValueOf(srv).Elem())
+		check("Server", reflect.ValueOf(srv).Elem())
 	}
 	for i := range w.fleet.repl {
-		check("replEntry", reflect.ValueOf(&w.fleet.repl[i]).Elem())
+		check("ReplEntry", reflect.ValueOf(&w.fleet.repl[i]).Elem())
 	}
 }
 

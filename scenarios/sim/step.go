@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/text"
 
@@ -64,7 +65,7 @@ var ErrNoSuchMove = errors.New("no such move")
 
 // NewStepper builds a world for setup with one client per program (named A,
 // B, C, …) and the given faults enabled.
-func NewStepper(setup Setup, progs []Program, impl lockimpl.Info, faults []trace.Fault) (*Stepper, error) {
+func NewStepper(setup model.Setup, progs []model.Program, impl lockimpl.Info, faults []trace.Fault) (*Stepper, error) {
 	w, err := newWorld(context.Background(), setup, impl, nil)
 	if err != nil {
 		return nil, err
@@ -112,7 +113,7 @@ func (s *Stepper) NoVerdict() error { return s.w.noVerdict() }
 
 func (s *Stepper) Broken() []string {
 	var ids []string
-	for _, v := range s.w.judge.verdicts {
+	for _, v := range s.w.judge.Verdicts {
 		if v.Broken {
 			ids = append(ids, v.Invariant)
 		}
@@ -125,7 +126,7 @@ func (s *Stepper) Trace() *trace.Trace {
 	tr := s.w.trace
 	tr.Events = slices.Clone(tr.Events)
 	tr.Tokens = slices.Clone(tr.Tokens)
-	tr.Verdicts = slices.Clone(s.w.judge.verdicts)
+	tr.Verdicts = slices.Clone(s.w.judge.Verdicts)
 	return &tr
 }
 
@@ -142,7 +143,7 @@ func (s *Stepper) moves(steps bool) []Move {
 	}
 	var moves []Move
 	for _, a := range s.runnable() {
-		m := Move{Kind: MoveStep, ID: a.name}
+		m := Move{Kind: MoveStep, ID: a.Name}
 		if steps {
 			m.Label = s.stepLabel(a)
 		}
@@ -156,10 +157,10 @@ func (s *Stepper) moves(steps bool) []Move {
 }
 
 // runnable lists the actors that can run now, in creation order.
-func (s *Stepper) runnable() []*actor {
-	var out []*actor
+func (s *Stepper) runnable() []*model.Actor {
+	var out []*model.Actor
 	for _, a := range s.w.sched.actors {
-		if slices.Contains(s.w.sched.queue, a) && runnable(a) {
+		if slices.Contains(s.w.sched.queue, a) && model.Runnable(a) {
 			out = append(out, a)
 		}
 	}
@@ -167,21 +168,21 @@ func (s *Stepper) runnable() []*actor {
 }
 
 // stepLabel says what actor a does when it runs.
-func (s *Stepper) stepLabel(a *actor) text.Text {
-	switch a.park {
-	case parkGate:
-		cmd := command.Format(a.cmd)
-		return text.Text{EN: a.name + ": " + cmd, ZH: a.name + "：" + cmd}
-	case parkPoint:
-		res := s.w.res.name
-		if a.point == trace.OpWrite {
-			return text.Text{EN: a.name + " writes " + res, ZH: a.name + " 写入 " + res}
+func (s *Stepper) stepLabel(a *model.Actor) text.Text {
+	switch a.Park {
+	case model.ParkGate:
+		cmd := command.Format(a.Cmd)
+		return text.Text{EN: a.Name + ": " + cmd, ZH: a.Name + "：" + cmd}
+	case model.ParkPoint:
+		res := s.w.res.Name
+		if a.Point == trace.OpWrite {
+			return text.Text{EN: a.Name + " writes " + res, ZH: a.Name + " 写入 " + res}
 		}
-		return text.Text{EN: a.name + " reads " + res, ZH: a.name + " 读取 " + res}
-	case parkStart:
-		return text.Text{EN: a.name + " starts", ZH: a.name + " 开始"}
+		return text.Text{EN: a.Name + " reads " + res, ZH: a.Name + " 读取 " + res}
+	case model.ParkStart:
+		return text.Text{EN: a.Name + " starts", ZH: a.Name + " 开始"}
 	}
-	return text.Text{EN: a.name + " goes on", ZH: a.name + " 继续"}
+	return text.Text{EN: a.Name + " goes on", ZH: a.Name + " 继续"}
 }
 
 // nextTime is the next deadline time may pass to, if it may. With clients
@@ -209,16 +210,16 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 	if !ok || next > w.setup.Horizon {
 		return 0, false
 	}
-	if d, on := w.judge.due(); on && next >= d && clientsCanMove {
+	if d, on := w.judge.Due(); on && next >= d && clientsCanMove {
 		// A waiter that is merely slow is not kept out by the lock: the
 		// liveness bound runs out only while no client can move.
 		return 0, false
 	}
 	for _, c := range w.clients {
-		if c.belief != trace.BeliefHolds || c.paused || c.crashed || c.hung && !s.renews(c) {
+		if c.Belief != trace.BeliefHolds || c.Paused || c.Crashed || c.Hung && !s.renews(c) {
 			continue
 		}
-		for _, end := range s.lease[c.name] {
+		for _, end := range s.lease[c.Name] {
 			if end > w.now && end <= next {
 				return 0, false
 			}
@@ -233,24 +234,24 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 func (s *Stepper) noteLeases() {
 	w := s.w
 	for _, c := range w.clients {
-		if c.belief != trace.BeliefHolds {
-			delete(s.lease, c.name)
+		if c.Belief != trace.BeliefHolds {
+			delete(s.lease, c.Name)
 		}
 	}
 	for i, srv := range w.fleet.servers {
-		if !srv.up {
+		if !srv.Up {
 			continue
 		}
-		for _, k := range srv.keys {
+		for _, k := range srv.Keys {
 			if k.Key != w.setup.Key || k.TTL <= 0 {
 				continue
 			}
 			for _, c := range w.clients {
-				if c.name == k.Writer && c.belief == trace.BeliefHolds {
-					if s.lease[c.name] == nil {
-						s.lease[c.name] = map[int]time.Duration{}
+				if c.Name == k.Writer && c.Belief == trace.BeliefHolds {
+					if s.lease[c.Name] == nil {
+						s.lease[c.Name] = map[int]time.Duration{}
 					}
-					s.lease[c.name][i] = w.now + k.TTL
+					s.lease[c.Name][i] = w.now + k.TTL
 				}
 			}
 		}
@@ -261,13 +262,13 @@ func (s *Stepper) noteLeases() {
 // watchdog — is still at work: a hung call does not stop it, so the lease
 // it renews does not run out while it runs. A client cut off from a server
 // renews nothing there.
-func (s *Stepper) renews(c *client) bool {
-	if len(c.cut) > 0 {
+func (s *Stepper) renews(c *model.Client) bool {
+	if len(c.Cut) > 0 {
 		// Cut off from a server: its renewals there do not arrive.
 		return false
 	}
 	for _, a := range s.w.sched.actors {
-		if a.client == c && a.bg && !a.flight && a.state != stateDone && a.state != stateAbandoned {
+		if a.Client == c && a.Bg && !a.Flight && a.State != model.StateDone && a.State != model.StateAbandoned {
 			return true
 		}
 	}
@@ -280,8 +281,8 @@ func (s *Stepper) renews(c *client) bool {
 func (s *Stepper) Do(id string) error {
 	var err error
 	s.w.sched.in(func() { err = s.do(id) })
-	if s.w.sched.watch.wedged != nil {
-		return s.w.sched.watch.wedged
+	if s.w.sched.watch.Wedged != nil {
+		return s.w.sched.watch.Wedged
 	}
 	return err
 }
@@ -299,8 +300,8 @@ func (s *Stepper) DoAll(ids []string) error {
 			}
 		}
 	})
-	if s.w.sched.watch.wedged != nil {
-		return s.w.sched.watch.wedged
+	if s.w.sched.watch.Wedged != nil {
+		return s.w.sched.watch.Wedged
 	}
 	return err
 }
@@ -327,7 +328,7 @@ func (s *Stepper) do(id string) error {
 	switch m.Kind {
 	case MoveStep:
 		for _, a := range w.sched.actors {
-			if a.name == id {
+			if a.Name == id {
 				s.run(a)
 				break
 			}
@@ -413,13 +414,13 @@ func (s *Stepper) stuckAt(next time.Duration) bool {
 // the acquire is part of the same move (nothing can usefully happen between
 // them), and so is the first run of any goroutine it started (a watchdog):
 // a go statement's goroutine is under way before anyone can stop it.
-func (s *Stepper) run(a *actor) {
+func (s *Stepper) run(a *model.Actor) {
 	w := s.w
 	for w.err == nil {
-		w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *actor) bool { return b == a })
+		w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *model.Actor) bool { return b == a })
 		w.start(a)
 		w.drain()
-		if !(a.park == parkPoint && a.point == trace.OpRead && runnable(a)) {
+		if !(a.Park == model.ParkPoint && a.Point == trace.OpRead && model.Runnable(a)) {
 			break
 		}
 	}
@@ -430,7 +431,7 @@ func (s *Stepper) run(a *actor) {
 func (s *Stepper) startChildren() {
 	w := s.w
 	for w.err == nil {
-		i := slices.IndexFunc(w.sched.queue, func(a *actor) bool { return a.bg && a.park == parkStart && runnable(a) })
+		i := slices.IndexFunc(w.sched.queue, func(a *model.Actor) bool { return a.Bg && a.Park == model.ParkStart && model.Runnable(a) })
 		if i < 0 {
 			return
 		}
@@ -446,50 +447,15 @@ func (s *Stepper) startChildren() {
 // there is one.
 func (s *Stepper) node(id string) int {
 	name := id[strings.LastIndexByte(id, ' ')+1:]
-	return slices.IndexFunc(s.w.fleet.route, func(srv int) bool { return s.w.fleet.servers[srv].name == name })
+	return slices.IndexFunc(s.w.fleet.route, func(srv int) bool { return s.w.fleet.servers[srv].Name == name })
 }
 
 func (s *Stepper) client(id string) *Client {
 	name := id[strings.LastIndexByte(id, ' ')+1:]
 	for _, c := range s.w.clients {
-		if c.name == name {
+		if c.Name == name {
 			return &Client{w: s.w, c: c}
 		}
 	}
 	return nil
-}
-
-// lockArgs are the arguments by which a command writes or names the lock
-// key: those after the key in a command on it (SET key token NX PX ttl), or
-// the ARGV of a script whose KEYS include it — less option words. Numbers
-// are weeded out by the caller.
-func lockArgs(args []string, key string) []string {
-	if len(args) < 3 {
-		return nil
-	}
-	var vals []string
-	switch strings.ToLower(args[0]) {
-	case "eval", "evalsha", "eval_ro", "evalsha_ro":
-		n, err := strconv.Atoi(args[2])
-		if err != nil || n < 0 || 3+n > len(args) || !slices.Contains(args[3:3+n], key) {
-			return nil
-		}
-		vals = args[3+n:]
-	default:
-		if args[1] != key {
-			return nil
-		}
-		vals = args[2:]
-	}
-	return slices.DeleteFunc(slices.Clone(vals), func(v string) bool { return optionWords[strings.ToLower(v)] })
-}
-
-// optionWords are the options of the commands that take a lock.
-var optionWords = map[string]bool{"nx": true, "xx": true, "ex": true, "px": true, "exat": true, "pxat": true,
-	"keepttl": true, "get": true, "ifeq": true, "ifne": true, "ifdeq": true, "ifdne": true}
-
-// isNumber reports whether v reads as a number: a count, a TTL, a time.
-func isNumber(v string) bool {
-	_, err := strconv.ParseFloat(v, 64)
-	return err == nil
 }

@@ -3,6 +3,8 @@ package sim
 import (
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
@@ -89,7 +91,7 @@ func (w *world) awaitLib(horizon time.Duration) bool {
 // runnableNow says whether some actor in line may move now.
 func (s *sched) runnableNow() bool {
 	for _, a := range s.queue {
-		if runnable(a) {
+		if model.Runnable(a) {
 			return true
 		}
 	}
@@ -100,12 +102,12 @@ func (s *sched) runnableNow() bool {
 // command on its way to a server has arrived (onTheWire).
 func (w *world) quiet() bool {
 	for _, c := range w.clients {
-		if c.biz.state != stateDone && !c.crashed {
+		if c.Biz.State != model.StateDone && !c.Crashed {
 			return false
 		}
 	}
 	for _, a := range w.sched.actors {
-		if onTheWire(a) && a.state != stateDone {
+		if model.OnTheWire(a) && a.State != model.StateDone {
 			return false
 		}
 	}
@@ -123,25 +125,25 @@ func (w *world) nextDeadline() (time.Duration, bool) {
 		}
 	}
 	for _, srv := range w.fleet.servers {
-		if !srv.up {
+		if !srv.Up {
 			continue
 		}
-		for _, k := range srv.keys {
+		for _, k := range srv.Keys {
 			if k.TTL > 0 {
 				consider(w.now + k.TTL)
 			}
 		}
 	}
 	for _, e := range w.fleet.repl {
-		consider(e.due)
+		consider(e.Due)
 	}
 	switch {
 	case w.fleet.promoting && w.fleet.sentinel != nil:
-		consider(w.now + sentinelPoll) // the Sentinels say when
+		consider(w.now + model.SentinelPoll) // the Sentinels say when
 	case w.fleet.promoting:
 		consider(w.fleet.promoteAt)
 	}
-	if d, on := w.judge.due(); on {
+	if d, on := w.judge.Due(); on {
 		consider(d)
 	}
 	return best, ok
@@ -165,20 +167,20 @@ func (w *world) advance(t time.Duration) {
 	var expired []expiry
 	var replicated []string
 	for _, srv := range w.fleet.servers {
-		if !srv.up {
+		if !srv.Up {
 			continue
 		}
-		srv.b.Advance(t, delta)
-		before := srv.keys
-		srv.keys = w.fleet.readKeys(srv, before)
+		srv.B.Advance(t, delta)
+		before := srv.Keys
+		srv.Keys = w.fleet.readKeys(srv, before)
 		for _, k := range before {
-			if _, still := findKey(srv.keys, k.Key); !still && k.TTL > 0 && k.TTL <= delta {
-				expired = append(expired, expiry{srv.name, k})
+			if _, still := model.FindKey(srv.Keys, k.Key); !still && k.TTL > 0 && k.TTL <= delta {
+				expired = append(expired, expiry{srv.Name, k})
 			}
 		}
-		if w.wall.real != nil && srv.primary >= 0 && !sameKeys(before, srv.keys) {
+		if w.wall.real != nil && srv.Primary >= 0 && !model.SameKeys(before, srv.Keys) {
 			// A real replica changes when the relay delivers.
-			replicated = append(replicated, srv.name)
+			replicated = append(replicated, srv.Name)
 		}
 	}
 	for _, x := range expired {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
@@ -29,27 +31,27 @@ type Timeline struct {
 // Client is a handle on one client process of the timeline.
 type Client struct {
 	w *world
-	c *client
+	c *model.Client
 }
 
 // Run plays script against impl and returns the trace. Only a malformed
 // scenario or a stalled implementation is an error; broken invariants are
 // results, recorded in the trace.
-func Run(setup Setup, script Script, impl lockimpl.Info) (*trace.Trace, error) {
+func Run(setup model.Setup, script Script, impl lockimpl.Info) (*trace.Trace, error) {
 	return RunOn(context.Background(), nil, setup, script, impl)
 }
 
 // RunOn plays script against impl on target's real servers (embedded ones
 // when target is nil). Cancelling ctx stops a real run; its keys are removed
 // either way.
-func RunOn(ctx context.Context, target *backend.Target, setup Setup, script Script, impl lockimpl.Info) (tr *trace.Trace, err error) {
+func RunOn(ctx context.Context, target *backend.Target, setup model.Setup, script Script, impl lockimpl.Info) (tr *trace.Trace, err error) {
 	w, err := newWorld(ctx, setup, impl, target)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
 		w.close()
-		if w.sched.watch.wedged != nil {
+		if w.sched.watch.Wedged != nil {
 			// The stalled call still runs, and the world is its: err
 			// is the stall (runError).
 			return
@@ -71,7 +73,7 @@ func RunOn(ctx context.Context, target *backend.Target, setup Setup, script Scri
 	if err := w.noVerdict(); err != nil {
 		return nil, err
 	}
-	w.trace.Verdicts = w.judge.verdicts
+	w.trace.Verdicts = w.judge.Verdicts
 	return &w.trace, nil
 }
 
@@ -79,9 +81,9 @@ func RunOn(ctx context.Context, target *backend.Target, setup Setup, script Scri
 func (t *Timeline) Now() time.Duration { return t.w.now }
 
 // Client adds a client process named name that runs program p.
-func (t *Timeline) Client(name string, p Program) *Client {
+func (t *Timeline) Client(name string, p model.Program) *Client {
 	for _, c := range t.w.clients {
-		if c.name == name {
+		if c.Name == name {
 			t.w.fail(fmt.Errorf("scenario: client %q declared twice", name))
 		}
 	}
@@ -133,31 +135,31 @@ func (t *Timeline) Rejoin() {
 }
 
 // Name is the client's name.
-func (c *Client) Name() string { return c.c.name }
+func (c *Client) Name() string { return c.c.Name }
 
 // HoldAfter stops the client at its first stop after it has sent n commands
 // while in stage op: "A's release stops between its commands". If the stage
 // takes fewer commands, the client stops at its next command or program
 // point after the stage.
 func (c *Client) HoldAfter(op trace.Op, n int) {
-	c.c.biz.hold = &hold{op: op, after: n}
-	c.w.checkHold(c.c.biz)
+	c.c.Biz.Hold = &model.Hold{Op: op, After: n}
+	c.w.checkHold(c.c.Biz)
 }
 
 // HoldAt stops the client when it reaches program point op (OpRead or
 // OpWrite), before it touches the resource.
 func (c *Client) HoldAt(op trace.Op) {
-	c.c.biz.hold = &hold{at: op}
-	c.w.checkHold(c.c.biz)
+	c.c.Biz.Hold = &model.Hold{At: op}
+	c.w.checkHold(c.c.Biz)
 }
 
 // Unhold lets a held client go on.
 func (c *Client) Unhold() {
-	a := c.c.biz
-	a.hold = nil
-	if a.held {
-		a.held = false
-		c.w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.name, Text: narrate.Unheld(a.name),
+	a := c.c.Biz
+	a.Hold = nil
+	if a.Held {
+		a.Held = false
+		c.w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.Name, Text: narrate.Unheld(a.Name),
 			Short: text.Text{EN: "▶ goes on", ZH: "▶ 继续"}})
 	}
 }
@@ -165,44 +167,44 @@ func (c *Client) Unhold() {
 // Pause stops the whole process: every goroutine and timer of the client
 // freezes (a stop-the-world GC pause). It keeps its beliefs.
 func (c *Client) Pause() {
-	c.c.paused = true
+	c.c.Paused = true
 	c.w.pausedAt[c.c] = c.w.now
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.Pause(c.c.name),
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Pause(c.c.Name),
 		Short: text.Text{EN: "PAUSE", ZH: "停顿"}})
 }
 
 // Resume ends a pause: timers that came due during it fire now.
 func (c *Client) Resume() {
-	if !c.c.paused {
+	if !c.c.Paused {
 		return
 	}
-	c.c.paused = false
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name,
-		Text: narrate.Resume(c.c.name, c.w.now-c.w.pausedAt[c.c]), Short: text.Text{EN: "RESUME", ZH: "恢复"}})
+	c.c.Paused = false
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name,
+		Text: narrate.Resume(c.c.Name, c.w.now-c.w.pausedAt[c.c]), Short: text.Text{EN: "RESUME", ZH: "恢复"}})
 }
 
 // Hang freezes the client's business goroutine (a call that never returns)
 // while its process and any watchdog go on. It keeps its beliefs.
 func (c *Client) Hang() {
-	c.c.hung, c.c.hungAt = true, c.w.now
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.Hang(c.c.name),
+	c.c.Hung, c.c.HungAt = true, c.w.now
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Hang(c.c.Name),
 		Short: text.Text{EN: "HANG", ZH: "卡死"}})
 }
 
 // Unhang lets the stuck call return: the business goroutine goes on.
 func (c *Client) Unhang() {
-	if !c.c.hung {
+	if !c.c.Hung {
 		return
 	}
-	c.c.hung = false
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name,
-		Text: narrate.Unhang(c.c.name, c.w.now-c.c.hungAt), Short: text.Text{EN: "RETURNS", ZH: "返回"}})
+	c.c.Hung = false
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name,
+		Text: narrate.Unhang(c.c.Name, c.w.now-c.c.HungAt), Short: text.Text{EN: "RETURNS", ZH: "返回"}})
 }
 
 // Crash ends the process: it sends nothing more; its keys stay.
 func (c *Client) Crash() {
-	c.c.crashed = true
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.name, Text: narrate.Crash(c.c.name), Short: text.Text{EN: "CRASH", ZH: "崩溃"}})
+	c.c.Crashed = true
+	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Crash(c.c.Name), Short: text.Text{EN: "CRASH", ZH: "崩溃"}})
 }
 
 // noVerdict says why the run so far has no verdict, if it has none: the

@@ -3,6 +3,8 @@ package sim
 import (
 	"context"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 
 	"github.com/redis/go-redis/v9"
@@ -32,7 +34,7 @@ import (
 // handshake's own pipelines go straight through.
 func (g *gate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		if ctx.Value(nestedKey{}) != nil || len(cmds) == 0 {
+		if ctx.Value(model.NestedKey{}) != nil || len(cmds) == 0 {
 			return next(ctx, cmds)
 		}
 		if !command.IsTx(cmds) {
@@ -53,9 +55,6 @@ func (g *gate) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Process
 	}
 }
 
-// sentKey marks the context of a pipeline's command after its first.
-type sentKey struct{}
-
 // pipeline sends a pipeline's commands through the gate one at a time, each
 // a move of its own, as the server runs them. A command the gate answers
 // itself (a partition, a server down) fails alone, as when the server is
@@ -65,7 +64,7 @@ func (g *gate) pipeline(ctx context.Context, next redis.ProcessPipelineHook, cmd
 	for i, cmd := range cmds {
 		cctx := ctx
 		if i > 0 {
-			cctx = context.WithValue(ctx, sentKey{}, true)
+			cctx = context.WithValue(ctx, model.SentKey{}, true)
 		}
 		_ = g.ProcessHook(one)(cctx, cmd)
 	}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -40,8 +42,8 @@ func (l pipelined) Release(ctx context.Context) error {
 // are not supported by the simulator").
 func TestPipelineAndTransactionAreSteps(t *testing.T) {
 	info := lockimpl.Info{Name: "pipelined", Nodes: 1, New: func(e lockimpl.Env) lockimpl.Lock { return pipelined{e} }}
-	tr, err := Run(Setup{}, func(tl *Timeline) {
-		tl.Client("A", Program{})
+	tr, err := Run(model.Setup{}, func(tl *Timeline) {
+		tl.Client("A", model.Program{})
 		tl.RunToEnd()
 	}, info)
 	if err != nil {
@@ -63,7 +65,7 @@ func TestPipelineAndTransactionAreSteps(t *testing.T) {
 // a pause of A that strikes between them does not keep it back.
 func TestPipelineLetsOthersBetween(t *testing.T) {
 	info := lockimpl.Info{Name: "pipelined", Nodes: 1, New: func(e lockimpl.Env) lockimpl.Lock { return pipelined{e} }}
-	s, err := NewStepper(Setup{}, []Program{{}, {}}, info, []trace.Fault{FaultPause})
+	s, err := NewStepper(model.Setup{}, []model.Program{{}, {}}, info, []trace.Fault{FaultPause})
 	if err != nil {
 		t.Fatal(err)
 	}

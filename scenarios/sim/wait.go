@@ -1,78 +1,37 @@
 package sim
 
 import (
-	"strconv"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
-
-	"github.com/redis/go-redis/v9"
 )
-
-// waitCmd is a WAIT numreplicas timeout on an embedded server: it returns
-// once numreplicas replicas have every write the server had made when it
-// began, or when timeout has passed, with the number that had.
-type waitCmd struct {
-	server   int
-	want     int64
-	timeout  time.Duration // virtual; 0 waits for ever
-	seq      int           // the last replication entry it waits for
-	deadline time.Duration
-}
-
-// parseWait reads a WAIT command for server srv.
-func parseWait(cmd redis.Cmder, srv int) (*waitCmd, bool) {
-	if cmd.Name() != "wait" {
-		return nil, false
-	}
-	args := cmd.Args()
-	if len(args) != 3 {
-		return nil, false
-	}
-	want, ms := toInt(args[1]), toInt(args[2])
-	if want < 0 || ms < 0 {
-		return nil, false
-	}
-	return &waitCmd{server: srv, want: int64(want), timeout: time.Duration(ms) * time.Millisecond}, true
-}
-
-func toInt(v any) int {
-	switch x := v.(type) {
-	case int:
-		return x
-	case int64:
-		return int(x)
-	case string:
-		n, _ := strconv.Atoi(x)
-		return n
-	}
-	return -1
-}
 
 // startWait parks actor a in its WAIT. It returns at once when the replicas
 // already have everything.
-func (s *sched) startWait(a *actor, wc *waitCmd) {
+func (s *sched) startWait(a *model.Actor, wc *model.WaitCmd) {
 	s.running--
-	wc.seq = s.w.fleet.replSeq
-	wc.deadline = s.w.now + wc.timeout
-	if wc.timeout == 0 {
-		wc.deadline = s.w.setup.Horizon + time.Hour
+	wc.Seq = s.w.fleet.replSeq
+	wc.Deadline = s.w.now + wc.Timeout
+	if wc.Timeout == 0 {
+		wc.Deadline = s.w.setup.Horizon + time.Hour
 	}
-	a.state, a.deadline, a.waitFor = stateSleeping, wc.deadline, wc
-	if s.acked(wc) >= wc.want {
+	a.State, a.Deadline, a.WaitFor = model.StateSleeping, wc.Deadline, wc
+	if s.acked(wc) >= wc.Want {
 		s.finishWait(a, nil)
 	}
 }
 
 // acked counts the replicas of the WAIT's server that are up and have every
 // write it waits for.
-func (s *sched) acked(wc *waitCmd) int64 {
-	r := s.w.fleet.servers[wc.server].replica
-	if r < 0 || !s.w.fleet.servers[r].up {
+func (s *sched) acked(wc *model.WaitCmd) int64 {
+	r := s.w.fleet.servers[wc.Server].Replica
+	if r < 0 || !s.w.fleet.servers[r].Up {
 		return 0
 	}
 	for _, e := range s.w.fleet.repl {
-		if e.replica == r && e.seq <= wc.seq {
+		if e.Replica == r && e.Seq <= wc.Seq {
 			return 0
 		}
 	}
@@ -81,10 +40,10 @@ func (s *sched) acked(wc *waitCmd) int64 {
 
 // finishWait ends actor a's WAIT with the number of replicas that acknowledged,
 // or with err, and puts it in line to go on.
-func (s *sched) finishWait(a *actor, err error) {
-	a.waitReply, a.waitErr = s.acked(a.waitFor), err
-	a.waitFor = nil
-	a.state, a.park = stateParked, parkNone
+func (s *sched) finishWait(a *model.Actor, err error) {
+	a.WaitReply, a.WaitErr = s.acked(a.WaitFor), err
+	a.WaitFor = nil
+	a.State, a.Park = model.StateParked, model.ParkNone
 	s.enqueue(a)
 }
 
@@ -92,14 +51,14 @@ func (s *sched) finishWait(a *actor, err error) {
 // whose server went down.
 func (s *sched) checkWaits() {
 	for _, a := range s.actors {
-		wc := a.waitFor
-		if wc == nil || a.state != stateSleeping {
+		wc := a.WaitFor
+		if wc == nil || a.State != model.StateSleeping {
 			continue
 		}
-		switch srv := s.w.fleet.servers[wc.server]; {
-		case !srv.up:
-			s.finishWait(a, &command.NodeDownError{Server: srv.name, Lost: true})
-		case s.acked(wc) >= wc.want:
+		switch srv := s.w.fleet.servers[wc.Server]; {
+		case !srv.Up:
+			s.finishWait(a, &command.NodeDownError{Server: srv.Name, Lost: true})
+		case s.acked(wc) >= wc.Want:
 			s.finishWait(a, nil)
 		}
 	}

@@ -3,12 +3,12 @@ package sim
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
-	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
@@ -29,7 +29,7 @@ import (
 // Only the scheduler goroutine touches it while no actor runs; actors reach
 // it through messages.
 type world struct {
-	setup Setup
+	setup model.Setup
 	impl  lockimpl.Info
 
 	// act is the world as the actors' goroutines reach it (actor.go).
@@ -49,17 +49,17 @@ type world struct {
 	firstLockErr        error
 
 	now     time.Duration
-	clients []*client
+	clients []*model.Client
 	// fleet is the run's servers, their replication and failover
 	// (replication.go).
 	fleet fleet
 
-	res      resource
-	rows     map[string]*resource // the rows of clients' own keys (Program.Key)
-	judge    judge
+	res      model.Resource
+	rows     map[string]*model.Resource // the rows of clients' own keys (Program.Key)
+	judge    model.Judge
 	trace    trace.Trace
-	names    renamer // the lock's own tokens' names in the trace (tokens.go)
-	pausedAt map[*client]time.Duration
+	names    model.Renamer // the lock's own tokens' names in the trace (tokens.go)
+	pausedAt map[*model.Client]time.Duration
 
 	// wall is the run's relation to the wall clock: a real run's time,
 	// a live run's pacer (realclock.go).
@@ -69,86 +69,10 @@ type world struct {
 	closed bool // close ran: the servers went back to the pool once
 }
 
-type server struct {
-	name    string
-	b       backend.Backend
-	up      bool
-	role    string
-	replica int // index of its replica, -1 for none
-	primary int // index of its primary, -1 for none
-	lag     time.Duration
-	keys    []trace.KeyState // as of the last event
-	// readAt is when keys were read, on the wall clock (real servers):
-	// how long their TTLs have run down since.
-	readAt  time.Time
-	ahead   time.Duration       // how far its clock has jumped ahead
-	latency time.Duration       // how late a command reaches it (Timeline.Slow)
-	scripts command.ScriptCache // the scripts the run gave it since it started
-}
-
-type client struct {
-	name string
-	prog Program
-	rdb  []*redis.Client
-	// conn is the server each go-redis client's connection goes to. Its
-	// dialer sets it, and go-redis may dial from a goroutine of its own
-	// (a probe after a failed dial): atomic.
-	conn []atomic.Int32
-	lock lockimpl.Lock
-	biz  *actor
-	// token and count are the last Env.Token handed out and how many: the
-	// scheduler's copy, taken from minted when it handles a message of the
-	// client's (takeToken). Lock code may call Env.Token while the
-	// scheduler records an event, from a goroutine woken in lock code.
-	token  string
-	count  int
-	minted minted
-	// key is the lock's key the client takes (Program.Key, or the setup's).
-	key string
-	// claim is the lock token the client shows the resource (GuardToken):
-	// what its last acquire wrote on the lock's key.
-	claim string
-
-	belief  trace.Belief
-	op      trace.Op
-	fence   int64
-	lost    <-chan struct{}
-	paused  bool
-	crashed bool
-	// hung: its business goroutine is stuck since hungAt; its other
-	// goroutines (a watchdog) run on.
-	hung   bool
-	hungAt time.Duration
-	// reentering: a nested call of its critical section waits for the lock
-	// the client itself holds.
-	reentering bool
-	// nestedKey: the lock's key was there when the nested call got the lock.
-	nestedKey bool
-	// cut: the logical nodes a network partition keeps it from.
-	cut map[int]bool
-	// mute are the nodes whose replies to this client are lost
-	// (Client.DropReplies): its commands there run, and it sees a timeout.
-	mute map[int]bool
-
-	// jitter draws the program's jittered waits (Program.Jitter).
-	jitter *rand.Rand
-	// The current wait for the lock: since when, how many attempts, how
-	// many commands those sent (every node's, a failed one's too).
-	wantSince         time.Duration
-	attempts, acqCmds int
-	// relCmds: the commands its current release, or nested release, has
-	// sent (every node's); a release that sent none found no hold of its
-	// own in the lock code.
-	relCmds int
-
-	readVal, readVer int
-	attemptFrom      int // the first trace event of its current acquire attempt (quorum.go)
-}
-
 // newWorld builds a world: on real servers on the caller's goroutine, on
 // embedded ones in a bubble of its own, whose clock is the run's virtual
 // time (bubbled.go).
-func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *backend.Target) (*world, error) {
+func newWorld(ctx context.Context, setup model.Setup, impl lockimpl.Info, target *backend.Target) (*world, error) {
 	if target != nil {
 		return buildWorld(ctx, setup, impl, target, nil)
 	}
@@ -163,25 +87,25 @@ func newWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *back
 	b.Do(func() {
 		// A bubble's clock starts at 2000-01-01: lock code that reads
 		// time.Now sees what Env.Clock.Now says.
-		time.Sleep(epoch.Sub(time.Now()))
+		time.Sleep(model.Epoch.Sub(time.Now()))
 		w, err = buildWorld(ctx, setup, impl, nil, b)
 	})
 	if err != nil {
-		_ = b.Close(closeLimit)
+		_ = b.Close(model.CloseLimit)
 		return nil, err
 	}
 	return w, nil
 }
 
-func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *backend.Target, b *bubble.Bubble) (*world, error) {
-	w := &world{setup: setup.withDefaults(), impl: impl, act: actorSide{done: make(chan struct{})},
-		pausedAt: map[*client]time.Duration{},
+func buildWorld(ctx context.Context, setup model.Setup, impl lockimpl.Info, target *backend.Target, b *bubble.Bubble) (*world, error) {
+	w := &world{setup: setup.WithDefaults(), impl: impl, act: actorSide{done: make(chan struct{})},
+		pausedAt: map[*model.Client]time.Duration{},
 		wall:     wall{pacer: backend.PacerFrom(ctx)}, ctx: ctx,
-		sched: sched{ch: make(chan msg), bub: b, watch: stallWatch{bound: stallFrom(ctx)}}}
-	w.sched.goroutines.world = worldIDs.Add(1)
+		sched: sched{ch: make(chan model.Msg), bub: b, watch: model.StallWatch{Bound: stallFrom(ctx)}}}
+	w.sched.goroutines.World = worldIDs.Add(1)
 	w.fleet.w, w.act.w, w.sched.w, w.wall.w = w, w, w, w
 	s := &w.setup
-	w.res = resource{name: rowName(s.Key), value: s.Stock, guard: s.Guard}
+	w.res = model.Resource{Name: model.RowName(s.Key), Value: s.Stock, Guard: s.Guard}
 	w.judge = newJudge(invariant.Settings{LivenessBound: s.LivenessBound})
 	var nodes []*redis.Options
 	if target != nil {
@@ -206,7 +130,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *ba
 			return nil, backend.ErrEmbeddedOnly
 		}
 		if s.ClientKeys {
-			return nil, ErrOwnKeyEmbedded
+			return nil, model.ErrOwnKeyEmbedded
 		}
 		if s.Cluster && len(target.Slots) == 0 {
 			return nil, backend.ErrNeedsCluster
@@ -230,7 +154,7 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *ba
 		return target.NewBackend(w.wall.real, nodes[i])
 	}
 	add := func(name, role string, b backend.Backend) int {
-		w.fleet.servers = append(w.fleet.servers, &server{name: name, b: b, up: true, role: role, replica: -1, primary: -1})
+		w.fleet.servers = append(w.fleet.servers, &model.Server{Name: name, B: b, Up: true, Role: role, Replica: -1, Primary: -1})
 		return len(w.fleet.servers) - 1
 	}
 	if s.Nodes > 0 && impl.Nodes > 1 {
@@ -250,24 +174,24 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *ba
 		w.fleet.route = []int{p}
 		if s.Replica {
 			r := add("redis-2", "replica", newBackend(-1))
-			w.fleet.servers[p].replica = r
-			w.fleet.servers[r].primary = p
-			w.fleet.servers[r].lag = s.Lag
+			w.fleet.servers[p].Replica = r
+			w.fleet.servers[r].Primary = p
+			w.fleet.servers[r].Lag = s.Lag
 		}
 	}
 	w.trace = trace.Trace{Schema: trace.TraceSchema, Impl: impl.Name, Key: s.Key, TTL: s.TTL}
-	w.names.named = &w.trace.Tokens
+	w.names.Named = &w.trace.Tokens
 	for _, srv := range w.fleet.servers {
-		w.trace.Servers = append(w.trace.Servers, srv.name)
+		w.trace.Servers = append(w.trace.Servers, srv.Name)
 		if w.wall.real != nil {
-			w.trace.Addrs = append(w.trace.Addrs, srv.b.Addr())
+			w.trace.Addrs = append(w.trace.Addrs, srv.B.Addr())
 		}
 	}
 	for _, srv := range w.fleet.servers {
-		if err := srv.b.Guard(s.Key); err != nil {
+		if err := srv.B.Guard(s.Key); err != nil {
 			w.stop()
 			w.fleet.closeServers(true) // no client has connected yet
-			return nil, w.wall.runErr(fmt.Errorf("guard %s: %w", srv.name, err))
+			return nil, w.wall.runErr(fmt.Errorf("guard %s: %w", srv.Name, err))
 		}
 	}
 	if w.wall.real != nil {
@@ -284,23 +208,23 @@ func buildWorld(ctx context.Context, setup Setup, impl lockimpl.Info, target *ba
 // primary, and starts the clock.
 func (w *world) startReal() error {
 	for _, srv := range w.fleet.servers {
-		keys, err := srv.b.Read(0)
+		keys, err := srv.B.Read(0)
 		if err != nil {
-			return fmt.Errorf("read %s: %w", srv.b.Addr(), err)
+			return fmt.Errorf("read %s: %w", srv.B.Addr(), err)
 		}
 		if len(keys) > 0 {
-			return fmt.Errorf("%s already has keys under %s", srv.b.Addr(), w.wall.real.Target.Prefix)
+			return fmt.Errorf("%s already has keys under %s", srv.B.Addr(), w.wall.real.Target.Prefix)
 		}
 	}
 	for _, srv := range w.fleet.servers {
-		if srv.primary < 0 {
+		if srv.Primary < 0 {
 			continue
 		}
-		f, ok := srv.b.(backend.Follower)
+		f, ok := srv.B.(backend.Follower)
 		if !ok {
-			return fmt.Errorf("%s cannot replicate: its backend is not a Follower", srv.b.Addr())
+			return fmt.Errorf("%s cannot replicate: its backend is not a Follower", srv.B.Addr())
 		}
-		if err := f.Follow(w.fleet.servers[srv.primary].b, srv.lag); err != nil {
+		if err := f.Follow(w.fleet.servers[srv.Primary].B, srv.Lag); err != nil {
 			return err
 		}
 	}
