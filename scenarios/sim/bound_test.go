@@ -36,7 +36,7 @@ func TestBigValueIsBoundedInTheTrace(t *testing.T) {
 		tl.Client("A", model.Program{Work: 5 * time.Second})
 		tl.Client("B", model.Program{Start: time.Second, Retry: time.Second, Work: time.Second})
 		tl.RunUntil(3 * time.Second)
-		replicated = tl.w.fleet.servers[1].B.(*backend.Embedded).Stored(k).Str
+		replicated = tl.w.Fleet.Servers[1].B.(*backend.Embedded).Stored(k).Str
 		tl.RunToEnd()
 	}
 	setup := model.Setup{Replica: true, Lag: time.Second}

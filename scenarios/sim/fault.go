@@ -248,7 +248,7 @@ func inMoveOrder() []faultSpec {
 func (s *Stepper) faultMoves() []Move {
 	var moves []Move
 	order := inMoveOrder()
-	for _, c := range s.w.clients {
+	for _, c := range s.w.Clients {
 		live := !c.Crashed && c.Biz.State != model.StateDone && c.Op != trace.OpStart
 		for _, f := range order {
 			if f.clientMoves != nil {
@@ -303,8 +303,8 @@ func moveNow(id string) string {
 func (s *Stepper) nodeMoves(kind MoveKind, client string, pick func(i int, srv *model.Server) bool, label func(srv *model.Server) text.Text) []Move {
 	var moves []Move
 	w := s.w
-	for i := range w.fleet.route {
-		srv := w.fleet.servers[w.fleet.route[i]]
+	for i := range w.Fleet.Route {
+		srv := w.Fleet.Servers[w.Fleet.Route[i]]
 		if pick(i, srv) {
 			id := moveID(kind, srv.Name)
 			if client != "" {

@@ -31,7 +31,7 @@ func init() {
 			if !s.faults[FaultClockJump] {
 				return nil
 			}
-			ttl := s.w.setup.TTL
+			ttl := s.w.Setup.TTL
 			return s.nodeMoves(MoveClockJump, "", func(i int, srv *model.Server) bool {
 				return srv.Up && !s.struck(FaultClockJump, i) && slices.ContainsFunc(srv.Keys, func(k trace.KeyState) bool { return k.TTL > 0 })
 			}, func(srv *model.Server) text.Text {
@@ -41,7 +41,7 @@ func init() {
 		do: func(s *Stepper, m Move) {
 			i := s.node(m.ID)
 			s.strike(FaultClockJump, i)
-			(&Timeline{w: s.w}).ClockJump(i, s.w.setup.TTL)
+			(&Timeline{w: s.w}).ClockJump(i, s.w.Setup.TTL)
 		},
 	})
 }

@@ -40,7 +40,7 @@ func init() {
 			if !s.faults[FaultDelayedRestart] {
 				return nil
 			}
-			ttl := s.w.setup.TTL
+			ttl := s.w.Setup.TTL
 			return s.nodeMoves(MoveDelayedRestart, "", func(i int, srv *model.Server) bool { return srv.Up && !s.struck(FaultRestart, i) },
 				func(srv *model.Server) text.Text {
 					return text.Text{EN: srv.Name + " goes down; it restarts empty after " + narrate.Secs(ttl+RestartDelay),
@@ -50,8 +50,8 @@ func init() {
 		do: func(s *Stepper, m Move) {
 			i := s.node(m.ID)
 			s.strike(FaultRestart, i)
-			s.strikeUntil(FaultDelayedRestart, i, s.w.now+s.w.setup.TTL+RestartDelay)
-			s.w.fleet.stopServer(i)
+			s.strikeUntil(FaultDelayedRestart, i, s.w.Now+s.w.Setup.TTL+RestartDelay)
+			s.w.Fleet.StopServer(i)
 		},
 	})
 }

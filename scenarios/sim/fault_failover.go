@@ -28,15 +28,15 @@ func init() {
 		kinds: []MoveKind{MoveFailover},
 		worldMoves: func(s *Stepper) []Move {
 			w := s.w
-			if p := w.fleet.servers[w.fleet.route[0]]; !s.faults[FaultFailover] || !p.Up || p.Replica < 0 {
+			if p := w.Fleet.Servers[w.Fleet.Route[0]]; !s.faults[FaultFailover] || !p.Up || p.Replica < 0 {
 				return nil
 			}
-			p, d := w.fleet.servers[w.fleet.route[0]], w.setup.DownAfter
+			p, d := w.Fleet.Servers[w.Fleet.Route[0]], w.Setup.DownAfter
 			return []Move{{Kind: MoveFailover, ID: "failover",
 				Label: text.Text{EN: p.Name + " dies; Sentinel promotes its replica " + narrate.Secs(d) + " later",
 					ZH: p.Name + " 宕机；" + narrate.SecsZH(d) + "后哨兵把从库提升为主库"}}}
 		},
-		do: func(s *Stepper, m Move) { s.w.fleet.failover() },
+		do: func(s *Stepper, m Move) { s.w.Fleet.Failover() },
 	})
 }
 

@@ -47,7 +47,7 @@ func init() {
 				return
 			}
 			c.Unhang()
-			s.w.wakeDue()
+			s.w.WakeDue()
 		},
 	})
 }

@@ -46,8 +46,8 @@ func init() {
 			}
 			c.Resume()
 			// Timeouts that passed during the pause are seen now.
-			s.w.drain()
-			s.w.wakeDue()
+			s.w.Drain()
+			s.w.WakeDue()
 		},
 	})
 }

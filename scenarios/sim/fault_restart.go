@@ -41,7 +41,7 @@ func init() {
 		do: func(s *Stepper, m Move) {
 			i := s.node(m.ID)
 			s.strike(FaultRestart, i)
-			s.w.fleet.stopServer(i)
+			s.w.Fleet.StopServer(i)
 			(&Timeline{w: s.w}).RestartServer(i)
 		},
 	})

@@ -101,7 +101,7 @@ func (s *Stepper) remember(f trace.Fault, target int, at time.Duration) {
 
 // clientIndex is c's index among the world's clients, as a memory keyed
 // by client knows it.
-func (s *Stepper) clientIndex(c *model.Client) int { return slices.Index(s.w.clients, c) }
+func (s *Stepper) clientIndex(c *model.Client) int { return slices.Index(s.w.Clients, c) }
 
 // nextDue is the earliest time a memory of times holds, if one holds any.
 func (s *Stepper) nextDue() (time.Duration, bool) {
@@ -130,7 +130,7 @@ func (s *Stepper) comeDue() {
 		}
 		mem := s.memory[f.Fault]
 		for _, target := range slices.Sorted(maps.Keys(mem)) {
-			if mem[target] <= s.w.now {
+			if mem[target] <= s.w.Now {
 				delete(mem, target)
 				f.memory.due(s, target)
 			}
@@ -151,7 +151,7 @@ func (s *Stepper) memories() []FaultMemory {
 		for _, target := range slices.Sorted(maps.Keys(mem)) {
 			x := Strike{Target: target}
 			if f.memory.due != nil {
-				x.DueIn = mem[target] - s.w.now
+				x.DueIn = mem[target] - s.w.Now
 			}
 			m.Struck = append(m.Struck, x)
 		}

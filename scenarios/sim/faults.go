@@ -18,7 +18,7 @@ import (
 // single-instance lock has only node 0.
 func (c *Client) Partition(nodes ...int) {
 	if names := c.mark(&c.c.Cut, nodes); len(names) > 0 {
-		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Partition(c.c.Name, names),
+		c.w.Emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Partition(c.c.Name, names),
 			Short: text.Text{EN: "✂ " + strings.Join(names, ", "), ZH: "✂ " + strings.Join(names, "、")}})
 	}
 }
@@ -27,14 +27,14 @@ func (c *Client) Partition(nodes ...int) {
 func (c *Client) mark(set *map[int]bool, nodes []int) []string {
 	var names []string
 	for _, i := range nodes {
-		if i < 0 || i >= len(c.w.fleet.route) {
+		if i < 0 || i >= len(c.w.Fleet.Route) {
 			continue
 		}
 		if *set == nil {
 			*set = map[int]bool{}
 		}
 		(*set)[i] = true
-		names = append(names, c.w.fleet.servers[c.w.fleet.route[i]].Name)
+		names = append(names, c.w.Fleet.Servers[c.w.Fleet.Route[i]].Name)
 	}
 	return names
 }
@@ -45,7 +45,7 @@ func (c *Client) mark(set *map[int]bool, nodes []int) []string {
 // ignored, as with Partition.
 func (c *Client) DropReplies(nodes ...int) {
 	if names := c.mark(&c.c.Mute, nodes); len(names) > 0 {
-		c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.DropReplies(c.c.Name, names),
+		c.w.Emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.DropReplies(c.c.Name, names),
 			Short: text.Text{EN: "⇥ " + strings.Join(names, ", "), ZH: "⇥ " + strings.Join(names, "、")}})
 	}
 }
@@ -56,58 +56,22 @@ func (c *Client) Heal() {
 		return
 	}
 	c.c.Cut, c.c.Mute = nil, nil
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Heal(c.c.Name),
+	c.w.Emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Heal(c.c.Name),
 		Short: text.Text{EN: "healed", ZH: "网络恢复"}})
-}
-
-// node is the server of node i, or of the last node when the implementation
-// has fewer: "redis-3, or the only server of a single-instance lock".
-func (f *fleet) node(i int) *model.Server {
-	return f.servers[f.route[min(max(i, 0), len(f.route)-1)]]
 }
 
 // StopServer takes node i's server down (a crash of the Redis process):
 // clients cannot reach it until RestartServer.
 func (t *Timeline) StopServer(i int) {
-	if t.w.fleet.stopServer(i) {
-		t.w.runUntil(t.w.now, false) // a WAIT there fails now
+	if t.w.Fleet.StopServer(i) {
+		t.w.RunUntil(t.w.Now, false) // a WAIT there fails now
 	}
-}
-
-// stopServer takes node i's server down, and says whether it was up. The
-// Stepper's fault moves call it alone: what the stop interrupts moves in
-// moves of its own.
-func (f *fleet) stopServer(i int) bool {
-	srv := f.node(i)
-	if !srv.Up {
-		return false
-	}
-	srv.Up = false
-	srv.Keys = nil
-	srv.B.Stop()
-	f.w.emit(trace.Event{Kind: trace.KindFault, Server: srv.Name, Text: narrate.ServerStopped(srv.Name),
-		Short: text.Text{EN: "DOWN", ZH: "宕机"}})
-	return true
 }
 
 // RestartServer brings node i's server back with no data: a restart without
 // persistence (no AOF, no RDB). It forgets every key it had — locks and
 // counters alike.
-func (t *Timeline) RestartServer(i int) {
-	w := t.w
-	srv := w.fleet.node(i)
-	if srv.Up {
-		return
-	}
-	if err := srv.B.Start(); err != nil {
-		w.fail(fmt.Errorf("restart %s: %w", srv.Name, err))
-		return
-	}
-	srv.Up, srv.Scripts = true, nil
-	srv.Keys = w.fleet.readKeys(srv, nil)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.Name, Text: narrate.ServerRestarted(srv.Name),
-		Short: text.Text{EN: "UP (empty)", ZH: "重启（空）"}})
-}
+func (t *Timeline) RestartServer(i int) { t.w.Fleet.RestartServer(i) }
 
 // Slow makes node i's server slow: from now on every command reaches it d
 // late (a long fsync, swapping, a congested link), while the world runs on.
@@ -116,12 +80,12 @@ func (t *Timeline) RestartServer(i int) {
 // with a partition, nothing changes there.
 func (t *Timeline) Slow(i int, d time.Duration) {
 	w := t.w
-	if i < 0 || i >= len(w.fleet.route) {
+	if i < 0 || i >= len(w.Fleet.Route) {
 		return
 	}
-	srv := w.fleet.node(i)
+	srv := w.Fleet.Node(i)
 	srv.Latency = max(d, 0)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.Name, Text: narrate.Slow(srv.Name, srv.Latency),
+	w.Emit(trace.Event{Kind: trace.KindFault, Server: srv.Name, Text: narrate.Slow(srv.Name, srv.Latency),
 		Short: narrate.ShortSlow(srv.Latency)})
 }
 
@@ -129,19 +93,19 @@ func (t *Timeline) Slow(i int, d time.Duration) {
 // operator's date command): keys there expire d early.
 func (t *Timeline) ClockJump(i int, d time.Duration) {
 	w := t.w
-	srv := w.fleet.node(i)
+	srv := w.Fleet.Node(i)
 	if err := srv.B.Jump(d); err != nil {
-		w.fail(fmt.Errorf("clock jump on %s: %w", srv.Name, err))
+		w.Fail(fmt.Errorf("clock jump on %s: %w", srv.Name, err))
 		return
 	}
 	srv.Ahead += d
 	before := srv.Keys
-	srv.Keys = w.fleet.readKeys(srv, before)
-	w.emit(trace.Event{Kind: trace.KindFault, Server: srv.Name, Text: narrate.ClockJump(srv.Name, d),
+	srv.Keys = w.Fleet.ReadKeys(srv, before)
+	w.Emit(trace.Event{Kind: trace.KindFault, Server: srv.Name, Text: narrate.ClockJump(srv.Name, d),
 		Short: text.Text{EN: "clock +" + narrate.Secs(d), ZH: "时钟 +" + narrate.SecsZH(d)}})
 	for _, k := range before {
 		if _, still := model.FindKey(srv.Keys, k.Key); !still {
-			w.emit(trace.Event{Kind: trace.KindExpire, Server: srv.Name, Text: narrate.ExpiredEarly(k, srv.Name),
+			w.Emit(trace.Event{Kind: trace.KindExpire, Server: srv.Name, Text: narrate.ExpiredEarly(k, srv.Name),
 				Short: text.Text{EN: "expired", ZH: "过期"}})
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/engine"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 )
 
@@ -35,11 +37,11 @@ func stateOf(t *testing.T, id, want string) {
 // traceback: taken as blocked, its message would come in after the
 // scheduler had let another actor go.
 func TestGoroutineStatesTellASendFromAWait(t *testing.T) {
-	w := &world{sched: sched{ch: make(chan model.Msg)}, act: actorSide{done: make(chan struct{})}}
-	w.fleet.w, w.act.w, w.sched.w, w.wall.w = w, w, w, w
+	w := &engine.World{Sched: engine.Sched{Ch: make(chan model.Msg)}, Act: engine.ActorSide{Done: make(chan struct{})}}
+	w.Fleet.W, w.Act.W, w.Sched.W, w.Wall.W = w, w, w, w
 	never := make(chan struct{})
 	sendID, waitID := make(chan string), make(chan string)
-	go func() { sendID <- goid(); w.act.send(model.Msg{Kind: model.MsgExit}) }()
+	go func() { sendID <- goid(); w.Act.Send(model.Msg{Kind: model.MsgExit}) }()
 	go func() { waitID <- goid(); <-never }()
 	sending, waiting := <-sendID, <-waitID
 	stateOf(t, sending, "sending")
@@ -47,6 +49,6 @@ func TestGoroutineStatesTellASendFromAWait(t *testing.T) {
 	if model.WaitsInProcess("sending") || !model.WaitsInProcess("chan receive") || !model.WaitsInProcess("select") || model.WaitsInProcess("IO wait") || model.WaitsInProcess("running") {
 		t.Error("waitsInProcess: a send, the network or a running goroutine is no wait in-process")
 	}
-	close(w.act.done)
+	close(w.Act.Done)
 	close(never)
 }

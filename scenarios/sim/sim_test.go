@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/engine"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
@@ -100,7 +102,7 @@ func TestKeyExpiresAtItsTTL(t *testing.T) {
 		a := tl.Client("A", model.Program{Work: time.Minute})
 		a.HoldAt(trace.OpWrite)
 		tl.RunUntil(9999 * time.Millisecond)
-		if k, ok := key(tl.w.snapshot(), "redis-1", "lock:product:1001"); !ok || k.TTL != time.Millisecond {
+		if k, ok := key(tl.w.Snapshot(), "redis-1", "lock:product:1001"); !ok || k.TTL != time.Millisecond {
 			t.Errorf("at 9.999s the lock is %+v (present %v), want 1ms left", k, ok)
 		}
 		tl.RunUntil(20 * time.Second)
@@ -180,10 +182,10 @@ func TestReplicationLag(t *testing.T) {
 		a := tl.Client("A", model.Program{Work: time.Minute})
 		a.HoldAt(trace.OpWrite)
 		tl.RunUntil(time.Second)
-		if _, ok := key(tl.w.snapshot(), "redis-2", "lock:product:1001"); ok {
+		if _, ok := key(tl.w.Snapshot(), "redis-2", "lock:product:1001"); ok {
 			t.Error("the replica has the lock before the lag has passed")
 		}
-		if p := tl.w.snapshot().Servers[1].Pending; p != 1 {
+		if p := tl.w.Snapshot().Servers[1].Pending; p != 1 {
 			t.Errorf("pending writes at 1s = %d, want 1", p)
 		}
 		tl.RunUntil(3 * time.Second)
@@ -396,9 +398,9 @@ func TestStallNamesTheCall(t *testing.T) {
 // shortStall makes the stall timeout d for the test: a stall is then seen
 // in milliseconds.
 func shortStall(t *testing.T, d time.Duration) {
-	old := stallTimeout
-	stallTimeout = d
-	t.Cleanup(func() { stallTimeout = old })
+	old := engine.StallTimeout
+	engine.StallTimeout = d
+	t.Cleanup(func() { engine.StallTimeout = old })
 }
 
 // spinner is lock code that, on its first call, computes until freed

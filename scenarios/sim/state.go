@@ -170,38 +170,38 @@ type ResourceView struct {
 // State is the world's view for the explorer now.
 func (s *Stepper) State() State {
 	w := s.w
-	since, orphan := w.judge.Since()
+	since, orphan := w.Judge.Since()
 	st := State{
-		Key:       w.setup.Key,
+		Key:       w.Setup.Key,
 		Alike:     s.alike(),
 		Orphan:    orphan,
-		OrphanFor: since - w.now,
-		Promoting: w.fleet.promoting,
-		PromoteIn: w.fleet.promoteAt - w.now,
+		OrphanFor: since - w.Now,
+		Promoting: w.Fleet.Promoting,
+		PromoteIn: w.Fleet.PromoteAt - w.Now,
 		Tokens:    s.tokens(),
 		Faults:    s.memories(),
 	}
-	for _, srv := range w.fleet.servers {
+	for _, srv := range w.Fleet.Servers {
 		st.Servers = append(st.Servers, ServerView{Name: srv.Name, Up: srv.Up, Role: srv.Role, Ahead: srv.Ahead,
 			Latency: srv.Latency, Replica: srv.Replica, Primary: srv.Primary, Keys: srv.Keys})
 	}
-	for _, si := range w.fleet.route {
+	for _, si := range w.Fleet.Route {
 		st.Nodes = append(st.Nodes, NodeView{Server: si})
 	}
-	for _, e := range w.fleet.repl {
+	for _, e := range w.Fleet.Repl {
 		st.Repl = append(st.Repl, ReplView{Replica: e.Replica, Key: e.Key, Deleted: e.Deleted, Value: e.State,
-			DueIn: e.Due - w.now, ExpireIn: e.ExpireAt - w.now})
+			DueIn: e.Due - w.Now, ExpireIn: e.ExpireAt - w.Now})
 	}
-	for _, c := range w.clients {
+	for _, c := range w.Clients {
 		st.Clients = append(st.Clients, s.clientView(c))
 	}
-	for _, a := range w.sched.actors {
+	for _, a := range w.Sched.Actors {
 		st.Actors = append(st.Actors, s.actorView(a))
 	}
-	r := w.res
+	r := w.Res
 	st.Resource = ResourceView{Value: r.Value, Version: r.Version, MaxFence: r.MaxFence, Rejected: r.Rejected,
 		TokenGuard: r.Guard == trace.GuardToken, Owner: r.Owner, Sold: slices.Sorted(maps.Keys(r.Sold))}
-	for _, v := range w.judge.Verdicts {
+	for _, v := range w.Judge.Verdicts {
 		st.Broken = append(st.Broken, v.Broken)
 	}
 	return st
@@ -210,7 +210,7 @@ func (s *Stepper) State() State {
 // alike says whether every client runs the same program without jitter
 // (whose draws follow the client's name).
 func (s *Stepper) alike() bool {
-	cs := s.w.clients
+	cs := s.w.Clients
 	for _, c := range cs {
 		if c.Prog != cs[0].Prog || c.Prog.Jitter {
 			return false
@@ -226,8 +226,8 @@ func (s *Stepper) clientView(c *model.Client) ClientView {
 		Reentering: c.Reentering, ReadVal: c.ReadVal, ReadVer: c.ReadVer,
 		Lost: c.Lost != nil, Cut: slices.Sorted(maps.Keys(c.Cut)), Mute: slices.Sorted(maps.Keys(c.Mute))}
 	for si, end := range s.lease[c.Name] {
-		if _, there := model.FindKey(w.fleet.servers[si].Keys, w.setup.Key); !there && end > w.now {
-			v.GoneLeases = append(v.GoneLeases, Lease{Server: si, EndsIn: end - w.now})
+		if _, there := model.FindKey(w.Fleet.Servers[si].Keys, w.Setup.Key); !there && end > w.Now {
+			v.GoneLeases = append(v.GoneLeases, Lease{Server: si, EndsIn: end - w.Now})
 		}
 	}
 	slices.SortFunc(v.GoneLeases, func(x, y Lease) int { return x.Server - y.Server })
@@ -245,28 +245,28 @@ func attemptsThatCount(c *model.Client) int {
 
 func (s *Stepper) actorView(a *model.Actor) ActorView {
 	w := s.w
-	v := ActorView{Name: a.Name, Client: slices.Index(w.clients, a.Client), Flight: a.Flight,
+	v := ActorView{Name: a.Name, Client: slices.Index(w.Clients, a.Client), Flight: a.Flight,
 		State: int(a.State), Park: int(a.Park), Point: a.Point, Held: a.Held, Node: a.Node, Sent: a.Sent, Orphan: a.Orphan,
-		Queued: slices.Contains(w.sched.queue, a),
-		Ended:  slices.ContainsFunc(w.sched.deferred, func(m model.Msg) bool { return m.A == a })}
+		Queued: slices.Contains(w.Sched.Queue, a),
+		Ended:  slices.ContainsFunc(w.Sched.Deferred, func(m model.Msg) bool { return m.A == a })}
 	if a.Cmd != nil {
 		v.Cmd = command.Args(a.Cmd)
 	}
 	v.Gated = a.Park == model.ParkGate && a.Cmd != nil
 	if wc := a.WaitFor; wc != nil {
 		v.Waiting, v.WaitWant = true, wc.Want
-		for _, e := range w.fleet.repl {
-			if e.Seq <= wc.Seq && w.fleet.servers[wc.Server].Replica == e.Replica {
+		for _, e := range w.Fleet.Repl {
+			if e.Seq <= wc.Seq && w.Fleet.Servers[wc.Server].Replica == e.Replica {
 				v.WaitAhead++
 			}
 		}
 	}
 	switch a.State {
 	case model.StateSleeping:
-		v.Sleeping, v.SleepIn = true, a.Deadline-w.now
+		v.Sleeping, v.SleepIn = true, a.Deadline-w.Now
 		v.OnItsWay = a.InCmd && a.Cmd != nil
 	case model.StateParked, model.StateFan, model.StateLib:
-		v.Waking, v.WokeAgo = true, a.Woke-w.now
+		v.Waking, v.WokeAgo = true, a.Woke-w.Now
 	}
 	return v
 }
@@ -284,7 +284,7 @@ func (s *Stepper) tokens() []string {
 		}
 	}
 	lock := func(k trace.KeyState) {
-		if k.Key != w.setup.Key {
+		if k.Key != w.Setup.Key {
 			return
 		}
 		switch k.Type {
@@ -296,22 +296,22 @@ func (s *Stepper) tokens() []string {
 			}
 		}
 	}
-	for _, c := range w.clients {
+	for _, c := range w.Clients {
 		add(c.Token)
 	}
-	for _, srv := range w.fleet.servers {
+	for _, srv := range w.Fleet.Servers {
 		for _, k := range srv.Keys {
 			lock(k)
 		}
 	}
-	for _, e := range w.fleet.repl {
+	for _, e := range w.Fleet.Repl {
 		if !e.Deleted {
 			lock(e.State)
 		}
 	}
-	for _, a := range w.sched.actors {
+	for _, a := range w.Sched.Actors {
 		if a.Park == model.ParkGate && a.Cmd != nil {
-			for _, v := range model.LockArgs(command.Args(a.Cmd), w.setup.Key) {
+			for _, v := range model.LockArgs(command.Args(a.Cmd), w.Setup.Key) {
 				add(v)
 			}
 		}

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/engine"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
@@ -23,65 +25,65 @@ import (
 // explorer's search is only sound if what tells a state apart is in its
 // hash (package explore, Hash).
 var notInState = map[string]map[string]string{
-	"sched": {
-		"w":          "the world it belongs to",
-		"deferred":   "",
-		"ch":         "the scheduler's plumbing: empty at every state the explorer sees",
+	"Sched": {
+		"W":          "the world it belongs to",
+		"Deferred":   "",
+		"Ch":         "the scheduler's plumbing: empty at every state the explorer sees",
 		"pending":    "flights that reached the gate are actors by the end of a move (Actors)",
 		"flights":    "says the lock sends from goroutines of its own: the same in every state of a lock",
 		"loose":      "a flight's goroutine may run: settled before a move ends",
 		"fanRunning": "Env.Fan calls running lock code: settled before a move ends",
-		"bub":        "the bubble the world runs in",
-		"inbox":      "messages received while time passed: handled before a move ends",
-		"watch":      "the stall watch: who ran last, a stall (a search stops there), the pacer's calls, the bound (the same in every state)",
-		"goroutines": "goroutine ids and labels, and the world's id in the process: for a stall's error and the gate",
-		"actors":     "", "queue": "",
+		"Bub":        "the bubble the world runs in",
+		"Inbox":      "messages received while time passed: handled before a move ends",
+		"Watch":      "the stall watch: who ran last, a stall (a search stops there), the pacer's calls, the bound (the same in every state)",
+		"Goroutines": "goroutine ids and labels, and the world's id in the process: for a stall's error and the gate",
+		"Actors":     "", "Queue": "",
 		"running": "the running actors: none between moves",
 	},
-	"fleet": {
-		"w":       "the world it belongs to",
-		"servers": "", "route": "", "repl": "",
+	"Fleet": {
+		"W":       "the world it belongs to",
+		"Servers": "", "Route": "", "Repl": "",
 		"replSeq":      "replication entries ever queued, WAIT's counter: WaitAhead says what a WAIT still waits for",
-		"promoting":    "",
-		"promoteAt":    "",
+		"Promoting":    "",
+		"PromoteAt":    "",
 		"sentinel":     "real runs' Sentinels: the explorer runs embedded servers",
 		"sentinelSaid": "real runs' Sentinels",
 		"diedAt":       "real runs' Sentinels",
 	},
-	"actorSide": {
-		"w":       "the world it belongs to",
-		"done":    "the scheduler's plumbing",
+	"ActorSide": {
+		"W":       "the world it belongs to",
+		"Done":    "the scheduler's plumbing",
 		"closing": "the scheduler's plumbing: false until the world closes",
 	},
-	"wall": {
-		"w":     "the world it belongs to",
-		"real":  "real runs only",
-		"pacer": "a live run's pacer: the explorer has none",
+	"Wall": {
+		"W":     "the world it belongs to",
+		"Real":  "real runs only",
+		"Pacer": "a live run's pacer: the explorer has none",
 	},
-	"world": {
-		"setup":        "the run's setup: the same in every state of a search",
-		"impl":         "the lock: the same in every state of a search",
-		"act":          "the actors' side: its fields are listed under actorSide",
+	"World": {
+		"Setup":        "the run's setup: the same in every state of a search",
+		"Impl":         "the lock: the same in every state of a search",
+		"Act":          "the actors' side: its fields are listed under actorSide",
 		"inflight":     "the scheduler's plumbing: zero between moves",
-		"err":          "what stopped the run: a search stops there",
-		"commands":     "counts for the verdict of a run whose every command failed (Served)",
-		"failed":       "counts for the verdict of a run whose every command failed (Served)",
+		"Err":          "what stopped the run: a search stops there",
+		"Commands":     "counts for the verdict of a run whose every command failed (Served)",
+		"Failed":       "counts for the verdict of a run whose every command failed (Served)",
 		"firstFailed":  "what the no-verdict error names",
-		"lockCalls":    "counts for the verdict of a run whose every call failed (Served)",
-		"lockErrs":     "counts for the verdict of a run whose every call failed (Served)",
+		"LockCalls":    "counts for the verdict of a run whose every call failed (Served)",
+		"LockErrs":     "counts for the verdict of a run whose every call failed (Served)",
 		"firstLockErr": "what the no-verdict error names",
-		"now":          "State's times are relative to it: two states apart only in when they happen are one",
-		"clients":      "",
-		"sched":        "the scheduler's side: its fields are listed under sched",
-		"res":          "", "judge": "",
+		"Now":          "State's times are relative to it: two states apart only in when they happen are one",
+		"Clients":      "",
+		"Sched":        "the scheduler's side: its fields are listed under sched",
+		"Res":          "", "Judge": "",
 		"rows":     "clients' own keys' rows (Program.Key): lessons only, not the explorer's programs",
-		"trace":    "the record of the run: what it shows follows from the moves, and two schedules to one state have different traces",
-		"names":    "the trace's names for the lock's own tokens",
-		"pausedAt": "when a pause began, for the resume's narration",
-		"wall":     "the run's relation to the wall clock: its fields are listed under wall",
-		"ctx":      "the run's context",
+		"Trace":    "the record of the run: what it shows follows from the moves, and two schedules to one state have different traces",
+		"Names":    "the trace's names for the lock's own tokens",
+		"PausedAt": "when a pause began, for the resume's narration",
+		"Wall":     "the run's relation to the wall clock: its fields are listed under wall",
+		"Ctx":      "the run's context",
 		"closed":   "true once the world has closed",
-		"fleet":    "the run's servers: their fields are listed under fleet",
+		"Fleet":    "the run's servers: their fields are listed under fleet",
 	},
 	"Client": {
 		"Name": "", "Token": "", "Count": "", "Claim": "", "Belief": "", "Op": "", "Fence": "", "Lost": "",
@@ -161,7 +163,7 @@ var notInState = map[string]map[string]string{
 // Every field of the world is in notInState, one way or the other.
 func TestEveryWorldFieldIsListed(t *testing.T) {
 	types := map[string]reflect.Type{}
-	for _, v := range []any{world{}, sched{}, fleet{}, actorSide{}, wall{}, model.Client{}, model.Actor{}, model.Server{}, model.Resource{}, model.Judge{}, model.ReplEntry{}, Stepper{}} {
+	for _, v := range []any{engine.World{}, engine.Sched{}, engine.Fleet{}, engine.ActorSide{}, engine.Wall{}, model.Client{}, model.Actor{}, model.Server{}, model.Resource{}, model.Judge{}, model.ReplEntry{}, Stepper{}} {
 		types[reflect.TypeOf(v).Name()] = reflect.TypeOf(v)
 	}
 	// Each invariant's check keeps state of its own in the world.
@@ -206,12 +208,12 @@ func TestStateSeesEveryField(t *testing.T) {
 			t.Fatal(err)
 		}
 		for step := 0; step < 14; step++ {
-			s.w.sched.in(func() {
-				s.w.fleet.repl = append(s.w.fleet.repl, model.ReplEntry{})
+			s.w.Sched.In(func() {
+				s.w.Fleet.Repl = append(s.w.Fleet.Repl, model.ReplEntry{})
 				s.mutateEach(func(path string, changed bool) {
 					seen[path] = seen[path] || changed
 				})
-				s.w.fleet.repl = s.w.fleet.repl[:len(s.w.fleet.repl)-1]
+				s.w.Fleet.Repl = s.w.Fleet.Repl[:len(s.w.Fleet.Repl)-1]
 				s.mutateMemory(func(path string, changed bool) {
 					seen[path] = seen[path] || changed
 				})
@@ -259,25 +261,25 @@ func (s *Stepper) mutateEach(report func(path string, changed bool)) {
 		}
 	}
 	w := s.w
-	check("world", reflect.ValueOf(w).Elem())
-	check("Resource", reflect.ValueOf(&w.res).Elem())
-	check("Judge", reflect.ValueOf(&w.judge).Elem())
-	for _, c := range w.judge.Checks {
+	check("World", reflect.ValueOf(w).Elem())
+	check("Resource", reflect.ValueOf(&w.Res).Elem())
+	check("Judge", reflect.ValueOf(&w.Judge).Elem())
+	for _, c := range w.Judge.Checks {
 		if _, ok := c.(invariant.Timer); ok {
 			check(reflect.TypeOf(c).Elem().Name(), reflect.ValueOf(c).Elem())
 		}
 	}
-	for _, c := range w.clients {
+	for _, c := range w.Clients {
 		check("Client", reflect.ValueOf(c).Elem())
 	}
-	for _, a := range w.sched.actors {
+	for _, a := range w.Sched.Actors {
 		check("Actor", reflect.ValueOf(a).Elem())
 	}
-	for _, srv := range w.fleet.servers {
+	for _, srv := range w.Fleet.Servers {
 		check("Server", reflect.ValueOf(srv).Elem())
 	}
-	for i := range w.fleet.repl {
-		check("ReplEntry", reflect.ValueOf(&w.fleet.repl[i]).Elem())
+	for i := range w.Fleet.Repl {
+		check("ReplEntry", reflect.ValueOf(&w.Fleet.Repl[i]).Elem())
 	}
 }
 
@@ -287,7 +289,7 @@ func (s *Stepper) mutateEach(report func(path string, changed bool)) {
 // memory is in the view, whatever its record keys it by.
 func (s *Stepper) mutateMemory(report func(path string, changed bool)) {
 	before := s.State()
-	now := s.w.now
+	now := s.w.Now
 	for _, f := range faults {
 		if f.memory.by == 0 {
 			continue

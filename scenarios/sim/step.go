@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/engine"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/text"
@@ -46,7 +48,7 @@ type Move struct {
 // Stepper is a world whose every move is chosen from outside. Each client runs
 // its program once (with its attempts); the run is over when no move is left.
 type Stepper struct {
-	w        *world
+	w        *engine.World
 	faults   map[trace.Fault]bool
 	schedule []string
 	// memory is what the faults' moves have left behind, as each fault's
@@ -66,7 +68,7 @@ var ErrNoSuchMove = errors.New("no such move")
 // NewStepper builds a world for setup with one client per program (named A,
 // B, C, …) and the given faults enabled.
 func NewStepper(setup model.Setup, progs []model.Program, impl lockimpl.Info, faults []trace.Fault) (*Stepper, error) {
-	w, err := newWorld(context.Background(), setup, impl, nil)
+	w, err := engine.New(context.Background(), setup, impl, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -74,29 +76,29 @@ func NewStepper(setup model.Setup, progs []model.Program, impl lockimpl.Info, fa
 	for _, f := range faults {
 		s.faults[f] = true
 	}
-	w.sched.in(func() {
+	w.Sched.In(func() {
 		for i, p := range progs {
-			w.addClient(string(rune('A'+i)), p)
+			w.AddClient(string(rune('A'+i)), p)
 		}
 	})
-	w.trace.Scenario = "explore"
-	w.trace.Title = text.Text{EN: "Explored schedule", ZH: "搜索到的调度"}
-	names := strings.Join(w.trace.Clients, ", ")
-	w.record(trace.Event{Kind: trace.KindNarration, Text: text.Text{
-		EN: fmt.Sprintf("Clients %s each take the lock (TTL %s), work inside it, write and release it. Every move — whose command goes next, when time passes, which fault strikes — is chosen one at a time.", names, narrate.Secs(w.setup.TTL)),
-		ZH: fmt.Sprintf("客户端 %s 各自加锁（TTL %s），在锁内干活、写入、释放。每一步——谁的命令先发、时间何时流逝、发生哪种故障——都逐一选择。", names, narrate.SecsZH(w.setup.TTL)),
+	w.Trace.Scenario = "explore"
+	w.Trace.Title = text.Text{EN: "Explored schedule", ZH: "搜索到的调度"}
+	names := strings.Join(w.Trace.Clients, ", ")
+	w.Record(trace.Event{Kind: trace.KindNarration, Text: text.Text{
+		EN: fmt.Sprintf("Clients %s each take the lock (TTL %s), work inside it, write and release it. Every move — whose command goes next, when time passes, which fault strikes — is chosen one at a time.", names, narrate.Secs(w.Setup.TTL)),
+		ZH: fmt.Sprintf("客户端 %s 各自加锁（TTL %s），在锁内干活、写入、释放。每一步——谁的命令先发、时间何时流逝、发生哪种故障——都逐一选择。", names, narrate.SecsZH(w.Setup.TTL)),
 	}})
 	return s, nil
 }
 
 // Close stops the world's goroutines and servers.
-func (s *Stepper) Close() { s.w.close() }
+func (s *Stepper) Close() { s.w.Close() }
 
 // Schedule is the moves done so far, by ID.
 func (s *Stepper) Schedule() []string { return slices.Clone(s.schedule) }
 
 // Now is the virtual time.
-func (s *Stepper) Now() time.Duration { return s.w.now }
+func (s *Stepper) Now() time.Duration { return s.w.Now }
 
 // Broken lists the invariants broken so far, in invariant order.
 // Served says whether the lock has run in this world so far: a Redis
@@ -105,15 +107,15 @@ func (s *Stepper) Now() time.Duration { return s.w.now }
 // why): a lock that cannot run breaks liveness by not running.
 func (s *Stepper) Served() bool {
 	w := s.w
-	return w.commands > w.failed || w.commands == 0 && w.lockCalls > w.lockErrs
+	return w.Commands > w.Failed || w.Commands == 0 && w.LockCalls > w.LockErrs
 }
 
 // NoVerdict is why this world has no verdict, if it has none (see Served).
-func (s *Stepper) NoVerdict() error { return s.w.noVerdict() }
+func (s *Stepper) NoVerdict() error { return s.w.NoVerdict() }
 
 func (s *Stepper) Broken() []string {
 	var ids []string
-	for _, v := range s.w.judge.Verdicts {
+	for _, v := range s.w.Judge.Verdicts {
 		if v.Broken {
 			ids = append(ids, v.Invariant)
 		}
@@ -123,10 +125,10 @@ func (s *Stepper) Broken() []string {
 
 // Trace is the run so far.
 func (s *Stepper) Trace() *trace.Trace {
-	tr := s.w.trace
+	tr := s.w.Trace
 	tr.Events = slices.Clone(tr.Events)
 	tr.Tokens = slices.Clone(tr.Tokens)
-	tr.Verdicts = slices.Clone(s.w.judge.Verdicts)
+	tr.Verdicts = slices.Clone(s.w.Judge.Verdicts)
 	return &tr
 }
 
@@ -138,7 +140,7 @@ func (s *Stepper) Moves() []Move { return s.moves(true) }
 // command is, formatted): Do looks a move up by its id alone.
 func (s *Stepper) moves(steps bool) []Move {
 	w := s.w
-	if w.err != nil {
+	if w.Err != nil {
 		return nil
 	}
 	var moves []Move
@@ -159,8 +161,8 @@ func (s *Stepper) moves(steps bool) []Move {
 // runnable lists the actors that can run now, in creation order.
 func (s *Stepper) runnable() []*model.Actor {
 	var out []*model.Actor
-	for _, a := range s.w.sched.actors {
-		if slices.Contains(s.w.sched.queue, a) && model.Runnable(a) {
+	for _, a := range s.w.Sched.Actors {
+		if slices.Contains(s.w.Sched.Queue, a) && model.Runnable(a) {
 			out = append(out, a)
 		}
 	}
@@ -174,7 +176,7 @@ func (s *Stepper) stepLabel(a *model.Actor) text.Text {
 		cmd := command.Format(a.Cmd)
 		return text.Text{EN: a.Name + ": " + cmd, ZH: a.Name + "：" + cmd}
 	case model.ParkPoint:
-		res := s.w.res.Name
+		res := s.w.Res.Name
 		if a.Point == trace.OpWrite {
 			return text.Text{EN: a.Name + " writes " + res, ZH: a.Name + " 写入 " + res}
 		}
@@ -196,31 +198,31 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 	if clientsCanMove && !s.faults[FaultExpiry] {
 		return 0, false
 	}
-	next, ok := w.nextDeadline()
-	if !ok && w.sched.bub != nil && w.sched.libBlocked() != nil {
+	next, ok := w.NextDeadline()
+	if !ok && w.Sched.Bub != nil && w.Sched.LibBlocked() != nil {
 		// Nothing of the engine's is due, and lock code waits: for a timer
 		// of its own, maybe. Time may pass to the horizon, and stops where
 		// that lock code wakes.
-		next, ok = w.setup.Horizon, true
+		next, ok = w.Setup.Horizon, true
 	}
 	// A time a fault keeps (the delayed restart's comeback) stops time.
 	if due, held := s.nextDue(); held && (!ok || due < next) {
 		next, ok = due, true
 	}
-	if !ok || next > w.setup.Horizon {
+	if !ok || next > w.Setup.Horizon {
 		return 0, false
 	}
-	if d, on := w.judge.Due(); on && next >= d && clientsCanMove {
+	if d, on := w.Judge.Due(); on && next >= d && clientsCanMove {
 		// A waiter that is merely slow is not kept out by the lock: the
 		// liveness bound runs out only while no client can move.
 		return 0, false
 	}
-	for _, c := range w.clients {
+	for _, c := range w.Clients {
 		if c.Belief != trace.BeliefHolds || c.Paused || c.Crashed || c.Hung && !s.renews(c) {
 			continue
 		}
 		for _, end := range s.lease[c.Name] {
-			if end > w.now && end <= next {
+			if end > w.Now && end <= next {
 				return 0, false
 			}
 		}
@@ -233,25 +235,25 @@ func (s *Stepper) nextTime(clientsCanMove bool) (time.Duration, bool) {
 // client that no longer holds the lock has none.
 func (s *Stepper) noteLeases() {
 	w := s.w
-	for _, c := range w.clients {
+	for _, c := range w.Clients {
 		if c.Belief != trace.BeliefHolds {
 			delete(s.lease, c.Name)
 		}
 	}
-	for i, srv := range w.fleet.servers {
+	for i, srv := range w.Fleet.Servers {
 		if !srv.Up {
 			continue
 		}
 		for _, k := range srv.Keys {
-			if k.Key != w.setup.Key || k.TTL <= 0 {
+			if k.Key != w.Setup.Key || k.TTL <= 0 {
 				continue
 			}
-			for _, c := range w.clients {
+			for _, c := range w.Clients {
 				if c.Name == k.Writer && c.Belief == trace.BeliefHolds {
 					if s.lease[c.Name] == nil {
 						s.lease[c.Name] = map[int]time.Duration{}
 					}
-					s.lease[c.Name][i] = w.now + k.TTL
+					s.lease[c.Name][i] = w.Now + k.TTL
 				}
 			}
 		}
@@ -267,7 +269,7 @@ func (s *Stepper) renews(c *model.Client) bool {
 		// Cut off from a server: its renewals there do not arrive.
 		return false
 	}
-	for _, a := range s.w.sched.actors {
+	for _, a := range s.w.Sched.Actors {
 		if a.Client == c && a.Bg && !a.Flight && a.State != model.StateDone && a.State != model.StateAbandoned {
 			return true
 		}
@@ -280,9 +282,9 @@ func (s *Stepper) renews(c *model.Client) bool {
 // name now, and the schedule has it by the name now.
 func (s *Stepper) Do(id string) error {
 	var err error
-	s.w.sched.in(func() { err = s.do(id) })
-	if s.w.sched.watch.Wedged != nil {
-		return s.w.sched.watch.Wedged
+	s.w.Sched.In(func() { err = s.do(id) })
+	if s.w.Sched.Watch.Wedged != nil {
+		return s.w.Sched.Watch.Wedged
 	}
 	return err
 }
@@ -293,15 +295,15 @@ func (s *Stepper) Do(id string) error {
 // every move.
 func (s *Stepper) DoAll(ids []string) error {
 	var err error
-	s.w.sched.in(func() {
+	s.w.Sched.In(func() {
 		for _, id := range ids {
 			if err = s.do(id); err != nil {
 				return
 			}
 		}
 	})
-	if s.w.sched.watch.Wedged != nil {
-		return s.w.sched.watch.Wedged
+	if s.w.Sched.Watch.Wedged != nil {
+		return s.w.Sched.Watch.Wedged
 	}
 	return err
 }
@@ -327,7 +329,7 @@ func (s *Stepper) do(id string) error {
 	w := s.w
 	switch m.Kind {
 	case MoveStep:
-		for _, a := range w.sched.actors {
+		for _, a := range w.Sched.Actors {
 			if a.Name == id {
 				s.run(a)
 				break
@@ -335,39 +337,39 @@ func (s *Stepper) do(id string) error {
 		}
 	case MoveTime:
 		next, _ := s.nextTime(len(s.runnable()) > 0)
-		before := len(w.trace.Events)
+		before := len(w.Trace.Events)
 		// Lock code that a timer of its own wakes on the way stops time
 		// there, and runs until it blocks again.
-		w.passTo(next)
-		w.drain()
+		w.PassTo(next)
+		w.Drain()
 		if s.stuckAt(next) {
-			return w.err
+			return w.Err
 		}
 		// What a fault keeps a time for comes now (a delayed restart's
 		// server back).
 		s.comeDue()
-		w.wakeDue()
+		w.WakeDue()
 		s.tick()
 		s.noteLeases()
-		if len(w.trace.Events) == before {
+		if len(w.Trace.Events) == before {
 			// Nothing expired or replicated: the trace still says so, with
 			// the world as it is now (TTLs run down), so that its last
 			// event is never behind the clock.
-			w.record(trace.Event{Kind: trace.KindNarration, Text: text.Text{
-				EN: "Time passes to t=" + narrate.Secs(w.now) + ".",
-				ZH: "时间流逝到第 " + narrate.SecsZH(w.now) + "。",
+			w.Record(trace.Event{Kind: trace.KindNarration, Text: text.Text{
+				EN: "Time passes to t=" + narrate.Secs(w.Now) + ".",
+				ZH: "时间流逝到第 " + narrate.SecsZH(w.Now) + "。",
 			}})
 		}
 		s.schedule = append(s.schedule, id)
-		return w.err
+		return w.Err
 	default:
 		s.doFault(m)
 	}
 	s.tick()
 	s.noteLeases()
 	s.schedule = append(s.schedule, id)
-	if w.err != nil {
-		return w.err
+	if w.Err != nil {
+		return w.Err
 	}
 	return nil
 }
@@ -382,10 +384,10 @@ func (s *Stepper) do(id string) error {
 // bound is judged at its instant or not at all.
 func (s *Stepper) tick() {
 	w := s.w
-	w.fleet.applyReplication()
-	w.sched.checkWaits()
+	w.Fleet.ApplyReplication()
+	w.Sched.CheckWaits()
 	if len(s.runnable()) == 0 {
-		w.observe(invariant.Observation{Kind: invariant.Instant})
+		w.Observe(invariant.Observation{Kind: invariant.Instant})
 	}
 }
 
@@ -396,17 +398,17 @@ func (s *Stepper) tick() {
 // search must not count what follows as a verdict.
 func (s *Stepper) stuckAt(next time.Duration) bool {
 	w := s.w
-	if w.sched.bub == nil || next < w.setup.Horizon || len(w.sched.inbox) > 0 || len(s.runnable()) > 0 {
+	if w.Sched.Bub == nil || next < w.Setup.Horizon || len(w.Sched.Inbox) > 0 || len(s.runnable()) > 0 {
 		return false
 	}
-	if _, due := w.nextDeadline(); due {
+	if _, due := w.NextDeadline(); due {
 		return false
 	}
-	a := w.sched.libBlocked()
+	a := w.Sched.LibBlocked()
 	if a == nil {
 		return false
 	}
-	w.stuck(a)
+	w.Stuck(a)
 	return true
 }
 
@@ -416,10 +418,10 @@ func (s *Stepper) stuckAt(next time.Duration) bool {
 // a go statement's goroutine is under way before anyone can stop it.
 func (s *Stepper) run(a *model.Actor) {
 	w := s.w
-	for w.err == nil {
-		w.sched.queue = slices.DeleteFunc(w.sched.queue, func(b *model.Actor) bool { return b == a })
-		w.start(a)
-		w.drain()
+	for w.Err == nil {
+		w.Sched.Queue = slices.DeleteFunc(w.Sched.Queue, func(b *model.Actor) bool { return b == a })
+		w.Start(a)
+		w.Drain()
 		if !(a.Park == model.ParkPoint && a.Point == trace.OpRead && model.Runnable(a)) {
 			break
 		}
@@ -430,15 +432,15 @@ func (s *Stepper) run(a *model.Actor) {
 // startChildren runs the goroutines a step started to their first stop.
 func (s *Stepper) startChildren() {
 	w := s.w
-	for w.err == nil {
-		i := slices.IndexFunc(w.sched.queue, func(a *model.Actor) bool { return a.Bg && a.Park == model.ParkStart && model.Runnable(a) })
+	for w.Err == nil {
+		i := slices.IndexFunc(w.Sched.Queue, func(a *model.Actor) bool { return a.Bg && a.Park == model.ParkStart && model.Runnable(a) })
 		if i < 0 {
 			return
 		}
-		a := w.sched.queue[i]
-		w.sched.queue = slices.Delete(w.sched.queue, i, i+1)
-		w.start(a)
-		w.drain()
+		a := w.Sched.Queue[i]
+		w.Sched.Queue = slices.Delete(w.Sched.Queue, i, i+1)
+		w.Start(a)
+		w.Drain()
 	}
 }
 
@@ -447,12 +449,12 @@ func (s *Stepper) startChildren() {
 // there is one.
 func (s *Stepper) node(id string) int {
 	name := id[strings.LastIndexByte(id, ' ')+1:]
-	return slices.IndexFunc(s.w.fleet.route, func(srv int) bool { return s.w.fleet.servers[srv].Name == name })
+	return slices.IndexFunc(s.w.Fleet.Route, func(srv int) bool { return s.w.Fleet.Servers[srv].Name == name })
 }
 
 func (s *Stepper) client(id string) *Client {
 	name := id[strings.LastIndexByte(id, ' ')+1:]
-	for _, c := range s.w.clients {
+	for _, c := range s.w.Clients {
 		if c.Name == name {
 			return &Client{w: s.w, c: c}
 		}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/engine"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/text"
@@ -25,12 +27,12 @@ type Script func(t *Timeline)
 // Timeline is what a Script drives. Its methods run on the caller's goroutine
 // and return when the world has settled.
 type Timeline struct {
-	w *world
+	w *engine.World
 }
 
 // Client is a handle on one client process of the timeline.
 type Client struct {
-	w *world
+	w *engine.World
 	c *model.Client
 }
 
@@ -45,69 +47,69 @@ func Run(setup model.Setup, script Script, impl lockimpl.Info) (*trace.Trace, er
 // when target is nil). Cancelling ctx stops a real run; its keys are removed
 // either way.
 func RunOn(ctx context.Context, target *backend.Target, setup model.Setup, script Script, impl lockimpl.Info) (tr *trace.Trace, err error) {
-	w, err := newWorld(ctx, setup, impl, target)
+	w, err := engine.New(ctx, setup, impl, target)
 	if err != nil {
 		return nil, err
 	}
 	defer func() {
-		w.close()
-		if w.sched.watch.Wedged != nil {
+		w.Close()
+		if w.Sched.Watch.Wedged != nil {
 			// The stalled call still runs, and the world is its: err
 			// is the stall (runError).
 			return
 		}
-		if w.err != nil {
+		if w.Err != nil {
 			// What closing met (keys it could not remove) joins the run's
 			// own error.
-			if err != nil && !errors.Is(w.err, err) {
-				tr, err = nil, errors.Join(err, w.err)
+			if err != nil && !errors.Is(w.Err, err) {
+				tr, err = nil, errors.Join(err, w.Err)
 			} else {
-				tr, err = nil, w.err
+				tr, err = nil, w.Err
 			}
 		}
 	}()
-	w.sched.in(func() { script(&Timeline{w: w}) })
-	if err := w.runError(); err != nil {
+	w.Sched.In(func() { script(&Timeline{w: w}) })
+	if err := w.RunError(); err != nil {
 		return nil, err
 	}
-	if err := w.noVerdict(); err != nil {
+	if err := w.NoVerdict(); err != nil {
 		return nil, err
 	}
-	w.trace.Verdicts = w.judge.Verdicts
-	return &w.trace, nil
+	w.Trace.Verdicts = w.Judge.Verdicts
+	return &w.Trace, nil
 }
 
 // Now is the virtual time since the start.
-func (t *Timeline) Now() time.Duration { return t.w.now }
+func (t *Timeline) Now() time.Duration { return t.w.Now }
 
 // Client adds a client process named name that runs program p.
 func (t *Timeline) Client(name string, p model.Program) *Client {
-	for _, c := range t.w.clients {
+	for _, c := range t.w.Clients {
 		if c.Name == name {
-			t.w.fail(fmt.Errorf("scenario: client %q declared twice", name))
+			t.w.Fail(fmt.Errorf("scenario: client %q declared twice", name))
 		}
 	}
-	return &Client{w: t.w, c: t.w.addClient(name, p)}
+	return &Client{w: t.w, c: t.w.AddClient(name, p)}
 }
 
 // Say adds a line of narration: what the timeline does next and why.
 func (t *Timeline) Say(en, zh string) {
-	t.w.record(trace.Event{Kind: trace.KindNarration, Text: text.Text{EN: en, ZH: zh}})
+	t.w.Record(trace.Event{Kind: trace.KindNarration, Text: text.Text{EN: en, ZH: zh}})
 }
 
 // RunUntil lets the world run until virtual time at.
 func (t *Timeline) RunUntil(at time.Duration) {
-	if at < t.w.now {
-		t.w.fail(fmt.Errorf("scenario: RunUntil(%s) is in the past (now %s)", at, t.w.now))
+	if at < t.w.Now {
+		t.w.Fail(fmt.Errorf("scenario: RunUntil(%s) is in the past (now %s)", at, t.w.Now))
 		return
 	}
-	t.w.runUntil(at, false)
+	t.w.RunUntil(at, false)
 }
 
 // RunToEnd lets the world run until every client has finished or crashed, or
 // until the setup's horizon.
 func (t *Timeline) RunToEnd() {
-	t.w.runUntil(t.w.setup.Horizon, true)
+	t.w.RunUntil(t.w.Setup.Horizon, true)
 }
 
 // Failover kills the server of the first node. With a replica, Sentinel
@@ -115,8 +117,8 @@ func (t *Timeline) RunToEnd() {
 // the primary died, and until then a command to the node fails; without one
 // (Redlock) the node is simply down.
 func (t *Timeline) Failover() {
-	t.w.fleet.failover()
-	t.w.runUntil(t.w.now, false) // what the failover interrupted fails now
+	t.w.Fleet.Failover()
+	t.w.RunUntil(t.w.Now, false) // what the failover interrupted fails now
 }
 
 // Rejoin brings the server Failover killed back. A failed primary rejoins as
@@ -126,12 +128,12 @@ func (t *Timeline) Failover() {
 // empty. Only a Setup with Rejoin may call it.
 func (t *Timeline) Rejoin() {
 	w := t.w
-	if !w.setup.Rejoin {
-		w.fail(errors.New("scenario: Rejoin needs Setup.Rejoin"))
+	if !w.Setup.Rejoin {
+		w.Fail(errors.New("scenario: Rejoin needs Setup.Rejoin"))
 		return
 	}
-	w.fleet.rejoin()
-	w.runUntil(w.now, false)
+	w.Fleet.Rejoin()
+	w.RunUntil(w.Now, false)
 }
 
 // Name is the client's name.
@@ -143,14 +145,14 @@ func (c *Client) Name() string { return c.c.Name }
 // point after the stage.
 func (c *Client) HoldAfter(op trace.Op, n int) {
 	c.c.Biz.Hold = &model.Hold{Op: op, After: n}
-	c.w.checkHold(c.c.Biz)
+	c.w.CheckHold(c.c.Biz)
 }
 
 // HoldAt stops the client when it reaches program point op (OpRead or
 // OpWrite), before it touches the resource.
 func (c *Client) HoldAt(op trace.Op) {
 	c.c.Biz.Hold = &model.Hold{At: op}
-	c.w.checkHold(c.c.Biz)
+	c.w.CheckHold(c.c.Biz)
 }
 
 // Unhold lets a held client go on.
@@ -159,7 +161,7 @@ func (c *Client) Unhold() {
 	a.Hold = nil
 	if a.Held {
 		a.Held = false
-		c.w.emit(trace.Event{Kind: trace.KindSchedule, Actor: a.Name, Text: narrate.Unheld(a.Name),
+		c.w.Emit(trace.Event{Kind: trace.KindSchedule, Actor: a.Name, Text: narrate.Unheld(a.Name),
 			Short: text.Text{EN: "▶ goes on", ZH: "▶ 继续"}})
 	}
 }
@@ -168,8 +170,8 @@ func (c *Client) Unhold() {
 // freezes (a stop-the-world GC pause). It keeps its beliefs.
 func (c *Client) Pause() {
 	c.c.Paused = true
-	c.w.pausedAt[c.c] = c.w.now
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Pause(c.c.Name),
+	c.w.PausedAt[c.c] = c.w.Now
+	c.w.Emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Pause(c.c.Name),
 		Short: text.Text{EN: "PAUSE", ZH: "停顿"}})
 }
 
@@ -179,15 +181,15 @@ func (c *Client) Resume() {
 		return
 	}
 	c.c.Paused = false
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name,
-		Text: narrate.Resume(c.c.Name, c.w.now-c.w.pausedAt[c.c]), Short: text.Text{EN: "RESUME", ZH: "恢复"}})
+	c.w.Emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name,
+		Text: narrate.Resume(c.c.Name, c.w.Now-c.w.PausedAt[c.c]), Short: text.Text{EN: "RESUME", ZH: "恢复"}})
 }
 
 // Hang freezes the client's business goroutine (a call that never returns)
 // while its process and any watchdog go on. It keeps its beliefs.
 func (c *Client) Hang() {
-	c.c.Hung, c.c.HungAt = true, c.w.now
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Hang(c.c.Name),
+	c.c.Hung, c.c.HungAt = true, c.w.Now
+	c.w.Emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Hang(c.c.Name),
 		Short: text.Text{EN: "HANG", ZH: "卡死"}})
 }
 
@@ -197,26 +199,12 @@ func (c *Client) Unhang() {
 		return
 	}
 	c.c.Hung = false
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name,
-		Text: narrate.Unhang(c.c.Name, c.w.now-c.c.HungAt), Short: text.Text{EN: "RETURNS", ZH: "返回"}})
+	c.w.Emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name,
+		Text: narrate.Unhang(c.c.Name, c.w.Now-c.c.HungAt), Short: text.Text{EN: "RETURNS", ZH: "返回"}})
 }
 
 // Crash ends the process: it sends nothing more; its keys stay.
 func (c *Client) Crash() {
 	c.c.Crashed = true
-	c.w.emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Crash(c.c.Name), Short: text.Text{EN: "CRASH", ZH: "崩溃"}})
-}
-
-// noVerdict says why the run so far has no verdict, if it has none: the
-// lock sent no Redis command and every call of it failed, or every command
-// it sent failed. Whatever it "broke" it broke by not running.
-func (w *world) noVerdict() error {
-	if w.commands == 0 && w.lockCalls > 0 && w.lockErrs == w.lockCalls {
-		return fmt.Errorf("the lock implementation %s sent no Redis command and returned an error from each of its %d calls, so the run has no verdict; the first: %v",
-			w.impl.Name, w.lockCalls, w.firstLockErr)
-	}
-	if w.commands > 0 && w.failed == w.commands {
-		return fmt.Errorf("every one of the run's %d Redis commands failed, so it has no verdict; the first: %s", w.commands, w.firstFailed)
-	}
-	return nil
+	c.w.Emit(trace.Event{Kind: trace.KindFault, Actor: c.c.Name, Text: narrate.Crash(c.c.Name), Short: text.Text{EN: "CRASH", ZH: "崩溃"}})
 }

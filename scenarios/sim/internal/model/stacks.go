@@ -115,7 +115,7 @@ func (g *Goroutines) WhereBlocked(a *Actor) string {
 	}
 	want := fmt.Sprintf("%q:%q", actorLabel, g.key(a))
 	for _, rec := range strings.Split(buf.String(), "\n\n") {
-		if strings.Contains(rec, want) && strings.Contains(rec, "(*actorSide).runActor") {
+		if strings.Contains(rec, want) && strings.Contains(rec, RunActorFrame) {
 			return blockedAt(rec)
 		}
 	}
@@ -167,8 +167,12 @@ var statesCache struct {
 
 const statesFresh = time.Millisecond
 
-// sendFrame is actorSide.send's frame in a traceback.
-const sendFrame = "lockstep/scenarios/sim.(*actorSide).send("
+// SendFrame is the name of the function by which an actor's goroutine
+// sends the scheduler a message, as a traceback shows its frame, and
+// RunActorFrame the function an actor's goroutine begins in. The engine sets
+// both from its own functions (engine's stacks.go), so that they follow a
+// rename.
+var SendFrame, RunActorFrame string
 
 // GoroutineStates maps each goroutine's id to its state in the traceback
 // ("chan receive", "IO wait", "running" …).
@@ -186,7 +190,7 @@ func GoroutineStates() map[string]string {
 			continue
 		}
 		st, _, _ := strings.Cut(strings.TrimSuffix(rest, "]:"), ",")
-		if strings.Contains(rec, sendFrame) {
+		if strings.Contains(rec, SendFrame+"(") {
 			// On its way to the scheduler, which is not listening while
 			// it reads this: not blocked in lock code.
 			st = "sending"
