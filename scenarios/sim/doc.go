@@ -28,20 +28,25 @@
 // plus what a run on real servers needs besides (an address, the lock
 // clients' options, which errors are the environment's, the cleanup; a
 // backend.Follower for a replica that replicates by itself). Embedded
-// servers are the engine's own backend (backend.Embedded, which the world
-// makes in embedded.go), their replication the engine's own model
-// (replication.go). Real ones are package realserver, which imports package
-// backend, not this one: a Target carries the constructor
-// (Target.NewBackend, set by realredis.Connect) and every run on it gets
-// its servers from there. Of a real run the engine keeps only the clock
-// (backend.RealRun: virtual time on the wall clock, scaled; realclock.go).
+// servers are the engine's own backend (backend.Embedded), their
+// replication the engine's own model (internal/fleet). Real ones are package
+// realserver, which imports package backend, not this one: a Target carries
+// the constructor (Target.NewBackend, set by realredis.Connect) and every run
+// on it gets its servers from there. Of a real run the engine keeps only the
+// clock (backend.RealRun: virtual time on the wall clock, scaled).
+//
+// This package is the engine's face. The world itself is internal: package
+// internal/engine is the world of one run (its scheduler and actors, the
+// gate, bubbles and virtual time, the events it records, judging the
+// invariants); internal/fleet its servers, their replication and failover;
+// internal/model what a run is made of, as plain data.
 //
 // A Stepper is a world whose every move is chosen from outside (the
 // explorer's and the sandbox's): its moves are client steps, time, and the
 // faults' moves, each fault one file (fault.go says how); its State is the
 // typed view package explore hashes a state from (state.go). Each
-// invariant is one file of package invariant, judged from one place here
-// (judge.go).
+// invariant is one file of package invariant, judged from one place
+// (internal/engine's judge.go).
 //
 // Public face, all of it:
 //

@@ -38,7 +38,7 @@ func stateOf(t *testing.T, id, want string) {
 // scheduler had let another actor go.
 func TestGoroutineStatesTellASendFromAWait(t *testing.T) {
 	w := &engine.World{Sched: engine.Sched{Ch: make(chan model.Msg)}, Act: engine.ActorSide{Done: make(chan struct{})}}
-	w.Fleet.W, w.Act.W, w.Sched.W, w.Wall.W = w, w, w, w
+	w.Fleet.Host, w.Act.W, w.Sched.W, w.Wall.W = w, w, w, w
 	never := make(chan struct{})
 	sendID, waitID := make(chan string), make(chan string)
 	go func() { sendID <- goid(); w.Act.Send(model.Msg{Kind: model.MsgExit}) }()

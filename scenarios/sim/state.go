@@ -52,7 +52,7 @@ type State struct {
 	Promoting bool
 	PromoteIn time.Duration
 	// Tokens are the owner tokens the state holds anywhere, as Hash's rule
-	// in package explore defines them (tokens, lockArgs).
+	// in package explore defines them (tokens, LockArgs).
 	Tokens []string
 	// Faults are what the Stepper's faults have left behind (a pause that
 	// has struck a client, a server restarted): the memory of every fault

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/engine"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/fleet"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
@@ -41,12 +42,13 @@ var notInState = map[string]map[string]string{
 		"running": "the running actors: none between moves",
 	},
 	"Fleet": {
-		"W":       "the world it belongs to",
+		"Host":    "the world it belongs to",
+		"Setup":   "the run's setup: the same in every state of a search",
 		"Servers": "", "Route": "", "Repl": "",
-		"replSeq":      "replication entries ever queued, WAIT's counter: WaitAhead says what a WAIT still waits for",
+		"ReplSeq":      "replication entries ever queued, WAIT's counter: WaitAhead says what a WAIT still waits for",
 		"Promoting":    "",
 		"PromoteAt":    "",
-		"sentinel":     "real runs' Sentinels: the explorer runs embedded servers",
+		"Sentinel":     "real runs' Sentinels: the explorer runs embedded servers",
 		"sentinelSaid": "real runs' Sentinels",
 		"diedAt":       "real runs' Sentinels",
 	},
@@ -163,7 +165,7 @@ var notInState = map[string]map[string]string{
 // Every field of the world is in notInState, one way or the other.
 func TestEveryWorldFieldIsListed(t *testing.T) {
 	types := map[string]reflect.Type{}
-	for _, v := range []any{engine.World{}, engine.Sched{}, engine.Fleet{}, engine.ActorSide{}, engine.Wall{}, model.Client{}, model.Actor{}, model.Server{}, model.Resource{}, model.Judge{}, model.ReplEntry{}, Stepper{}} {
+	for _, v := range []any{engine.World{}, engine.Sched{}, fleet.Fleet{}, engine.ActorSide{}, engine.Wall{}, model.Client{}, model.Actor{}, model.Server{}, model.Resource{}, model.Judge{}, model.ReplEntry{}, Stepper{}} {
 		types[reflect.TypeOf(v).Name()] = reflect.TypeOf(v)
 	}
 	// Each invariant's check keeps state of its own in the world.

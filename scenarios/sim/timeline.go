@@ -55,7 +55,7 @@ func RunOn(ctx context.Context, target *backend.Target, setup model.Setup, scrip
 		w.Close()
 		if w.Sched.Watch.Wedged != nil {
 			// The stalled call still runs, and the world is its: err
-			// is the stall (runError).
+			// is the stall (RunError).
 			return
 		}
 		if w.Err != nil {

@@ -6,7 +6,7 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 )
 
-// actorSide is the world as the actors' goroutines reach it: lock code and
+// ActorSide is the world as the actors' goroutines reach it: lock code and
 // a client's program run there, and reach the scheduler only by messages
 // (send), each answered before they go on. What runs on the scheduler's
 // side is world's. closing says the run is closing (an actor's next call
@@ -18,7 +18,7 @@ type ActorSide struct {
 	Done    chan struct{}
 }
 
-// send hands m to the scheduler. Once the run has shut down no scheduler
+// Send hands m to the scheduler. Once the run has shut down no scheduler
 // reads: a goroutine that stalled and came back is answered redis.ErrClosed
 // in its place, so it ends instead of blocking here forever.
 func (s *ActorSide) Send(m model.Msg) {

@@ -30,9 +30,9 @@ import (
 // The scheduler runs on the bubble's root goroutine: every entry point that
 // lets the world run goes through in.
 
-// in runs f on the world's scheduler goroutine: the bubble's root on
+// In runs f on the world's scheduler goroutine: the bubble's root on
 // embedded servers, the caller's own on real ones. A run that handles no
-// message for stallTimeout of wall time — lock code that spins, or waits
+// message for StallTimeout of wall time — lock code that spins, or waits
 // for something outside the run (a mutex held for good, a channel made
 // outside it) — is given up: in returns, the world is wedged (Err says
 // why), and the scheduler stops the run once that lock code comes back.
@@ -47,7 +47,7 @@ func (s *Sched) In(f func()) {
 	s.Watch.In(s.Bub, f, &s.Goroutines)
 }
 
-// runErr is the run's error, a stall first.
+// RunErr is the run's error, a stall first.
 func (w *World) RunError() error {
 	if w.Sched.Watch.Wedged != nil {
 		return w.Sched.Watch.Wedged
@@ -125,7 +125,7 @@ func (w *World) passTime(t time.Duration) time.Duration {
 	return model.ClockNow()
 }
 
-// passTo moves the run's time to t, or to where lock code woke before it.
+// PassTo moves the run's time to t, or to where lock code woke before it.
 // It reports whether it got to t.
 func (w *World) PassTo(t time.Duration) bool {
 	reached := w.passTime(t)
@@ -133,7 +133,7 @@ func (w *World) PassTo(t time.Duration) bool {
 	return reached >= t
 }
 
-// libBlocked is the first actor blocked in lock code with none of its
+// LibBlocked is the first actor blocked in lock code with none of its
 // client's commands parked: it waits for a timer of the lock's own, or for
 // nothing that will come.
 func (s *Sched) LibBlocked() *model.Actor {
@@ -148,11 +148,11 @@ func (s *Sched) LibBlocked() *model.Actor {
 
 // wakesLater says whether a timer of the lock's, set for after the run's
 // time, wakes lock code that then sends the scheduler a message, within
-// lateWake of virtual time: the lesson is over, so the run's time stays
+// LateWake of virtual time: the lesson is over, so the run's time stays
 // where it is, and the message waits in the inbox for the shutdown, which
 // answers it with redis.ErrClosed. Lock code that a timer wakes and that
 // goes back to waiting without a message (a ticker's loop with nothing to
-// do) is not seen: it counts as blocked once lateWake has passed.
+// do) is not seen: it counts as blocked once LateWake has passed.
 func (s *Sched) wakesLater() bool {
 	timer := time.NewTimer(model.LateWake)
 	defer timer.Stop()
@@ -165,7 +165,7 @@ func (s *Sched) wakesLater() bool {
 	}
 }
 
-// stuck fails the run for actor a, blocked in lock code when nothing in the
+// Stuck fails the run for actor a, blocked in lock code when nothing in the
 // run can wake it.
 func (w *World) Stuck(a *model.Actor) {
 	past := model.LateWake.String()

@@ -17,7 +17,7 @@ import (
 // (newLock, with the implementation's Maker), its business goroutine and the
 // actors that run it, and the tokens Env.Token mints for it.
 
-// addClient creates a client process with its go-redis clients, its lock
+// AddClient creates a client process with its go-redis clients, its lock
 // handle and its business goroutine, which starts at p.Start.
 func (w *World) AddClient(name string, p model.Program) *model.Client {
 	c := &model.Client{Name: name, Prog: p.WithDefaults(), Belief: trace.BeliefIdle, Op: trace.OpStart}
@@ -43,7 +43,7 @@ func (w *World) AddClient(name string, p model.Program) *model.Client {
 		Token:    c.Minted.Next(c.Name),
 		Go:       w.Act.spawn,
 		Fan:      w.Act.fan,
-		Replicas: w.Fleet.replicas(),
+		Replicas: w.Fleet.Replicas(),
 	})
 	w.Clients = append(w.Clients, c)
 	w.Trace.Clients = append(w.Trace.Clients, name)
@@ -60,14 +60,6 @@ func (w *World) AddClient(name string, p model.Program) *model.Client {
 		w.Sched.enqueue(a)
 	}
 	return c
-}
-
-// replicas is how many replicas a single-instance lock's server has.
-func (f *Fleet) replicas() int {
-	if len(f.Route) == 1 && f.Servers[f.Route[0]].Replica >= 0 {
-		return 1
-	}
-	return 0
 }
 
 // runActor is the body of an actor's goroutine: it waits for its turn, runs

@@ -6,8 +6,6 @@ import (
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
-
 	"github.com/redis/go-redis/v9"
 )
 
@@ -16,7 +14,7 @@ import (
 // Sentinels stop and its keys are removed, and the servers go back to the
 // pool.
 
-// close stops every goroutine and server of the run, and ends its bubble.
+// Close stops every goroutine and server of the run, and ends its bubble.
 // On real servers it deletes the run's keys and points the replica back at
 // its primary.
 func (w *World) Close() {
@@ -43,21 +41,7 @@ func (w *World) Close() {
 	w.Fleet.CloseServers(clean)
 }
 
-// closeServers closes the run's servers once every goroutine of the run
-// has ended: an embedded server goes back to the pool for another world
-// (another bubble) only then. After a run that left goroutines behind, an
-// embedded server is dropped untouched: its connections may still be
-// theirs.
-func (f *Fleet) CloseServers(clean bool) {
-	for _, srv := range f.Servers {
-		if _, embedded := srv.B.(*backend.Embedded); embedded && !clean {
-			continue
-		}
-		srv.B.Close()
-	}
-}
-
-// stop is close on the scheduler's goroutine.
+// Stop is Close on the scheduler's goroutine.
 func (w *World) Stop() {
 	err := w.Err
 	w.shutdown()
@@ -124,10 +108,10 @@ func (w *World) shutdown() {
 // in the error, server by server.
 func (w *World) closeReal() error {
 	var sentinelErr error
-	if w.Fleet.sentinel != nil {
+	if w.Fleet.Sentinel != nil {
 		// Before the replica is pointed back at the primary: a Sentinel
 		// that still watched would take it for a misconfigured master.
-		sentinelErr = w.Fleet.sentinel.Close()
+		sentinelErr = w.Fleet.Sentinel.Close()
 	}
 	errs := make([]error, len(w.Fleet.Servers), len(w.Fleet.Servers)+1)
 	var wg sync.WaitGroup

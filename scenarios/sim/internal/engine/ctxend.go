@@ -21,7 +21,7 @@ import (
 // flight that sent it ("A/redis-2"), or next to the actor that did.
 
 // ctxEnded handles a command whose context ended before its reply came:
-// msgUngate (parked at the gate) or msgGiveUp (on its way to a slow
+// MsgUngate (parked at the gate) or MsgGiveUp (on its way to a slow
 // server). A client the run has stopped — paused, crashed, held by the
 // scheduler — runs nothing, and its timers are frozen with it: a deadline
 // that passes meanwhile is seen when it goes on again (deferred), and never
@@ -69,7 +69,7 @@ func (s *Sched) undefer() bool {
 	return done
 }
 
-// ungate handles msgUngate: a's context ended (err) while its command was
+// ungate handles MsgUngate: a's context ended (err) while its command was
 // parked at the gate. A command not yet let go is never sent: its
 // goroutine goes on with the context's error, and a deadline that passed
 // shows in the trace as the command's failure. One let go already has the
@@ -107,7 +107,7 @@ func (s *Sched) notSent(a *model.Actor, err error) {
 		Err: &command.NotSentError{Client: a.Client.Name, Err: err}})
 }
 
-// giveUp handles msgGiveUp: actor a's command, on its way to a slow server,
+// giveUp handles MsgGiveUp: actor a's command, on its way to a slow server,
 // lost its client, whose context ended. If the command had not yet been
 // let go at the server, the client sees the context's error now (a command
 // event, as a timeout is), and m.child carries the command on; otherwise

@@ -11,11 +11,16 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 )
 
-// drain handles messages until no actor is running: each running actor, and
+// This file waits for the running actors: Drain handles messages until none
+// runs (in a bubble the Go runtime says when; on real servers the wall clock
+// does, drainReal), and the stall bound (WithStallTimeout) gives up lock code
+// that sends nothing for that long, naming who it gave up.
+
+// Drain handles messages until no actor is running: each running actor, and
 // every goroutine lock code started, is parked at the gate, sleeping, or
 // blocked in lock code, and no message is on its way. In a bubble the Go
 // runtime says when that is (receive); on real servers a run that sends
-// from goroutines of its own is taken as quiet after quietWindow without a
+// from goroutines of its own is taken as quiet after QuietWindow without a
 // message (drainReal).
 func (w *World) Drain() {
 	w.drainOnce()
@@ -60,7 +65,7 @@ func (s *Sched) busy() bool {
 }
 
 // quiesced is what the run's going quiet means: running actors are blocked
-// in lock code (stateLib), flights whose goroutine went back into lock code
+// in lock code (StateLib), flights whose goroutine went back into lock code
 // are done, and flights that reached the gate meanwhile take their place in
 // line, in a fixed order. An actor whose command is under way cannot be
 // blocked: its reply never came.
@@ -87,7 +92,7 @@ func (w *World) quiesced() {
 
 // drainReal is drain on real servers, whose network the runtime cannot see
 // into: it waits for messages on the wall clock. Lock code that sends from
-// goroutines of its own may go quiet without a message; after quietWindow
+// goroutines of its own may go quiet without a message; after QuietWindow
 // without one, and no reply on its way, the run is taken as quiet. So is a
 // run whose running actors all wait in-process (realquiet.go): a watchdog
 // in its select on a ticker, a Release waiting for it.
@@ -179,17 +184,23 @@ func (s *Sched) abandon() {
 	s.running = 0
 }
 
-// stallTimeout turns a hang into an error that names the actor: lock code
+// StallTimeout turns a hang into an error that names the actor: lock code
 // that spins, or blocks on something outside the run, would otherwise stop
 // it forever. It is a debugging aid on the wall clock and never shows in a
-// trace; a world takes it when it is built (its stallWatch's bound).
+// trace; a world takes it when it is built (its StallWatch's bound).
 var StallTimeout = 10 * time.Second
 
-type StallKey struct{}
+type stallKey struct{}
 
-// stallFrom is ctx's stall bound, or stallTimeout.
+// WithStallTimeout sets the stall bound of the runs started with ctx
+// (sim.WithStallTimeout).
+func WithStallTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, stallKey{}, d)
+}
+
+// stallFrom is ctx's stall bound, or StallTimeout.
 func stallFrom(ctx context.Context) time.Duration {
-	if d, ok := ctx.Value(StallKey{}).(time.Duration); ok && d > 0 {
+	if d, ok := ctx.Value(stallKey{}).(time.Duration); ok && d > 0 {
 		return d
 	}
 	return StallTimeout

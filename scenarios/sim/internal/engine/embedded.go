@@ -9,15 +9,9 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 )
 
-// This file is the world's side of its embedded servers (package
-// backend's Embedded): a new one for the world, and a lock client's
-// connection to one.
-
-// newMem is an embedded server for this world: a cluster node when the
-// setup says Cluster.
-func (f *Fleet) NewMem() *backend.Embedded {
-	return backend.NewEmbedded(model.Epoch, f.W.Setup.Cluster)
-}
+// This file is a lock client's connection to the server its node routes to,
+// and to an embedded one (package backend's Embedded) through the engine's
+// own pipe.
 
 // dial connects client c's go-redis client of node i to the server the
 // node routes to now, and notes which one in c.conn; a connection to an

@@ -132,7 +132,7 @@ func (w *World) commandDone(a *model.Actor, m model.Msg) {
 			Short: text.Text{EN: "expired", ZH: "过期"}})
 	}
 	if srv.Replica >= 0 && len(changes) > 0 {
-		w.Fleet.enqueueReplication(m.Server, changes)
+		w.Fleet.EnqueueReplication(m.Server, changes)
 	}
 }
 
@@ -330,7 +330,7 @@ func (w *World) passPoint(a *model.Actor) {
 	}
 }
 
-// checkHold freezes a business actor that has reached its hold point.
+// CheckHold freezes a business actor that has reached its hold point.
 func (w *World) CheckHold(a *model.Actor) {
 	at := a
 	a = model.HolderOf(a)

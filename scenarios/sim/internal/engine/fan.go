@@ -18,7 +18,7 @@ import (
 
 // fan runs f(ctx, i) for every i in [0, n), each in a goroutine of its own,
 // and returns once all have returned. The calling actor is blocked in the
-// fan (stateFan) meanwhile; the calls run lock code until they reach the gate
+// fan (StateFan) meanwhile; the calls run lock code until they reach the gate
 // or return, and the flights they park at the gate take their place in line
 // once none of them runs (place).
 func (s *ActorSide) fan(ctx context.Context, n int, f func(ctx context.Context, i int)) {

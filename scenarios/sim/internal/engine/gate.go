@@ -72,7 +72,7 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		case err = <-a.Resume:
 		case <-ctx.Done():
 			// Cancelled while parked (a watchdog being stopped, a library's
-			// own timeout). The scheduler answers errCancelled if it had not
+			// own timeout). The scheduler answers ErrCancelled if it had not
 			// let the command go yet: it is never sent. If it had, the
 			// go-ahead is already on its way; the command goes with its
 			// context's error, as a step of its own.

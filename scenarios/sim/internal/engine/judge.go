@@ -14,10 +14,10 @@ import (
 // This file is where the invariants are judged: each invariant is one file
 // of package invariant; the world makes each one's Check for the run
 // (newJudge), shows every check each observation from one place
-// (world.observe), and records what they find broken (violate). What the
+// (World.Observe), and records what they find broken (violate). What the
 // checks read of the world is judgeView's.
 
-// observe shows every invariant's check an observation, and records each
+// Observe shows every invariant's check an observation, and records each
 // violation they find, right after the event that caused it.
 func (w *World) Observe(o invariant.Observation) {
 	v := judgeView{w}

@@ -13,7 +13,7 @@ import (
 // servers themselves are Backends from Target.NewBackend (package
 // realserver).
 
-// wall is the run's relation to the wall clock: on real servers, the
+// Wall is the run's relation to the wall clock: on real servers, the
 // run's time is the wall clock's, scaled (real; nil on embedded servers);
 // a live run waits for its presenter before each command (pacer, nil but
 // in the TUI's live mode), and holds the run's time still meanwhile
@@ -76,7 +76,7 @@ func (c *Wall) waitUntil(t time.Duration) {
 	}
 }
 
-// runErr is err, unless the run was interrupted: then the interruption is
+// RunErr is err, unless the run was interrupted: then the interruption is
 // what the caller reports.
 func (c *Wall) RunErr(err error) error {
 	if c.Real != nil && c.Real.Ctx.Err() != nil {

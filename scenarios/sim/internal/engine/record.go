@@ -1,49 +1,18 @@
 package engine
 
 import (
-	"fmt"
 	"slices"
-	"time"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/backend"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
-// This file records what the run does: readKeys reads a server's keys after
-// a change, emit and record append an event to the trace with a snapshot of
-// the world.
+// This file records what the run does: Emit and Record append an event to
+// the trace with a snapshot of the world (the servers' keys as
+// fleet.ReadKeys last read them).
 
-// readKeys reads a server's keys, keeping each key's writer from prev. A
-// key or value that has not changed since prev is prev's string, so that
-// every snapshot shares one copy of it (a real server's reading is a new
-// one each time). A server that cannot be read stops the run.
-func (f *Fleet) ReadKeys(srv *model.Server, prev []trace.KeyState) []trace.KeyState {
-	if !srv.Up {
-		return nil
-	}
-	if f.W.Wall.Real != nil {
-		srv.ReadAt = time.Now()
-	}
-	keys, err := srv.B.Read(f.W.Now)
-	if err != nil {
-		f.W.Fail(f.W.Wall.RunErr(fmt.Errorf("read %s: %w", srv.Name, err)))
-		return prev
-	}
-	for i := range keys {
-		if old, ok := model.FindKey(prev, keys[i].Key); ok {
-			keys[i].Key, keys[i].Writer = old.Key, old.Writer
-			if keys[i].Value == old.Value {
-				keys[i].Value = old.Value
-			}
-		}
-	}
-	return keys
-}
-
-// emit appends an event with a snapshot of the world, then judges the
+// Emit appends an event with a snapshot of the world, then judges the
 // invariants that look at beliefs.
 func (w *World) Emit(e trace.Event) {
 	w.Record(e)
@@ -78,7 +47,7 @@ func (w *World) Snapshot() trace.Snapshot {
 			st.ReplicaOf = w.Fleet.Servers[srv.Primary].Name
 			st.Lag = srv.Lag
 			for _, e := range w.Fleet.Repl {
-				if e.Replica == w.Fleet.indexOf(srv) {
+				if e.Replica == w.Fleet.IndexOf(srv) {
 					st.Pending++
 				}
 			}
@@ -97,5 +66,3 @@ func (w *World) Snapshot() trace.Snapshot {
 	s.Resource = w.Res.State()
 	return s
 }
-
-func (f *Fleet) indexOf(srv *model.Server) int { return slices.Index(f.Servers, srv) }

@@ -18,12 +18,12 @@ import (
 
 // This file is the scheduler: settle lets the actors in line run one at a
 // time, handle applies each message an actor sends, and the line itself is
-// kept here (runnable, enqueue, dequeue, wakeDue), with the flights that lock
+// kept here (runnable, enqueue, dequeue, WakeDue), with the flights that lock
 // code sends from goroutines of its own (place, seat, loosen). Waiting for
 // the running actors, and the stall bound, are in drain.go; stopping them all
 // at the end, shutdown, is in close.go.
 
-// sched is the scheduler's side of a run: the goroutines it controls (the
+// Sched is the scheduler's side of a run: the goroutines it controls (the
 // actors, and the flights lock code sends from goroutines of its own), the
 // messages they send it, and the line they wait in. Its methods keep the
 // line, read the goroutines' states, and answer a parked command whose
@@ -32,15 +32,15 @@ import (
 type Sched struct {
 	W  *World
 	Ch chan model.Msg // actor → scheduler, unbuffered: the order things happened
-	// bub is the synctest bubble an embedded world runs in (nil on real
+	// Bub is the synctest bubble an embedded world runs in (nil on real
 	// servers); see bubbled.go. inbox holds messages received while time
 	// passed, in the order they are handled.
 	Bub   *bubble.Bubble
 	Inbox []model.Msg
-	// goroutines are the actors' goroutines, for a stall's error and the
+	// Goroutines are the actors' goroutines, for a stall's error and the
 	// gate (stuck.go).
 	Goroutines model.Goroutines
-	// watch gives up a run that stalls (bubbled.go).
+	// Watch gives up a run that stalls (bubbled.go).
 	Watch model.StallWatch
 
 	Actors  []*model.Actor // every actor ever made, in creation order
@@ -54,7 +54,7 @@ type Sched struct {
 	// fanRunning counts the calls of Env.Fan that run lock code now: not
 	// parked at the gate, not returned.
 	fanRunning int
-	// deferred: cancellations (msgUngate, msgGiveUp) of clients the run
+	// Deferred: cancellations (MsgUngate, MsgGiveUp) of clients the run
 	// has stopped, handled when they go on (ctxEnded).
 	Deferred []model.Msg
 }
@@ -178,7 +178,7 @@ func (s *Sched) wakeLib(c *model.Client) {
 	s.loose = true
 }
 
-// start lets a parked actor go on: it sends its command, passes its program
+// Start lets a parked actor go on: it sends its command, passes its program
 // point, or returns from its sleep.
 func (w *World) Start(a *model.Actor) {
 	switch a.Park {
@@ -349,7 +349,7 @@ func (w *World) handle(m model.Msg) {
 	}
 }
 
-// wakeDue moves sleepers whose deadline has come into the line, in
+// WakeDue moves sleepers whose deadline has come into the line, in
 // (deadline, creation) order.
 func (w *World) WakeDue() {
 	var due []*model.Actor

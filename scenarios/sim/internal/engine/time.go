@@ -12,18 +12,18 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
-// This file moves the run's time: runUntil lets the actors run and moves
-// the clock to the next moment something is due (nextDeadline), advance
+// This file moves the run's time: RunUntil lets the actors run and moves
+// the clock to the next moment something is due (NextDeadline), advance
 // expires the keys whose TTL ran out on the way, and tick handles what is due
 // at an instant.
 
-// runUntil moves time to target, letting every actor run whenever it can. With
+// RunUntil moves time to target, letting every actor run whenever it can. With
 // untilQuiet it stops early once every client has finished or crashed. A
 // cancelled context stops it too, on embedded servers as on real ones.
 //
 // Time moves to the next moment something of the engine's is due (a sleep,
 // an expiry, a replica catching up) or to target, and stops earlier where
-// lock code that a timer of its own woke sends something (passTo). With
+// lock code that a timer of its own woke sends something (PassTo). With
 // untilQuiet and nothing due, it moves only for such lock code: when none
 // wakes by the horizon, a client blocked in lock code is stuck for good.
 func (w *World) RunUntil(target time.Duration, untilQuiet bool) {
@@ -99,7 +99,7 @@ func (s *Sched) runnableNow() bool {
 }
 
 // quiet says whether every client has finished or crashed, and every
-// command on its way to a server has arrived (onTheWire).
+// command on its way to a server has arrived (OnTheWire).
 func (w *World) quiet() bool {
 	for _, c := range w.Clients {
 		if c.Biz.State != model.StateDone && !c.Crashed {
@@ -114,7 +114,7 @@ func (w *World) quiet() bool {
 	return true
 }
 
-// nextDeadline is the earliest future moment something happens by itself:
+// NextDeadline is the earliest future moment something happens by itself:
 // a sleeper wakes, a key expires, a replica catches up, Sentinel promotes a
 // replica, the liveness bound runs out.
 func (w *World) NextDeadline() (time.Duration, bool) {
@@ -138,7 +138,7 @@ func (w *World) NextDeadline() (time.Duration, bool) {
 		consider(e.Due)
 	}
 	switch {
-	case w.Fleet.Promoting && w.Fleet.sentinel != nil:
+	case w.Fleet.Promoting && w.Fleet.Sentinel != nil:
 		consider(w.Now + model.SentinelPoll) // the Sentinels say when
 	case w.Fleet.Promoting:
 		consider(w.Fleet.PromoteAt)
@@ -191,9 +191,9 @@ func (w *World) advance(t time.Duration) {
 		w.Emit(trace.Event{Kind: trace.KindReplicate, Server: name, Text: narrate.ReplicatedReal(name),
 			Short: text.Text{EN: "replicated", ZH: "已复制"}})
 	}
-	w.Fleet.drainSentinels()
-	if w.Fleet.Promoting && w.Fleet.sentinel == nil && w.Now >= w.Fleet.PromoteAt {
-		w.Fleet.promote()
+	w.Fleet.DrainSentinels()
+	if w.Fleet.Promoting && w.Fleet.Sentinel == nil && w.Now >= w.Fleet.PromoteAt {
+		w.Fleet.Promote()
 	}
 }
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 )
 
-// noVerdict says why the run so far has no verdict, if it has none: the
+// NoVerdict says why the run so far has no verdict, if it has none: the
 // lock sent no Redis command and every call of it failed, or every command
 // it sent failed. Whatever it "broke" it broke by not running.
 func (w *World) NoVerdict() error {

@@ -22,7 +22,7 @@ import (
 // run.
 //
 // A token is a value a client's command writes to or names on its lock's
-// key (lockArgs: SET key VALUE …, a script's ARGV), not a number, not one
+// key (LockArgs: SET key VALUE …, a script's ARGV), not a number, not one
 // of Env.Token's, and at least minToken bytes long: a short value is not
 // random enough to be an owner token, and a name replaces its value
 // wherever the value appears in a line of text.

@@ -12,7 +12,7 @@ import (
 // already have everything.
 func (s *Sched) startWait(a *model.Actor, wc *model.WaitCmd) {
 	s.running--
-	wc.Seq = s.W.Fleet.replSeq
+	wc.Seq = s.W.Fleet.ReplSeq
 	wc.Deadline = s.W.Now + wc.Timeout
 	if wc.Timeout == 0 {
 		wc.Deadline = s.W.Setup.Horizon + time.Hour
@@ -47,7 +47,7 @@ func (s *Sched) finishWait(a *model.Actor, err error) {
 	s.enqueue(a)
 }
 
-// checkWaits ends the WAITs that have their acknowledgements, and fails those
+// CheckWaits ends the WAITs that have their acknowledgements, and fails those
 // whose server went down.
 func (s *Sched) CheckWaits() {
 	for _, a := range s.Actors {

@@ -6,6 +6,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/fleet"
+
 	"github.com/lockstep-sim/lockstep/internal/bubble"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/invariant"
@@ -17,41 +19,42 @@ import (
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
-// This file is the world of one run, world, with the types of its servers
-// and clients, and how it is built: newWorld, on embedded servers in a bubble
-// of its own; buildWorld, which checks the target and makes the servers; and
-// startReal on real ones. A client and its actors are made in clients.go,
-// the run's time moves in time.go, the trace is recorded in record.go, and a
-// world is closed in close.go.
+// This file is the world of one run, World, and how it is built: New, on
+// embedded servers in a bubble of its own; buildWorld, which checks the
+// target and makes the servers; and StartReal on real ones. What it is made
+// of (clients, servers, actors) is package model's, its servers' replication
+// and failover package fleet's. A client and its actors are made in
+// clients.go, the run's time moves in time.go, the trace is recorded in
+// record.go, and a world is closed in close.go.
 
-// world is one run: servers, clients, the resource, the clock, the trace.
+// World is one run: servers, clients, the resource, the clock, the trace.
 // Only the scheduler goroutine touches it while no actor runs; actors reach
 // it through messages.
 type World struct {
 	Setup model.Setup
 	Impl  lockimpl.Info
 
-	// act is the world as the actors' goroutines reach it (actor.go).
+	// Act is the world as the actors' goroutines reach it (actor.go).
 	Act      ActorSide
 	inflight atomic.Int32 // gated commands inside go-redis: never more than one
 	Err      error
-	// sched is the scheduler's side of the run: its goroutines, their
+	// Sched is the scheduler's side of the run: its goroutines, their
 	// messages and their line (sched.go).
 	Sched Sched
-	// commands reached a server; failed of them got an error other than a
+	// Commands reached a server; failed of them got an error other than a
 	// nil reply. A run in which every command failed has no verdict.
 	Commands, Failed int
 	firstFailed      string
-	// lockCalls are the calls of the lock's TryAcquire and Release;
-	// lockErrs, those that returned an error other than ErrNotHeld.
+	// LockCalls are the calls of the lock's TryAcquire and Release;
+	// LockErrs, those that returned an error other than ErrNotHeld.
 	LockCalls, LockErrs int
 	firstLockErr        error
 
 	Now     time.Duration
 	Clients []*model.Client
-	// fleet is the run's servers, their replication and failover
+	// Fleet is the run's servers, their replication and failover
 	// (replication.go).
-	Fleet Fleet
+	Fleet fleet.Fleet
 
 	Res      model.Resource
 	rows     map[string]*model.Resource // the rows of clients' own keys (Program.Key)
@@ -60,7 +63,7 @@ type World struct {
 	Names    model.Renamer // the lock's own tokens' names in the trace (tokens.go)
 	PausedAt map[*model.Client]time.Duration
 
-	// wall is the run's relation to the wall clock: a real run's time,
+	// Wall is the run's relation to the wall clock: a real run's time,
 	// a live run's pacer (realclock.go).
 	Wall Wall
 	Ctx  context.Context // the run's context
@@ -68,7 +71,7 @@ type World struct {
 	closed bool // close ran: the servers went back to the pool once
 }
 
-// startReal checks that the run starts clean, has each replica follow its
+// StartReal checks that the run starts clean, has each replica follow its
 // primary, and starts the clock.
 func (w *World) StartReal() error {
 	for _, srv := range w.Fleet.Servers {
@@ -92,7 +95,7 @@ func (w *World) StartReal() error {
 			return err
 		}
 	}
-	if err := w.Fleet.startSentinels(); err != nil {
+	if err := w.Fleet.StartSentinels(); err != nil {
 		return err
 	}
 	w.Wall.Real.SetStart(time.Now())
@@ -107,7 +110,7 @@ func (w *World) Fail(err error) {
 	}
 }
 
-// newWorld builds a world: on real servers on the caller's goroutine, on
+// New builds a world: on real servers on the caller's goroutine, on
 // embedded ones in a bubble of its own, whose clock is the run's virtual
 // time (bubbled.go).
 func New(ctx context.Context, setup model.Setup, impl lockimpl.Info, target *backend.Target) (*World, error) {
@@ -141,7 +144,7 @@ func buildWorld(ctx context.Context, setup model.Setup, impl lockimpl.Info, targ
 		Wall:     Wall{Pacer: backend.PacerFrom(ctx)}, Ctx: ctx,
 		Sched: Sched{Ch: make(chan model.Msg), Bub: b, Watch: model.StallWatch{Bound: stallFrom(ctx)}}}
 	w.Sched.Goroutines.World = worldIDs.Add(1)
-	w.Fleet.W, w.Act.W, w.Sched.W, w.Wall.W = w, w, w, w
+	w.Fleet.Host, w.Fleet.Setup, w.Act.W, w.Sched.W, w.Wall.W = w, w.Setup, w, w, w
 	s := &w.Setup
 	w.Res = model.Resource{Name: model.RowName(s.Key), Value: s.Stock, Guard: s.Guard}
 	w.Judge = newJudge(invariant.Settings{LivenessBound: s.LivenessBound})
@@ -241,3 +244,12 @@ func buildWorld(ctx context.Context, setup model.Setup, impl lockimpl.Info, targ
 	}
 	return w, nil
 }
+
+// Time is the run's virtual time now (Host).
+func (w *World) Time() time.Duration { return w.Now }
+
+// Real is a real run's clock, nil on embedded servers (Host).
+func (w *World) Real() *backend.RealRun { return w.Wall.Real }
+
+// RunErr is err, or the interruption of a real run (Host).
+func (w *World) RunErr(err error) error { return w.Wall.RunErr(err) }

@@ -32,11 +32,11 @@ type Actor struct {
 	Fan    bool // a flight of a call of Env.Fan: the engine knows its goroutine
 	Parent *Actor
 	InCmd  bool // let go from the gate: its reply is on its way
-	// sent: the command parked at the gate is a pipeline's, after its
+	// Sent: the command parked at the gate is a pipeline's, after its
 	// first: on the wire already, so its client's pause, crash, hang or
 	// hold does not keep it back.
 	Sent bool
-	// orphan: a command whose client stopped waiting for it while it was
+	// Orphan: a command whose client stopped waiting for it while it was
 	// on its way to a slow server (a context deadline). It still reaches
 	// the server and runs there; nothing of its client's holds it back,
 	// and nobody reads its reply.
@@ -131,9 +131,9 @@ type Msg struct {
 	Note     Note
 	Child    *Actor
 	Wait     *WaitCmd
-	N        int  // msgFan: how many calls
-	Last     bool // msgFanExit: the fan's last call returned
-	Sent     bool // msgGate, msgFlight: a pipeline's command on the wire
+	N        int  // MsgFan: how many calls
+	Last     bool // MsgFanExit: the fan's last call returned
+	Sent     bool // MsgGate, MsgFlight: a pipeline's command on the wire
 }
 
 type msgKind int
@@ -182,7 +182,7 @@ func Closed(m Msg) {
 	}
 }
 
-// wait blocks until the scheduler resumes the actor.
+// Wait blocks until the scheduler resumes the actor.
 func (a *Actor) Wait() error { return <-a.Resume }
 
 // RootKind is what a goroutine of the run is, by the function at the bottom

@@ -28,14 +28,14 @@ type Client struct {
 	Conn []atomic.Int32
 	Lock lockimpl.Lock
 	Biz  *Actor
-	// token and count are the last Env.Token handed out and how many: the
+	// Token and count are the last Env.Token handed out and how many: the
 	// scheduler's copy, taken from Minted when it handles a message of the
-	// client's (takeToken). Lock code may call Env.Token while the
+	// client's (TakeToken). Lock code may call Env.Token while the
 	// scheduler records an event, from a goroutine woken in lock code.
 	Token  string
 	Count  int
 	Minted Minted
-	// key is the lock's key the client takes (Program.Key, or the setup's).
+	// Key is the lock's key the client takes (Program.Key, or the setup's).
 	Key string
 	// Claim is the lock token the client shows the resource (GuardToken):
 	// what its last acquire wrote on the lock's key.
@@ -47,16 +47,16 @@ type Client struct {
 	Lost    <-chan struct{}
 	Paused  bool
 	Crashed bool
-	// hung: its business goroutine is stuck since hungAt; its other
+	// Hung: its business goroutine is stuck since HungAt; its other
 	// goroutines (a watchdog) run on.
 	Hung   bool
 	HungAt time.Duration
-	// reentering: a nested call of its critical section waits for the lock
+	// Reentering: a nested call of its critical section waits for the lock
 	// the client itself holds.
 	Reentering bool
-	// nestedKey: the lock's key was there when the nested call got the lock.
+	// NestedKey: the lock's key was there when the nested call got the lock.
 	NestedKey bool
-	// cut: the logical nodes a network partition keeps it from.
+	// Cut: the logical nodes a network partition keeps it from.
 	Cut map[int]bool
 	// Mute are the nodes whose replies to this client are lost
 	// (Client.DropReplies): its commands there run, and it sees a timeout.
@@ -68,7 +68,7 @@ type Client struct {
 	// many commands those sent (every node's, a failed one's too).
 	WantSince         time.Duration
 	Attempts, AcqCmds int
-	// relCmds: the commands its current release, or nested release, has
+	// RelCmds: the commands its current release, or nested release, has
 	// sent (every node's); a release that sent none found no hold of its
 	// own in the lock code.
 	RelCmds int
@@ -85,7 +85,7 @@ func (b BrokenLock) TryAcquire(context.Context) (bool, error) { return false, b.
 func (b BrokenLock) Release(context.Context) error { return b.Err }
 
 // Minted is Env.Token's side of a client's tokens: lock code calls it on
-// goroutines of its own, the scheduler reads it in takeToken.
+// goroutines of its own, the scheduler reads it in TakeToken.
 type Minted struct {
 	mu    sync.Mutex
 	token string

@@ -13,7 +13,7 @@ import (
 type Judge struct {
 	Verdicts []trace.Verdict
 	Checks   []invariant.Check
-	// clients is the view's reusable list of the clients' facts.
+	// Clients is the view's reusable list of the clients' facts.
 	Clients []invariant.Client
 }
 
@@ -25,7 +25,7 @@ func (j *Judge) Broke(id string, step int, t time.Duration, reason text.Text) {
 	}
 }
 
-// since is the clock of the first check that keeps one (liveness's: since
+// Since is the clock of the first check that keeps one (liveness's: since
 // when some client waits for a lock no live client holds), for the
 // explorer's state.
 func (j *Judge) Since() (time.Duration, bool) {

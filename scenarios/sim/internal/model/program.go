@@ -95,15 +95,15 @@ type Note struct {
 	Err   error
 	Fence int64
 	Lost  <-chan struct{}
-	// validity, when the lock reports one (lockimpl.ValidityReporter):
+	// Validity, when the lock reports one (lockimpl.ValidityReporter):
 	// what the attempt computed.
 	Validity    time.Duration
 	HasValidity bool
-	// nested: the note is about the nested call of a Reenter program.
+	// Nested: the note is about the nested call of a Reenter program.
 	Nested bool
-	// last: a refused attempt was the last one the program makes.
+	// Last: a refused attempt was the last one the program makes.
 	Last bool
-	// retry: how long the program waits before its next attempt.
+	// Retry: how long the program waits before its next attempt.
 	Retry time.Duration
 }
 

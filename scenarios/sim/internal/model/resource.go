@@ -67,7 +67,7 @@ func (r *Resource) Write(writer string, value, readVer int, fence int64, token s
 	return res
 }
 
-// read records the reader's fencing token (0: none) and, with GuardToken,
+// Read records the reader's fencing token (0: none) and, with GuardToken,
 // stamps the row with its lock token.
 func (r *Resource) Read(fence int64, token string) {
 	r.MaxFence = max(r.MaxFence, fence)

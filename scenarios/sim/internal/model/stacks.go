@@ -21,12 +21,12 @@ type Goroutines struct {
 	World uint64   // the world's id, unique in the process: its labels'
 	IDs   sync.Map // *actor → its goroutine's id, for a stall
 	// actors is ids the other way round: the actor whose goroutine sends a
-	// command (gate.go).
+	// command (the engine's gate).
 	actors sync.Map
 }
 
 // Label labels the calling goroutine as actor a's, and notes its
-// goroutine's id for a stall (whereRunning).
+// goroutine's id for a stall (WhereRunning).
 func (g *Goroutines) Label(a *Actor) {
 	pprof.SetGoroutineLabels(pprof.WithLabels(context.Background(), pprof.Labels(actorLabel, g.key(a))))
 	var buf [64]byte
@@ -37,7 +37,7 @@ func (g *Goroutines) Label(a *Actor) {
 	}
 }
 
-// own is the actor whose own goroutine calls it, if it is one of
+// Own is the actor whose own goroutine calls it, if it is one of
 // client c's: the goroutine, not the context, says whose a command is.
 func (g *Goroutines) Own(c *Client) *Actor {
 	var buf [64]byte
@@ -54,7 +54,7 @@ func (g *Goroutines) Own(c *Client) *Actor {
 
 // WhereRunning says where actor a's own goroutine is now, running or not:
 // "at pkg.(*lock).TryAcquire (lock.go:42)"; "" if it cannot be found. A
-// stall's error names it. The goroutine profile (whereBlocked) reads a
+// stall's error names it. The goroutine profile (WhereBlocked) reads a
 // running goroutine's line one instruction early, at times the line of its
 // function's start; the traceback of every goroutine reads it exactly.
 func (g *Goroutines) WhereRunning(a *Actor) string {

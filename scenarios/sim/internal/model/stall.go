@@ -14,12 +14,12 @@ import (
 // StallWatch gives up a run that makes no progress for its bound of wall
 // time, and says who ran last and where.
 type StallWatch struct {
-	Bound    time.Duration          // stallTimeout when the world was built
+	Bound    time.Duration          // StallTimeout when the world was built
 	Progress atomic.Uint64          // messages handled: a run that makes none stalls
 	Last     atomic.Pointer[string] // who the scheduler last let go, for a stall
 	LastA    atomic.Pointer[Actor]  // that actor; nil for the lock's New
 	Wedged   error                  // set by the caller when the run stalled (see in)
-	// wedgedDone: the stalled call's end; aborted tells the scheduler.
+	// WedgedDone: the stalled call's end; aborted tells the scheduler.
 	WedgedDone <-chan any
 	Aborted    atomic.Bool
 	// Pacing counts the calls into the pacer under way: a live run waiting

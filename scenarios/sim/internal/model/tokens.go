@@ -18,7 +18,7 @@ type Renamer struct {
 	names map[string]string // raw value → name
 	count map[string]int    // names given per client
 	rep   *strings.Replacer // every raw value by its name; nil for none
-	// named are the tokens named so far, in order: the run's
+	// Named are the tokens named so far, in order: the run's
 	// Trace.Tokens.
 	Named *[]trace.RawToken
 }
@@ -68,7 +68,7 @@ func handedOut(v string, clients []*Client) bool {
 	return false
 }
 
-// name gives v the next name of client's.
+// Name gives v the next name of client's.
 func (r *Renamer) Name(client, v string) {
 	if r.names == nil {
 		r.names, r.count = map[string]string{}, map[string]int{}

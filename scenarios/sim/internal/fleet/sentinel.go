@@ -1,4 +1,4 @@
-package engine
+package fleet
 
 import (
 	"fmt"
@@ -20,10 +20,10 @@ import (
 // to the replica once they have promoted it, as a Sentinel-aware client
 // does. Lessons without a replica, and Redlock, do not involve them.
 
-// startSentinels has the target's Sentinels watch the run's primary, once
+// StartSentinels has the target's Sentinels watch the run's primary, once
 // its replica is in sync.
-func (f *Fleet) startSentinels() error {
-	t := f.W.Wall.Real.Target
+func (f *Fleet) StartSentinels() error {
+	t := f.Host.Real().Target
 	if t.Sentinels == nil || f.Route == nil || f.Servers[f.Route[0]].Replica < 0 {
 		return nil
 	}
@@ -35,12 +35,12 @@ func (f *Fleet) startSentinels() error {
 	// The failover timeout outlasts the run: a replica behind the relay
 	// is pointed at the monitored address by Sentinel once it has passed
 	// (+fix-slave-config), which would bypass the lag.
-	timeout := f.W.Wall.Real.ToReal(f.W.Setup.Horizon) + time.Minute
-	watch, err := t.Sentinels(f.W.Wall.Real, name, p.B.ClientOptions(), r.B.ClientOptions(), f.W.Wall.Real.ToReal(f.W.Setup.DownAfter), timeout)
+	timeout := f.Host.Real().ToReal(f.Setup.Horizon) + time.Minute
+	watch, err := t.Sentinels(f.Host.Real(), name, p.B.ClientOptions(), r.B.ClientOptions(), f.Host.Real().ToReal(f.Setup.DownAfter), timeout)
 	if err != nil {
 		return fmt.Errorf("Sentinel: %w", err)
 	}
-	f.sentinel, f.sentinelSaid = watch, map[string]bool{}
+	f.Sentinel, f.sentinelSaid = watch, map[string]bool{}
 	return nil
 }
 
@@ -50,27 +50,27 @@ func (f *Fleet) startSentinels() error {
 func (f *Fleet) sentinelDown(dead *model.Server) int {
 	lost := f.Servers[dead.Replica].B.(backend.Cutter).Cut()
 	f.Repl = nil
-	f.sentinel.Down()
+	f.Sentinel.Down()
 	return lost
 }
 
-// drainSentinels shows what the Sentinels said since the last look, the
+// DrainSentinels shows what the Sentinels said since the last look, the
 // first of each kind, and routes the first node to the replica when they
 // have promoted it.
-func (f *Fleet) drainSentinels() {
-	if f.sentinel == nil {
+func (f *Fleet) DrainSentinels() {
+	if f.Sentinel == nil {
 		return
 	}
-	for _, e := range f.sentinel.Events() {
+	for _, e := range f.Sentinel.Events() {
 		if f.sentinelSaid[e.Kind] {
 			continue
 		}
-		text, ok := narrate.Sentinel(e.Kind, e.Sentinel, e.Instance, f.serverAt(e.Addr), f.W.Now-f.diedAt)
+		text, ok := narrate.Sentinel(e.Kind, e.Sentinel, e.Instance, f.serverAt(e.Addr), f.Host.Time()-f.diedAt)
 		if !ok {
 			continue
 		}
 		f.sentinelSaid[e.Kind] = true
-		f.W.Emit(trace.Event{Kind: trace.KindFault, Server: f.Servers[f.Route[0]].Name, Text: text, Short: narrate.Same(e.Kind)})
+		f.Host.Emit(trace.Event{Kind: trace.KindFault, Server: f.Servers[f.Route[0]].Name, Text: text, Short: narrate.Same(e.Kind)})
 		if e.Kind == "+switch-master" && f.Promoting {
 			f.sentinelPromote(e)
 		}
@@ -83,7 +83,7 @@ func (f *Fleet) sentinelPromote(e backend.SentinelEvent) {
 	dead := f.Servers[f.Route[0]]
 	r := f.Servers[dead.Replica]
 	if o := r.B.ClientOptions(); o == nil || o.Addr != e.Addr {
-		f.W.Fail(fmt.Errorf("Sentinel promoted %s, not the replica %s", e.Addr, r.B.Addr()))
+		f.Host.Fail(fmt.Errorf("Sentinel promoted %s, not the replica %s", e.Addr, r.B.Addr()))
 		return
 	}
 	f.Promoting = false

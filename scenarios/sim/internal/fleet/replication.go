@@ -1,4 +1,4 @@
-package engine
+package fleet
 
 import (
 	"fmt"
@@ -13,34 +13,45 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
-// fleet is the run's servers, as the world keeps them: which serves each
+// Fleet is the run's servers, as the world keeps them: which serves each
 // logical node, the writes on their way from a primary to its replica, and
 // a failover under way. Its methods read the servers' keys, carry
 // replication, and fail a primary over; what they show goes into the
 // world's trace (w).
 type Fleet struct {
-	W *World
+	// Host is the world the servers serve; Setup, its setup.
+	Host  Host
+	Setup model.Setup
 
 	Servers []*model.Server
 	Route   []int // logical node → server serving it
 	Repl    []model.ReplEntry
-	replSeq int // entries ever queued for replication
-	// promoting: the first node's primary has died, and Sentinel promotes
-	// its replica at promoteAt (its down-after past the death).
+	ReplSeq int // entries ever queued for replication
+	// Promoting: the first node's primary has died, and Sentinel promotes
+	// its replica at PromoteAt (its down-after past the death).
 	Promoting bool
 	PromoteAt time.Duration
-	// sentinel, on a real run whose Sentinels decide the failover
+	// Sentinel, on a real run whose Sentinels decide the failover
 	// (Target.Sentinels), watches the first node's primary; sentinelSaid
 	// holds the kinds of their messages the trace has shown, diedAt when
 	// the primary died.
-	sentinel     backend.SentinelWatch
+	Sentinel     backend.SentinelWatch
 	sentinelSaid map[string]bool
 	diedAt       time.Duration
 }
 
-// enqueueReplication schedules the changes a command made on primary p.
-func (f *Fleet) enqueueReplication(p int, changes []narrate.Change) {
-	if f.W.Wall.Real != nil {
+// Host is what a fleet reads of, and tells, the world it serves.
+type Host interface {
+	Time() time.Duration    // the run's virtual time now
+	Emit(trace.Event)       // an event in the trace
+	Fail(error)             // the end of the run, with an error
+	Real() *backend.RealRun // a real run's clock; nil on embedded servers
+	RunErr(err error) error // err, or the interruption of a real run
+}
+
+// EnqueueReplication schedules the changes a command made on primary p.
+func (f *Fleet) EnqueueReplication(p int, changes []narrate.Change) {
+	if f.Host.Real() != nil {
 		return // the relay carries real replication
 	}
 	r := f.Servers[p].Replica
@@ -48,15 +59,15 @@ func (f *Fleet) enqueueReplication(p int, changes []narrate.Change) {
 		return
 	}
 	for _, ch := range changes {
-		f.replSeq++
-		e := model.ReplEntry{Seq: f.replSeq, Due: f.W.Now + f.Servers[r].Lag, Replica: r, Key: ch.Key}
+		f.ReplSeq++
+		e := model.ReplEntry{Seq: f.ReplSeq, Due: f.Host.Time() + f.Servers[r].Lag, Replica: r, Key: ch.Key}
 		if ch.Kind == narrate.ChangeDeleted {
 			e.Deleted = true
 		} else {
 			e.State = ch.After
 			e.Value = f.Servers[p].B.(*backend.Embedded).Stored(ch.Key)
 			if ch.After.TTL > 0 {
-				e.ExpireAt = f.W.Now + ch.After.TTL
+				e.ExpireAt = f.Host.Time() + ch.After.TTL
 			}
 		}
 		f.Repl = append(f.Repl, e)
@@ -64,12 +75,12 @@ func (f *Fleet) enqueueReplication(p int, changes []narrate.Change) {
 	f.ApplyReplication()
 }
 
-// applyReplication applies every write that is due, in the order the primary
+// ApplyReplication applies every write that is due, in the order the primary
 // made them, with one event per replica and moment.
 func (f *Fleet) ApplyReplication() {
 	var keys []string
 	r := -1
-	for len(f.Repl) > 0 && f.Repl[0].Due <= f.W.Now {
+	for len(f.Repl) > 0 && f.Repl[0].Due <= f.Host.Time() {
 		e := f.Repl[0]
 		f.Repl = f.Repl[1:]
 		srv := f.Servers[e.Replica]
@@ -77,7 +88,7 @@ func (f *Fleet) ApplyReplication() {
 			continue
 		}
 		mem := srv.B.(*backend.Embedded)
-		switch left := e.ExpireAt - f.W.Now; {
+		switch left := e.ExpireAt - f.Host.Time(); {
 		case e.Deleted || e.ExpireAt > 0 && left <= 0:
 			mem.Del(e.Key)
 		case e.ExpireAt > 0:
@@ -95,12 +106,12 @@ func (f *Fleet) ApplyReplication() {
 		r = e.Replica
 	}
 	if r >= 0 {
-		f.W.Emit(trace.Event{Kind: trace.KindReplicate, Server: f.Servers[r].Name,
+		f.Host.Emit(trace.Event{Kind: trace.KindReplicate, Server: f.Servers[r].Name,
 			Text: narrate.Replicated(f.Servers[r].Name, keys), Short: text.Text{EN: "replicated", ZH: "已复制"}})
 	}
 }
 
-// failover kills the first node's server. A server without a replica (a
+// Failover kills the first node's server. A server without a replica (a
 // Redlock node) is simply gone. A primary with one dies with the writes it
 // had not shipped yet — they are lost — and nothing answers for the node
 // until Sentinel, down-after later, promotes the replica (promote): a
@@ -114,24 +125,24 @@ func (f *Fleet) Failover() {
 	dead.Keys = nil
 	if dead.Replica < 0 {
 		dead.B.Stop() // it may come back: Rejoin
-		f.W.Emit(trace.Event{Kind: trace.KindFault, Server: dead.Name, Text: narrate.NodeDown(dead.Name),
+		f.Host.Emit(trace.Event{Kind: trace.KindFault, Server: dead.Name, Text: narrate.NodeDown(dead.Name),
 			Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 		return
 	}
 	var lost int
-	if f.sentinel != nil {
+	if f.Sentinel != nil {
 		lost = f.sentinelDown(dead)
 	} else {
 		lost = f.cutReplication(dead)
 	}
 	dead.B.Kill()
 	dead.Role = "primary (down)"
-	f.Promoting, f.PromoteAt, f.diedAt = true, f.W.Now+f.W.Setup.DownAfter, f.W.Now
-	died := narrate.PrimaryDied(dead.Name, lost, f.W.Setup.DownAfter)
-	if f.sentinel != nil {
-		died = narrate.PrimaryDiedSentinel(dead.Name, lost, f.W.Setup.DownAfter)
+	f.Promoting, f.PromoteAt, f.diedAt = true, f.Host.Time()+f.Setup.DownAfter, f.Host.Time()
+	died := narrate.PrimaryDied(dead.Name, lost, f.Setup.DownAfter)
+	if f.Sentinel != nil {
+		died = narrate.PrimaryDiedSentinel(dead.Name, lost, f.Setup.DownAfter)
 	}
-	f.W.Emit(trace.Event{Kind: trace.KindFault, Server: dead.Name, Text: died,
+	f.Host.Emit(trace.Event{Kind: trace.KindFault, Server: dead.Name, Text: died,
 		Short: text.Text{EN: "DOWN", ZH: "宕机"}})
 }
 
@@ -152,27 +163,27 @@ func (f *Fleet) cutReplication(dead *model.Server) int {
 		n, err := fo.Promote()
 		lost = n
 		if err != nil {
-			f.W.Fail(fmt.Errorf("promote %s: %w", f.Servers[dead.Replica].Name, err))
+			f.Host.Fail(fmt.Errorf("promote %s: %w", f.Servers[dead.Replica].Name, err))
 		}
 	}
 	return lost
 }
 
-// promote is Sentinel's failover, down-after past the primary's death: the
+// Promote is Sentinel's failover, down-after past the primary's death: the
 // Sentinels agree that it is down, elect a leader, and the leader promotes
 // the replica with what it had received. The node routes to it from now on:
 // a client's next command there reaches it (backend.EmbeddedConn).
-func (f *Fleet) promote() {
+func (f *Fleet) Promote() {
 	f.Promoting = false
 	dead := f.Servers[f.Route[0]]
 	r := f.Servers[dead.Replica]
 	r.Role, r.Primary, r.Lag = "primary", -1, 0
 	f.Route[0] = dead.Replica
-	f.W.Emit(trace.Event{Kind: trace.KindFault, Server: r.Name, Text: narrate.Promoted(dead.Name, r.Name, f.W.Setup.DownAfter),
+	f.Host.Emit(trace.Event{Kind: trace.KindFault, Server: r.Name, Text: narrate.Promoted(dead.Name, r.Name, f.Setup.DownAfter),
 		Short: text.Text{EN: "promoted", ZH: "升为主库"}})
 }
 
-// rejoin brings back the first server after a failover. With a promoted
+// Rejoin brings back the first server after a failover. With a promoted
 // replica it rejoins as that replica's replica, with the new primary's data;
 // without one (a Redlock node) it restarts empty.
 func (f *Fleet) Rejoin() {
@@ -181,8 +192,8 @@ func (f *Fleet) Rejoin() {
 		return
 	}
 	if f.Promoting {
-		f.W.Fail(fmt.Errorf("scenario: rejoin at %s comes before Sentinel promotes %s's replica at %s (down-after %s)",
-			narrate.Secs(f.W.Now), dead.Name, narrate.Secs(f.PromoteAt), narrate.Secs(f.W.Setup.DownAfter)))
+		f.Host.Fail(fmt.Errorf("scenario: rejoin at %s comes before Sentinel promotes %s's replica at %s (down-after %s)",
+			narrate.Secs(f.Host.Time()), dead.Name, narrate.Secs(f.PromoteAt), narrate.Secs(f.Setup.DownAfter)))
 		return
 	}
 	if dead.Replica < 0 {
@@ -192,7 +203,7 @@ func (f *Fleet) Rejoin() {
 	p := f.Route[0]
 	primary := f.Servers[p]
 	mem := f.NewMem()
-	mem.Advance(f.W.Now, 0)
+	mem.Advance(f.Host.Time(), 0)
 	from := primary.B.(*backend.Embedded)
 	for _, k := range primary.Keys {
 		mem.Put(k.Key, from.Stored(k.Key), max(k.TTL, 0))
@@ -201,10 +212,10 @@ func (f *Fleet) Rejoin() {
 	dead.Up = true
 	dead.Role, dead.Primary, dead.Replica, dead.Lag = "replica", p, -1, primary.Lag
 	if dead.Lag == 0 {
-		dead.Lag = f.W.Setup.Lag
+		dead.Lag = f.Setup.Lag
 	}
 	primary.Replica = 0
 	dead.Keys = f.ReadKeys(dead, primary.Keys)
-	f.W.Emit(trace.Event{Kind: trace.KindFault, Server: dead.Name, Text: narrate.Rejoined(dead.Name, primary.Name),
+	f.Host.Emit(trace.Event{Kind: trace.KindFault, Server: dead.Name, Text: narrate.Rejoined(dead.Name, primary.Name),
 		Short: text.Text{EN: "rejoins → replica", ZH: "重新加入 → 从库"}})
 }
