@@ -166,9 +166,13 @@ type faultSpec struct {
 }
 
 // faults are the registered faults of the explorer, in rank order; Faults
-// their names; lessonFaults the faults only a lesson's timeline has.
+// their names; lessonFaults the faults only a lesson's timeline has;
+// inMoveOrder the explorer's faults in the order their moves are offered
+// (moveRank), kept as they register since a Stepper reads it at every
+// state.
 var (
-	faults []faultSpec
+	faults      []faultSpec
+	inMoveOrder []faultSpec
 	// Faults lists every fault, in order.
 	Faults       []trace.Fault
 	lessonFaults []faultSpec
@@ -209,6 +213,8 @@ func registerFault(f faultSpec) {
 	for _, f := range faults {
 		Faults = append(Faults, f.Fault)
 	}
+	inMoveOrder = slices.Clone(faults)
+	slices.SortStableFunc(inMoveOrder, func(a, b faultSpec) int { return cmp.Compare(a.moveRank, b.moveRank) })
 }
 
 // LessonVerbs are the verbs the faults give a lesson's timeline — those
@@ -236,28 +242,20 @@ func FaultInfos() []FaultInfo {
 	return out
 }
 
-// inMoveOrder is the faults in the order their moves are offered.
-func inMoveOrder() []faultSpec {
-	out := slices.Clone(faults)
-	slices.SortStableFunc(out, func(a, b faultSpec) int { return cmp.Compare(a.moveRank, b.moveRank) })
-	return out
-}
-
 // faultMoves are the faults' moves now: each client's, client by client,
 // then the world's.
 func (s *Stepper) faultMoves() []Move {
 	var moves []Move
-	order := inMoveOrder()
 	for _, c := range s.w.Clients {
 		live := !c.Crashed && c.Biz.State != model.StateDone && c.Op != trace.OpStart
-		for _, f := range order {
-			if f.clientMoves != nil {
+		for i := range inMoveOrder {
+			if f := &inMoveOrder[i]; f.clientMoves != nil {
 				moves = append(moves, f.clientMoves(s, c, live)...)
 			}
 		}
 	}
-	for _, f := range order {
-		if f.worldMoves != nil {
+	for i := range inMoveOrder {
+		if f := &inMoveOrder[i]; f.worldMoves != nil {
 			moves = append(moves, f.worldMoves(s)...)
 		}
 	}
