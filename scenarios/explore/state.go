@@ -7,14 +7,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/explore/view"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
-
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
 // This file is what the search remembers of a state: its hash, written
-// from the world's typed view (sim.State). A field the view gains is a
+// from the world's typed view (view.State). A field the view gains is a
 // field the hash must write, or say why not (state_test.go holds both to
 // it).
 
@@ -46,7 +45,7 @@ import (
 //     script whose keys include the lock key — less the option words (NX,
 //     PX, …).
 //
-// The world finds them (sim.State's Tokens). Every occurrence of a token —
+// The world finds them (view.State's Tokens). Every occurrence of a token —
 // as any key's value or a hash field on a server or in pending
 // replication, as a client's token, as an argument of a parked command —
 // is written as "v0", "v1", … (behind a NUL byte no value holds) in the
@@ -69,7 +68,7 @@ import (
 // holding redis-2 and redis-3 count as one state. Nodes alike in all of it
 // keep their own order; two states that count apart for that are explored
 // both, as without the symmetry.
-func Hash(st sim.State) uint64 {
+func Hash(st view.State) uint64 {
 	return hash(st, symmetries(st), true)
 }
 
@@ -77,11 +76,11 @@ func Hash(st sim.State) uint64 {
 // in which client is which count apart. It is for implementations whose
 // behaviour depends on a client's name or token spelling beyond what the
 // state shows.
-func HashNamed(st sim.State) uint64 {
+func HashNamed(st view.State) uint64 {
 	return hash(st, symmetries(st)[:1], false)
 }
 
-func hash(st sim.State, perms [][]int, nodes bool) uint64 {
+func hash(st view.State, perms [][]int, nodes bool) uint64 {
 	tok := newTokenNames(st.Tokens)
 	nodes = nodes && nodesSymmetric(st)
 	var best string
@@ -109,7 +108,7 @@ func hash(st sim.State, perms [][]int, nodes bool) uint64 {
 // holds it and A waits — count as one: their futures are the same up to the
 // names, and so are the invariants they can break. With three clients that
 // is up to six times fewer states to explore.
-func symmetries(st sim.State) [][]int {
+func symmetries(st view.State) [][]int {
 	ident := make([]int, len(st.Clients))
 	for i := range ident {
 		ident[i] = i
@@ -136,7 +135,7 @@ func symmetries(st sim.State) [][]int {
 
 // nodesSymmetric says whether the world's nodes are interchangeable: more
 // than one, each a server of its own with no replica, in route order.
-func nodesSymmetric(st sim.State) bool {
+func nodesSymmetric(st view.State) bool {
 	if len(st.Nodes) < 2 || len(st.Servers) != len(st.Nodes) {
 		return false
 	}
@@ -208,7 +207,7 @@ func (t *tokenNames) command(args []string) string {
 // given) and the row's stamp are equal: each as the index of the first of
 // them it equals. That, not the tokens' spelling, is what GuardToken's
 // future refusals depend on.
-func claimClasses(clients []sim.ClientView, owner string) string {
+func claimClasses(clients []view.ClientView, owner string) string {
 	vals := make([]string, 0, len(clients)+1)
 	for _, c := range clients {
 		vals = append(vals, c.Claim)

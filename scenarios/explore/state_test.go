@@ -7,13 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/explore/view"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim"
 )
 
-// notHashed lists the fields of sim.State that Hash reads without writing,
+// notHashed lists the fields of view.State that Hash reads without writing,
 // and why. Every other field changes the hash when it changes, in some
 // state of a short search (TestHashSeesEveryField): a field the view gains
 // is written by Hash, or said here not to be.
@@ -54,7 +55,7 @@ var writtenWith = map[string]string{
 // number of servers, of nodes, in the state at hand.
 var indexes map[string]int
 
-// Every field of sim.State that Hash writes changes the hash (the named
+// Every field of view.State that Hash writes changes the hash (the named
 // one, where no renaming can hide a change) when it changes, in some state
 // of a short search.
 func TestHashSeesEveryField(t *testing.T) {
@@ -69,18 +70,18 @@ func TestHashSeesEveryField(t *testing.T) {
 			t.Fatal(err)
 		}
 		for step := 0; step < 14; step++ {
-			view := st.State()
+			sv := st.State()
 			// A write on its way to a replica, so that Repl's fields are
 			// there to change.
-			view.Repl = append(view.Repl, sim.ReplView{Key: "k", Value: trace.KeyState{Type: "string", Value: "v"}})
-			hash := func() uint64 { return HashNamed(view) }
+			sv.Repl = append(sv.Repl, view.ReplView{Key: "k", Value: trace.KeyState{Type: "string", Value: "v"}})
+			hash := func() uint64 { return HashNamed(sv) }
 			report := func(path string, changed bool) { seen[path] = seen[path] || changed }
-			indexes = map[string]int{"Lease.Server": len(view.Servers), "ActorView.Node": len(view.Nodes)}
-			if len(view.Faults) > 0 {
-				indexes["Strike.Target"] = targets(view, view.Faults[0])
+			indexes = map[string]int{"Lease.Server": len(sv.Servers), "ActorView.Node": len(sv.Nodes)}
+			if len(sv.Faults) > 0 {
+				indexes["Strike.Target"] = targets(sv, sv.Faults[0])
 			}
-			mutateFields(reflect.ValueOf(&view).Elem(), "State", hash, report)
-			mutateMemories(view, hash, report)
+			mutateFields(reflect.ValueOf(&sv).Elem(), "State", hash, report)
+			mutateMemories(sv, hash, report)
 			moves := st.Moves()
 			if len(moves) == 0 {
 				break
@@ -107,37 +108,37 @@ func TestHashSeesEveryField(t *testing.T) {
 	}
 }
 
-// mutateMemories checks every fault's memory in view, as mutateFields
+// mutateMemories checks every fault's memory in sv, as mutateFields
 // checks the first element of a slice: each struck at its first target
 // (forgotten there, or struck there first), and each memory's fields
 // changed, its first target struck.
-func mutateMemories(view sim.State, hash func() uint64, report func(path string, changed bool)) {
-	for i := range view.Faults {
-		m := &view.Faults[i]
+func mutateMemories(sv view.State, hash func() uint64, report func(path string, changed bool)) {
+	for i := range sv.Faults {
+		m := &sv.Faults[i]
 		old := m.Struck
 		before := hash()
 		if len(old) > 0 && old[0].Target == 0 {
 			m.Struck = old[1:]
 		} else {
-			m.Struck = append([]sim.Strike{{}}, old...)
+			m.Struck = append([]view.Strike{{}}, old...)
 		}
 		report("State.Faults["+string(m.Fault)+"]", hash() != before)
 		if m.Struck = old; len(old) == 0 || old[0].Target != 0 {
-			m.Struck = append([]sim.Strike{{}}, old...)
+			m.Struck = append([]view.Strike{{}}, old...)
 		}
-		indexes["Strike.Target"] = targets(view, *m)
+		indexes["Strike.Target"] = targets(sv, *m)
 		mutateFields(reflect.ValueOf(m).Elem(), "FaultMemory", hash, report)
 		m.Struck = old
 	}
 }
 
-// targets is how many targets memory m may strike in view: its clients, or
+// targets is how many targets memory m may strike in sv: its clients, or
 // its nodes.
-func targets(view sim.State, m sim.FaultMemory) int {
-	if m.By == sim.KeyedByNode {
-		return len(view.Nodes)
+func targets(sv view.State, m view.FaultMemory) int {
+	if m.By == view.KeyedByNode {
+		return len(sv.Nodes)
 	}
-	return len(view.Clients)
+	return len(sv.Clients)
 }
 
 // mutateFields changes, one at a time, every scalar field under v (a
@@ -220,7 +221,7 @@ func mutateScalar(f reflect.Value, name string, hash func() uint64, report func(
 
 // The state's hash sees which tokens are equal, not how they are spelt.
 func TestClaimClasses(t *testing.T) {
-	cs := func(a, b string) []sim.ClientView { return []sim.ClientView{{Claim: a}, {Claim: b}} }
+	cs := func(a, b string) []view.ClientView { return []view.ClientView{{Claim: a}, {Claim: b}} }
 	if claimClasses(cs("A#1", "B#1"), "B#1") == claimClasses(cs("A#1", "B#1"), "A#1") {
 		t.Error("the row's stamp does not count")
 	}

@@ -7,14 +7,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/lockstep-sim/lockstep/scenarios/sim"
+	"github.com/lockstep-sim/lockstep/scenarios/explore/view"
 )
 
 // writer writes one state as Hash identifies it, with client i named as
 // client perm[i] and written in that order, and with nodes symmetric, node
 // order[k] named and written as the k-th.
 type writer struct {
-	st    sim.State
+	st    view.State
 	perm  []int
 	tok   *tokenNames
 	nodes bool
@@ -28,7 +28,7 @@ type writer struct {
 	nodeOf map[string]int
 }
 
-func newWriter(st sim.State, perm []int, tok *tokenNames, nodes bool) *writer {
+func newWriter(st view.State, perm []int, tok *tokenNames, nodes bool) *writer {
 	w := &writer{st: st, perm: perm, tok: tok, nodes: nodes,
 		index: make(map[string]int, len(st.Clients)), nodeOf: make(map[string]int, len(st.Nodes))}
 	for i, c := range st.Clients {
@@ -178,7 +178,7 @@ func (w *writer) faults() {
 			continue
 		}
 		struck := slices.Clone(m.Struck)
-		slices.SortFunc(struck, func(x, y sim.Strike) int { return w.target(m.By, x.Target) - w.target(m.By, y.Target) })
+		slices.SortFunc(struck, func(x, y view.Strike) int { return w.target(m.By, x.Target) - w.target(m.By, y.Target) })
 		fmt.Fprintf(&w.b, "F%s", m.Fault)
 		for _, x := range struck {
 			fmt.Fprintf(&w.b, " %d %s", w.target(m.By, x.Target), rel(x.DueIn))
@@ -189,8 +189,8 @@ func (w *writer) faults() {
 
 // target is where a fault's target is written: a client's image, a
 // logical node's position.
-func (w *writer) target(by sim.Keyed, i int) int {
-	if by == sim.KeyedByClient {
+func (w *writer) target(by view.Keyed, i int) int {
+	if by == view.KeyedByClient {
 		return w.perm[i]
 	}
 	return w.pos[i]
@@ -200,7 +200,7 @@ func (w *writer) target(by sim.Keyed, i int) int {
 // that have struck it, and when each is due.
 func (w *writer) struckNode(b *strings.Builder, j int) {
 	for _, m := range w.st.Faults {
-		if m.By != sim.KeyedByNode {
+		if m.By != view.KeyedByNode {
 			continue
 		}
 		for _, x := range m.Struck {
@@ -223,7 +223,7 @@ func (w *writer) repl() {
 
 // clients writes the clients in the order of their images, and returns
 // them in that order.
-func (w *writer) clients() []sim.ClientView {
+func (w *writer) clients() []view.ClientView {
 	clients := slices.Clone(w.st.Clients)
 	for i, c := range w.st.Clients {
 		clients[w.perm[i]] = c
@@ -275,7 +275,7 @@ func (w *writer) positions(nodes []int) []int {
 // whose order of creation follows their nodes', by their renamed names.
 func (w *writer) actors() {
 	actors := slices.Clone(w.st.Actors)
-	slices.SortStableFunc(actors, func(x, y sim.ActorView) int {
+	slices.SortStableFunc(actors, func(x, y view.ActorView) int {
 		if d := w.perm[x.Client] - w.perm[y.Client]; d != 0 || !w.nodes || !x.Flight || !y.Flight {
 			return d
 		}

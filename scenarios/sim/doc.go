@@ -43,8 +43,9 @@
 //
 // A Stepper is a world whose every move is chosen from outside (the
 // explorer's and the sandbox's): its moves are client steps, time, and the
-// faults' moves, each fault one file (fault.go says how); its State is the
-// typed view package explore hashes a state from (state.go). Each
+// faults' moves, each fault one file (fault.go says how); its State is
+// package view's typed view, which package explore owns and hashes a state
+// from (state.go builds it). Each
 // invariant is one file of package invariant, judged from one place
 // (internal/engine's judge.go).
 //
@@ -63,10 +64,9 @@
 //   - the explorer: NewStepper, Stepper, Move, MoveKind (MoveStep, MoveTime
 //     and the faults' MoveCrash, MovePause, MoveResume, MoveHang,
 //     MoveUnhang, MovePartition, MoveHeal, MoveFailover, MoveRestart,
-//     MoveClockJump, MoveDelayedRestart), ErrNoSuchMove; State and its
-//     views ServerView, NodeView, ReplView, ClientView, ActorView,
-//     ResourceView, Lease, and what the faults' moves left behind,
-//     FaultMemory (Keyed: KeyedByClient, KeyedByNode; Strike).
+//     MoveClockJump, MoveDelayedRestart), ErrNoSuchMove; a Stepper's
+//     State is package view's (scenarios/explore/view), which the
+//     explorer owns.
 //
 // Everything else is internal (TestDocNamesEveryExport holds this list to
 // the package). A Redis command as the engine reads it — how a trace shows

@@ -25,7 +25,7 @@ import (
 // the sandbox read them from here. What a fault's moves leave behind for
 // the search to remember (a pause that has struck, a server restarted) is
 // in its record too: whom its memory is keyed by, and whether with times
-// (faultmemory.go); the Stepper keeps it, sim.State shows it and the
+// (faultmemory.go); the Stepper keeps it, view.State shows it and the
 // explorer's hash writes it, the same way for every fault. A fault only a
 // lesson's timeline has (slow: the explorer has no move for it) is a
 // record too, of verbs alone.

@@ -3,6 +3,8 @@ package sim
 import (
 	"slices"
 
+	"github.com/lockstep-sim/lockstep/scenarios/explore/view"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/text"
@@ -26,7 +28,7 @@ func init() {
 			EN: "the server's clock jumps a whole lease ahead, and every key there with a TTL expires at once (an NTP step); once per server, while it holds such a key",
 			ZH: "服务器的时钟向前跳一整个租约，那里所有带 TTL 的键同时过期（NTP 校时）；每台服务器一次，且要它上面有这样的键"}},
 		kinds:  []MoveKind{MoveClockJump},
-		memory: faultMemory{by: KeyedByNode},
+		memory: faultMemory{by: view.KeyedByNode},
 		worldMoves: func(s *Stepper) []Move {
 			if !s.faults[FaultClockJump] {
 				return nil

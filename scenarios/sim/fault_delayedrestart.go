@@ -3,6 +3,8 @@ package sim
 import (
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/explore/view"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/text"
@@ -35,7 +37,7 @@ func init() {
 		// It remembers the servers down, each with when it comes back; the
 		// servers restarted are the restart's memory (a server restarts
 		// once, by either).
-		memory: faultMemory{by: KeyedByNode, due: func(s *Stepper, i int) { (&Timeline{w: s.w}).RestartServer(i) }},
+		memory: faultMemory{by: view.KeyedByNode, due: func(s *Stepper, i int) { (&Timeline{w: s.w}).RestartServer(i) }},
 		worldMoves: func(s *Stepper) []Move {
 			if !s.faults[FaultDelayedRestart] {
 				return nil

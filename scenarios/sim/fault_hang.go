@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/lockstep-sim/lockstep/scenarios/explore/view"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
@@ -26,7 +27,7 @@ func init() {
 			EN: "A's business call gets stuck while it holds the lock, and returns; the rest of its process — a watchdog — runs on. Once per client: a downstream call that hangs, or work far longer than the lease",
 			ZH: "A 持有锁时业务调用卡住，之后返回；进程的其余部分（看门狗）照常运行。每个客户端一次：下游调用卡住，或干活远超租约"}},
 		kinds:  []MoveKind{MoveHang, MoveUnhang},
-		memory: faultMemory{by: KeyedByClient},
+		memory: faultMemory{by: view.KeyedByClient},
 		clientMoves: func(s *Stepper, c *model.Client, live bool) []Move {
 			var moves []Move
 			if s.faults[FaultHang] && live && c.Belief == trace.BeliefHolds && !c.Hung && !s.struck(FaultHang, s.clientIndex(c)) {

@@ -3,6 +3,8 @@ package sim
 import (
 	"strings"
 
+	"github.com/lockstep-sim/lockstep/scenarios/explore/view"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/text"
@@ -38,7 +40,7 @@ func init() {
 			ZH: "A 持有锁时它与某台服务器之间的网络断开，之后恢复：A 的进程和看门狗照常运行，但发往那里的命令都到不了，被隔开的看门狗续不了期。每个客户端一次"}},
 		kinds:       []MoveKind{MovePartition, MoveHeal},
 		clientMoves: partitionMoves,
-		memory:      faultMemory{by: KeyedByClient},
+		memory:      faultMemory{by: view.KeyedByClient},
 		do: func(s *Stepper, m Move) {
 			if m.Kind == MoveHeal {
 				s.client(m.ID).Heal()

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/lockstep-sim/lockstep/scenarios/explore/view"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
@@ -24,7 +25,7 @@ func init() {
 			{Name: "resume", Takes: TakesClient, Search: SearchFault, Do: onClient((*Client).Resume)}},
 		Doc: text.Text{EN: "A's whole process stops and goes on, once per client", ZH: "A 的整个进程停顿，然后继续，每个客户端一次"}},
 		kinds:  []MoveKind{MovePause, MoveResume},
-		memory: faultMemory{by: KeyedByClient},
+		memory: faultMemory{by: view.KeyedByClient},
 		clientMoves: func(s *Stepper, c *model.Client, live bool) []Move {
 			var moves []Move
 			if s.faults[FaultPause] && live && !c.Paused && !s.struck(FaultPause, s.clientIndex(c)) {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"github.com/lockstep-sim/lockstep/scenarios/explore/view"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 	"github.com/lockstep-sim/lockstep/text"
@@ -28,7 +29,7 @@ func init() {
 		kinds: []MoveKind{MoveRestart},
 		// It remembers the servers restarted, by it or by the delayed
 		// restart: a server restarts once, by either.
-		memory: faultMemory{by: KeyedByNode},
+		memory: faultMemory{by: view.KeyedByNode},
 		worldMoves: func(s *Stepper) []Move {
 			if !s.faults[FaultRestart] {
 				return nil

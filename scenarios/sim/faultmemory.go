@@ -5,6 +5,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/scenarios/explore/view"
+
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
@@ -16,49 +18,18 @@ import (
 // in one memory for every fault, as each fault's record (faultSpec.memory)
 // says: whom it remembers, clients or logical nodes, and whether with a
 // time. A fault's moves read and write it (struck, strike, strikeUntil);
-// State shows it (Faults), and the explorer's hash writes it, fault by
+// view.State shows it (Faults), and the explorer's hash writes it, fault by
 // fault, whatever the fault.
-
-// Keyed is what a fault's memory is keyed by: whom its moves strike.
-type Keyed int
-
-// What a fault's memory may be keyed by; the zero Keyed, nothing: its
-// moves leave nothing behind (crash, failover: what they did, the world
-// shows).
-const (
-	KeyedByClient Keyed = iota + 1 // a client, by index into State.Clients
-	KeyedByNode                    // a logical node, by index into State.Nodes
-)
 
 // faultMemory is what a fault's record says its moves leave behind.
 type faultMemory struct {
 	// by is whom it remembers; zero for a fault that remembers nothing.
-	by Keyed
+	by view.Keyed
 	// due, when set, makes it a memory of times: each target it has
 	// struck is due at a time (strikeUntil). Time may pass to the earliest
 	// (Stepper.nextTime); when it does, the fault forgets the target, and
 	// due does what comes then (the delayed restart's comeback).
 	due func(s *Stepper, target int)
-}
-
-// FaultMemory is what one fault's moves have left behind: whom they have
-// struck, and when each is due, for a memory of times.
-type FaultMemory struct {
-	Fault trace.Fault
-	// By is what its targets are: clients or logical nodes.
-	By Keyed
-	// Struck are the targets it has struck, in order.
-	Struck []Strike
-}
-
-// Strike is one target a fault has struck.
-type Strike struct {
-	// Target is an index into State.Clients or State.Nodes, as
-	// FaultMemory.By says.
-	Target int
-	// DueIn is when it is due, from now, in a memory of times (a server
-	// down until the delayed restart brings it back); 0 in another.
-	DueIn time.Duration
 }
 
 // memoryOf is fault f's record, which must keep a memory.
@@ -140,16 +111,16 @@ func (s *Stepper) comeDue() {
 
 // memories are the faults' memories as State shows them: one for every
 // fault that keeps one, in rank order, whether or not it has struck.
-func (s *Stepper) memories() []FaultMemory {
-	var out []FaultMemory
+func (s *Stepper) memories() []view.FaultMemory {
+	var out []view.FaultMemory
 	for _, f := range faults {
 		if f.memory.by == 0 {
 			continue
 		}
-		m := FaultMemory{Fault: f.Fault, By: f.memory.by}
+		m := view.FaultMemory{Fault: f.Fault, By: f.memory.by}
 		mem := s.memory[f.Fault]
 		for _, target := range slices.Sorted(maps.Keys(mem)) {
-			x := Strike{Target: target}
+			x := view.Strike{Target: target}
 			if f.memory.due != nil {
 				x.DueIn = mem[target] - s.w.Now
 			}
