@@ -41,6 +41,10 @@ type Lock interface {
 	Release(ctx context.Context) error
 }
 
+// A Lock that holds something outside the run — a process, a port (a lock
+// in another language, package external) — may also implement io.Closer:
+// the run calls Close as it ends, after the client's last call.
+
 // Fencer is implemented by locks that hand out a fencing token: a number that
 // grows with every successful acquire, for the protected resource to check.
 type Fencer interface {

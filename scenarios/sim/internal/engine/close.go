@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"io"
 	"sync"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
@@ -46,6 +47,10 @@ func (w *World) Stop() {
 	err := w.Err
 	w.shutdown()
 	for _, c := range w.Clients {
+		if cl, ok := c.Lock.(io.Closer); ok {
+			// What the lock holds outside the run: an agent's process.
+			_ = cl.Close()
+		}
 		for _, rc := range c.Rdb {
 			_ = rc.Close()
 		}

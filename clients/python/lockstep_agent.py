@@ -1,0 +1,151 @@
+"""lockstep's agent for a lock written in Python.
+
+lockstep starts this program once per client of a run, with an adapter
+file (a Python module that makes the lock: see adapters/ and
+docs/external.md), and drives it through a control protocol of JSON lines:
+lockstep's on this program's stdin, the agent's reports on its stdout. The
+lock talks to lockstep's own Redis ports, where every command it sends is
+a move the scheduler orders, as a Go lock's are.
+
+The agent puts the lock on the run's clock and says when it is quiet:
+
+- redis.lock's clock (its mod_time: monotonic and sleep) is the run's. A
+  sleep reports {"state": "sleep", "until_ms": T} and waits for lockstep's
+  {"op": "tick", "now_ms": N} with N >= T.
+- Before it blocks for a reply, a connection reports {"state": "wait"}.
+- The end of an operation reports {"state": "done", "result": …}.
+
+Every report carries "sent", the commands sent since the last one, so
+that lockstep knows how many to wait for on its ports. Commands of a
+connection's handshake are not counted: lockstep answers them itself.
+"""
+
+import importlib.util
+import json
+import sys
+
+import redis
+import redis.connection
+import redis.exceptions
+import redis.lock
+
+# The commands lockstep's ports answer themselves, never moves of the run
+# (external/resp.go's handshake).
+HANDSHAKE = {b"HELLO", b"CLIENT", b"SELECT", b"AUTH", b"PING", b"INFO", b"COMMAND", b"READONLY"}
+
+_out = sys.stdout
+_in = sys.stdin
+
+
+class Agent:
+    def __init__(self):
+        self.now_ms = 0
+        self.sent = 0
+
+    def report(self, **fields):
+        fields["sent"], self.sent = self.sent, 0
+        _out.write(json.dumps(fields, separators=(",", ":")) + "\n")
+        _out.flush()
+
+    def read(self):
+        line = _in.readline()
+        if not line:
+            sys.exit(0)  # lockstep has gone: so does the client
+        return json.loads(line)
+
+    def sleep_until(self, until_ms):
+        """Blocks until the run's time reaches until_ms."""
+        while self.now_ms < until_ms:
+            self.report(state="sleep", until_ms=until_ms)
+            msg = self.read()
+            if msg.get("op") != "tick":
+                raise RuntimeError("lockstep agent: %r while asleep" % (msg,))
+            self.now_ms = max(self.now_ms, msg["now_ms"])
+
+
+AGENT = Agent()
+
+
+class RunClock:
+    """The run's time, as redis.lock reads it (time.monotonic, time.sleep)."""
+
+    @staticmethod
+    def monotonic():
+        return AGENT.now_ms / 1000.0
+
+    @staticmethod
+    def time():
+        return AGENT.now_ms / 1000.0
+
+    @staticmethod
+    def sleep(seconds):
+        AGENT.sleep_until(AGENT.now_ms + int(round(seconds * 1000)))
+
+
+def _count(name):
+    if isinstance(name, str):
+        name = name.encode()
+    if name.upper() not in HANDSHAKE:
+        AGENT.sent += 1
+
+
+_pack_command = redis.connection.Connection.pack_command
+_read_response = redis.connection.Connection.read_response
+
+
+def pack_command(self, *args):
+    if args:
+        # A command may come as one string with its arguments ("SCRIPT LOAD").
+        _count(args[0].split()[0] if isinstance(args[0], (str, bytes)) else args[0])
+    return _pack_command(self, *args)
+
+
+def read_response(self, *args, **kwargs):
+    AGENT.report(state="wait")
+    return _read_response(self, *args, **kwargs)
+
+
+redis.connection.Connection.pack_command = pack_command
+redis.connection.Connection.read_response = read_response
+redis.lock.mod_time = RunClock
+
+
+def load_adapter(path):
+    spec = importlib.util.spec_from_file_location("lockstep_adapter", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def main():
+    init = AGENT.read()
+    AGENT.now_ms = init["now_ms"]
+    adapter = load_adapter(init["adapter"])
+    nodes = [redis.Redis(host=h, port=int(p)) for h, p in (a.rsplit(":", 1) for a in init["nodes"])]
+    lock = adapter.make(nodes, init["key"], init["ttl_ms"], init.get("options") or {})
+    AGENT.report(state="done", result="ready")
+    while True:
+        msg = AGENT.read()
+        op = msg.get("op")
+        if op == "tick":
+            AGENT.now_ms = max(AGENT.now_ms, msg["now_ms"])
+            AGENT.report(state="done", result="idle")
+            continue
+        try:
+            if op == "acquire":
+                result = "held" if lock.acquire() else "refused"
+            elif op == "release":
+                lock.release()
+                result = "released"
+            else:
+                raise RuntimeError("lockstep agent: unknown op %r" % (op,))
+        except redis.exceptions.LockNotOwnedError:
+            result = "not-held"
+        except Exception as e:  # the lock's error is the call's
+            AGENT.report(state="done", result="error", error="%s: %s" % (type(e).__name__, e))
+            continue
+        AGENT.report(state="done", result=result)
+
+
+if __name__ == "__main__":
+    main()

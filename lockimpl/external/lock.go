@@ -1,0 +1,130 @@
+package external
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/lockstep-sim/lockstep/lockimpl"
+)
+
+// Lock is one client's external lock: a lockimpl.Lock whose calls the agent
+// makes, in the lock's own language. Its agent starts with its first call
+// and ends when the run closes the lock (Close).
+type Lock struct {
+	env  lockimpl.Env
+	spec Spec
+	// sem lets one call drive the agent at a time; replies are the
+	// commands' replies on their way back. Both are the run's channels.
+	sem     chan struct{}
+	replies chan reply
+	a       *agent
+	d       *door
+	// broken is why the agent can take no more orders: it ended, or failed
+	// to start. Every later call returns it.
+	broken error
+}
+
+// ErrAgent is in the error of a call whose agent ended, or said what
+// lockstep could not read.
+var ErrAgent = errors.New("the lock's agent failed")
+
+// TryAcquire asks the agent's lock for the lock, once.
+func (l *Lock) TryAcquire(ctx context.Context) (bool, error) {
+	r, err := l.call(ctx, "acquire")
+	if err != nil {
+		return false, err
+	}
+	switch r.Result {
+	case "held":
+		return true, nil
+	case "refused":
+		return false, nil
+	}
+	return false, resultErr(r)
+}
+
+// Release asks the agent's lock to give the lock back.
+func (l *Lock) Release(ctx context.Context) error {
+	r, err := l.call(ctx, "release")
+	if err != nil {
+		return err
+	}
+	switch r.Result {
+	case "released":
+		return nil
+	case "not-held":
+		return lockimpl.ErrNotHeld
+	}
+	return resultErr(r)
+}
+
+func resultErr(r report) error {
+	if r.Result == "error" {
+		return fmt.Errorf("%s", r.Error)
+	}
+	return fmt.Errorf("%w: it answered %q", ErrAgent, r.Result)
+}
+
+// call gives the agent one order, starting the agent first if need be.
+func (l *Lock) call(ctx context.Context, op string) (report, error) {
+	l.sem <- struct{}{}
+	defer func() { <-l.sem }()
+	if l.broken != nil {
+		return report{}, l.broken
+	}
+	if l.a == nil {
+		if err := l.start(ctx); err != nil {
+			return report{}, err
+		}
+	}
+	return l.drive(ctx, order{Op: op})
+}
+
+// start opens the door, starts the agent and has it make the lock.
+func (l *Lock) start(ctx context.Context) error {
+	argv, adapter, err := l.spec.command()
+	if err != nil {
+		return l.gone(err)
+	}
+	if l.d, err = openDoor(len(l.env.Nodes)); err != nil {
+		return l.gone(err)
+	}
+	if l.a, err = startAgent(argv); err != nil {
+		return l.gone(err)
+	}
+	r, err := l.drive(ctx, order{Op: "init", NowMS: l.env.Clock.Now().UnixMilli(),
+		Nodes: l.d.addrs(), Key: l.env.Key, TTLMS: l.env.TTL.Milliseconds(), Adapter: adapter, Options: l.spec.Options})
+	if err != nil {
+		return err
+	}
+	if r.Result != "ready" {
+		return l.gone(fmt.Errorf("making the lock: %w", resultErr(r)))
+	}
+	return nil
+}
+
+// gone marks the agent broken by err, ends it, and returns the error every
+// call gets from now on.
+func (l *Lock) gone(err error) error {
+	if l.broken == nil {
+		l.broken = fmt.Errorf("%w: %s: %w", ErrAgent, l.spec.Name, err)
+		l.stop()
+	}
+	return l.broken
+}
+
+// Close ends the agent and closes the door; the run calls it as it ends.
+func (l *Lock) Close() error {
+	l.stop()
+	return nil
+}
+
+func (l *Lock) stop() {
+	if l.a != nil {
+		l.a.kill()
+	}
+	if l.d != nil {
+		l.d.close()
+	}
+}

@@ -1,0 +1,182 @@
+package external
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"strings"
+	"sync"
+
+	"github.com/alicebob/miniredis/v2/proto"
+)
+
+// This file is lockstep's Redis front door for one client's lock: a port on
+// the loopback for each of the run's nodes, where the agent's lock connects
+// as to a Redis server. A connection's handshake (PING, SELECT 0, CLIENT
+// SETNAME, …) is answered here at once and is no move of the run; every
+// other command is the lock's, and goes to the run, which sends it on as
+// a command of the client's, through the scheduler (drive.go).
+
+// door is the ports of one client's lock.
+type door struct {
+	listeners []net.Listener
+	// cmds are the lock's commands as they come, made outside the bubble.
+	cmds chan inbound
+	mu   sync.Mutex
+	// conns are the connections accepted so far, in order; closed is set
+	// when the door closes.
+	conns  []*conn
+	closed bool
+}
+
+// conn is one connection to node's port.
+type conn struct {
+	nc   net.Conn
+	node int
+	seq  int // its place among the door's connections
+	mu   sync.Mutex
+	w    *bufio.Writer
+}
+
+// inbound is a command of the lock's, as a connection read it.
+type inbound struct {
+	c    *conn
+	args []string
+}
+
+// openDoor listens on a port of the loopback for each of nodes nodes.
+func openDoor(nodes int) (*door, error) {
+	d := &door{}
+	var err error
+	inOutside(func() {
+		d.cmds = make(chan inbound, 64)
+		for range nodes {
+			var l net.Listener
+			if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+				return
+			}
+			d.listeners = append(d.listeners, l)
+		}
+		for i, l := range d.listeners {
+			go d.accept(l, i)
+		}
+	})
+	if err != nil {
+		d.close()
+		return nil, fmt.Errorf("lockstep's Redis port: %w", err)
+	}
+	return d, nil
+}
+
+// addrs are the ports, node by node, as host:port.
+func (d *door) addrs() []string {
+	out := make([]string, len(d.listeners))
+	for i, l := range d.listeners {
+		out[i] = l.Addr().String()
+	}
+	return out
+}
+
+func (d *door) accept(l net.Listener, node int) {
+	for {
+		nc, err := l.Accept()
+		if err != nil {
+			return
+		}
+		d.mu.Lock()
+		if d.closed {
+			d.mu.Unlock()
+			nc.Close()
+			return
+		}
+		c := &conn{nc: nc, node: node, seq: len(d.conns), w: bufio.NewWriter(nc)}
+		d.conns = append(d.conns, c)
+		d.mu.Unlock()
+		go d.read(c)
+	}
+}
+
+// read reads c's commands: it answers a handshake's, and hands the rest to
+// the run. A connection that sends what is not RESP is closed.
+func (d *door) read(c *conn) {
+	rd := bufio.NewReader(c.nc)
+	for {
+		raw, err := proto.Read(rd)
+		if err != nil {
+			c.nc.Close()
+			return
+		}
+		args, err := proto.ReadStrings(raw)
+		if err != nil || len(args) == 0 {
+			c.write(proto.Error("ERR lockstep: a command is an array of bulk strings"))
+			continue
+		}
+		if reply, ok := handshake(args); ok {
+			c.write(reply)
+			continue
+		}
+		d.cmds <- inbound{c: c, args: args}
+	}
+}
+
+// write sends one reply, as RESP.
+func (c *conn) write(reply string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, err := c.w.WriteString(reply); err != nil {
+		return err
+	}
+	return c.w.Flush()
+}
+
+// close stops listening and closes every connection: the lock's next
+// command finds no server.
+func (d *door) close() {
+	d.mu.Lock()
+	d.closed = true
+	conns := d.conns
+	d.mu.Unlock()
+	for _, l := range d.listeners {
+		l.Close()
+	}
+	for _, c := range conns {
+		c.nc.Close()
+	}
+}
+
+// Handshake are the commands a client sends of itself on a connection
+// (its protocol, its name, its database, a health check), which the door
+// answers: the agents leave them out of the commands they count
+// (clients/python/lockstep_agent.py's HANDSHAKE).
+var Handshake = []string{"HELLO", "CLIENT", "SELECT", "AUTH", "PING", "INFO", "COMMAND", "READONLY"}
+
+// handshake is the door's reply to a handshake's command, and whether args
+// is one.
+func handshake(args []string) (string, bool) {
+	name := strings.ToUpper(args[0])
+	switch name {
+	case "PING":
+		if len(args) > 1 {
+			return proto.String(args[1]), true
+		}
+		return proto.Inline("PONG"), true
+	case "SELECT":
+		if len(args) == 2 && args[1] == "0" {
+			return proto.Inline("OK"), true
+		}
+		return proto.Error("ERR lockstep's servers have database 0 only"), true
+	case "HELLO":
+		if len(args) > 1 && args[1] != "2" {
+			return proto.Error("NOPROTO lockstep's ports speak RESP2"), true
+		}
+		return proto.Array(proto.String("server"), proto.String("redis"), proto.String("version"), proto.String("7.2.0"),
+			proto.String("proto"), proto.Int(2), proto.String("mode"), proto.String("standalone")), true
+	case "CLIENT", "AUTH", "READONLY":
+		return proto.Inline("OK"), true
+	case "INFO":
+		return proto.String("# Server\r\nredis_version:7.2.0\r\nredis_mode:standalone\r\n"), true
+	case "COMMAND":
+		return proto.Array(), true
+	}
+	return "", false
+}

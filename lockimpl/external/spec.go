@@ -1,0 +1,163 @@
+package external
+
+import (
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/lockstep-sim/lockstep/clients"
+	"github.com/lockstep-sim/lockstep/lockimpl"
+)
+
+// Spec is a lock in another language: the agent's runtime, the adapter
+// that makes the lock, and the adapter's options.
+type Spec struct {
+	// Name is the implementation's name (py-redis-lock).
+	Name string
+	// Runtime is the agent's language: "python".
+	Runtime string
+	// Adapter is the adapter's file: a path in package clients' files
+	// (python/adapters/redis_py_lock.py), or, for a lock of the user's
+	// own, a path on disk.
+	Adapter string
+	// Own says Adapter is a path on disk.
+	Own bool
+	// Options are handed to the adapter's make as they are.
+	Options map[string]any
+}
+
+// Maker is the lockimpl.Maker of s's locks.
+func (s Spec) Maker() lockimpl.Maker {
+	return func(env lockimpl.Env) lockimpl.Lock {
+		return &Lock{env: env, spec: s, sem: make(chan struct{}, 1), replies: make(chan reply)}
+	}
+}
+
+// command is the agent's command line, and the adapter's path on disk.
+func (s Spec) command() ([]string, string, error) {
+	dir, err := unpacked()
+	if err != nil {
+		return nil, "", err
+	}
+	adapter := s.Adapter
+	if !s.Own {
+		adapter = filepath.Join(dir, filepath.FromSlash(s.Adapter))
+	}
+	switch s.Runtime {
+	case "python":
+		py, err := python()
+		if err != nil {
+			return nil, "", err
+		}
+		return []string{py, "-u", filepath.Join(dir, "python", "lockstep_agent.py")}, adapter, nil
+	}
+	return nil, "", fmt.Errorf("no agent for the runtime %q", s.Runtime)
+}
+
+var (
+	unpackOnce sync.Once
+	unpackDir  string
+	unpackErr  error
+)
+
+// unpacked is a directory that holds package clients' files: one per
+// version of them, in the temporary directory, written once.
+func unpacked() (string, error) {
+	unpackOnce.Do(func() {
+		h := sha256.New()
+		err := fs.WalkDir(clients.Files, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := clients.Files.ReadFile(p)
+			h.Write([]byte(p + "\x00"))
+			h.Write(b)
+			return err
+		})
+		if err != nil {
+			unpackErr = err
+			return
+		}
+		dir := filepath.Join(os.TempDir(), fmt.Sprintf("lockstep-clients-%x", h.Sum(nil)[:8]))
+		if _, err := os.Stat(filepath.Join(dir, ".complete")); err == nil {
+			unpackDir = dir
+			return
+		}
+		tmp, err := os.MkdirTemp(os.TempDir(), "lockstep-clients-")
+		if err != nil {
+			unpackErr = err
+			return
+		}
+		unpackErr = fs.WalkDir(clients.Files, ".", func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := clients.Files.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			out := filepath.Join(tmp, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(out, b, 0o644)
+		})
+		if unpackErr == nil {
+			unpackErr = os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o644)
+		}
+		if unpackErr != nil {
+			return
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			// Another process wrote it first: use its copy.
+			os.RemoveAll(tmp)
+		}
+		unpackDir = dir
+	})
+	return unpackDir, unpackErr
+}
+
+var (
+	pythonOnce sync.Once
+	pythonPath string
+	pythonErr  error
+)
+
+// python is a Python 3 that has redis-py: $LOCKSTEP_PYTHON, or the first of
+// python3 on the PATH and /usr/bin/python3 (where Debian's python3-redis
+// installs it) that imports redis.
+func python() (string, error) {
+	pythonOnce.Do(func() {
+		cands := []string{"python3", "/usr/bin/python3"}
+		if p := os.Getenv("LOCKSTEP_PYTHON"); p != "" {
+			cands = []string{p}
+		}
+		var tried []string
+		for _, c := range cands {
+			path, err := exec.LookPath(c)
+			if err != nil {
+				continue
+			}
+			tried = append(tried, path)
+			if exec.Command(path, "-c", "import redis").Run() == nil {
+				pythonPath = path
+				return
+			}
+		}
+		pythonErr = fmt.Errorf("no Python 3 with redis-py (tried %s): install it with apt-get install python3-redis, or set LOCKSTEP_PYTHON",
+			orNone(tried))
+	})
+	return pythonPath, pythonErr
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "no python3 on the PATH"
+	}
+	return strings.Join(s, ", ")
+}
