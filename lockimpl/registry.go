@@ -2,6 +2,7 @@ package lockimpl
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/lockstep-sim/lockstep/internal/suggest"
 	"github.com/lockstep-sim/lockstep/text"
@@ -17,6 +18,9 @@ type Info struct {
 	// Nodes is how many independent Redis servers it needs.
 	Nodes int
 	New   Maker
+	// Needs, for a lock in another language (Others), says whether this
+	// machine has its runtime and library, and if not, what to install.
+	Needs func() error
 }
 
 // catalogue is ordered from the most naive to the most careful.
@@ -451,13 +455,24 @@ func Names() []string {
 	return names
 }
 
-// Lookup finds an implementation by name. The error lists the valid names,
-// and the one likely meant (suggest.Unknown).
+// KnownNames returns every name Lookup knows: the catalogue's, in order,
+// then those of the locks in other languages (Others).
+func KnownNames() []string {
+	var names []string
+	for _, in := range slices.Concat(catalogue, others) {
+		names = append(names, in.Name)
+	}
+	return names
+}
+
+// Lookup finds an implementation by name, in the catalogue or among the
+// locks in other languages. The error lists the valid names, and the one
+// likely meant (suggest.Unknown).
 func Lookup(name string) (Info, error) {
-	for _, in := range catalogue {
+	for _, in := range slices.Concat(catalogue, others) {
 		if in.Name == name {
 			return in, nil
 		}
 	}
-	return Info{}, errors.New(suggest.Unknown(text.New("implementation", "锁实现"), name, Names()).EN)
+	return Info{}, errors.New(suggest.Unknown(text.New("implementation", "锁实现"), name, KnownNames()).EN)
 }

@@ -92,7 +92,7 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 	}
 	impl, err := exploreLookup(f.impl)
 	if err != nil {
-		return 0, unknownName(f.lang, kindImpl, f.impl, lockimpl.Names())
+		return 0, unknownName(f.lang, kindImpl, f.impl, lockimpl.KnownNames())
 	}
 	opts, err := f.options(impl)
 	if err != nil {

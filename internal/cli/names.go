@@ -100,11 +100,11 @@ func pickImpls(list, lang string) ([]lockimpl.Info, error) {
 	names := strings.Split(list, ",")
 	for _, n := range names {
 		if _, err := lockimpl.Lookup(n); err != nil {
-			return nil, unknownName(lang, kindImpl, n, lockimpl.Names())
+			return nil, unknownName(lang, kindImpl, n, lockimpl.KnownNames())
 		}
 	}
 	var out []lockimpl.Info
-	for _, in := range lockimpl.All() {
+	for _, in := range slices.Concat(lockimpl.All(), lockimpl.Others()) {
 		if slices.Contains(names, in.Name) {
 			out = append(out, in)
 		}

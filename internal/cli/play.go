@@ -121,7 +121,7 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 	}
 	impl, err := lockimpl.Lookup(f.impl)
 	if err != nil {
-		return 0, unknownName(f.lang, kindImpl, f.impl, lockimpl.Names())
+		return 0, unknownName(f.lang, kindImpl, f.impl, lockimpl.KnownNames())
 	}
 	target, err := f.real.target(ctx, stderr)
 	if err != nil {

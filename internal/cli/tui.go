@@ -182,8 +182,8 @@ func (f *tuiFlags) options(ctx context.Context, fs *pflag.FlagSet) (opts tui.Opt
 			return tui.Options{}, unknownName(opts.Lang, kindScenario, opts.Scenario, ids)
 		}
 	}
-	if opts.Impl != "" && !slices.Contains(lockimpl.Names(), opts.Impl) {
-		return tui.Options{}, unknownName(opts.Lang, kindImpl, opts.Impl, lockimpl.Names())
+	if opts.Impl != "" && !slices.Contains(lockimpl.KnownNames(), opts.Impl) {
+		return tui.Options{}, unknownName(opts.Lang, kindImpl, opts.Impl, lockimpl.KnownNames())
 	}
 	if err := opts.Check(); err != nil {
 		return tui.Options{}, errUsage{err}

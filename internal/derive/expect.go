@@ -117,7 +117,7 @@ func (r Row) Verdict() string {
 }
 
 // insertRows puts each row into the expect block of the lesson src, in the
-// catalogue's order: after the row of the nearest implementation before it
+// catalogue's order (then the locks in other languages'): after the row of the nearest implementation before it
 // that the block has, or first. Its invariants start in the column the
 // block's rows use, or two spaces after a longer name.
 func insertRows(src []byte, rows []Row) ([]byte, error) {
@@ -152,7 +152,7 @@ func insertRows(src []byte, rows []Row) ([]byte, error) {
 			col += len(l[col:]) - len(strings.TrimLeft(l[col:], " \t"))
 		}
 	}
-	names := lockimpl.Names()
+	names := lockimpl.KnownNames()
 	for _, r := range rows {
 		pad := max(2, col-len(indent)-len(r.Impl))
 		row := indent + r.Impl + strings.Repeat(" ", pad) + r.Verdict() + "\n"

@@ -13,14 +13,19 @@ import (
 )
 
 // VerifyTestMain runs the tests and fails them if a goroutine outlives them.
-// The bubble host (internal/bubble) lives as long as the process: it does
-// not count.
+// The bubble host (internal/bubble) and the goroutine that does the agents'
+// I/O outside the bubbles (lockimpl/external) live as long as the process:
+// they do not count.
 func VerifyTestMain(m *testing.M, opts ...goleak.Option) {
-	goleak.VerifyTestMain(dialProbesEnd{m}, append(opts, BubbleHost)...)
+	goleak.VerifyTestMain(dialProbesEnd{m}, append(opts, BubbleHost, Outside)...)
 }
 
 // BubbleHost has goleak ignore the bubble host's goroutine.
 var BubbleHost = goleak.IgnoreTopFunction("github.com/lockstep-sim/lockstep/internal/bubble.serve")
+
+// Outside has goleak ignore the goroutine of package external that starts
+// the agents' I/O outside every bubble.
+var Outside = goleak.IgnoreTopFunction("github.com/lockstep-sim/lockstep/lockimpl/external.serveOutside")
 
 // dialProbesEnd runs the tests, then waits up to two seconds for go-redis's
 // dial probes to end. After a failed dial a pool probes the server every

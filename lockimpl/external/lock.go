@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
-	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/redis/go-redis/v9"
 )
 
-// Lock is one client's external lock: a lockimpl.Lock whose calls the agent
-// makes, in the lock's own language. Its agent starts with its first call
-// and ends when the run closes the lock (Close).
+// Lock is one client's external lock: a lock (lockimpl.Lock) whose calls
+// the agent makes, in the lock's own language. Its agent starts with its
+// first call and ends when the run closes the lock (Close).
 type Lock struct {
-	env  lockimpl.Env
+	env  Env
 	spec Spec
 	// sem lets one call drive the agent at a time; replies are the
 	// commands' replies on their way back. Both are the run's channels.
@@ -23,6 +24,26 @@ type Lock struct {
 	// broken is why the agent can take no more orders: it ended, or failed
 	// to start. Every later call returns it.
 	broken error
+}
+
+// ErrNotHeld is Release's error when the lock found the lock was no longer
+// its client's, and left it alone (lockimpl.ErrNotHeld, which lockimpl's
+// locks in other languages answer for it).
+var ErrNotHeld = errors.New("lock not held")
+
+// Env is what a client's lock is given, of lockimpl.Env: the nodes, as the
+// client's go-redis clients, the lock's key and TTL, and the run's clock.
+type Env struct {
+	Nodes []*redis.Client
+	Key   string
+	TTL   time.Duration
+	Clock Clock
+}
+
+// Clock is the run's time (lockimpl.Clock).
+type Clock interface {
+	Now() time.Time
+	Sleep(ctx context.Context, d time.Duration) error
 }
 
 // ErrAgent is in the error of a call whose agent ended, or said what
@@ -54,7 +75,7 @@ func (l *Lock) Release(ctx context.Context) error {
 	case "released":
 		return nil
 	case "not-held":
-		return lockimpl.ErrNotHeld
+		return ErrNotHeld
 	}
 	return resultErr(r)
 }

@@ -23,13 +23,14 @@ var (
 	outsideAck = make(chan struct{})
 )
 
-func init() {
-	go func() {
-		for f := range outsideReq {
-			f()
-			outsideAck <- struct{}{}
-		}
-	}()
+func init() { go serveOutside() }
+
+// serveOutside runs inOutside's functions, for as long as the process lives.
+func serveOutside() {
+	for f := range outsideReq {
+		f()
+		outsideAck <- struct{}{}
+	}
 }
 
 // inOutside runs f on a goroutine outside every bubble, and returns when f

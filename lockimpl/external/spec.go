@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/lockstep-sim/lockstep/clients"
-	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
 // Spec is a lock in another language: the agent's runtime, the adapter
@@ -31,11 +30,10 @@ type Spec struct {
 	Options map[string]any
 }
 
-// Maker is the lockimpl.Maker of s's locks.
-func (s Spec) Maker() lockimpl.Maker {
-	return func(env lockimpl.Env) lockimpl.Lock {
-		return &Lock{env: env, spec: s, sem: make(chan struct{}, 1), replies: make(chan reply)}
-	}
+// New is a client's lock of s's, in env: its agent starts with its first
+// call.
+func New(s Spec, env Env) *Lock {
+	return &Lock{env: env, spec: s, sem: make(chan struct{}, 1), replies: make(chan reply)}
 }
 
 // command is the agent's command line, and the adapter's path on disk.
@@ -120,6 +118,13 @@ func unpacked() (string, error) {
 		unpackDir = dir
 	})
 	return unpackDir, unpackErr
+}
+
+// NeedsPython says whether this machine has a Python 3 with redis-py, as
+// the Python locks need, and if not, what to install.
+func NeedsPython() error {
+	_, err := python()
+	return err
 }
 
 var (

@@ -16,8 +16,10 @@ import (
 // go-redis does it only in Script.Run and Script.RunRO (bsm/redislock calls
 // them); redsync calls go-redis's EvalSha and, on NOSCRIPT, its Eval itself,
 // in its go-redis adapter (redis/goredis/v9, conn.Eval); a lock of one's
-// own may do either. The gate reads it off the stack of the goroutine that
-// sent the EVALSHA (WithFallback).
+// own may do either. A lock in another language (package external) falls
+// back as its library does: redis-py loads the script (SCRIPT LOAD) and
+// sends the EVALSHA again. The gate reads it off the stack of the goroutine
+// that sent the EVALSHA (WithFallback).
 
 // noScriptError is the NOSCRIPT reply as the gate reports it to the
 // scheduler, with the code that falls back to EVAL. Lock code gets the
@@ -25,6 +27,9 @@ import (
 type noScriptError struct {
 	error
 	by text.Text // empty: code the engine does not know
+	// library: the EVALSHA came from a lock in another language, whose
+	// library falls back its own way (by says which).
+	library bool
 }
 
 func (e *noScriptError) Unwrap() error { return e.error }
@@ -38,7 +43,20 @@ func WithFallback(cmd redis.Cmder, err error) error {
 	if name := cmd.Name(); (name != "evalsha" && name != "evalsha_ro") || !redis.HasErrorPrefix(err, "NOSCRIPT") {
 		return err
 	}
-	return &noScriptError{error: err, by: scriptCaller()}
+	by := scriptCaller()
+	return &noScriptError{error: err, by: by, library: by == fromLibrary}
+}
+
+// fromLibrary names the code of a lock in another language: its agent's
+// commands come in through package external.
+var fromLibrary = text.Text{EN: "the lock's own library", ZH: "锁所用的库"}
+
+// ScriptFallbackOwn says whether err, a NOSCRIPT, came to a lock in another
+// language, whose library falls back its own way: SCRIPT LOAD and EVALSHA
+// again (redis-py), or EVAL.
+func ScriptFallbackOwn(err error) bool {
+	var ns *noScriptError
+	return errors.As(err, &ns) && ns.library
 }
 
 // ScriptFallback is who sends the script whole after err, a NOSCRIPT: the
@@ -74,6 +92,8 @@ func scriptCaller() text.Text {
 			return text.Text{EN: "go-redis's Script.Run", ZH: "go-redis 的 Script.Run"}
 		case strings.HasPrefix(fn, "github.com/redis/go-redis/"):
 			inGoRedis = true
+		case inGoRedis && strings.HasPrefix(fn, "github.com/lockstep-sim/lockstep/lockimpl/external."):
+			return fromLibrary
 		case inGoRedis && fn != "":
 			if t, ok := scriptCallers[fn]; ok {
 				return t

@@ -85,8 +85,13 @@ func commandText(en, zh string, changes []Change, err error) text.Text {
 		// commands, one script call, sent by the code the gate found
 		// (command.WithFallback).
 		by := command.ScriptFallback(err)
-		ens = append(ens, "the server does not have the script cached yet (NOSCRIPT); "+by.EN+" sends it whole next (EVAL): one script call, two commands")
-		zhs = append(zhs, "服务器上还没有缓存这段脚本（NOSCRIPT）；"+zhCat(by.ZH, "接着把整段脚本发过去（EVAL）：一次脚本调用，两条命令"))
+		if command.ScriptFallbackOwn(err) {
+			ens = append(ens, "the server does not have the script cached yet (NOSCRIPT); "+by.EN+" falls back its own way next: it loads the script (SCRIPT LOAD) and calls it again, or sends it whole (EVAL)")
+			zhs = append(zhs, "服务器上还没有缓存这段脚本（NOSCRIPT）；"+zhCat(by.ZH, "接下来按自己的方式补救：先加载脚本（SCRIPT LOAD）再调用一次，或者把整段脚本发过去（EVAL）"))
+		} else {
+			ens = append(ens, "the server does not have the script cached yet (NOSCRIPT); "+by.EN+" sends it whole next (EVAL): one script call, two commands")
+			zhs = append(zhs, "服务器上还没有缓存这段脚本（NOSCRIPT）；"+zhCat(by.ZH, "接着把整段脚本发过去（EVAL）：一次脚本调用，两条命令"))
+		}
 	} else if errors.Is(err, redis.TxFailedErr) {
 		ens = append(ens, "the transaction does nothing: a key it watches changed after its WATCH, so EXEC answers nil")
 		zhs = append(zhs, "事务没有执行：它 WATCH 的键在 WATCH 之后被改过，EXEC 返回 nil")

@@ -1,0 +1,77 @@
+package lockimpl
+
+import (
+	"context"
+	"errors"
+
+	"github.com/lockstep-sim/lockstep/lockimpl/external"
+	"github.com/lockstep-sim/lockstep/text"
+)
+
+// others are the locks in other languages: the libraries' own code, run
+// unmodified by an agent in the library's runtime (package external), which
+// the machine must have (Needs). They are not in All, the catalogue every
+// lesson's matrix runs by default; Lookup finds them, and Others lists
+// them.
+var others = []Info{
+	{
+		Name: "py-redis-lock",
+		Summary: text.Text{
+			EN: "redis-py's Lock (Python) as it ships: SET NX with no expiry (timeout=None, its default); a Lua compare-and-delete release",
+			ZH: "redis-py 自带的 Lock（Python），默认用法：SET NX 不设过期（timeout=None 是它的默认值）；用 Lua 比较后删除来释放",
+		},
+		Fixes: text.Text{
+			EN: "ownership: its release deletes only its own token",
+			ZH: "归属：释放时只删自己的令牌，不会误删",
+		},
+		Misses: text.Text{
+			EN: "the lease: with its default the key never expires, and a crashed holder blocks everyone forever",
+			ZH: "租期：默认用法下键永不过期，持有者崩溃后所有人死等",
+		},
+		Nodes: 1,
+		Needs: external.NeedsPython,
+		New:   python("py-redis-lock", "python/adapters/redis_py_lock.py", nil),
+	},
+	{
+		Name: "py-redis-lock-timeout",
+		Summary: text.Text{
+			EN: "redis-py's Lock (Python) with timeout= the lease: SET NX PX, a Lua compare-and-delete release",
+			ZH: "redis-py 的 Lock（Python），timeout= 设为租期：SET NX PX，用 Lua 比较后删除来释放",
+		},
+		Fixes: text.Text{
+			EN: "the lease: a crashed holder's lock expires",
+			ZH: "租期：持有者崩溃后锁会过期",
+		},
+		Misses: text.Text{
+			EN: "renewal: no watchdog, so work that outlasts the lease loses the lock (as uuid-lua)",
+			ZH: "续期：没有看门狗，业务超过租期就会丢锁（与 uuid-lua 相同）",
+		},
+		Nodes: 1,
+		Needs: external.NeedsPython,
+		New:   python("py-redis-lock-timeout", "python/adapters/redis_py_lock.py", map[string]any{"timeout": true}),
+	},
+}
+
+// Others returns the locks in other languages, in order.
+func Others() []Info { return append([]Info(nil), others...) }
+
+// python is the Maker of the Python lock name: adapter (a file of package
+// clients') makes it, with options.
+func python(name, adapter string, options map[string]any) Maker {
+	return func(env Env) Lock {
+		return otherLock{external.New(external.Spec{Name: name, Runtime: "python", Adapter: adapter, Options: options},
+			external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock})}
+	}
+}
+
+// otherLock is a lock in another language as a Lock: its "not held" is
+// ErrNotHeld.
+type otherLock struct{ *external.Lock }
+
+func (l otherLock) Release(ctx context.Context) error {
+	err := l.Lock.Release(ctx)
+	if errors.Is(err, external.ErrNotHeld) {
+		return ErrNotHeld
+	}
+	return err
+}
