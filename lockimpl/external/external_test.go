@@ -1,6 +1,9 @@
 package external_test
 
 import (
+	"bytes"
+	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -63,5 +66,71 @@ func TestPyRedisLockDefaultNeverExpires(t *testing.T) {
 	}
 	if !strings.Contains(timeline(t, tr), "SET lock:product:1001 A~1 PX 30000 NX → OK") {
 		t.Errorf("want SET … NX PX 30000:\n%s", timeline(t, tr))
+	}
+}
+
+// Two runs of a Python lock through a lesson give the same trace, byte for
+// byte, but for the raw values of the tokens redis-py draws (uuid1), which
+// Trace.Tokens keeps beside their names. Every lesson with LOCKSTEP_LONG=1
+// (CI); three otherwise.
+func TestPythonLocksGiveTheSameTraceTwice(t *testing.T) {
+	needsPython(t)
+	lessons := []string{"setnx-no-ex", "del-other", "gc-pause"}
+	if os.Getenv("LOCKSTEP_LONG") != "" {
+		lessons = nil
+		for _, s := range scenarios.All() {
+			lessons = append(lessons, s.ID)
+		}
+	}
+	for _, impl := range []string{"py-redis-lock", "py-redis-lock-timeout"} {
+		for _, id := range lessons {
+			var body [2][]byte
+			for i := range body {
+				tr := run(t, id, impl)
+				tr.Tokens = nil
+				b, err := json.MarshalIndent(tr, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				body[i] = b
+			}
+			if !bytes.Equal(body[0], body[1]) {
+				t.Errorf("%s × %s: two runs differ beyond their tokens' raw values", id, impl)
+			}
+		}
+	}
+}
+
+// A lesson's run of a Python lock, its agents' processes started and ended
+// with it: the bound is a second.
+func BenchmarkPythonLesson(b *testing.B) {
+	if err := external.NeedsPython(); err != nil {
+		b.Skip(err)
+	}
+	s, err := scenarios.Lookup("del-other")
+	if err != nil {
+		b.Fatal(err)
+	}
+	info, _ := lockimpl.Lookup("py-redis-lock-timeout")
+	for b.Loop() {
+		if _, err := s.Run(info); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A Python lock's whole row: every lesson, one after the other, as check
+// runs a row on one core. The bound is 30 s.
+func BenchmarkPythonRow(b *testing.B) {
+	if err := external.NeedsPython(); err != nil {
+		b.Skip(err)
+	}
+	info, _ := lockimpl.Lookup("py-redis-lock-timeout")
+	for b.Loop() {
+		for _, s := range scenarios.All() {
+			if _, err := s.Run(info); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }
