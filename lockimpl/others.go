@@ -3,6 +3,11 @@ package lockimpl
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
 
 	"github.com/lockstep-sim/lockstep/lockimpl/external"
 	"github.com/lockstep-sim/lockstep/text"
@@ -54,6 +59,43 @@ var others = []Info{
 
 // Others returns the locks in other languages, in order.
 func Others() []Info { return append([]Info(nil), others...) }
+
+// nodesLine is how a lock of one's own says how many nodes it needs: a
+// line "NODES = 3" of its file. One without it needs one.
+var nodesLine = regexp.MustCompile(`(?m)^NODES\s*=\s*([0-9]+)\s*(#.*)?$`)
+
+// own is a lock of the user's own in another language, by its adapter's
+// file: a .py file that makes the lock as clients/python/adapters' do
+// (docs/external.md). Its name is the path as given.
+func own(path string) (Info, error) {
+	if filepath.Ext(path) != ".py" {
+		return Info{}, fmt.Errorf("%s: a lock of your own in another language is a .py file", path)
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return Info{}, fmt.Errorf("a lock of your own: %w", err)
+	}
+	nodes := 1
+	if m := nodesLine.FindSubmatch(src); m != nil {
+		if nodes, err = strconv.Atoi(string(m[1])); err != nil || nodes < 1 || nodes > 9 {
+			return Info{}, fmt.Errorf("%s: NODES = %s: a lock needs 1 to 9 nodes", path, m[1])
+		}
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Info{}, err
+	}
+	return Info{
+		Name:    path,
+		Summary: text.Text{EN: "your own lock in Python (" + path + ")", ZH: "你自己用 Python 写的锁（" + path + "）"},
+		Nodes:   nodes,
+		Needs:   external.NeedsPython,
+		New: func(env Env) Lock {
+			return otherLock{external.New(external.Spec{Name: path, Runtime: "python", Adapter: abs, Own: true},
+				external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock})}
+		},
+	}, nil
+}
 
 // python is the Maker of the Python lock name: adapter (a file of package
 // clients') makes it, with options.

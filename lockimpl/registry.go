@@ -3,6 +3,7 @@ package lockimpl
 import (
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/lockstep-sim/lockstep/internal/suggest"
 	"github.com/lockstep-sim/lockstep/text"
@@ -466,13 +467,17 @@ func KnownNames() []string {
 }
 
 // Lookup finds an implementation by name, in the catalogue or among the
-// locks in other languages. The error lists the valid names, and the one
+// locks in other languages; a name that ends in .py is a lock of one's own
+// in Python, by its file. The error lists the valid names, and the one
 // likely meant (suggest.Unknown).
 func Lookup(name string) (Info, error) {
 	for _, in := range slices.Concat(catalogue, others) {
 		if in.Name == name {
 			return in, nil
 		}
+	}
+	if strings.HasSuffix(name, ".py") {
+		return own(name)
 	}
 	return Info{}, errors.New(suggest.Unknown(text.New("implementation", "锁实现"), name, KnownNames()).EN)
 }

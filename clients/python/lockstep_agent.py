@@ -33,8 +33,11 @@ import redis.lock
 # (external/resp.go's handshake).
 HANDSHAKE = {b"HELLO", b"CLIENT", b"SELECT", b"AUTH", b"PING", b"INFO", b"COMMAND", b"READONLY"}
 
+# The control channel is the process's own stdout; what the lock's code
+# prints goes to stderr, which lockstep shows with an agent's error.
 _out = sys.stdout
 _in = sys.stdin
+sys.stdout = sys.stderr
 
 
 class Agent:
@@ -94,10 +97,13 @@ _read_response = redis.connection.Connection.read_response
 
 
 def pack_command(self, *args):
+    # Counted once packed: a command redis-py refuses to pack (a None
+    # argument) is never sent.
+    packed = _pack_command(self, *args)
     if args:
         # A command may come as one string with its arguments ("SCRIPT LOAD").
         _count(args[0].split()[0] if isinstance(args[0], (str, bytes)) else args[0])
-    return _pack_command(self, *args)
+    return packed
 
 
 def read_response(self, *args, **kwargs):
@@ -105,9 +111,32 @@ def read_response(self, *args, **kwargs):
     return _read_response(self, *args, **kwargs)
 
 
+_connect = redis.connection.Connection._connect
+ALLOWED = set()
+
+
+def connect(self):
+    # The lock may reach the run's nodes only: an address of its own (a
+    # Redis of the machine's) is the lock's error, not a server of the run.
+    if "%s:%s" % (self.host, self.port) not in ALLOWED:
+        raise redis.exceptions.ConnectionError(
+            "lockstep: the lock connects to %s:%s, which is none of the run's nodes (%s)"
+            % (self.host, self.port, ", ".join(sorted(ALLOWED))))
+    return _connect(self)
+
+
+redis.connection.Connection._connect = connect
 redis.connection.Connection.pack_command = pack_command
 redis.connection.Connection.read_response = read_response
 redis.lock.mod_time = RunClock
+
+
+def is_not_held(e):
+    """Whether e says the lock was no longer the client's, and was left
+    alone: redis-py's LockNotOwnedError, or an exception class an adapter
+    names NotHeld."""
+    return isinstance(e, redis.exceptions.LockNotOwnedError) or any(
+        c.__name__ == "NotHeld" for c in type(e).__mro__)
 
 
 def load_adapter(path):
@@ -120,6 +149,7 @@ def load_adapter(path):
 def main():
     init = AGENT.read()
     AGENT.now_ms = init["now_ms"]
+    ALLOWED.update(init["nodes"])
     adapter = load_adapter(init["adapter"])
     nodes = [redis.Redis(host=h, port=int(p)) for h, p in (a.rsplit(":", 1) for a in init["nodes"])]
     lock = adapter.make(nodes, init["key"], init["ttl_ms"], init.get("options") or {})
@@ -139,11 +169,11 @@ def main():
                 result = "released"
             else:
                 raise RuntimeError("lockstep agent: unknown op %r" % (op,))
-        except redis.exceptions.LockNotOwnedError:
+        except Exception as e:
+            if not is_not_held(e):
+                AGENT.report(state="done", result="error", error="%s: %s" % (type(e).__name__, e))
+                continue
             result = "not-held"
-        except Exception as e:  # the lock's error is the call's
-            AGENT.report(state="done", result="error", error="%s: %s" % (type(e).__name__, e))
-            continue
         AGENT.report(state="done", result=result)
 
 

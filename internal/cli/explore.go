@@ -90,9 +90,9 @@ func cmdExplore(ctx context.Context, f *exploreFlags, pos []string, stdout, stde
 	if f.impl == "" {
 		return 0, errUsage{fmt.Errorf("explore needs --impl NAME; valid: %s", strings.Join(lockimpl.Names(), ", "))}
 	}
-	impl, err := exploreLookup(f.impl)
+	impl, err := lookupImpl(f.lang, f.impl, exploreLookup)
 	if err != nil {
-		return 0, unknownName(f.lang, kindImpl, f.impl, lockimpl.KnownNames())
+		return 0, err
 	}
 	opts, err := f.options(impl)
 	if err != nil {

@@ -92,15 +92,21 @@ func pickLessons(all []scenarios.Scenario, list, lang string) ([]scenarios.Scena
 }
 
 // pickImpls is the implementations named in list (comma separated), in
-// the catalogue's order; an empty list is all of them.
+// the catalogue's order, then the locks of one's own (a .py file) in the
+// list's; an empty list is all of the catalogue.
 func pickImpls(list, lang string) ([]lockimpl.Info, error) {
 	if list == "" {
 		return lockimpl.All(), nil
 	}
 	names := strings.Split(list, ",")
+	var own []lockimpl.Info
 	for _, n := range names {
-		if _, err := lockimpl.Lookup(n); err != nil {
-			return nil, unknownName(lang, kindImpl, n, lockimpl.KnownNames())
+		in, err := lookupImpl(lang, n, lockimpl.Lookup)
+		if err != nil {
+			return nil, err
+		}
+		if !slices.Contains(lockimpl.KnownNames(), n) && !slices.ContainsFunc(own, func(o lockimpl.Info) bool { return o.Name == n }) {
+			own = append(own, in)
 		}
 	}
 	var out []lockimpl.Info
@@ -109,5 +115,20 @@ func pickImpls(list, lang string) ([]lockimpl.Info, error) {
 			out = append(out, in)
 		}
 	}
-	return out, nil
+	return append(out, own...), nil
+}
+
+// lookupImpl finds the implementation name with lookup: the catalogue's, a
+// lock in another language, or a lock of one's own by its file, whose
+// error (no such file) is its own; an unknown name's error lists the
+// known ones.
+func lookupImpl(lang, name string, lookup func(string) (lockimpl.Info, error)) (lockimpl.Info, error) {
+	in, err := lookup(name)
+	if err != nil {
+		if strings.HasSuffix(name, ".py") {
+			return lockimpl.Info{}, err
+		}
+		return lockimpl.Info{}, unknownName(lang, kindImpl, name, lockimpl.KnownNames())
+	}
+	return in, nil
 }

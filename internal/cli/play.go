@@ -119,9 +119,9 @@ func cmdPlay(ctx context.Context, fs *pflag.FlagSet, f *playFlags, pos []string,
 	if !fs.Changed("impl") {
 		f.impl = s.Naive
 	}
-	impl, err := lockimpl.Lookup(f.impl)
+	impl, err := lookupImpl(f.lang, f.impl, lockimpl.Lookup)
 	if err != nil {
-		return 0, unknownName(f.lang, kindImpl, f.impl, lockimpl.KnownNames())
+		return 0, err
 	}
 	target, err := f.real.target(ctx, stderr)
 	if err != nil {

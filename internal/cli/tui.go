@@ -182,8 +182,10 @@ func (f *tuiFlags) options(ctx context.Context, fs *pflag.FlagSet) (opts tui.Opt
 			return tui.Options{}, unknownName(opts.Lang, kindScenario, opts.Scenario, ids)
 		}
 	}
-	if opts.Impl != "" && !slices.Contains(lockimpl.KnownNames(), opts.Impl) {
-		return tui.Options{}, unknownName(opts.Lang, kindImpl, opts.Impl, lockimpl.KnownNames())
+	if opts.Impl != "" {
+		if _, err := lookupImpl(opts.Lang, opts.Impl, lockimpl.Lookup); err != nil {
+			return tui.Options{}, err
+		}
 	}
 	if err := opts.Check(); err != nil {
 		return tui.Options{}, errUsage{err}

@@ -2,15 +2,22 @@ package external_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/lockimpl/external"
 	text "github.com/lockstep-sim/lockstep/report"
 	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
@@ -132,5 +139,111 @@ func BenchmarkPythonRow(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// The Python example (examples/python/mylock.py) meets, lesson by lesson,
+// what the lessons expect of uuid-lua, the Go lock it is; with a plain DEL
+// for its release it breaks ownership in del-other, and the verdict says
+// whose lock it deleted.
+func TestPythonExample(t *testing.T) {
+	needsPython(t)
+	example := filepath.Join("..", "..", "examples", "python", "mylock.py")
+	info, err := lockimpl.Lookup(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lessons := scenarios.All()
+	if os.Getenv("LOCKSTEP_LONG") == "" {
+		lessons = lessons[:6]
+	}
+	for _, s := range lessons {
+		tr, err := s.Run(info)
+		if err != nil {
+			t.Fatalf("%s: %v", s.ID, err)
+		}
+		want := s.Expect["uuid-lua"]
+		if got := tr.Broken(); !slices.Equal(got, want) {
+			t.Errorf("%s × mylock.py broke %v; uuid-lua's row is %v", s.ID, got, want)
+		}
+	}
+	src, err := os.ReadFile(example)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(t.TempDir(), "plain_del.py")
+	if err := os.WriteFile(plain, []byte(strings.Replace(string(src), "PLAIN_DEL = False", "PLAIN_DEL = True", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	info, err = lockimpl.Lookup(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenarios.Lookup("del-other")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := s.Run(info)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(tr.Broken(), "ownership") || !strings.Contains(timeline(t, tr), "DEL lock:product:1001") {
+		t.Errorf("a plain DEL in del-other broke %v, want ownership, by its DEL:\n%s", tr.Broken(), timeline(t, tr))
+	}
+}
+
+// A lock of one's own that fails in the ways a new one does is its cell's
+// error, which says how, and leaves no process behind: one that raises as
+// it loads, one that writes on the control channel, one that connects to a
+// Redis that is not the run's, and one that never answers (the stall
+// bound, short here).
+func TestPythonAdapterFailures(t *testing.T) {
+	needsPython(t)
+	for _, c := range []struct{ name, src, want string }{
+		{"raises", "raise ValueError('boom')\n", "ValueError: boom"},
+		{"garbage", "import os\nos.write(1, b'hello\\n')\ndef make(nodes, key, ttl_ms, options):\n    pass\n",
+			`the agent wrote "hello" on its control channel, not a report`},
+		{"foreign", "import redis\nclass L:\n    def acquire(self):\n        return redis.Redis(port=1).set('k', 'v')\n    def release(self):\n        pass\ndef make(nodes, key, ttl_ms, options):\n    return L()\n",
+			"the lock connects to localhost:1, which is none of the run's nodes"},
+		{"spins", "def make(nodes, key, ttl_ms, options):\n    while True:\n        pass\n", "stalled"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			file := filepath.Join(t.TempDir(), c.name+".py")
+			if err := os.WriteFile(file, []byte(c.src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			info, err := lockimpl.Lookup(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := scenarios.Lookup("del-other")
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			if c.name == "spins" {
+				// Long enough for Python to start on a busy machine.
+				ctx = sim.WithStallTimeout(ctx, 3*time.Second)
+			}
+			tr, err := s.RunOn(ctx, info, nil)
+			msg := fmt.Sprint(err)
+			if err == nil {
+				msg = timeline(t, tr)
+			}
+			if !strings.Contains(msg, c.want) {
+				t.Errorf("want %q in the cell's error; got:\n%s", c.want, msg)
+			}
+			// Killed as the run ends: gone once the kernel has had a moment.
+			for end := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				out, _ := exec.Command("pgrep", "-f", "lockstep_agent.py "+file).Output()
+				if len(out) == 0 {
+					break
+				}
+				if time.Now().After(end) {
+					t.Errorf("the agent of %s still runs: pid %s", c.name, out)
+					break
+				}
+			}
+		})
 	}
 }

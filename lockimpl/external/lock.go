@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -19,8 +20,11 @@ type Lock struct {
 	// commands' replies on their way back. Both are the run's channels.
 	sem     chan struct{}
 	replies chan reply
-	a       *agent
-	d       *door
+	// mu guards a and d against Close, which the run may call while a
+	// call it gave up on still waits for the agent.
+	mu sync.Mutex
+	a  *agent
+	d  *door
 	// broken is why the agent can take no more orders: it ended, or failed
 	// to start. Every later call returns it.
 	broken error
@@ -108,12 +112,20 @@ func (l *Lock) start(ctx context.Context) error {
 	if err != nil {
 		return l.gone(err)
 	}
-	if l.d, err = openDoor(len(l.env.Nodes)); err != nil {
+	d, err := openDoor(len(l.env.Nodes))
+	if err != nil {
 		return l.gone(err)
 	}
-	if l.a, err = startAgent(argv); err != nil {
+	l.mu.Lock()
+	l.d = d
+	l.mu.Unlock()
+	a, err := startAgent(argv)
+	if err != nil {
 		return l.gone(err)
 	}
+	l.mu.Lock()
+	l.a = a
+	l.mu.Unlock()
 	r, err := l.drive(ctx, order{Op: "init", NowMS: l.env.Clock.Now().UnixMilli(),
 		Nodes: l.d.addrs(), Key: l.env.Key, TTLMS: l.env.TTL.Milliseconds(), Adapter: adapter, Options: l.spec.Options})
 	if err != nil {
@@ -142,6 +154,8 @@ func (l *Lock) Close() error {
 }
 
 func (l *Lock) stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
 	if l.a != nil {
 		l.a.kill()
 	}

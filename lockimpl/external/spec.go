@@ -52,7 +52,9 @@ func (s Spec) command() ([]string, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		return []string{py, "-u", filepath.Join(dir, "python", "lockstep_agent.py")}, adapter, nil
+		// The adapter's path on the command line says, in ps, which lock
+		// an agent runs; the agent reads it from init.
+		return []string{py, "-u", filepath.Join(dir, "python", "lockstep_agent.py"), adapter}, adapter, nil
 	}
 	return nil, "", fmt.Errorf("no agent for the runtime %q", s.Runtime)
 }

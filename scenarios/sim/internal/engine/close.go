@@ -25,6 +25,9 @@ func (w *World) Close() {
 	w.closed = true
 	if w.Sched.Watch.Wedged != nil {
 		// The stalled call may still come back: the run is closed then.
+		// What a lock holds outside the run goes now: an agent that never
+		// answers keeps its call from coming back until it is killed.
+		w.closeLocks()
 		go func() {
 			<-w.Sched.Watch.WedgedDone
 			w.Sched.Bub.Do(w.Stop)
@@ -46,11 +49,8 @@ func (w *World) Close() {
 func (w *World) Stop() {
 	err := w.Err
 	w.shutdown()
+	w.closeLocks()
 	for _, c := range w.Clients {
-		if cl, ok := c.Lock.(io.Closer); ok {
-			// What the lock holds outside the run: an agent's process.
-			_ = cl.Close()
-		}
 		for _, rc := range c.Rdb {
 			_ = rc.Close()
 		}
@@ -60,6 +60,16 @@ func (w *World) Stop() {
 	}
 	w.Err = err
 	w.settleTimers()
+}
+
+// closeLocks closes each client's lock that holds something outside the
+// run (an agent's process: lockimpl's io.Closer). A lock may be closed twice.
+func (w *World) closeLocks() {
+	for _, c := range w.Clients {
+		if cl, ok := c.Lock.(io.Closer); ok {
+			_ = cl.Close()
+		}
+	}
 }
 
 // shutdown stops every actor: parked ones are resumed with redis.ErrClosed,
