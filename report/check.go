@@ -267,8 +267,9 @@ func JSON(w io.Writer, v any) error {
 }
 
 // List writes the scenarios, each with the implementation it opens with,
-// and the implementations: a line for the name, the summary below it,
-// wrapped to fit 80 columns.
+// and the implementations — the catalogue's, then those in other languages
+// (with what this machine lacks to run them): a line for the name, the
+// summary below it, wrapped to fit 80 columns.
 func List(w io.Writer, lang string) error {
 	p := &printer{w: w}
 	width := 0
@@ -300,6 +301,16 @@ func List(w io.Writer, lang string) error {
 	for _, in := range lockimpl.All() {
 		p.printf("  %s\n", in.Name)
 		summary(in.Summary.In(lang))
+	}
+	p.printf("\n%s\n", text.New("in other languages (name them with --impl; your own: --impl FILE.py):",
+		"其他语言写的锁，原样运行（用 --impl 点名；你自己的锁：--impl 文件.py）：").In(lang))
+	for _, in := range lockimpl.Others() {
+		p.printf("  %s\n", in.Name)
+		line := in.Summary.In(lang)
+		if err := in.Needs(); err != nil {
+			line += text.New(" — not on this machine: ", " —— 本机无法运行：").In(lang) + err.Error()
+		}
+		summary(line)
 	}
 	return p.err
 }

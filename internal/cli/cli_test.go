@@ -404,3 +404,25 @@ func TestMermaidSteps(t *testing.T) {
 		t.Errorf("--from with text: exit %d, %q", code, stderr)
 	}
 }
+
+// A lock in another language on a machine without its runtime, and a lock
+// of one's own whose file is not there, are one error each, before any cell
+// runs: what to install, which file.
+func TestLocksInOtherLanguagesNeedTheirParts(t *testing.T) {
+	t.Setenv("LOCKSTEP_PYTHON", "/nonexistent/python3")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--impl", "py-redis-lock"}, "lockstep: py-redis-lock: LOCKSTEP_PYTHON=/nonexistent/python3: /nonexistent/python3: not found (a Python 3 with redis-py: apt-get install python3-redis)\n"},
+		{[]string{"play", "setnx-no-ex", "--impl", "py-redis-lock-timeout"}, "lockstep: py-redis-lock-timeout: LOCKSTEP_PYTHON=/nonexistent/python3: /nonexistent/python3: not found (a Python 3 with redis-py: apt-get install python3-redis)\n"},
+		{[]string{"check", "--impl", "nosuch.py"}, "lockstep: a lock of your own: open nosuch.py: no such file or directory\n"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, stdout, stderr := runCLI(t, tc.args...)
+			if code != exitUsage || stdout != "" || stderr != tc.want {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, stdout, stderr, tc.want)
+			}
+		})
+	}
+}

@@ -184,12 +184,13 @@ func entryLines(out string) (map[string]int, []string) {
 // with).
 func TestList(t *testing.T) {
 	out := mustRun(t, "list")
-	for _, heading := range []string{"scenarios (failure modes), each with the implementation it opens with:", "implementations:"} {
+	for _, heading := range []string{"scenarios (failure modes), each with the implementation it opens with:", "implementations:",
+		"in other languages (name them with --impl; your own: --impl FILE.py):"} {
 		if !strings.Contains(out, heading+"\n") {
 			t.Errorf("list lacks heading %q:\n%s", heading, out)
 		}
 	}
-	ids, names := scenarios.IDs(), lockimpl.Names()
+	ids, names := scenarios.IDs(), lockimpl.KnownNames()
 	if len(ids) == 0 || len(names) == 0 {
 		t.Fatalf("an empty catalogue: %d scenarios, %d implementations", len(ids), len(names))
 	}
@@ -207,7 +208,8 @@ func TestList(t *testing.T) {
 			t.Errorf("entry %q, want %s and its naive implementation %s", entries[i], s.ID, s.Naive)
 		}
 	}
-	// Scenarios come first, in teaching order; implementations after.
+	// Scenarios come first, in teaching order; implementations after, the
+	// catalogue's, then those in other languages.
 	for i, name := range slices.Concat(ids, names) {
 		if f := strings.Fields(entries[i]); f[0] != name {
 			t.Errorf("entry %d is %q, want %s", i, f[0], name)
@@ -422,7 +424,7 @@ func TestPlayChinese(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	ids, names := scenarios.IDs(), lockimpl.Names()
+	ids, names := scenarios.IDs(), lockimpl.KnownNames()
 	tests := []struct {
 		name string
 		args []string
@@ -515,7 +517,7 @@ func letters(ids []string) string {
 func TestCheckText(t *testing.T) {
 	wholeMatrix(t)
 	out := mustRunShared(t, "check")
-	ids, names := scenarios.IDs(), lockimpl.Names()
+	ids, names := scenarios.IDs(), lockimpl.KnownNames()
 	for _, line := range strings.Split(out, "\n") {
 		if n := ansi.StringWidth(line); n > 80 {
 			t.Errorf("line of %d columns: %q", n, line)
@@ -622,7 +624,7 @@ func TestCheckJSON(t *testing.T) {
 		Pass     bool     `json:"pass"`
 	}
 	results := decodeJSON[[]result](t, out)
-	ids, names := scenarios.IDs(), lockimpl.Names()
+	ids, names := scenarios.IDs(), lockimpl.KnownNames()
 	if want := len(ids) * len(names); len(results) != want {
 		t.Fatalf("%d results for %d scenarios × %d implementations, want %d", len(results), len(ids), len(names), want)
 	}

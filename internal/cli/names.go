@@ -2,6 +2,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -121,7 +122,8 @@ func pickImpls(list, lang string) ([]lockimpl.Info, error) {
 // lookupImpl finds the implementation name with lookup: the catalogue's, a
 // lock in another language, or a lock of one's own by its file, whose
 // error (no such file) is its own; an unknown name's error lists the
-// known ones.
+// known ones. A lock in another language this machine cannot run is an
+// error that says what to install, before anything runs.
 func lookupImpl(lang, name string, lookup func(string) (lockimpl.Info, error)) (lockimpl.Info, error) {
 	in, err := lookup(name)
 	if err != nil {
@@ -129,6 +131,11 @@ func lookupImpl(lang, name string, lookup func(string) (lockimpl.Info, error)) (
 			return lockimpl.Info{}, err
 		}
 		return lockimpl.Info{}, unknownName(lang, kindImpl, name, lockimpl.KnownNames())
+	}
+	if in.Needs != nil {
+		if err := in.Needs(); err != nil {
+			return lockimpl.Info{}, fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	return in, nil
 }

@@ -129,42 +129,55 @@ func NeedsPython() error {
 	return err
 }
 
-var (
-	pythonOnce sync.Once
-	pythonPath string
-	pythonErr  error
-)
+// pythons are python's answers, by $LOCKSTEP_PYTHON: a look costs a
+// process start.
+var pythons sync.Map // string → pythonFound
+
+type pythonFound struct {
+	path string
+	err  error
+}
 
 // python is a Python 3 that has redis-py: $LOCKSTEP_PYTHON, or the first of
 // python3 on the PATH and /usr/bin/python3 (where Debian's python3-redis
 // installs it) that imports redis.
 func python() (string, error) {
-	pythonOnce.Do(func() {
-		cands := []string{"python3", "/usr/bin/python3"}
-		if p := os.Getenv("LOCKSTEP_PYTHON"); p != "" {
-			cands = []string{p}
+	env := os.Getenv("LOCKSTEP_PYTHON")
+	if f, ok := pythons.Load(env); ok {
+		return f.(pythonFound).path, f.(pythonFound).err
+	}
+	var f pythonFound
+	if env != "" {
+		if f.path, f.err = withRedis(env); f.err != nil {
+			f.err = fmt.Errorf("LOCKSTEP_PYTHON=%s: %w (a Python 3 with redis-py: apt-get install python3-redis)", env, f.err)
 		}
+	} else {
 		var tried []string
-		for _, c := range cands {
-			path, err := exec.LookPath(c)
-			if err != nil {
-				continue
+		for _, c := range []string{"python3", "/usr/bin/python3"} {
+			path, err := withRedis(c)
+			if err == nil {
+				f.path = path
+				break
 			}
-			tried = append(tried, path)
-			if exec.Command(path, "-c", "import redis").Run() == nil {
-				pythonPath = path
-				return
-			}
+			tried = append(tried, err.Error())
 		}
-		pythonErr = fmt.Errorf("no Python 3 with redis-py (tried %s): install it with apt-get install python3-redis, or set LOCKSTEP_PYTHON",
-			orNone(tried))
-	})
-	return pythonPath, pythonErr
+		if f.path == "" {
+			f.err = fmt.Errorf("no Python 3 with redis-py (%s): install it with apt-get install python3-redis, or set LOCKSTEP_PYTHON",
+				strings.Join(tried, "; "))
+		}
+	}
+	pythons.Store(env, f)
+	return f.path, f.err
 }
 
-func orNone(s []string) string {
-	if len(s) == 0 {
-		return "no python3 on the PATH"
+// withRedis is the path of the Python c, if it imports redis.
+func withRedis(c string) (string, error) {
+	path, err := exec.LookPath(c)
+	if err != nil {
+		return "", fmt.Errorf("%s: not found", c)
 	}
-	return strings.Join(s, ", ")
+	if exec.Command(path, "-c", "import redis").Run() != nil {
+		return "", fmt.Errorf("%s: no redis module", path)
+	}
+	return path, nil
 }
