@@ -159,8 +159,20 @@ func TestDocsCommandLinesParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The pages' paths (a lock of one's own, examples/python/mylock.py)
+	// are the repository's.
+	for i, p := range pages {
+		if pages[i], err = filepath.Abs(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readme, err := filepath.Abs(repoPath("README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(repoRoot)
 	seen := 0
-	for _, page := range append([]string{repoPath("README.md")}, pages...) {
+	for _, page := range append([]string{readme}, pages...) {
 		blocks, lines := fencedBlocks(t, page)
 		for i, b := range blocks {
 			ls := strings.Split(b, "\n")

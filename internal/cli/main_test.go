@@ -424,7 +424,7 @@ func TestPlayChinese(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
-	ids, names := scenarios.IDs(), lockimpl.KnownNames()
+	ids, names := scenarios.IDs(), lockimpl.Names()
 	tests := []struct {
 		name string
 		args []string
@@ -517,7 +517,7 @@ func letters(ids []string) string {
 func TestCheckText(t *testing.T) {
 	wholeMatrix(t)
 	out := mustRunShared(t, "check")
-	ids, names := scenarios.IDs(), lockimpl.KnownNames()
+	ids, names := scenarios.IDs(), lockimpl.Names()
 	for _, line := range strings.Split(out, "\n") {
 		if n := ansi.StringWidth(line); n > 80 {
 			t.Errorf("line of %d columns: %q", n, line)
@@ -624,7 +624,7 @@ func TestCheckJSON(t *testing.T) {
 		Pass     bool     `json:"pass"`
 	}
 	results := decodeJSON[[]result](t, out)
-	ids, names := scenarios.IDs(), lockimpl.KnownNames()
+	ids, names := scenarios.IDs(), lockimpl.Names()
 	if want := len(ids) * len(names); len(results) != want {
 		t.Fatalf("%d results for %d scenarios × %d implementations, want %d", len(results), len(ids), len(names), want)
 	}

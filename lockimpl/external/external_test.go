@@ -22,10 +22,13 @@ import (
 )
 
 // needsPython skips a test on a machine without a Python that has redis-py,
-// saying how to run it.
+// saying how to run it; with LOCKSTEP_REQUIRE_PYTHON set (CI) it fails.
 func needsPython(t *testing.T) {
 	t.Helper()
 	if err := external.NeedsPython(); err != nil {
+		if os.Getenv("LOCKSTEP_REQUIRE_PYTHON") != "" {
+			t.Fatalf("LOCKSTEP_REQUIRE_PYTHON is set, and the Python locks' tests need: %v", err)
+		}
 		t.Skipf("the Python locks' tests need it: %v", err)
 	}
 }
@@ -60,6 +63,7 @@ func timeline(t *testing.T, tr *trace.Trace) string {
 // lease, the lock expires and the waiter gets it.
 func TestPyRedisLockDefaultNeverExpires(t *testing.T) {
 	needsPython(t)
+	t.Parallel()
 	tr := run(t, "setnx-no-ex", "py-redis-lock")
 	if got := strings.Join(tr.Broken(), ","); got != "liveness" {
 		t.Errorf("py-redis-lock in setnx-no-ex broke %q, want liveness\n%s", got, timeline(t, tr))
@@ -79,10 +83,11 @@ func TestPyRedisLockDefaultNeverExpires(t *testing.T) {
 // Two runs of a Python lock through a lesson give the same trace, byte for
 // byte, but for the raw values of the tokens redis-py draws (uuid1), which
 // Trace.Tokens keeps beside their names. Every lesson with LOCKSTEP_LONG=1
-// (CI); three otherwise.
+// (CI); two otherwise.
 func TestPythonLocksGiveTheSameTraceTwice(t *testing.T) {
 	needsPython(t)
-	lessons := []string{"setnx-no-ex", "del-other", "gc-pause"}
+	t.Parallel()
+	lessons := []string{"setnx-no-ex", "gc-pause"}
 	if os.Getenv("LOCKSTEP_LONG") != "" {
 		lessons = nil
 		for _, s := range scenarios.All() {
@@ -148,6 +153,7 @@ func BenchmarkPythonRow(b *testing.B) {
 // whose lock it deleted.
 func TestPythonExample(t *testing.T) {
 	needsPython(t)
+	t.Parallel()
 	example := filepath.Join("..", "..", "examples", "python", "mylock.py")
 	info, err := lockimpl.Lookup(example)
 	if err != nil {
@@ -199,6 +205,7 @@ func TestPythonExample(t *testing.T) {
 // bound, short here).
 func TestPythonAdapterFailures(t *testing.T) {
 	needsPython(t)
+	t.Parallel()
 	for _, c := range []struct{ name, src, want string }{
 		{"raises", "raise ValueError('boom')\n", "ValueError: boom"},
 		{"garbage", "import os\nos.write(1, b'hello\\n')\ndef make(nodes, key, ttl_ms, options):\n    pass\n",
@@ -208,6 +215,7 @@ func TestPythonAdapterFailures(t *testing.T) {
 		{"spins", "def make(nodes, key, ttl_ms, options):\n    while True:\n        pass\n", "stalled"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			file := filepath.Join(t.TempDir(), c.name+".py")
 			if err := os.WriteFile(file, []byte(c.src), 0o644); err != nil {
 				t.Fatal(err)
