@@ -67,6 +67,7 @@ func startAgent(argv []string) (*agent, error) {
 		a.reports = make(chan report, 16)
 		a.cmd = exec.Command(argv[0], argv[1:]...)
 		a.cmd.Stderr = a.stderr
+		dieWithUs(a.cmd)
 		var stdout io.ReadCloser
 		if stdout, err = a.cmd.StdoutPipe(); err != nil {
 			return

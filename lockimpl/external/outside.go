@@ -1,6 +1,9 @@
 package external
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+)
 
 // A run on embedded servers is a testing/synctest bubble: the engine knows
 // the run is quiet when every goroutine of it is durably blocked. A
@@ -25,8 +28,11 @@ var (
 
 func init() { go serveOutside() }
 
-// serveOutside runs inOutside's functions, for as long as the process lives.
+// serveOutside runs inOutside's functions, for as long as the process lives,
+// on one thread: the agents it starts are killed when that thread ends
+// (dieWithUs), which is then only with the process.
 func serveOutside() {
+	runtime.LockOSThread()
 	for f := range outsideReq {
 		f()
 		outsideAck <- struct{}{}
