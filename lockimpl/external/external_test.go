@@ -82,18 +82,26 @@ func TestPyRedisLockDefaultNeverExpires(t *testing.T) {
 
 // Two runs of a Python lock through a lesson give the same trace, byte for
 // byte, but for the raw values of the tokens redis-py draws (uuid1), which
-// Trace.Tokens keeps beside their names. Every lesson with LOCKSTEP_LONG=1
-// (CI); two otherwise.
+// Trace.Tokens keeps beside their names: two lessons here, every lesson in
+// TestPythonLocksSameTwiceLong.
 func TestPythonLocksGiveTheSameTraceTwice(t *testing.T) {
 	needsPython(t)
 	t.Parallel()
-	lessons := []string{"setnx-no-ex", "gc-pause"}
-	if os.Getenv("LOCKSTEP_LONG") != "" {
-		lessons = nil
-		for _, s := range scenarios.All() {
-			lessons = append(lessons, s.ID)
-		}
+	sameTwice(t, "setnx-no-ex", "gc-pause")
+}
+
+// TestPythonLocksSameTwiceLong is TestPythonLocksGiveTheSameTraceTwice
+// through every lesson, with LOCKSTEP_LONG=1 (CI's long tests).
+func TestPythonLocksSameTwiceLong(t *testing.T) {
+	if os.Getenv("LOCKSTEP_LONG") == "" {
+		t.Skip("every lesson twice with each Python lock: LOCKSTEP_LONG=1")
 	}
+	needsPython(t)
+	t.Parallel()
+	sameTwice(t, scenarios.IDs()...)
+}
+
+func sameTwice(t *testing.T, lessons ...string) {
 	for _, impl := range []string{"py-redis-lock", "py-redis-lock-timeout"} {
 		for _, id := range lessons {
 			var body [2][]byte
@@ -148,31 +156,14 @@ func BenchmarkPythonRow(b *testing.B) {
 }
 
 // The Python example (examples/python/mylock.py) meets, lesson by lesson,
-// what the lessons expect of uuid-lua, the Go lock it is; with a plain DEL
-// for its release it breaks ownership in del-other, and the verdict says
-// whose lock it deleted.
+// what the lessons expect of uuid-lua, the Go lock it is (six lessons here,
+// every one in TestPythonExampleLong); with a plain DEL for its release it
+// breaks ownership in del-other, by its DEL.
 func TestPythonExample(t *testing.T) {
 	needsPython(t)
 	t.Parallel()
 	example := filepath.Join("..", "..", "examples", "python", "mylock.py")
-	info, err := lockimpl.Lookup(example)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lessons := scenarios.All()
-	if os.Getenv("LOCKSTEP_LONG") == "" {
-		lessons = lessons[:6]
-	}
-	for _, s := range lessons {
-		tr, err := s.Run(info)
-		if err != nil {
-			t.Fatalf("%s: %v", s.ID, err)
-		}
-		want := s.Expect["uuid-lua"]
-		if got := tr.Broken(); !slices.Equal(got, want) {
-			t.Errorf("%s × mylock.py broke %v; uuid-lua's row is %v", s.ID, got, want)
-		}
-	}
+	asUUIDLua(t, example, scenarios.All()[:6])
 	src, err := os.ReadFile(example)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +172,7 @@ func TestPythonExample(t *testing.T) {
 	if err := os.WriteFile(plain, []byte(strings.Replace(string(src), "PLAIN_DEL = False", "PLAIN_DEL = True", 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	info, err = lockimpl.Lookup(plain)
+	info, err := lockimpl.Lookup(plain)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,6 +186,35 @@ func TestPythonExample(t *testing.T) {
 	}
 	if !slices.Contains(tr.Broken(), "ownership") || !strings.Contains(timeline(t, tr), "DEL lock:product:1001") {
 		t.Errorf("a plain DEL in del-other broke %v, want ownership, by its DEL:\n%s", tr.Broken(), timeline(t, tr))
+	}
+}
+
+// TestPythonExampleLong is TestPythonExample's first half through every
+// lesson, with LOCKSTEP_LONG=1 (CI's long tests).
+func TestPythonExampleLong(t *testing.T) {
+	if os.Getenv("LOCKSTEP_LONG") == "" {
+		t.Skip("the Python example through every lesson: LOCKSTEP_LONG=1")
+	}
+	needsPython(t)
+	t.Parallel()
+	asUUIDLua(t, filepath.Join("..", "..", "examples", "python", "mylock.py"), scenarios.All())
+}
+
+// asUUIDLua runs the lock of one's own in file through lessons, and holds
+// each verdict to uuid-lua's row.
+func asUUIDLua(t *testing.T, file string, lessons []scenarios.Scenario) {
+	info, err := lockimpl.Lookup(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range lessons {
+		tr, err := s.Run(info)
+		if err != nil {
+			t.Fatalf("%s: %v", s.ID, err)
+		}
+		if got, want := tr.Broken(), s.Expect["uuid-lua"]; !slices.Equal(got, want) {
+			t.Errorf("%s × %s broke %v; uuid-lua's row is %v", s.ID, filepath.Base(file), got, want)
+		}
 	}
 }
 
