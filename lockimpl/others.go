@@ -55,6 +55,42 @@ var others = []Info{
 		Needs: external.NeedsPython,
 		New:   python("py-redis-lock-timeout", "python/adapters/redis_py_lock.py", map[string]any{"timeout": true}),
 	},
+	{
+		Name: "node-redlock",
+		Summary: text.Text{
+			EN: "npm's redlock 4.2.0 (JavaScript, on ioredis): a Lua EXISTS-then-SET PX on each node, a majority, then the validity check; a Lua release",
+			ZH: "npm 的 redlock 4.2.0（JavaScript，基于 ioredis）：在每个节点上用 Lua 先 EXISTS 再 SET PX，取多数派，再做有效期检查；用 Lua 释放",
+		},
+		Fixes: text.Text{
+			EN: "losing one server does not lose the lock; an acquire that took longer than the lease is given back",
+			ZH: "单个实例宕机不会丢锁；加锁耗时超过租期时会放弃这把锁",
+		},
+		Misses: text.Text{
+			EN: "process pauses after the acquire, clock jumps, restarts without persistence; no per-node timeout (ioredis waits and retries)",
+			ZH: "拿锁之后的进程暂停、时钟跳变、无持久化重启；没有单节点超时（ioredis 会等待并重试）",
+		},
+		Nodes: RedlockNodes,
+		Needs: external.NeedsNode,
+		New:   node("node-redlock", "node/adapters/redlock.js", nil),
+	},
+	{
+		Name: "node-sesamecare-redlock",
+		Summary: text.Text{
+			EN: "@sesamecare-oss/redlock 1.4.0 (JavaScript, on ioredis): redlock's scripts, but a majority of votes is a hold, with no validity check",
+			ZH: "@sesamecare-oss/redlock 1.4.0（JavaScript，基于 ioredis）：脚本与 redlock 相同，但只要多数节点同意就算拿到锁，不做有效期检查",
+		},
+		Fixes: text.Text{
+			EN: "losing one server does not lose the lock",
+			ZH: "单个实例宕机不会丢锁",
+		},
+		Misses: text.Text{
+			EN: "a pause in the middle of the acquire: the first keys expire, and a second client gets a majority too (as redlock-no-validity)",
+			ZH: "加锁中途停顿：先拿到的 key 已经过期，另一个客户端也拿到了多数派（与 redlock-no-validity 相同）",
+		},
+		Nodes: RedlockNodes,
+		Needs: external.NeedsNode,
+		New:   node("node-sesamecare-redlock", "node/adapters/sesamecare_redlock.js", nil),
+	},
 }
 
 // Others returns the locks in other languages, in order.
@@ -102,6 +138,15 @@ func own(path string) (Info, error) {
 func python(name, adapter string, options map[string]any) Maker {
 	return func(env Env) Lock {
 		return otherLock{external.New(external.Spec{Name: name, Runtime: "python", Adapter: adapter, Options: options},
+			external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock})}
+	}
+}
+
+// node is the Maker of the JavaScript lock name: adapter (a file of package
+// clients') makes it, with options.
+func node(name, adapter string, options map[string]any) Maker {
+	return func(env Env) Lock {
+		return otherLock{external.New(external.Spec{Name: name, Runtime: "node", Adapter: adapter, Options: options},
 			external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock})}
 	}
 }

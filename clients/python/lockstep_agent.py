@@ -157,6 +157,9 @@ def main():
     while True:
         msg = AGENT.read()
         op = msg.get("op")
+        # Every order carries the run's time: the clock stood still while
+        # the agent had nothing to do.
+        AGENT.now_ms = max(AGENT.now_ms, msg.get("now_ms", 0))
         if op == "tick":
             AGENT.now_ms = max(AGENT.now_ms, msg["now_ms"])
             AGENT.report(state="done", result="idle")

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -20,8 +21,9 @@ import (
 // order is what lockstep tells the agent.
 type order struct {
 	Op string `json:"op"` // init, acquire, release, tick
-	// NowMS is the run's time, in milliseconds of the Unix epoch (init,
-	// tick).
+	// NowMS is the run's time, in milliseconds of the Unix epoch: every
+	// order carries it, so that an agent's clock, which stood still while
+	// the agent had nothing to do, comes to the run's time before it acts.
 	NowMS int64 `json:"now_ms,omitempty"`
 	// Of init: the ports node by node, the lock's key and TTL, the
 	// adapter's file and its options.
@@ -30,6 +32,8 @@ type order struct {
 	TTLMS   int64          `json:"ttl_ms,omitempty"`
 	Adapter string         `json:"adapter,omitempty"`
 	Options map[string]any `json:"options,omitempty"`
+	// Seed is the lock's Math.random's (Node): the same run after run.
+	Seed uint32 `json:"seed,omitempty"`
 }
 
 // report is what the agent says each time it stops: it waits for a reply
@@ -59,14 +63,18 @@ type agent struct {
 }
 
 // startAgent starts argv (the runtime, the agent's file and its
-// arguments), outside the bubble: its pipes are read there.
-func startAgent(argv []string) (*agent, error) {
+// arguments), with env beside the process's own variables, outside the
+// bubble: its pipes are read there.
+func startAgent(argv, env []string) (*agent, error) {
 	a := &agent{stderr: &lockedBuffer{}}
 	var err error
 	inOutside(func() {
 		a.reports = make(chan report, 16)
 		a.cmd = exec.Command(argv[0], argv[1:]...)
 		a.cmd.Stderr = a.stderr
+		if env != nil {
+			a.cmd.Env = append(os.Environ(), env...)
+		}
 		dieWithUs(a.cmd)
 		var stdout io.ReadCloser
 		if stdout, err = a.cmd.StdoutPipe(); err != nil {

@@ -27,89 +27,134 @@ import (
 // reply is a command's reply, for the connection that sent it.
 type reply struct {
 	c   *conn
+	s   *slot
 	raw string // as RESP; "" closes the connection: no server answered
 }
 
 // drive sends o and runs the agent until it reports o done.
 func (l *Lock) drive(ctx context.Context, o order) (report, error) {
+	l.d.setLost(0, false)
 	if err := l.a.send(o); err != nil {
 		return report{}, l.gone(fmt.Errorf("the agent's control channel: %w", err))
 	}
-	busy, outstanding := true, 0
 	var last report
 	for {
-		if busy {
-			r := <-l.a.reports
-			if r.gone {
-				return r, l.gone(r.err)
-			}
-			busy, last = false, r
-			if r.Sent > 0 {
-				l.issue(ctx, r.Sent)
-				outstanding += r.Sent
-			}
-			switch r.State {
-			case "done":
-				if outstanding > 0 {
-					return r, l.gone(fmt.Errorf("the agent finished %s with %d replies still to come", o.Op, outstanding))
-				}
-				return r, nil
-			case "sleep", "wait":
-			default:
-				return r, l.gone(fmt.Errorf("the agent reported state %q", r.State))
-			}
+		r := <-l.a.reports
+		if r.gone {
+			return r, l.gone(r.err)
 		}
-		if outstanding == 0 {
-			if last.State != "sleep" {
-				return last, l.gone(errors.New("the agent waits for a reply to a command it never sent"))
-			}
-			if err := l.sleepUntil(ctx, last.UntilMS); err != nil {
-				return last, err
-			}
-			busy = true
-			continue
+		last = r
+		if r.Sent > 0 {
+			l.issue(ctx, r.Sent)
+			l.owed += r.Sent
 		}
-		rep := <-l.replies
-		outstanding--
-		if rep.raw == "" {
-			rep.c.nc.Close()
-		} else if err := rep.c.write(rep.raw); err != nil {
-			rep.c.nc.Close()
+		switch r.State {
+		case "done":
+			// Replies still owed go to the agent as its next order runs.
+			return r, nil
+		case "sleep", "wait":
+		default:
+			return r, l.gone(fmt.Errorf("the agent reported state %q", r.State))
 		}
-		busy = true
+		if err := l.answer(ctx, last); err != nil {
+			return last, err
+		}
 	}
 }
 
-// sleepUntil moves the agent's clock to until (ms of the run's time) once
-// the run's time has come there, and tells the agent.
-func (l *Lock) sleepUntil(ctx context.Context, until int64) error {
-	if d := time.UnixMilli(until).Sub(l.env.Clock.Now()); d > 0 {
-		if err := l.env.Clock.Sleep(ctx, d); err != nil {
-			return err
+// answer gives the agent, which waits, what it waits for: the next reply
+// to come, or, if it sleeps, the run's time reaching until_ms, whichever
+// comes first. A reply for a connection already closed is nothing to the
+// agent, which then waits on.
+func (l *Lock) answer(ctx context.Context, last report) error {
+	var woke <-chan error
+	stop := func() {}
+	if last.State == "sleep" {
+		woke, stop = l.sleepUntil(ctx, last.UntilMS)
+	}
+	defer func() { stop() }()
+	for {
+		if l.owed == 0 && woke == nil {
+			return l.gone(errors.New("the agent waits for a reply to a command it never sent"))
+		}
+		select {
+		case rep := <-l.replies:
+			l.owed--
+			if rep.c.deliver(rep.s, rep.raw) {
+				return nil
+			}
+		case err := <-woke:
+			if err != nil {
+				return err
+			}
+			if err := l.a.send(order{Op: "tick", NowMS: l.env.Clock.Now().UnixMilli()}); err != nil {
+				return l.gone(fmt.Errorf("the agent's control channel: %w", err))
+			}
+			woke, stop = nil, func() {}
+			return nil
 		}
 	}
-	if err := l.a.send(order{Op: "tick", NowMS: l.env.Clock.Now().UnixMilli()}); err != nil {
-		return l.gone(fmt.Errorf("the agent's control channel: %w", err))
+}
+
+// sleepUntil waits, on a goroutine of the run's, until the run's time has
+// come to until (ms of the run's time): woke says when, or why not. stop
+// ends the wait early, and returns once the goroutine has.
+func (l *Lock) sleepUntil(ctx context.Context, until int64) (woke <-chan error, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	ch := make(chan error, 1)
+	go func() {
+		var err error
+		if d := time.UnixMilli(until).Sub(l.env.Clock.Now()); d > 0 {
+			err = l.env.Clock.Sleep(ctx, d)
+		}
+		ch <- err
+	}()
+	return ch, func() {
+		cancel()
+		<-ch
 	}
-	return nil
+}
+
+// deliver gives the agent's connection a reply, or, for raw "", closes it
+// as a lost server's closes. It says whether the agent sees anything: not
+// on a connection closed already.
+func (c *conn) deliver(s *slot, raw string) bool {
+	c.mu.Lock()
+	closed := c.closed
+	c.closed = c.closed || raw == ""
+	c.mu.Unlock()
+	if closed {
+		return false
+	}
+	if raw == "" {
+		c.d.setLost(c.node, true)
+		c.nc.Close()
+		return true
+	}
+	if err := c.fill(s, raw); err != nil {
+		c.mu.Lock()
+		c.closed = true
+		c.mu.Unlock()
+		c.nc.Close()
+		return false
+	}
+	return true
 }
 
 // issue takes the n commands the agent said it sent from the door, and
 // sends them on, each connection's in its order, from goroutines of their
 // own: each is a move of the run (a flight of the client's), and its reply
-// comes back on l.replies.
+// comes back on l.replies. A connection's commands reach its node one
+// after the other, after those it sent before, as on a Redis connection.
 func (l *Lock) issue(ctx context.Context, n int) {
-	var got []inbound
-	for range n {
-		got = append(got, <-l.d.cmds)
-	}
-	byConn := map[*conn][][]string{}
+	byConn := map[*conn][]inbound{}
 	var conns []*conn
-	for _, in := range got {
+	for range n {
+		in := <-l.d.cmds
 		if byConn[in.c] == nil {
 			conns = append(conns, in.c)
 		}
-		byConn[in.c] = append(byConn[in.c], in.args)
+		byConn[in.c] = append(byConn[in.c], in)
 	}
 	slices.SortFunc(conns, func(a, b *conn) int {
 		if a.node != b.node {
@@ -118,19 +163,27 @@ func (l *Lock) issue(ctx context.Context, n int) {
 		return a.seq - b.seq
 	})
 	for _, c := range conns {
-		go l.send(ctx, c, byConn[c])
+		before, done := c.sending, make(chan struct{})
+		c.sending = done
+		go func() {
+			defer close(done)
+			if before != nil {
+				<-before
+			}
+			l.send(ctx, byConn[c])
+		}()
 	}
 }
 
-// send sends c's commands to its node, one after the other.
-func (l *Lock) send(ctx context.Context, c *conn, cmds [][]string) {
-	for _, args := range cmds {
-		argv := make([]any, len(args))
-		for i, a := range args {
+// send sends one connection's commands to its node, one after the other.
+func (l *Lock) send(ctx context.Context, cmds []inbound) {
+	for _, in := range cmds {
+		argv := make([]any, len(in.args))
+		for i, a := range in.args {
 			argv[i] = a
 		}
-		res, err := l.env.Nodes[c.node].Do(ctx, argv...).Result()
-		l.replies <- reply{c: c, raw: encode(res, err)}
+		res, err := l.env.Nodes[in.c.node].Do(ctx, argv...).Result()
+		l.replies <- reply{c: in.c, s: in.s, raw: encode(res, err)}
 	}
 }
 

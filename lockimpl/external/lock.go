@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"sync"
 	"time"
 
@@ -20,6 +21,10 @@ type Lock struct {
 	// commands' replies on their way back. Both are the run's channels.
 	sem     chan struct{}
 	replies chan reply
+	// owed is how many of the lock's commands are still to be answered
+	// when its call ended: a Redlock that has its quorum does not wait for
+	// the other nodes. Their replies go to it as the next call drives it.
+	owed int
 	// mu guards a and d against Close, which the run may call while a
 	// call it gave up on still waits for the agent.
 	mu sync.Mutex
@@ -103,12 +108,20 @@ func (l *Lock) call(ctx context.Context, op string) (report, error) {
 			return report{}, err
 		}
 	}
-	return l.drive(ctx, order{Op: op})
+	return l.drive(ctx, order{Op: op, NowMS: l.env.Clock.Now().UnixMilli()})
+}
+
+// seed is a Node lock's Math.random seed, from its key: the same run after
+// run.
+func seed(key string) uint32 {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	return h.Sum32() | 1
 }
 
 // start opens the door, starts the agent and has it make the lock.
 func (l *Lock) start(ctx context.Context) error {
-	argv, adapter, err := l.spec.command()
+	argv, env, adapter, err := l.spec.command()
 	if err != nil {
 		return l.gone(err)
 	}
@@ -119,7 +132,7 @@ func (l *Lock) start(ctx context.Context) error {
 	l.mu.Lock()
 	l.d = d
 	l.mu.Unlock()
-	a, err := startAgent(argv)
+	a, err := startAgent(argv, env)
 	if err != nil {
 		return l.gone(err)
 	}
@@ -127,7 +140,8 @@ func (l *Lock) start(ctx context.Context) error {
 	l.a = a
 	l.mu.Unlock()
 	r, err := l.drive(ctx, order{Op: "init", NowMS: l.env.Clock.Now().UnixMilli(),
-		Nodes: l.d.addrs(), Key: l.env.Key, TTLMS: l.env.TTL.Milliseconds(), Adapter: adapter, Options: l.spec.Options})
+		Nodes: l.d.addrs(), Key: l.env.Key, TTLMS: l.env.TTL.Milliseconds(), Adapter: adapter, Options: l.spec.Options,
+		Seed: seed(l.env.Key)})
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,12 @@ type door struct {
 	// when the door closes.
 	conns  []*conn
 	closed bool
+	// lost are the nodes a command of the current call found unreachable
+	// (down, cut off): until the call ends, a new connection to one is
+	// closed at once, as a connection to a lost server fails, and does not
+	// reach the run (a client that reconnects by itself, as ioredis does,
+	// backs off as it would). The next call tries them again.
+	lost []bool
 }
 
 // conn is one connection to node's port.
@@ -36,17 +42,37 @@ type conn struct {
 	seq  int // its place among the door's connections
 	mu   sync.Mutex
 	w    *bufio.Writer
+	// slots are the replies to come, in the order of their commands.
+	slots []*slot
+	// sending is closed when the last commands the run took from it have
+	// their replies (drive.go's issue); the run's own.
+	sending chan struct{}
+	// closed is set once lockstep closed it (a lost server) or could not
+	// write to it: the agent sees no more on it.
+	closed bool
+	d      *door
 }
 
-// inbound is a command of the lock's, as a connection read it.
+// inbound is a command of the lock's, as a connection read it, and the
+// place of its reply.
 type inbound struct {
 	c    *conn
 	args []string
+	s    *slot
+}
+
+// slot is the place of one command's reply on its connection: a client
+// matches replies to its commands by their order, so a handshake's reply,
+// which the door has at once, waits behind the replies to the moves sent
+// before it, which the run gives.
+type slot struct {
+	raw    string
+	filled bool
 }
 
 // openDoor listens on a port of the loopback for each of nodes nodes.
 func openDoor(nodes int) (*door, error) {
-	d := &door{}
+	d := &door{lost: make([]bool, nodes)}
 	var err error
 	inOutside(func() {
 		d.cmds = make(chan inbound, 64)
@@ -89,7 +115,12 @@ func (d *door) accept(l net.Listener, node int) {
 			nc.Close()
 			return
 		}
-		c := &conn{nc: nc, node: node, seq: len(d.conns), w: bufio.NewWriter(nc)}
+		if d.lost[node] {
+			d.mu.Unlock()
+			nc.Close()
+			continue
+		}
+		c := &conn{nc: nc, node: node, seq: len(d.conns), w: bufio.NewWriter(nc), d: d}
 		d.conns = append(d.conns, c)
 		d.mu.Unlock()
 		go d.read(c)
@@ -106,25 +137,44 @@ func (d *door) read(c *conn) {
 			c.nc.Close()
 			return
 		}
+		s := &slot{}
+		c.mu.Lock()
+		c.slots = append(c.slots, s)
+		c.mu.Unlock()
 		args, err := proto.ReadStrings(raw)
 		if err != nil || len(args) == 0 {
-			c.write(proto.Error("ERR lockstep: a command is an array of bulk strings"))
+			c.fill(s, proto.Error("ERR lockstep: a command is an array of bulk strings"))
 			continue
 		}
 		if reply, ok := handshake(args); ok {
-			c.write(reply)
+			c.fill(s, reply)
 			continue
 		}
-		d.cmds <- inbound{c: c, args: args}
+		d.cmds <- inbound{c: c, args: args, s: s}
 	}
 }
 
-// write sends one reply, as RESP.
-func (c *conn) write(reply string) error {
+// setLost marks node lost, or, with lost false, every node found again.
+func (d *door) setLost(node int, lost bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if lost {
+		d.lost[node] = true
+		return
+	}
+	clear(d.lost)
+}
+
+// fill gives s its reply, and sends the replies now ready, in order.
+func (c *conn) fill(s *slot, reply string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, err := c.w.WriteString(reply); err != nil {
-		return err
+	s.raw, s.filled = reply, true
+	for len(c.slots) > 0 && c.slots[0].filled {
+		if _, err := c.w.WriteString(c.slots[0].raw); err != nil {
+			return err
+		}
+		c.slots = c.slots[1:]
 	}
 	return c.w.Flush()
 }

@@ -8,8 +8,8 @@ import (
 	"github.com/lockstep-sim/lockstep/clients"
 )
 
-// The door answers exactly the handshake's commands, and the Python agent
-// leaves out of its count exactly those: a command on one list and not the
+// The door answers exactly the handshake's commands, and the agents leave
+// out of their counts exactly those: a command on one list and not the
 // other would leave the run waiting for a command that never comes, or
 // take a handshake for a move.
 func TestHandshakeIsOneList(t *testing.T) {
@@ -23,19 +23,24 @@ func TestHandshakeIsOneList(t *testing.T) {
 			t.Errorf("the door answers %s itself: it is the lock's", name)
 		}
 	}
-	src, err := clients.Files.ReadFile("python/lockstep_agent.py")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`(?m)^HANDSHAKE = \{(.*)\}$`).FindSubmatch(src)
-	if m == nil {
-		t.Fatal("lockstep_agent.py has no HANDSHAKE = {…} line")
-	}
-	var py []string
-	for _, n := range regexp.MustCompile(`b"([A-Z]+)"`).FindAllSubmatch(m[1], -1) {
-		py = append(py, string(n[1]))
-	}
-	if !slices.Equal(py, Handshake) {
-		t.Errorf("the Python agent's HANDSHAKE is %v, the door's %v", py, Handshake)
+	for _, agent := range []struct{ file, line, name string }{
+		{"python/lockstep_agent.py", `(?m)^HANDSHAKE = \{(.*)\}$`, `b"([A-Z]+)"`},
+		{"node/lockstep_agent.js", `(?m)^const HANDSHAKE = new Set\(\[(.*)\]\);$`, `'([A-Z]+)'`},
+	} {
+		src, err := clients.Files.ReadFile(agent.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(agent.line).FindSubmatch(src)
+		if m == nil {
+			t.Fatalf("%s has no HANDSHAKE line", agent.file)
+		}
+		var names []string
+		for _, n := range regexp.MustCompile(agent.name).FindAllSubmatch(m[1], -1) {
+			names = append(names, string(n[1]))
+		}
+		if !slices.Equal(names, Handshake) {
+			t.Errorf("%s's HANDSHAKE is %v, the door's %v", agent.file, names, Handshake)
+		}
 	}
 }

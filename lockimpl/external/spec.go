@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -18,7 +19,7 @@ import (
 type Spec struct {
 	// Name is the implementation's name (py-redis-lock).
 	Name string
-	// Runtime is the agent's language: "python".
+	// Runtime is the agent's language: "python" or "node".
 	Runtime string
 	// Adapter is the adapter's file: a path in package clients' files
 	// (python/adapters/redis_py_lock.py), or, for a lock of the user's
@@ -33,30 +34,41 @@ type Spec struct {
 // New is a client's lock of s's, in env: its agent starts with its first
 // call.
 func New(s Spec, env Env) *Lock {
-	return &Lock{env: env, spec: s, sem: make(chan struct{}, 1), replies: make(chan reply)}
+	return &Lock{env: env, spec: s, sem: make(chan struct{}, 1), replies: make(chan reply, 64)}
 }
 
-// command is the agent's command line, and the adapter's path on disk.
-func (s Spec) command() ([]string, string, error) {
+// command is how to start the agent: its command line and the variables
+// it needs beside the process's own, and the adapter's path on disk.
+func (s Spec) command() (argv, env []string, adapter string, err error) {
 	dir, err := unpacked()
 	if err != nil {
-		return nil, "", err
+		return nil, nil, "", err
 	}
-	adapter := s.Adapter
+	adapter = s.Adapter
 	if !s.Own {
 		adapter = filepath.Join(dir, filepath.FromSlash(s.Adapter))
 	}
+	// The adapter's path on the command line says, in ps, which lock an
+	// agent runs; the agent reads it from init.
 	switch s.Runtime {
 	case "python":
 		py, err := python()
 		if err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
-		// The adapter's path on the command line says, in ps, which lock
-		// an agent runs; the agent reads it from init.
-		return []string{py, "-u", filepath.Join(dir, "python", "lockstep_agent.py"), adapter}, adapter, nil
+		return []string{py, "-u", filepath.Join(dir, "python", "lockstep_agent.py"), adapter}, nil, adapter, nil
+	case "node":
+		n, err := nodeRuntime()
+		if err != nil {
+			return nil, nil, "", err
+		}
+		// The libraries are npm ci's, in clients/node/node_modules: the
+		// agent and the adapters, written out elsewhere, find them by
+		// NODE_PATH.
+		return []string{n.node, filepath.Join(dir, "node", "lockstep_agent.js"), adapter},
+			[]string{"NODE_PATH=" + n.modules}, adapter, nil
 	}
-	return nil, "", fmt.Errorf("no agent for the runtime %q", s.Runtime)
+	return nil, nil, "", fmt.Errorf("no agent for the runtime %q", s.Runtime)
 }
 
 var (
@@ -180,4 +192,63 @@ func withRedis(c string) (string, error) {
 		return "", fmt.Errorf("%s: no redis module", path)
 	}
 	return path, nil
+}
+
+// NeedsNode says whether this machine has Node and lockstep's JavaScript
+// libraries (npm ci in clients/node), as the JavaScript locks need, and if
+// not, what to do.
+func NeedsNode() error {
+	_, err := nodeRuntime()
+	return err
+}
+
+// nodeFound is Node and the node_modules the JavaScript locks load.
+type nodeFound struct {
+	node, modules string
+	err           error
+}
+
+var (
+	nodeOnce sync.Once
+	nodeHere nodeFound
+)
+
+// installNode is what to do when Node or the libraries are missing.
+const installNode = "apt-get install nodejs npm, then npm ci in clients/node of lockstep's source; or set LOCKSTEP_NODE_MODULES to a node_modules that has them"
+
+// nodeRuntime finds node ($LOCKSTEP_NODE, or node on the PATH) and the
+// node_modules of clients/node: $LOCKSTEP_NODE_MODULES, or the one in the
+// source tree lockstep was built from, or under the working directory
+// (clients/node/node_modules, as in a checkout's root).
+func nodeRuntime() (nodeFound, error) {
+	nodeOnce.Do(func() {
+		name := os.Getenv("LOCKSTEP_NODE")
+		if name == "" {
+			name = "node"
+		}
+		path, err := exec.LookPath(name)
+		if err != nil {
+			nodeHere.err = fmt.Errorf("no Node (%s: not found): %s", name, installNode)
+			return
+		}
+		nodeHere.node = path
+		var candidates []string
+		if env := os.Getenv("LOCKSTEP_NODE_MODULES"); env != "" {
+			candidates = []string{env}
+		} else {
+			if _, file, _, ok := runtime.Caller(0); ok {
+				candidates = append(candidates, filepath.Join(filepath.Dir(file), "..", "..", "clients", "node", "node_modules"))
+			}
+			candidates = append(candidates, filepath.Join("clients", "node", "node_modules"))
+		}
+		for _, c := range candidates {
+			if _, err := os.Stat(filepath.Join(c, "@sinonjs", "fake-timers", "package.json")); err == nil {
+				nodeHere.modules, _ = filepath.Abs(c)
+				return
+			}
+		}
+		nodeHere.err = fmt.Errorf("no node_modules with lockstep's JavaScript libraries (looked in %s): %s",
+			strings.Join(candidates, ", "), installNode)
+	})
+	return nodeHere, nodeHere.err
 }

@@ -1,0 +1,136 @@
+package external_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/lockimpl/external"
+	"github.com/lockstep-sim/lockstep/scenarios"
+)
+
+// needsNode skips a test on a machine without Node and clients/node's
+// libraries, saying how to run it; with LOCKSTEP_REQUIRE_NODE set (CI) it
+// fails.
+func needsNode(t *testing.T) {
+	t.Helper()
+	if err := external.NeedsNode(); err != nil {
+		if os.Getenv("LOCKSTEP_REQUIRE_NODE") != "" {
+			t.Fatalf("LOCKSTEP_REQUIRE_NODE is set, and the JavaScript locks' tests need: %v", err)
+		}
+		t.Skipf("the JavaScript locks' tests need it: %v", err)
+	}
+}
+
+// nodeLocks are the JavaScript locks lockstep lists.
+func nodeLocks() []string {
+	var names []string
+	for _, info := range lockimpl.Others() {
+		if strings.HasPrefix(info.Name, "node-") {
+			names = append(names, info.Name)
+		}
+	}
+	return names
+}
+
+// redlock-acquire-pause: a pause in the middle of the acquire lets the
+// first keys expire. redlock 4.2.0 checks the validity left after its
+// majority and gives the lock back; @sesamecare-oss/redlock takes a majority
+// of votes as a hold, and two clients hold at once.
+func TestSesamecareRedlockSkipsTheValidityCheck(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	if tr := run(t, "redlock-acquire-pause", "node-redlock"); slices.Contains(tr.Broken(), "mutex") {
+		t.Errorf("node-redlock broke mutual exclusion in redlock-acquire-pause\n%s", timeline(t, tr))
+	}
+	if tr := run(t, "redlock-acquire-pause", "node-sesamecare-redlock"); !slices.Contains(tr.Broken(), "mutex") {
+		t.Errorf("node-sesamecare-redlock kept mutual exclusion in redlock-acquire-pause: its missing validity check should let two clients in\n%s", timeline(t, tr))
+	}
+}
+
+// A Redlock that has its majority does not wait for the slow node's reply:
+// the reply comes as the agent's next call runs, and the run goes on (it
+// once stalled here).
+func TestNodeLockRepliesAfterItsCallEnded(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	tr := run(t, "redlock-slow-node", "node-sesamecare-redlock")
+	if !slices.Contains(tr.Broken(), "mutex") {
+		t.Errorf("node-sesamecare-redlock kept mutual exclusion in redlock-slow-node\n%s", timeline(t, tr))
+	}
+}
+
+func TestNodeLocksGiveTheSameTraceTwice(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	sameTwiceOf(t, nodeLocks(), "del-other", "redlock-restart")
+}
+
+// TestNodeLocksSameTwiceLong is TestNodeLocksGiveTheSameTraceTwice through
+// every lesson, with LOCKSTEP_LONG=1 (CI's long tests).
+func TestNodeLocksSameTwiceLong(t *testing.T) {
+	if os.Getenv("LOCKSTEP_LONG") == "" {
+		t.Skip("every lesson twice with each JavaScript lock: LOCKSTEP_LONG=1")
+	}
+	needsNode(t)
+	t.Parallel()
+	sameTwiceOf(t, nodeLocks(), scenarios.IDs()...)
+}
+
+func sameTwiceOf(t *testing.T, impls []string, lessons ...string) {
+	for _, impl := range impls {
+		for _, id := range lessons {
+			var body [2][]byte
+			for i := range body {
+				tr := run(t, id, impl)
+				tr.Tokens = nil
+				b, err := json.MarshalIndent(tr, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				body[i] = b
+			}
+			if !bytes.Equal(body[0], body[1]) {
+				t.Errorf("%s × %s: two runs differ beyond their tokens' raw values", id, impl)
+			}
+		}
+	}
+}
+
+// A lesson's run of a JavaScript lock, its agents' processes started and
+// ended with it: the bound is a second.
+func BenchmarkNodeLesson(b *testing.B) {
+	if err := external.NeedsNode(); err != nil {
+		b.Skip(err)
+	}
+	s, err := scenarios.Lookup("del-other")
+	if err != nil {
+		b.Fatal(err)
+	}
+	info, _ := lockimpl.Lookup("node-redlock")
+	for b.Loop() {
+		if _, err := s.Run(info); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// A JavaScript lock's whole row: every lesson, one after the other. The
+// issue's bound is 30 s.
+func BenchmarkNodeRow(b *testing.B) {
+	if err := external.NeedsNode(); err != nil {
+		b.Skip(err)
+	}
+	info, _ := lockimpl.Lookup("node-redlock")
+	for b.Loop() {
+		for _, s := range scenarios.All() {
+			if _, err := s.Run(info); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
