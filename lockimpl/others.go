@@ -91,21 +91,61 @@ var others = []Info{
 		Needs: external.NeedsNode,
 		New:   node("node-sesamecare-redlock", "node/adapters/sesamecare_redlock.js", nil),
 	},
+	{
+		Name: "node-redis-lock",
+		Summary: text.Text{
+			EN: "npm's redis-lock 1.0.0 (JavaScript, on node-redis 4): SET lock.<name> <its deadline> PX NX, polled every 50 ms; the release is a plain DEL, skipped once the client's own clock passes the deadline",
+			ZH: "npm 的 redis-lock 1.0.0（JavaScript，基于 node-redis 4）：SET lock.<名字> <截止时间> PX NX，每 50 ms 轮询一次；释放是直接 DEL，只凭客户端自己的时钟判断是否已过截止时间",
+		},
+		Fixes: text.Text{
+			EN: "the lease, and a release after the client's own deadline deletes nothing",
+			ZH: "有租期；客户端自己的截止时间过后释放，不会删任何东西",
+		},
+		Misses: text.Text{
+			EN: "ownership: the value is a timestamp, not a token, so when the server loses the key before the client's deadline (a failover, a clock jump), its DEL removes another holder's lock",
+			ZH: "归属：值是时间戳而不是令牌，服务端在客户端截止时间之前丢了键（主从切换、时钟跳变）时，它的 DEL 会误删别人的锁",
+		},
+		Nodes: 1,
+		Needs: external.NeedsNode,
+		KeyOf: func(key string) string { return "lock." + key },
+		New:   node("node-redis-lock", "node/adapters/redis_lock.js", nil),
+	},
 }
 
 // Others returns the locks in other languages, in order.
 func Others() []Info { return append([]Info(nil), others...) }
 
 // nodesLine is how a lock of one's own says how many nodes it needs: a
-// line "NODES = 3" of its file. One without it needs one.
-var nodesLine = regexp.MustCompile(`(?m)^NODES\s*=\s*([0-9]+)\s*(#.*)?$`)
+// line "NODES = 3" of its file ("const NODES = 3;" in JavaScript). One
+// without it needs one.
+var nodesLine = regexp.MustCompile(`(?m)^(?:const\s+|exports\.)?NODES\s*=\s*([0-9]+)\s*;?\s*(#.*|//.*)?$`)
+
+// ownRuntimes are the languages of a lock of one's own, by its file's
+// extension.
+var ownRuntimes = map[string]struct {
+	runtime string
+	needs   func() error
+	lang    text.Text
+}{
+	".py": {"python", external.NeedsPython, text.Text{EN: "Python", ZH: "Python"}},
+	".js": {"node", external.NeedsNode, text.Text{EN: "JavaScript", ZH: "JavaScript"}},
+}
+
+// IsOwnFile says whether the implementation name is a lock of one's own in
+// another language: a file whose extension names its language (.py, .js).
+func IsOwnFile(name string) bool {
+	_, ok := ownRuntimes[filepath.Ext(name)]
+	return ok
+}
 
 // own is a lock of the user's own in another language, by its adapter's
-// file: a .py file that makes the lock as clients/python/adapters' do
-// (docs/external.md). Its name is the path as given.
+// file: a .py or .js file that makes the lock as clients/python/adapters'
+// and clients/node/adapters' do (docs/external.md). Its name is the path as
+// given.
 func own(path string) (Info, error) {
-	if filepath.Ext(path) != ".py" {
-		return Info{}, fmt.Errorf("%s: a lock of your own in another language is a .py file", path)
+	rt, ok := ownRuntimes[filepath.Ext(path)]
+	if !ok {
+		return Info{}, fmt.Errorf("%s: a lock of your own in another language is a .py or .js file", path)
 	}
 	src, err := os.ReadFile(path)
 	if err != nil {
@@ -122,12 +162,13 @@ func own(path string) (Info, error) {
 		return Info{}, err
 	}
 	return Info{
-		Name:    path,
-		Summary: text.Text{EN: "your own lock in Python (" + path + ")", ZH: "你自己用 Python 写的锁（" + path + "）"},
-		Nodes:   nodes,
-		Needs:   external.NeedsPython,
+		Name: path,
+		Summary: text.Text{EN: "your own lock in " + rt.lang.EN + " (" + path + ")",
+			ZH: "你自己用 " + rt.lang.ZH + " 写的锁（" + path + "）"},
+		Nodes: nodes,
+		Needs: rt.needs,
 		New: func(env Env) Lock {
-			return otherLock{external.New(external.Spec{Name: path, Runtime: "python", Adapter: abs, Own: true},
+			return otherLock{external.New(external.Spec{Name: path, Runtime: rt.runtime, Adapter: abs, Own: true},
 				external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock})}
 		},
 	}, nil

@@ -3,7 +3,6 @@ package lockimpl
 import (
 	"errors"
 	"slices"
-	"strings"
 
 	"github.com/lockstep-sim/lockstep/internal/suggest"
 	"github.com/lockstep-sim/lockstep/text"
@@ -22,6 +21,11 @@ type Info struct {
 	// Needs, for a lock in another language (Others), says whether this
 	// machine has its runtime and library, and if not, what to install.
 	Needs func() error
+	// KeyOf, for a library that makes its key from a name of the caller's
+	// (npm's redis-lock keeps "lock.NAME"), is the key the lock keeps for
+	// the lesson's key K: the run gives it as Env.Key, guards it and
+	// judges it, and the lock passes the name that makes it. Nil means K.
+	KeyOf func(key string) string
 }
 
 // catalogue is ordered from the most naive to the most careful.
@@ -467,8 +471,8 @@ func KnownNames() []string {
 }
 
 // Lookup finds an implementation by name, in the catalogue or among the
-// locks in other languages; a name that ends in .py is a lock of one's own
-// in Python, by its file. The error lists the valid names, and the one
+// locks in other languages; a name that ends in .py or .js is a lock of
+// one's own in Python or JavaScript, by its file (IsOwnFile). The error lists the valid names, and the one
 // likely meant (suggest.Unknown).
 func Lookup(name string) (Info, error) {
 	for _, in := range slices.Concat(catalogue, others) {
@@ -476,7 +480,7 @@ func Lookup(name string) (Info, error) {
 			return in, nil
 		}
 	}
-	if strings.HasSuffix(name, ".py") {
+	if IsOwnFile(name) {
 		return own(name)
 	}
 	return Info{}, errors.New(suggest.Unknown(text.New("implementation", "锁实现"), name, KnownNames()).EN)

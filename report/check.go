@@ -302,8 +302,8 @@ func List(w io.Writer, lang string) error {
 		p.printf("  %s\n", in.Name)
 		summary(in.Summary.In(lang))
 	}
-	p.printf("\n%s\n", text.New("in other languages (name them with --impl; your own: --impl FILE.py):",
-		"其他语言写的锁，原样运行（用 --impl 点名；你自己的锁：--impl 文件.py）：").In(lang))
+	p.printf("\n%s\n", text.New("in other languages (name them with --impl; your own: --impl FILE.py or FILE.js):",
+		"其他语言写的锁，原样运行（用 --impl 点名；你自己的锁：--impl 文件.py 或 文件.js）：").In(lang))
 	for _, in := range lockimpl.Others() {
 		p.printf("  %s\n", in.Name)
 		line := in.Summary.In(lang)

@@ -141,6 +141,8 @@ class Tracked {
     this.outBuf = Buffer.alloc(0);
     this.inBuf = Buffer.alloc(0);
     this.expect = []; // what each reply to come answers: 'h' handshake, 'm' move
+    this.connected = false;
+    this.moves = 0; // moves written on it
   }
 
   wrote(chunk, encoding) {
@@ -156,6 +158,7 @@ class Tracked {
         this.expect.push('h');
       } else {
         this.expect.push('m');
+        this.moves++;
         sent++;
       }
     }
@@ -219,11 +222,17 @@ net.Socket.prototype.emit = function (event, ...args) {
       poke();
     } else if (event === 'close') {
       // No more replies come on a closed connection. lockstep closes one
-      // as a reply to a move (its node is lost): that is what it gave.
-      if (tracked.delete(t) && t.expect.includes('m')) given++;
+      // as a reply to a move (its node is lost): that is what it gave. A
+      // connection refused (the node's port is closed while it is lost)
+      // sent nothing of what the lock wrote on it, and no report has
+      // counted that yet: the agent is not quiet while a connection opens.
+      if (!t.connected) sent -= t.moves;
+      else if (tracked.has(t) && t.expect.includes('m')) given++;
+      tracked.delete(t);
       t.expect = [];
       poke();
     } else if (event === 'connect') {
+      t.connected = true;
       poke();
     }
   }

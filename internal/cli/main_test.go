@@ -185,7 +185,7 @@ func entryLines(out string) (map[string]int, []string) {
 func TestList(t *testing.T) {
 	out := mustRun(t, "list")
 	for _, heading := range []string{"scenarios (failure modes), each with the implementation it opens with:", "implementations:",
-		"in other languages (name them with --impl; your own: --impl FILE.py):"} {
+		"in other languages (name them with --impl; your own: --impl FILE.py or FILE.js):"} {
 		if !strings.Contains(out, heading+"\n") {
 			t.Errorf("list lacks heading %q:\n%s", heading, out)
 		}

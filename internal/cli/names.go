@@ -127,7 +127,7 @@ func pickImpls(list, lang string) ([]lockimpl.Info, error) {
 func lookupImpl(lang, name string, lookup func(string) (lockimpl.Info, error)) (lockimpl.Info, error) {
 	in, err := lookup(name)
 	if err != nil {
-		if strings.HasSuffix(name, ".py") {
+		if lockimpl.IsOwnFile(name) {
 			return lockimpl.Info{}, err
 		}
 		return lockimpl.Info{}, unknownName(lang, kindImpl, name, lockimpl.KnownNames())

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -33,7 +34,9 @@ type reply struct {
 
 // drive sends o and runs the agent until it reports o done.
 func (l *Lock) drive(ctx context.Context, o order) (report, error) {
-	l.d.setLost(0, false)
+	if err := l.d.reopen(math.MaxInt64); err != nil {
+		return report{}, l.gone(err)
+	}
 	if err := l.a.send(o); err != nil {
 		return report{}, l.gone(fmt.Errorf("the agent's control channel: %w", err))
 	}
@@ -80,14 +83,18 @@ func (l *Lock) answer(ctx context.Context, last report) error {
 		select {
 		case rep := <-l.replies:
 			l.owed--
-			if rep.c.deliver(rep.s, rep.raw) {
+			if rep.c.deliver(rep.s, rep.raw, l.env.Clock.Now().UnixMilli()) {
 				return nil
 			}
 		case err := <-woke:
 			if err != nil {
 				return err
 			}
-			if err := l.a.send(order{Op: "tick", NowMS: l.env.Clock.Now().UnixMilli()}); err != nil {
+			now := l.env.Clock.Now().UnixMilli()
+			if err := l.d.reopen(now - retryLost); err != nil {
+				return l.gone(err)
+			}
+			if err := l.a.send(order{Op: "tick", NowMS: now}); err != nil {
 				return l.gone(fmt.Errorf("the agent's control channel: %w", err))
 			}
 			woke, stop = nil, func() {}
@@ -118,7 +125,7 @@ func (l *Lock) sleepUntil(ctx context.Context, until int64) (woke <-chan error, 
 // deliver gives the agent's connection a reply, or, for raw "", closes it
 // as a lost server's closes. It says whether the agent sees anything: not
 // on a connection closed already.
-func (c *conn) deliver(s *slot, raw string) bool {
+func (c *conn) deliver(s *slot, raw string, now int64) bool {
 	c.mu.Lock()
 	closed := c.closed
 	c.closed = c.closed || raw == ""
@@ -127,7 +134,7 @@ func (c *conn) deliver(s *slot, raw string) bool {
 		return false
 	}
 	if raw == "" {
-		c.d.setLost(c.node, true)
+		c.d.setLost(c.node, now)
 		c.nc.Close()
 		return true
 	}

@@ -146,12 +146,22 @@ func TestPythonExample(t *testing.T) {
 	t.Parallel()
 	example := filepath.Join("..", "..", "examples", "python", "mylock.py")
 	asUUIDLua(t, example, scenarios.All()[:6])
+	plainDelBreaksOwnership(t, example, "PLAIN_DEL = False", "PLAIN_DEL = True")
+}
+
+// plainDelBreaksOwnership runs example, its flag from turned to, through
+// del-other, where a plain DEL for its release breaks ownership, by its
+// DEL.
+func plainDelBreaksOwnership(t *testing.T, example, from, to string) {
 	src, err := os.ReadFile(example)
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := filepath.Join(t.TempDir(), "plain_del.py")
-	if err := os.WriteFile(plain, []byte(strings.Replace(string(src), "PLAIN_DEL = False", "PLAIN_DEL = True", 1)), 0o644); err != nil {
+	if !strings.Contains(string(src), from) {
+		t.Fatalf("%s has no %q", example, from)
+	}
+	plain := filepath.Join(t.TempDir(), "plain_del"+filepath.Ext(example))
+	if err := os.WriteFile(plain, []byte(strings.Replace(string(src), from, to, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	info, err := lockimpl.Lookup(plain)
@@ -208,17 +218,27 @@ func asUUIDLua(t *testing.T, file string, lessons []scenarios.Scenario) {
 func TestPythonAdapterFailures(t *testing.T) {
 	needsPython(t)
 	t.Parallel()
-	for _, c := range []struct{ name, src, want string }{
+	adapterFailures(t, "lockstep_agent.py", ".py", []failure{
 		{"raises", "raise ValueError('boom')\n", "ValueError: boom"},
 		{"garbage", "import os\nos.write(1, b'hello\\n')\ndef make(nodes, key, ttl_ms, options):\n    pass\n",
 			`the agent wrote "hello" on its control channel, not a report`},
 		{"foreign", "import redis\nclass L:\n    def acquire(self):\n        return redis.Redis(port=1).set('k', 'v')\n    def release(self):\n        pass\ndef make(nodes, key, ttl_ms, options):\n    return L()\n",
 			"the lock connects to localhost:1, which is none of the run's nodes"},
 		{"spins", "def make(nodes, key, ttl_ms, options):\n    while True:\n        pass\n", "stalled"},
-	} {
+	})
+}
+
+// failure is an adapter that fails, and what its cell's error says.
+type failure struct{ name, src, want string }
+
+// adapterFailures runs each failing adapter (a file with extension ext)
+// through del-other: its cell's error says how it failed, and the agent
+// (agentFile) is gone once the run has ended.
+func adapterFailures(t *testing.T, agentFile, ext string, cases []failure) {
+	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			file := filepath.Join(t.TempDir(), c.name+".py")
+			file := filepath.Join(t.TempDir(), c.name+ext)
 			if err := os.WriteFile(file, []byte(c.src), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -245,7 +265,7 @@ func TestPythonAdapterFailures(t *testing.T) {
 			}
 			// Killed as the run ends: gone once the kernel has had a moment.
 			for end := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-				out, _ := exec.Command("pgrep", "-f", "lockstep_agent.py "+file).Output()
+				out, _ := exec.Command("pgrep", "-f", agentFile+" "+file).Output()
 				if len(out) == 0 {
 					break
 				}

@@ -140,7 +140,7 @@ func (l *Lock) start(ctx context.Context) error {
 	l.a = a
 	l.mu.Unlock()
 	r, err := l.drive(ctx, order{Op: "init", NowMS: l.env.Clock.Now().UnixMilli(),
-		Nodes: l.d.addrs(), Key: l.env.Key, TTLMS: l.env.TTL.Milliseconds(), Adapter: adapter, Options: l.spec.Options,
+		Nodes: l.d.ports(), Key: l.env.Key, TTLMS: l.env.TTL.Milliseconds(), Adapter: adapter, Options: l.spec.Options,
 		Seed: seed(l.env.Key)})
 	if err != nil {
 		return err

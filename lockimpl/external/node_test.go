@@ -3,7 +3,9 @@ package external_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -95,7 +97,14 @@ func sameTwiceOf(t *testing.T, impls []string, lessons ...string) {
 				body[i] = b
 			}
 			if !bytes.Equal(body[0], body[1]) {
-				t.Errorf("%s × %s: two runs differ beyond their tokens' raw values", id, impl)
+				dir := t.TempDir()
+				if d := os.Getenv("LOCKSTEP_KEEP_DIFF"); d != "" {
+					dir = d
+				}
+				for i, b := range body {
+					_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s-%d.json", id, impl, i+1)), b, 0o644)
+				}
+				t.Errorf("%s × %s: two runs differ beyond their tokens' raw values (LOCKSTEP_KEEP_DIFF=DIR keeps both)", id, impl)
 			}
 		}
 	}
@@ -133,4 +142,42 @@ func BenchmarkNodeRow(b *testing.B) {
 			}
 		}
 	}
+}
+
+// The JavaScript example (examples/node/mylock.js) meets, lesson by
+// lesson, what the lessons expect of uuid-lua, the Go lock it is (six
+// lessons here, every one in TestNodeExampleLong); with a plain DEL for its
+// release it breaks ownership in del-other, by its DEL.
+func TestNodeExample(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	example := filepath.Join("..", "..", "examples", "node", "mylock.js")
+	asUUIDLua(t, example, scenarios.All()[:6])
+	plainDelBreaksOwnership(t, example, "const PLAIN_DEL = false;", "const PLAIN_DEL = true;")
+}
+
+// TestNodeExampleLong is TestNodeExample's first half through every
+// lesson, with LOCKSTEP_LONG=1 (CI's long tests).
+func TestNodeExampleLong(t *testing.T) {
+	if os.Getenv("LOCKSTEP_LONG") == "" {
+		t.Skip("the JavaScript example through every lesson: LOCKSTEP_LONG=1")
+	}
+	needsNode(t)
+	t.Parallel()
+	asUUIDLua(t, filepath.Join("..", "..", "examples", "node", "mylock.js"), scenarios.All())
+}
+
+// A JavaScript lock of one's own that fails as a new one does is its
+// cell's error, and leaves no process behind.
+func TestNodeAdapterFailures(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	adapterFailures(t, "lockstep_agent.js", ".js", []failure{
+		{"raises", "throw new TypeError('boom');\n", "TypeError: boom"},
+		{"garbage", "require('fs').writeSync(1, 'hello\\n');\nexports.make = () => ({});\n",
+			`the agent wrote "hello" on its control channel, not a report`},
+		{"foreign", "exports.make = () => ({\n  acquire: () => new Promise((resolve, reject) => require('net').connect(1, 'localhost').on('error', reject)),\n  release: async () => {},\n});\n",
+			"the lock connects to localhost:1, which is none of the run's nodes"},
+		{"spins", "exports.make = () => { for (;;) {} };\n", "stalled"},
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"net"
+	"slices"
 	"strings"
 	"sync"
 
@@ -27,12 +28,17 @@ type door struct {
 	// when the door closes.
 	conns  []*conn
 	closed bool
-	// lost are the nodes a command of the current call found unreachable
-	// (down, cut off): until the call ends, a new connection to one is
-	// closed at once, as a connection to a lost server fails, and does not
-	// reach the run (a client that reconnects by itself, as ioredis does,
-	// backs off as it would). The next call tries them again.
-	lost []bool
+	// lost are the nodes a command found unreachable (down, cut off), by
+	// when (ms of the run's time), or 0: a lost node's port is closed, and
+	// a new connection to it is refused, as one to a lost server fails (a
+	// client that reconnects by itself, as ioredis does, backs off as it
+	// would). The port opens again, at the same address, as the lock's next
+	// call starts, or once the run's time has moved on by retryLost: a lock
+	// that retries within one call (redis-lock polls until it holds) finds
+	// a server that came back, or the primary a failover made.
+	lost []int64
+	// addrs are the ports, node by node, as host:port.
+	addrs []string
 }
 
 // conn is one connection to node's port.
@@ -72,7 +78,7 @@ type slot struct {
 
 // openDoor listens on a port of the loopback for each of nodes nodes.
 func openDoor(nodes int) (*door, error) {
-	d := &door{lost: make([]bool, nodes)}
+	d := &door{lost: make([]int64, nodes)}
 	var err error
 	inOutside(func() {
 		d.cmds = make(chan inbound, 64)
@@ -84,6 +90,7 @@ func openDoor(nodes int) (*door, error) {
 			d.listeners = append(d.listeners, l)
 		}
 		for i, l := range d.listeners {
+			d.addrs = append(d.addrs, l.Addr().String())
 			go d.accept(l, i)
 		}
 	})
@@ -94,13 +101,9 @@ func openDoor(nodes int) (*door, error) {
 	return d, nil
 }
 
-// addrs are the ports, node by node, as host:port.
-func (d *door) addrs() []string {
-	out := make([]string, len(d.listeners))
-	for i, l := range d.listeners {
-		out[i] = l.Addr().String()
-	}
-	return out
+// ports are the ports, node by node, as host:port.
+func (d *door) ports() []string {
+	return slices.Clone(d.addrs)
 }
 
 func (d *door) accept(l net.Listener, node int) {
@@ -114,11 +117,6 @@ func (d *door) accept(l net.Listener, node int) {
 			d.mu.Unlock()
 			nc.Close()
 			return
-		}
-		if d.lost[node] {
-			d.mu.Unlock()
-			nc.Close()
-			continue
 		}
 		c := &conn{nc: nc, node: node, seq: len(d.conns), w: bufio.NewWriter(nc), d: d}
 		d.conns = append(d.conns, c)
@@ -154,15 +152,46 @@ func (d *door) read(c *conn) {
 	}
 }
 
-// setLost marks node lost, or, with lost false, every node found again.
-func (d *door) setLost(node int, lost bool) {
+// retryLost is how long a lost node's port stays closed within a call.
+const retryLost = 1000 // ms of the run's time
+
+// setLost marks node lost at now (ms of the run's time) and closes its
+// port.
+func (d *door) setLost(node int, now int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if lost {
-		d.lost[node] = true
+	if d.closed || d.lost[node] != 0 {
 		return
 	}
-	clear(d.lost)
+	d.lost[node] = now
+	d.listeners[node].Close()
+}
+
+// reopen opens the port of every node lost at or before before again.
+func (d *door) reopen(before int64) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	var err error
+	for i, at := range d.lost {
+		if at == 0 || at > before {
+			continue
+		}
+		inOutside(func() {
+			var l net.Listener
+			if l, err = net.Listen("tcp", d.addrs[i]); err != nil {
+				return
+			}
+			d.listeners[i], d.lost[i] = l, 0
+			go d.accept(l, i)
+		})
+		if err != nil {
+			return fmt.Errorf("lockstep's Redis port for node %d again: %w", i+1, err)
+		}
+	}
+	return nil
 }
 
 // fill gives s its reply, and sends the replies now ready, in order.

@@ -15,7 +15,14 @@ import (
 // clientKey is the key client program p takes: its own, or the setup's. A
 // key of its own is guarded on every server before the client connects.
 func (w *World) clientKey(p model.Program) string {
-	if p.Key == "" || p.Key == w.Setup.Key {
+	if p.Key == "" {
+		return w.Setup.Key
+	}
+	key := p.Key
+	if w.Impl.KeyOf != nil {
+		key = w.Impl.KeyOf(key)
+	}
+	if key == w.Setup.Key {
 		return w.Setup.Key
 	}
 	if w.Wall.Real != nil {
@@ -23,11 +30,15 @@ func (w *World) clientKey(p model.Program) string {
 		return w.Setup.Key
 	}
 	for _, srv := range w.Fleet.Servers {
-		if err := srv.B.Guard(p.Key); err != nil {
+		if err := srv.B.Guard(key); err != nil {
 			w.Fail(fmt.Errorf("guard %s: %w", srv.Name, err))
 		}
 	}
-	return p.Key
+	if key != p.Key {
+		// The row is named after the lesson's key, not the library's.
+		w.newRow(key, p.Key)
+	}
+	return key
 }
 
 // rowOf is the data client c's lock guards: the setup key's row, or for a
@@ -39,10 +50,16 @@ func (w *World) rowOf(c *model.Client) *model.Resource {
 	if r, ok := w.rows[c.Key]; ok {
 		return r
 	}
+	return w.newRow(c.Key, c.Key)
+}
+
+// newRow is the row of data the lock key key guards, named after the
+// lesson's key of it.
+func (w *World) newRow(key, lessonKey string) *model.Resource {
 	if w.rows == nil {
 		w.rows = map[string]*model.Resource{}
 	}
-	r := &model.Resource{Name: model.RowName(c.Key), Value: w.Setup.Stock, Guard: w.Setup.Guard}
-	w.rows[c.Key] = r
+	r := &model.Resource{Name: model.RowName(lessonKey), Value: w.Setup.Stock, Guard: w.Setup.Guard}
+	w.rows[key] = r
 	return r
 }

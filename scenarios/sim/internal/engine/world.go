@@ -183,6 +183,11 @@ func buildWorld(ctx context.Context, setup model.Setup, impl lockimpl.Info, targ
 		second := target.RunSecond(s.Replica, impl.Nodes)
 		w.Wall.Real = backend.NewRealRun(ctx, target, second)
 		s.Key = target.Prefix + s.Key
+	}
+	if impl.KeyOf != nil {
+		s.Key = impl.KeyOf(s.Key)
+	}
+	if w.Wall.Real != nil {
 		w.Wall.Real.AddKeys(s.Key)
 	}
 	newBackend := func(i int) backend.Backend {
