@@ -303,7 +303,7 @@ func List(w io.Writer, lang string) error {
 		summary(in.Summary.In(lang))
 	}
 	p.printf("\n%s\n", text.New("in other languages (name them with --impl; your own: --impl FILE.py or FILE.js):",
-		"其他语言写的锁，原样运行（用 --impl 点名；你自己的锁：--impl 文件.py 或 文件.js）：").In(lang))
+		"其他语言写的锁，原样运行（--impl 点名；自己的锁：--impl 文件.py 或 .js）：").In(lang))
 	for _, in := range lockimpl.Others() {
 		p.printf("  %s\n", in.Name)
 		line := in.Summary.In(lang)
