@@ -56,6 +56,24 @@ var others = []Info{
 		New:   python("py-redis-lock-timeout", "python/adapters/redis_py_lock.py", map[string]any{"timeout": true}),
 	},
 	{
+		Name: "py-course-reentrant",
+		Summary: text.Text{
+			EN: "the course's own ReentrantLock (Python, seed 002) on redis-py: GET, then SET owner EX ttl without NX, and a count; at zero a Lua compare-and-delete",
+			ZH: "课程自己的 ReentrantLock（Python，第 002 篇）基于 redis-py：先 GET，再 SET owner EX ttl（不带 NX），加一个计数器；计数归零时用 Lua 比较后删除",
+		},
+		Fixes: text.Text{
+			EN: "reentrancy: the holder may take its own lock again; the release deletes only its own owner",
+			ZH: "可重入：持有者可以再次获取自己的锁；释放时只删自己的 owner",
+		},
+		Misses: text.Text{
+			EN: "mutual exclusion: GET then SET is two steps, so two clients that both read an empty key both write it and both hold the lock",
+			ZH: "互斥：先 GET 再 SET 是两步，两个客户端都读到空键，就都写入、都认为自己拿到了锁",
+		},
+		Nodes: 1,
+		Needs: external.NeedsPython,
+		New:   python("py-course-reentrant", "python/adapters/course_reentrant.py", nil),
+	},
+	{
 		Name: "node-redlock",
 		Summary: text.Text{
 			EN: "npm's redlock 4.2.0 (JavaScript, on ioredis): a Lua EXISTS-then-SET PX on each node, a majority, then the validity check; a Lua release",

@@ -219,8 +219,8 @@ var selfCheckParts = []selfCheckPart{
 			{
 				text.New("One Redis with a replica: what does a **failover** lose?",
 					"一个 Redis 带一个从库：**主从切换**会丢掉什么？"),
-				text.New("[[failover]]: every single-instance lock breaks `mutex`; Redlock does not",
-					"[[failover]]：每种单实例锁都破坏 `mutex`；Redlock 不会"),
+				text.New("[[failover]]: every single-instance lock breaks `mutex`; Redlock does not. [[failover-release]]: then the old holder, still within its lease, releases: a `DEL` that checks no token (`set-nx-ex`, `node-redis-lock`) deletes the new holder's lock, and a third client gets in",
+					"[[failover]]：每种单实例锁都破坏 `mutex`；Redlock 不会。[[failover-release]]：随后旧持有者在租期之内释放：不校验令牌的 `DEL`（`set-nx-ex`、`node-redis-lock`）误删了新持有者的锁，第三个客户端也进来了"),
 			},
 			{
 				text.New("Does **WAIT** for the replica help?",

@@ -410,7 +410,7 @@ func englishPages(t *testing.T) map[string][]byte {
 // lessons, invariants.
 func knownNames() map[string]bool {
 	known := map[string]bool{}
-	for _, n := range lockimpl.Names() {
+	for _, n := range lockimpl.KnownNames() {
 		known[n] = true
 	}
 	for _, id := range scenarios.IDs() {

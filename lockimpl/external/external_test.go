@@ -78,6 +78,18 @@ func TestPyRedisLockDefaultNeverExpires(t *testing.T) {
 	}
 }
 
+// The course's own ReentrantLock checks with GET and writes with a SET
+// without NX: in reentrant-race both clients read a free key, and both
+// write it and hold the lock.
+func TestCourseReentrantLetsTwoIn(t *testing.T) {
+	needsPython(t)
+	t.Parallel()
+	tr := run(t, "reentrant-race", "py-course-reentrant")
+	if !slices.Contains(tr.Broken(), "mutex") || !strings.Contains(timeline(t, tr), "SET lock:product:1001 A~1 EX 30 → OK") {
+		t.Errorf("py-course-reentrant in reentrant-race broke %v; want mutex, with the course's SET … EX without NX:\n%s", tr.Broken(), timeline(t, tr))
+	}
+}
+
 // Two runs of a Python lock through a lesson give the same trace, byte for
 // byte, but for the raw values of the tokens redis-py draws (uuid1), which
 // Trace.Tokens keeps beside their names: two lessons here, every lesson in
@@ -100,7 +112,7 @@ func TestPythonLocksSameTwiceLong(t *testing.T) {
 }
 
 func sameTwice(t *testing.T, lessons ...string) {
-	sameTwiceOf(t, []string{"py-redis-lock", "py-redis-lock-timeout"}, lessons...)
+	sameTwiceOf(t, []string{"py-redis-lock", "py-redis-lock-timeout", "py-course-reentrant"}, lessons...)
 }
 
 // A lesson's run of a Python lock, its agents' processes started and ended

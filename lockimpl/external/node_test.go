@@ -66,6 +66,17 @@ func TestNodeLockRepliesAfterItsCallEnded(t *testing.T) {
 	}
 }
 
+// In failover-release the key is lost before A's own deadline, and
+// redis-lock's release, guarded by that deadline alone, deletes B's lock.
+func TestRedisLockDeletesTheNewHoldersLock(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	tr := run(t, "failover-release", "node-redis-lock")
+	if !slices.Contains(tr.Broken(), "ownership") || !strings.Contains(timeline(t, tr), "A deleted the lock that B wrote") {
+		t.Errorf("node-redis-lock in failover-release broke %v; want ownership, by A's DEL of B's lock:\n%s", tr.Broken(), timeline(t, tr))
+	}
+}
+
 func TestNodeLocksGiveTheSameTraceTwice(t *testing.T) {
 	needsNode(t)
 	t.Parallel()
