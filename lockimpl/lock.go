@@ -156,6 +156,12 @@ type Env struct {
 	// A plain go statement and a WaitGroup work the same way in the
 	// simulator; Fan only says so in one word.
 	Fan func(ctx context.Context, n int, f func(ctx context.Context, i int))
+	// Name is the client's name (A, B …) where the caller has one: a lock
+	// that must tell its clients apart without drawing a Token may use it
+	// (a lock in another language seeds its random numbers with it, so
+	// that clients differ and runs do not). Empty against a production
+	// Redis unless the caller sets it.
+	Name string
 	// Replicas is how many replicas the deployment gives Nodes[0]: what a
 	// lock that waits for replica acknowledgement (WAIT) waits for. It is
 	// configuration, as a client library is told its topology.

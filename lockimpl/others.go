@@ -128,6 +128,26 @@ var others = []Info{
 		KeyOf: func(key string) string { return "lock." + key },
 		New:   node("node-redis-lock", "node/adapters/redis_lock.js", nil),
 	},
+	{
+		Name: "node-simple-redis-mutex",
+		Summary: text.Text{
+			EN: "npm's simple-redis-mutex 3.0.0 (JavaScript, on node-redis 5): SET NX PX with a Math.random() value, then INCR of a fencing counter all its locks share; a Lua compare-and-delete release that PUBLISHes it",
+			ZH: "npm 的 simple-redis-mutex 3.0.0（JavaScript，基于 node-redis 5）：SET NX PX，值是 Math.random()，再对所有锁共用的栅栏计数器 INCR；释放用 Lua 比较后删除，并 PUBLISH 一条释放消息",
+		},
+		Fixes: text.Text{
+			EN: "the lease, and ownership: its release deletes only its own value",
+			ZH: "有租期，也有归属：释放时只删自己的值",
+		},
+		Misses: text.Text{
+			EN: "renewal: no watchdog, so work that outlasts the lease loses the lock; its fencing token is drawn after the SET, by a separate INCR, so a holder that pauses between the two gets a larger token than the holder after it",
+			ZH: "续期：没有看门狗，业务超过租期就会丢锁；栅栏令牌是在 SET 之后另用一条 INCR 取的，持有者在两者之间停顿，拿到的令牌反而比后来的持有者更大",
+		},
+		Nodes:      1,
+		Needs:      external.NeedsNode,
+		KeyOf:      func(key string) string { return "@simple-redis-mutex:lock-" + key },
+		SharedKeys: []string{"@simple-redis-mutex:fencing-tokens", "@simple-redis-mutex:locks-releases"},
+		New:        fenced(node("node-simple-redis-mutex", "node/adapters/simple_redis_mutex.js", nil)),
+	},
 }
 
 // Others returns the locks in other languages, in order.
@@ -187,7 +207,7 @@ func own(path string) (Info, error) {
 		Needs: rt.needs,
 		New: func(env Env) Lock {
 			return otherLock{external.New(external.Spec{Name: path, Runtime: rt.runtime, Adapter: abs, Own: true},
-				external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock})}
+				external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock, Name: env.Name})}
 		},
 	}, nil
 }
@@ -197,7 +217,7 @@ func own(path string) (Info, error) {
 func python(name, adapter string, options map[string]any) Maker {
 	return func(env Env) Lock {
 		return otherLock{external.New(external.Spec{Name: name, Runtime: "python", Adapter: adapter, Options: options},
-			external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock})}
+			external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock, Name: env.Name})}
 	}
 }
 
@@ -206,9 +226,21 @@ func python(name, adapter string, options map[string]any) Maker {
 func node(name, adapter string, options map[string]any) Maker {
 	return func(env Env) Lock {
 		return otherLock{external.New(external.Spec{Name: name, Runtime: "node", Adapter: adapter, Options: options},
-			external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock})}
+			external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock, Name: env.Name})}
 	}
 }
+
+// fenced is make's locks as Fencers: their adapter's acquire returns the
+// hold's fencing token beside it ({held, fence}).
+func fenced(make Maker) Maker {
+	return func(env Env) Lock { return fencedLock{make(env).(otherLock)} }
+}
+
+// fencedLock is a lock in another language that hands out fencing tokens.
+type fencedLock struct{ otherLock }
+
+// Fence is the token of the current hold.
+func (l fencedLock) Fence() int64 { return l.FenceToken() }
 
 // otherLock is a lock in another language as a Lock: its "not held" is
 // ErrNotHeld.

@@ -26,6 +26,12 @@ type Info struct {
 	// the lesson's key K: the run gives it as Env.Key, guards it and
 	// judges it, and the lock passes the name that makes it. Nil means K.
 	KeyOf func(key string) string
+	// SharedKeys, for a library that keeps keys for all its locks (npm's
+	// simple-redis-mutex: a fencing counter, a channel named as a script's
+	// key), are those keys: the run lets the lock use them beside its own.
+	// They are not the run's alone, so such a lock runs on embedded
+	// servers only.
+	SharedKeys []string
 }
 
 // catalogue is ordered from the most naive to the most careful.

@@ -31,7 +31,7 @@ const path = require('path');
 
 // The commands lockstep's ports answer themselves, never moves of the run
 // (lockimpl/external/resp.go's Handshake).
-const HANDSHAKE = new Set(['HELLO', 'CLIENT', 'SELECT', 'AUTH', 'PING', 'INFO', 'COMMAND', 'READONLY']);
+const HANDSHAKE = new Set(['HELLO', 'CLIENT', 'SELECT', 'AUTH', 'PING', 'INFO', 'COMMAND', 'READONLY', 'SUBSCRIBE']);
 
 // The control channel is the process's own stdout; what the lock's code
 // prints goes to stderr, which lockstep shows with an agent's error.
@@ -354,7 +354,13 @@ function errorText(e) {
 
 async function operate(lock, op) {
   try {
-    if (op === 'acquire') return (await lock.acquire()) ? { result: 'held' } : { result: 'refused' };
+    if (op === 'acquire') {
+      // true or false; or {held, fence} from a lock that hands out a
+      // fencing token.
+      const r = await lock.acquire();
+      if (r !== null && typeof r === 'object') return r.held ? { result: 'held', fence: Number(r.fence) || 0 } : { result: 'refused' };
+      return r ? { result: 'held' } : { result: 'refused' };
+    }
     if (op === 'release') {
       await lock.release();
       return { result: 'released' };

@@ -31,7 +31,7 @@ import redis.lock
 
 # The commands lockstep's ports answer themselves, never moves of the run
 # (external/resp.go's handshake).
-HANDSHAKE = {b"HELLO", b"CLIENT", b"SELECT", b"AUTH", b"PING", b"INFO", b"COMMAND", b"READONLY"}
+HANDSHAKE = {b"HELLO", b"CLIENT", b"SELECT", b"AUTH", b"PING", b"INFO", b"COMMAND", b"READONLY", b"SUBSCRIBE"}
 
 # The control channel is the process's own stdout; what the lock's code
 # prints goes to stderr, which lockstep shows with an agent's error.

@@ -46,6 +46,9 @@ type report struct {
 	UntilMS int64  `json:"until_ms,omitempty"`
 	Result  string `json:"result,omitempty"`
 	Error   string `json:"error,omitempty"`
+	// Fence is the fencing token of a hold (result held), for a lock that
+	// hands one out; 0 otherwise.
+	Fence int64 `json:"fence,omitempty"`
 	// gone: the agent's output ended (it exited, or was killed); err says
 	// why, with what it wrote to stderr.
 	gone bool

@@ -30,6 +30,8 @@ type Lock struct {
 	mu sync.Mutex
 	a  *agent
 	d  *door
+	// fence is the fencing token of the current hold, 0 when none.
+	fence int64
 	// broken is why the agent can take no more orders: it ended, or failed
 	// to start. Every later call returns it.
 	broken error
@@ -47,6 +49,10 @@ type Env struct {
 	Key   string
 	TTL   time.Duration
 	Clock Clock
+	// Name is lockimpl.Env.Name, the client's: it seeds a Node lock's
+	// Math.random, so that each client draws its own values, the same run
+	// after run.
+	Name string
 }
 
 // Clock is the run's time (lockimpl.Clock).
@@ -67,6 +73,7 @@ func (l *Lock) TryAcquire(ctx context.Context) (bool, error) {
 	}
 	switch r.Result {
 	case "held":
+		l.fence = r.Fence
 		return true, nil
 	case "refused":
 		return false, nil
@@ -74,9 +81,15 @@ func (l *Lock) TryAcquire(ctx context.Context) (bool, error) {
 	return false, resultErr(r)
 }
 
+// FenceToken is the fencing token the lock's last acquire returned, 0 when
+// the lock is not held or hands out none (lockimpl's fenced locks in other
+// languages answer Fence with it).
+func (l *Lock) FenceToken() int64 { return l.fence }
+
 // Release asks the agent's lock to give the lock back.
 func (l *Lock) Release(ctx context.Context) error {
 	r, err := l.call(ctx, "release")
+	l.fence = 0
 	if err != nil {
 		return err
 	}
@@ -111,11 +124,14 @@ func (l *Lock) call(ctx context.Context, op string) (report, error) {
 	return l.drive(ctx, order{Op: op, NowMS: l.env.Clock.Now().UnixMilli()})
 }
 
-// seed is a Node lock's Math.random seed, from its key: the same run after
-// run.
-func seed(key string) uint32 {
+// seed is a Node lock's Math.random seed: from the client's name and the
+// key, so that clients differ and runs do not.
+func (l *Lock) seed() uint32 {
+	if l.spec.Runtime != "node" {
+		return 0
+	}
 	h := fnv.New32a()
-	h.Write([]byte(key))
+	h.Write([]byte(l.env.Name + "\x00" + l.env.Key))
 	return h.Sum32() | 1
 }
 
@@ -141,7 +157,7 @@ func (l *Lock) start(ctx context.Context) error {
 	l.mu.Unlock()
 	r, err := l.drive(ctx, order{Op: "init", NowMS: l.env.Clock.Now().UnixMilli(),
 		Nodes: l.d.ports(), Key: l.env.Key, TTLMS: l.env.TTL.Milliseconds(), Adapter: adapter, Options: l.spec.Options,
-		Seed: seed(l.env.Key)})
+		Seed: l.seed()})
 	if err != nil {
 		return err
 	}

@@ -227,7 +227,11 @@ func (d *door) close() {
 // (its protocol, its name, its database, a health check), which the door
 // answers: the agents leave them out of the commands they count
 // (clients/python/lockstep_agent.py's HANDSHAKE).
-var Handshake = []string{"HELLO", "CLIENT", "SELECT", "AUTH", "PING", "INFO", "COMMAND", "READONLY"}
+//
+// SUBSCRIBE is among them: the door confirms a subscription to one channel
+// and delivers no message on it (simple-redis-mutex's tryLock subscribes
+// as it starts, and only its blocking lock waits on the messages).
+var Handshake = []string{"HELLO", "CLIENT", "SELECT", "AUTH", "PING", "INFO", "COMMAND", "READONLY", "SUBSCRIBE"}
 
 // handshake is the door's reply to a handshake's command, and whether args
 // is one.
@@ -256,6 +260,11 @@ func handshake(args []string) (string, bool) {
 		return proto.String("# Server\r\nredis_version:7.2.0\r\nredis_mode:standalone\r\n"), true
 	case "COMMAND":
 		return proto.Array(), true
+	case "SUBSCRIBE":
+		if len(args) != 2 {
+			return proto.Error("ERR lockstep's ports subscribe to one channel per SUBSCRIBE"), true
+		}
+		return proto.Array(proto.String("subscribe"), proto.String(args[1]), proto.Int(1)), true
 	}
 	return "", false
 }

@@ -28,6 +28,7 @@ import (
 type Embedded struct {
 	m      *miniredis.Miniredis
 	guard  []string      // the locks' keys, once guarded
+	shared []string      // keys every lock of the library shares (Share)
 	slots  *slotRule     // a cluster node's slot rule (sim.Setup.Cluster); nil: none
 	epoch  time.Time     // virtual time zero, as TIME reports it
 	now    time.Duration // the world's time at the last advance
@@ -108,6 +109,14 @@ func (b *Embedded) Guard(key string) error {
 	return nil
 }
 
+// Share lets the lock use key, and the keys under it, beside its own: a
+// key every lock of its library shares (lockimpl.Info.SharedKeys).
+func (b *Embedded) Share(key string) {
+	if !slices.Contains(b.shared, key) {
+		b.shared = append(b.shared, key)
+	}
+}
+
 // refuse is the guarded server's hook: it answers a command outside the
 // guard's rules with Redis's refusal, and lets the rest run. A script's
 // commands come through it too, each on a peer of its own. A cluster node
@@ -121,7 +130,7 @@ func (b *Embedded) refuse(p *mrserver.Peer, cmd string, args ...string) bool {
 		r = b.slots.check(all, nested)
 	}
 	if r == "" && len(b.guard) > 0 {
-		r = command.RefusalOf(all, b.guard, nested)
+		r = command.RefusalOf(all, b.guard, b.shared, nested)
 	}
 	if r != "" {
 		p.WriteError(r)

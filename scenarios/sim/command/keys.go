@@ -39,12 +39,16 @@ const (
 // refuses them, see SessionRefusal). Not among
 // them: anything that reaches beyond one's keys (FLUSHALL, FLUSHDB, KEYS,
 // SCAN, MOVE, COPY, SWAPDB, SELECT, CONFIG, FUNCTION, SCRIPT FLUSH, CLIENT,
-// DEBUG, SHUTDOWN, MONITOR, Pub/Sub …).
+// DEBUG, SHUTDOWN, MONITOR, SUBSCRIBE …). PUBLISH is among them: a lock may
+// tell its waiters it released; on a real server the run's ACL user has
+// no channel, so Redis refuses it there.
 var lockCommands = map[string]keySpec{
 	// connection, server, transactions
 	"hello": keysNone, "auth": keysNone, "ping": keysNone, "echo": keysNone,
 	"time": keysNone, "wait": keysNone,
-	"multi": keysNone, "exec": keysNone, "discard": keysNone, "unwatch": keysNone,
+	// a lock that says it released (simple-redis-mutex's script)
+	"publish": keysNone,
+	"multi":   keysNone, "exec": keysNone, "discard": keysNone, "unwatch": keysNone,
 	"watch": keysAll,
 	// scripts
 	"eval": keysNumkeys, "evalsha": keysNumkeys, "eval_ro": keysNumkeys, "evalsha_ro": keysNumkeys,
@@ -195,7 +199,7 @@ const (
 // refusal is what a guarded server answers to args from a client of the
 // lock whose key is own — inScript: from a script that client runs — or ""
 // when it lets the command run.
-func refusal(args []string, own string, inScript bool) string {
+func refusal(args []string, own string, shared []string, inScript bool) string {
 	if len(args) == 0 {
 		return ""
 	}
@@ -208,7 +212,7 @@ func refusal(args []string, own string, inScript bool) string {
 		return fmt.Sprintf(noPermCommand, name)
 	}
 	for _, k := range commandKeys(spec, args) {
-		if !OwnKey(k, own) {
+		if !OwnKey(k, own) && !slices.ContainsFunc(shared, func(s string) bool { return OwnKey(k, s) }) {
 			if inScript {
 				return scriptNoPermKey
 			}
@@ -219,11 +223,12 @@ func refusal(args []string, own string, inScript bool) string {
 }
 
 // RefusalOf is refusal for a client of any of the locks whose keys are
-// owns: a command passes when the keys it names are one lock's.
-func RefusalOf(args []string, owns []string, inScript bool) string {
+// owns: a command passes when the keys it names are one lock's, or keys
+// every lock of the library shares (shared: lockimpl.Info.SharedKeys).
+func RefusalOf(args []string, owns, shared []string, inScript bool) string {
 	r := ""
 	for _, own := range owns {
-		if r = refusal(args, own, inScript); r == "" {
+		if r = refusal(args, own, shared, inScript); r == "" {
 			return ""
 		}
 	}
@@ -257,7 +262,7 @@ func ClientRefusal(cmd redis.Cmder, own string) error {
 	for i, a := range cmd.Args() {
 		args[i] = fmt.Sprint(a)
 	}
-	if r := refusal(args, own, false); r != "" {
+	if r := refusal(args, own, nil, false); r != "" {
 		return RefusedHere(r + " (lockstep's own check: not sent)")
 	}
 	return nil

@@ -28,8 +28,31 @@ func TestRefusal(t *testing.T) {
 		{[]string{"GET", "other"}, true, scriptNoPermKey},
 		{[]string{"HELLO", "2"}, false, ""},
 	} {
-		if got := refusal(tc.args, "lock", tc.inScript); got != tc.want {
+		if got := refusal(tc.args, "lock", nil, tc.inScript); got != tc.want {
 			t.Errorf("refusal(%q, script %v) = %q, want %q", tc.args, tc.inScript, got, tc.want)
+		}
+	}
+}
+
+// A key every lock of a library shares passes beside the lock's own, in
+// one command too (simple-redis-mutex's release script names both); a key
+// of neither is still refused.
+func TestRefusalOfSharedKeys(t *testing.T) {
+	owns, shared := []string{"lock"}, []string{"@lib:counter"}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"INCR", "@lib:counter"}, ""},
+		{[]string{"EVAL", "return 1", "2", "lock", "@lib:counter"}, ""},
+		{[]string{"EVAL", "return 1", "2", "lock", "other"}, noPermKey},
+		{[]string{"PUBLISH", "@lib:counter", "released"}, ""},
+	} {
+		if got := RefusalOf(tc.args, owns, shared, false); got != tc.want {
+			t.Errorf("RefusalOf(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+		if got := RefusalOf(tc.args, owns, nil, false); tc.args[0] == "INCR" && got != noPermKey {
+			t.Errorf("without the shared key, RefusalOf(%q) = %q, want %q", tc.args, got, noPermKey)
 		}
 	}
 }

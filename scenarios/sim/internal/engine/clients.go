@@ -41,6 +41,7 @@ func (w *World) AddClient(name string, p model.Program) *model.Client {
 		Lease:    w.Wall.toReal(p.Lease),
 		Clock:    vclock{w},
 		Token:    c.Minted.Next(c.Name),
+		Name:     c.Name,
 		Go:       w.Act.spawn,
 		Fan:      w.Act.fan,
 		Replicas: w.Fleet.Replicas(),

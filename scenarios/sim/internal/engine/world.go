@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -187,6 +188,10 @@ func buildWorld(ctx context.Context, setup model.Setup, impl lockimpl.Info, targ
 	if impl.KeyOf != nil {
 		s.Key = impl.KeyOf(s.Key)
 	}
+	if len(impl.SharedKeys) > 0 && target != nil {
+		return nil, fmt.Errorf("%s keeps keys every lock of its shares (%s), which are not the run's own: %w",
+			impl.Name, strings.Join(impl.SharedKeys, ", "), backend.ErrEmbeddedOnly)
+	}
 	if w.Wall.Real != nil {
 		w.Wall.Real.AddKeys(s.Key)
 	}
@@ -234,6 +239,11 @@ func buildWorld(ctx context.Context, setup model.Setup, impl lockimpl.Info, targ
 		}
 	}
 	for _, srv := range w.Fleet.Servers {
+		if e, ok := srv.B.(*backend.Embedded); ok {
+			for _, k := range impl.SharedKeys {
+				e.Share(k)
+			}
+		}
 		if err := srv.B.Guard(s.Key); err != nil {
 			w.Stop()
 			w.Fleet.CloseServers(true) // no client has connected yet
