@@ -192,3 +192,18 @@ func TestNodeAdapterFailures(t *testing.T) {
 		{"spins", "exports.make = () => { for (;;) {} };\n", "stalled"},
 	})
 }
+
+// simple-redis-mutex hands out a fencing token from a counter every lock of
+// the library shares: in gc-pause the lease runs out under A, B gets in
+// (mutex), and the resource refuses A's late write, which carries the
+// smaller token.
+func TestSimpleRedisMutexFencesThePausedHolder(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	tr := run(t, "gc-pause", "node-simple-redis-mutex")
+	got, tl := tr.Broken(), timeline(t, tr)
+	if !slices.Equal(got, []string{"mutex"}) || !strings.Contains(tl, "INCR @simple-redis-mutex:fencing-tokens") ||
+		!strings.Contains(tl, "with fencing token 2") {
+		t.Errorf("node-simple-redis-mutex in gc-pause broke %v; want mutex alone, its tokens from the shared counter:\n%s", got, tl)
+	}
+}
