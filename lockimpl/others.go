@@ -153,6 +153,18 @@ var others = []Info{
 // Others returns the locks in other languages, in order.
 func Others() []Info { return append([]Info(nil), others...) }
 
+// Runnable returns the catalogue, then the locks in other languages this
+// machine can run (Needs): what a picker offers.
+func Runnable() []Info {
+	out := All()
+	for _, in := range others {
+		if in.Needs() == nil {
+			out = append(out, in)
+		}
+	}
+	return out
+}
+
 // nodesLine is how a lock of one's own says how many nodes it needs: a
 // line "NODES = 3" of its file ("const NODES = 3;" in JavaScript). One
 // without it needs one.

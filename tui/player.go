@@ -423,10 +423,14 @@ func (p *playerView) isViolation(i int) bool {
 		r.r >= 0 && p.otr.Events[r.r].Kind == trace.KindViolation
 }
 
-// nextImpl is the implementation after cur in catalogue order (or the
-// course's), skipping skip.
+// nextImpl is the implementation after cur in catalogue order, then the
+// locks in other languages this machine runs (or the course's order),
+// skipping skip.
 func (p *playerView) nextImpl(cur, skip string) string {
-	names := lockimpl.Names()
+	var names []string
+	for _, in := range lockimpl.Runnable() {
+		names = append(names, in.Name)
+	}
 	if len(p.impls) > 1 {
 		names = p.impls
 	}

@@ -47,7 +47,7 @@ type startView struct {
 }
 
 func newStartView(scs []scenarios.Scenario, hide bool) startView {
-	v := startView{scs: scs, impls: lockimpl.All(), hide: hide}
+	v := startView{scs: scs, impls: lockimpl.Runnable(), hide: hide}
 	v.pick(v.scs[0].ID, v.scs[0].Naive)
 	return v
 }

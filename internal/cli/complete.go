@@ -34,10 +34,11 @@ func scenarioNames(c *cobra.Command) []cobra.Completion {
 	return out
 }
 
-// implNames are the lock implementations.
+// implNames are the lock implementations: the catalogue's, then the locks
+// in other languages.
 func implNames(*cobra.Command) []cobra.Completion {
 	var out []cobra.Completion
-	for _, in := range lockimpl.All() {
+	for _, in := range slices.Concat(lockimpl.All(), lockimpl.Others()) {
 		out = append(out, cobra.CompletionWithDesc(in.Name, in.Summary.EN))
 	}
 	return out
