@@ -12,6 +12,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/lockimpl/external"
+	"github.com/lockstep-sim/lockstep/locktest"
 	"github.com/lockstep-sim/lockstep/scenarios"
 )
 
@@ -205,5 +206,32 @@ func TestSimpleRedisMutexFencesThePausedHolder(t *testing.T) {
 	if !slices.Equal(got, []string{"mutex"}) || !strings.Contains(tl, "INCR @simple-redis-mutex:fencing-tokens") ||
 		!strings.Contains(tl, "with fencing token 2") {
 		t.Errorf("node-simple-redis-mutex in gc-pause broke %v; want mutex alone, its tokens from the shared counter:\n%s", got, tl)
+	}
+}
+
+// locktest takes a lock in another language as it takes any lockimpl.Info:
+// its lessons run twice and compare, and a break is a problem it reports.
+func TestLocktestTakesANodeLock(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	info, err := lockimpl.Lookup("node-redis-lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	del, err := scenarios.Lookup("failover-release")
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, err := locktest.Check(info, locktest.Lessons(del), locktest.NoSearch())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var broken []string
+	for _, p := range problems {
+		broken = append(broken, p.Invariant)
+	}
+	slices.Sort(broken)
+	if want := []string{"mutex", "ownership", "resource"}; !slices.Equal(broken, want) {
+		t.Errorf("locktest found %v in failover-release × node-redis-lock, want %v: %v", broken, want, problems)
 	}
 }
