@@ -38,6 +38,7 @@ var weaknesses = []locktest.Option{
 	// One server: a failover, a restart without persistence or a clock jump
 	// loses the lock.
 	locktest.Allow("failover", "mutex", "resource"),
+	locktest.Allow("failover-release", "mutex", "resource"),
 	locktest.Allow("failover-wait", "mutex", "resource"),
 	locktest.Allow("redlock-restart", "mutex", "resource"),
 	locktest.Allow("redlock-shared-host", "mutex", "resource"),
