@@ -259,7 +259,7 @@ process.stdin.on('end', () => process.exit(0)); // lockstep has gone: so does th
 function report(fields) {
   fields.sent = sent;
   sent = 0;
-  log('report', fields, 'moves', moves(), 'clock', clock && clock.now, 'imm', immediates.size, 'socks', [...tracked].map((t) => [t.socket.connecting, t.expect.join('')]), 'timers', clock && clock.timers ? clock.timers.size : 0);
+  if (debug !== null) log('report', fields, 'moves', moves(), 'clock', clock && clock.now, 'imm', immediates.size, 'socks', [...tracked].map((t) => [t.socket.connecting, t.expect.join('')]), 'timers', clock && clock.timers ? clock.timers.size : 0);
   out(JSON.stringify(fields) + '\n');
 }
 
@@ -458,9 +458,8 @@ async function main() {
     }
   })());
   for (;;) {
-    log('next order');
     const msg = await nextOrder();
-    log('got', msg);
+    log('order taken', msg);
     if (msg.now_ms) await advance(msg.now_ms);
     if (msg.op === 'tick') {
       await settle();
