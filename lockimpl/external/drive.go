@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -34,7 +33,7 @@ type reply struct {
 
 // drive sends o and runs the agent until it reports o done.
 func (l *Lock) drive(ctx context.Context, o order) (report, error) {
-	if err := l.d.reopen(math.MaxInt64); err != nil {
+	if err := l.d.open(l.env.Clock.Now().UnixMilli(), true); err != nil {
 		return report{}, l.gone(err)
 	}
 	if err := l.a.send(o); err != nil {
@@ -91,7 +90,7 @@ func (l *Lock) answer(ctx context.Context, last report) error {
 				return err
 			}
 			now := l.env.Clock.Now().UnixMilli()
-			if err := l.d.reopen(now - retryLost); err != nil {
+			if err := l.d.open(now, false); err != nil {
 				return l.gone(err)
 			}
 			if err := l.a.send(order{Op: "tick", NowMS: now}); err != nil {

@@ -28,15 +28,19 @@ type door struct {
 	// when the door closes.
 	conns  []*conn
 	closed bool
-	// lost are the nodes a command found unreachable (down, cut off), by
-	// when (ms of the run's time), or 0: a lost node's port is closed, and
-	// a new connection to it is refused, as one to a lost server fails (a
-	// client that reconnects by itself, as ioredis does, backs off as it
-	// would). The port opens again, at the same address, as the lock's next
-	// call starts, or once the run's time has moved on by retryLost: a lock
-	// that retries within one call (redis-lock polls until it holds) finds
-	// a server that came back, or the primary a failover made.
-	lost []int64
+	// lost are the nodes a command found unreachable (down, cut off): a
+	// lost node's port is closed, and a new connection to it is refused, as
+	// one to a lost server fails (a client that reconnects by itself, as
+	// ioredis does, backs off as it would). reopen is when, in ms of the
+	// run's time, the port opens again, at the same address: as the lock's
+	// next call starts, or within a call after a wait that doubles each
+	// time the node is found lost again (1 s, 2 s, 4 s …, waits), so that a
+	// lock that retries within one call (redis-lock polls until it holds)
+	// finds a server that came back, or the primary a failover made,
+	// without a reconnect every second through a long outage.
+	lost   []bool
+	reopen []int64
+	waits  []int64
 	// addrs are the ports, node by node, as host:port.
 	addrs []string
 }
@@ -78,7 +82,7 @@ type slot struct {
 
 // openDoor listens on a port of the loopback for each of nodes nodes.
 func openDoor(nodes int) (*door, error) {
-	d := &door{lost: make([]int64, nodes)}
+	d := &door{lost: make([]bool, nodes), reopen: make([]int64, nodes), waits: make([]int64, nodes)}
 	var err error
 	inOutside(func() {
 		d.cmds = make(chan inbound, 64)
@@ -152,31 +156,36 @@ func (d *door) read(c *conn) {
 	}
 }
 
-// retryLost is how long a lost node's port stays closed within a call.
+// retryLost is how long a node first found lost in a call stays closed.
 const retryLost = 1000 // ms of the run's time
 
 // setLost marks node lost at now (ms of the run's time) and closes its
-// port.
+// port, for twice as long as the last time in this call.
 func (d *door) setLost(node int, now int64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.closed || d.lost[node] != 0 {
+	if d.closed || d.lost[node] {
 		return
 	}
-	d.lost[node] = now
+	d.waits[node] = max(retryLost, 2*d.waits[node])
+	d.lost[node], d.reopen[node] = true, now+d.waits[node]
 	d.listeners[node].Close()
 }
 
-// reopen opens the port of every node lost at or before before again.
-func (d *door) reopen(before int64) error {
+// open opens the port of every node lost whose wait ends by now again;
+// with a new call (fresh), every lost node's, and the waits start over.
+func (d *door) open(now int64, fresh bool) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
 		return nil
 	}
+	if fresh {
+		clear(d.waits)
+	}
 	var err error
-	for i, at := range d.lost {
-		if at == 0 || at > before {
+	for i, lost := range d.lost {
+		if !lost || (!fresh && d.reopen[i] > now) {
 			continue
 		}
 		inOutside(func() {
@@ -184,7 +193,7 @@ func (d *door) reopen(before int64) error {
 			if l, err = net.Listen("tcp", d.addrs[i]); err != nil {
 				return
 			}
-			d.listeners[i], d.lost[i] = l, 0
+			d.listeners[i], d.lost[i] = l, false
 			go d.accept(l, i)
 		})
 		if err != nil {
