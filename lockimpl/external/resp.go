@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/alicebob/miniredis/v2/proto"
 )
@@ -80,15 +81,35 @@ type slot struct {
 	filled bool
 }
 
-// openDoor listens on a port of the loopback for each of nodes nodes.
+// doors counts the doors opened, for the address each listens on.
+var doors atomic.Uint32
+
+// doorHost is a loopback address of the door's own: 127.a.b.c, one per
+// door, so that a port a door closes while its node is lost (setLost) is
+// not taken by another run's door meanwhile, whose lock the first run's
+// client, reconnecting, would then reach. Where the system has only
+// 127.0.0.1 on its loopback (macOS), the door takes that.
+func doorHost() string {
+	n := doors.Add(1) % (254 << 16)
+	host := fmt.Sprintf("127.%d.%d.%d", 1+n>>16, (n>>8)&0xff, n&0xff)
+	if l, err := net.Listen("tcp", host+":0"); err == nil {
+		l.Close()
+		return host
+	}
+	return "127.0.0.1"
+}
+
+// openDoor listens on a port of a loopback address of its own for each of
+// nodes nodes.
 func openDoor(nodes int) (*door, error) {
 	d := &door{lost: make([]bool, nodes), reopen: make([]int64, nodes), waits: make([]int64, nodes)}
 	var err error
 	inOutside(func() {
 		d.cmds = make(chan inbound, 64)
+		host := doorHost()
 		for range nodes {
 			var l net.Listener
-			if l, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			if l, err = net.Listen("tcp", host+":0"); err != nil {
 				return
 			}
 			d.listeners = append(d.listeners, l)
