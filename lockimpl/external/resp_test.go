@@ -1,7 +1,9 @@
 package external
 
 import (
+	"net"
 	"regexp"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -42,5 +44,29 @@ func TestHandshakeIsOneList(t *testing.T) {
 		if !slices.Equal(names, Handshake) {
 			t.Errorf("%s's HANDSHAKE is %v, the door's %v", agent.file, names, Handshake)
 		}
+	}
+}
+
+// Two doors listen on loopback addresses of their own: a port one closes
+// while its node is lost cannot be taken by the other, whose lock a
+// reconnecting client of the first would then reach.
+func TestDoorsListenApart(t *testing.T) {
+	a, err := openDoor(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	b, err := openDoor(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.close()
+	ha, _, _ := net.SplitHostPort(a.ports()[0])
+	hb, _, _ := net.SplitHostPort(b.ports()[0])
+	if ha == "127.0.0.1" && hb == "127.0.0.1" && runtime.GOOS != "linux" {
+		t.Skip("this system's loopback has 127.0.0.1 alone")
+	}
+	if ha == hb {
+		t.Errorf("two doors listen on %s both", ha)
 	}
 }
