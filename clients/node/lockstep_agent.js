@@ -94,8 +94,8 @@ function poke() {
   }
 }
 
-// RESP, as far as the agent reads it: where the reply at pos ends, or -1
-// if buf does not hold all of it yet.
+// RESP2 and RESP3, as far as the agent reads them: where the reply at pos
+// ends, or -1 if buf does not hold all of it yet.
 function replyEnd(buf, pos) {
   const eol = buf.indexOf('\r\n', pos);
   if (eol < 0) return -1;
@@ -103,17 +103,20 @@ function replyEnd(buf, pos) {
   const n = parseInt(buf.toString('latin1', pos + 1, eol), 10);
   let at = eol + 2;
   switch (type) {
-    case '+': case '-': case ':':
+    case '+': case '-': case ':': case '_': case '#': case ',': case '(':
       return at;
-    case '$':
+    case '$': case '!': case '=':
       if (n < 0) return at;
       return buf.length >= at + n + 2 ? at + n + 2 : -1;
-    case '*':
-      for (let i = 0; i < n; i++) {
+    case '*': case '~': case '>': case '%': case '|': {
+      const parts = type === '%' || type === '|' ? 2 * n : n;
+      for (let i = 0; i < parts; i++) {
         at = replyEnd(buf, at);
         if (at < 0) return -1;
       }
-      return at;
+      // An attribute comes before the reply it describes.
+      return type === '|' ? replyEnd(buf, at) : at;
+    }
   }
   throw new Error('lockstep agent: a reply of type ' + JSON.stringify(type));
 }

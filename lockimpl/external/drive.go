@@ -189,19 +189,24 @@ func (l *Lock) send(ctx context.Context, cmds []inbound) {
 			argv[i] = a
 		}
 		res, err := l.env.Nodes[in.c.node].Do(ctx, argv...).Result()
-		l.replies <- reply{c: in.c, s: in.s, raw: encode(res, err)}
+		l.replies <- reply{c: in.c, s: in.s, raw: encode(res, err, in.resp3)}
 	}
 }
 
-// encode is a go-redis reply as RESP2. A string that reads as a status
-// reply (OK, QUEUED, PONG) goes as one: go-redis does not say which of the
-// two a string was, and a client takes either for the other. An error that
-// is not the server's (the node is down, cut off by a partition) is "":
-// the connection closes, as a lost server's does.
-func encode(res any, err error) string {
+// encode is a go-redis reply as RESP2, or as RESP3 if resp3. A string that
+// reads as a status reply (OK, QUEUED, PONG) goes as one: go-redis does not
+// say which of the two a string was, and a client takes either for the
+// other. An error that is not the server's (the node is down, cut off by a
+// partition) is "": the connection closes, as a lost server's does.
+//
+// The run's own clients speak RESP2 to its servers, so a reply's types are
+// RESP2's; in RESP3 they go in RESP3's framing (a null is "_"). A Lua
+// script's false is a null in both, as Redis sends it unless the script
+// chose RESP3 for itself (redis.setresp(3)).
+func encode(res any, err error, resp3 bool) string {
 	if err != nil {
 		if errors.Is(err, redis.Nil) {
-			return "$-1\r\n"
+			return null(resp3)
 		}
 		var re redis.Error
 		if errors.As(err, &re) {
@@ -209,13 +214,20 @@ func encode(res any, err error) string {
 		}
 		return ""
 	}
-	return encodeValue(res)
+	return encodeValue(res, resp3)
 }
 
-func encodeValue(v any) string {
+func null(resp3 bool) string {
+	if resp3 {
+		return proto.NilResp3
+	}
+	return proto.Nil
+}
+
+func encodeValue(v any, resp3 bool) string {
 	switch v := v.(type) {
 	case nil:
-		return "$-1\r\n"
+		return null(resp3)
 	case string:
 		switch v {
 		case "OK", "QUEUED", "PONG":
@@ -225,36 +237,55 @@ func encodeValue(v any) string {
 	case int64:
 		return proto.Int(int(v))
 	case bool:
-		if v {
-			return proto.Int(1)
-		}
-		return proto.Int(0)
+		return encodeBool(v, resp3)
 	case float64:
+		if resp3 {
+			return proto.Float(v)
+		}
 		return proto.String(strings.TrimSuffix(fmt.Sprintf("%.17g", v), ".0"))
 	case []any:
 		parts := make([]string, len(v))
 		for i, e := range v {
-			parts[i] = encodeValue(e)
+			parts[i] = encodeValue(e, resp3)
 		}
 		return proto.Array(parts...)
 	case map[any]any:
-		keys := make([]string, 0, len(v))
-		vals := map[string]any{}
-		for k, e := range v {
-			ks := fmt.Sprint(k)
-			keys = append(keys, ks)
-			vals[ks] = e
-		}
-		slices.Sort(keys)
-		parts := make([]string, 0, 2*len(keys))
-		for _, k := range keys {
-			parts = append(parts, proto.String(k), encodeValue(vals[k]))
-		}
-		return proto.Array(parts...)
-	case redis.Error:
-		return proto.Error(v.Error())
+		return encodeMap(v, resp3)
 	case error:
 		return proto.Error(v.Error())
 	}
 	return proto.String(fmt.Sprint(v))
+}
+
+func encodeBool(v, resp3 bool) string {
+	switch {
+	case resp3 && v:
+		return "#t\r\n"
+	case resp3:
+		return "#f\r\n"
+	case v:
+		return proto.Int(1)
+	}
+	return proto.Int(0)
+}
+
+// encodeMap is a map, its keys in order: a RESP3 map, or RESP2's flat
+// array of keys and values.
+func encodeMap(v map[any]any, resp3 bool) string {
+	keys := make([]string, 0, len(v))
+	vals := map[string]any{}
+	for k, e := range v {
+		ks := fmt.Sprint(k)
+		keys = append(keys, ks)
+		vals[ks] = e
+	}
+	slices.Sort(keys)
+	parts := make([]string, 0, 2*len(keys))
+	for _, k := range keys {
+		parts = append(parts, proto.String(k), encodeValue(vals[k], resp3))
+	}
+	if resp3 {
+		return proto.Map(parts...)
+	}
+	return proto.Array(parts...)
 }

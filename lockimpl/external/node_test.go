@@ -235,3 +235,24 @@ func TestLocktestTakesANodeLock(t *testing.T) {
 		t.Errorf("locktest found %v in failover-release × node-redis-lock, want %v: %v", broken, want, problems)
 	}
 }
+
+// A client that speaks RESP3 (HELLO 3) gets its replies in RESP3: the same
+// lock on node-redis, once over RESP2 and once over RESP3, runs del-other
+// to the same trace. Before the door spoke RESP3 it refused HELLO 3, and
+// node-redis could not connect.
+func TestDoorSpeaksRESP3(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	want := run(t, "del-other", "uuid-lua").Broken()
+	var lines [2]string
+	for i, file := range []string{"testdata/noderedis_lock.js", "testdata/resp3_lock.js"} {
+		tr := run(t, "del-other", file)
+		if !slices.Equal(tr.Broken(), want) || strings.Contains(timeline(t, tr), "error") {
+			t.Fatalf("%s in del-other broke %v, uuid-lua %v\n%s", file, tr.Broken(), want, timeline(t, tr))
+		}
+		_, lines[i], _ = strings.Cut(timeline(t, tr), "\n") // the title names the file
+	}
+	if lines[0] != lines[1] {
+		t.Errorf("the lock over RESP2 and over RESP3 differ:\n%s\n---\n%s", lines[0], lines[1])
+	}
+}

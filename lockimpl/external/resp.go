@@ -61,7 +61,10 @@ type conn struct {
 	// closed is set once lockstep closed it (a lost server) or could not
 	// write to it: the agent sees no more on it.
 	closed bool
-	d      *door
+	// resp3 is set once the client asked for RESP3 (HELLO 3): its replies
+	// go back in RESP3's types from then on.
+	resp3 bool
+	d     *door
 }
 
 // inbound is a command of the lock's, as a connection read it, and the
@@ -70,6 +73,8 @@ type inbound struct {
 	c    *conn
 	args []string
 	s    *slot
+	// resp3 says the connection spoke RESP3 when it sent the command.
+	resp3 bool
 }
 
 // slot is the place of one command's reply on its connection: a client
@@ -169,11 +174,15 @@ func (d *door) read(c *conn) {
 			c.fill(s, proto.Error("ERR lockstep: a command is an array of bulk strings"))
 			continue
 		}
-		if reply, ok := handshake(args); ok {
+		c.mu.Lock()
+		reply, resp3, ok := handshake(args, c.resp3)
+		c.resp3 = resp3 // as it speaks from this command on
+		c.mu.Unlock()
+		if ok {
 			c.fill(s, reply)
 			continue
 		}
-		d.cmds <- inbound{c: c, args: args, s: s}
+		d.cmds <- inbound{c: c, args: args, s: s, resp3: resp3}
 	}
 }
 
@@ -263,38 +272,66 @@ func (d *door) close() {
 // as it starts, and only its blocking lock waits on the messages).
 var Handshake = []string{"HELLO", "CLIENT", "SELECT", "AUTH", "PING", "INFO", "COMMAND", "READONLY", "SUBSCRIBE"}
 
-// handshake is the door's reply to a handshake's command, and whether args
-// is one.
-func handshake(args []string) (string, bool) {
+// handshake is the door's reply to a handshake's command on a connection
+// that speaks RESP3 if resp3, whether the connection speaks RESP3 after it,
+// and whether args is a handshake's command at all.
+func handshake(args []string, resp3 bool) (reply string, resp3After bool, ok bool) {
 	name := strings.ToUpper(args[0])
 	switch name {
 	case "PING":
 		if len(args) > 1 {
-			return proto.String(args[1]), true
+			return proto.String(args[1]), resp3, true
 		}
-		return proto.Inline("PONG"), true
+		return proto.Inline("PONG"), resp3, true
 	case "SELECT":
 		if len(args) == 2 && args[1] == "0" {
-			return proto.Inline("OK"), true
+			return proto.Inline("OK"), resp3, true
 		}
-		return proto.Error("ERR lockstep's servers have database 0 only"), true
+		return proto.Error("ERR lockstep's servers have database 0 only"), resp3, true
 	case "HELLO":
-		if len(args) > 1 && args[1] != "2" {
-			return proto.Error("NOPROTO lockstep's ports speak RESP2"), true
-		}
-		return proto.Array(proto.String("server"), proto.String("redis"), proto.String("version"), proto.String("7.2.0"),
-			proto.String("proto"), proto.Int(2), proto.String("mode"), proto.String("standalone")), true
+		return hello(args, resp3)
 	case "CLIENT", "AUTH", "READONLY":
-		return proto.Inline("OK"), true
+		return proto.Inline("OK"), resp3, true
 	case "INFO":
-		return proto.String("# Server\r\nredis_version:7.2.0\r\nredis_mode:standalone\r\n"), true
+		return proto.String("# Server\r\nredis_version:7.2.0\r\nredis_mode:standalone\r\n"), resp3, true
 	case "COMMAND":
-		return proto.Array(), true
+		return proto.Array(), resp3, true
 	case "SUBSCRIBE":
 		if len(args) != 2 {
-			return proto.Error("ERR lockstep's ports subscribe to one channel per SUBSCRIBE"), true
+			return proto.Error("ERR lockstep's ports subscribe to one channel per SUBSCRIBE"), resp3, true
 		}
-		return proto.Array(proto.String("subscribe"), proto.String(args[1]), proto.Int(1)), true
+		confirm := []string{proto.String("subscribe"), proto.String(args[1]), proto.Int(1)}
+		if resp3 {
+			return proto.Push(confirm...), resp3, true
+		}
+		return proto.Array(confirm...), resp3, true
 	}
-	return "", false
+	return "", resp3, false
+}
+
+// hello answers HELLO [protover [AUTH user pass] [SETNAME name]]: protocol
+// 2 or 3, as Redis 7 does; the reply is in the protocol asked for.
+func hello(args []string, resp3 bool) (string, bool, bool) {
+	if len(args) > 1 {
+		switch args[1] {
+		case "2":
+			resp3 = false
+		case "3":
+			resp3 = true
+		default:
+			return proto.Error("NOPROTO unsupported protocol version"), resp3, true
+		}
+	}
+	fields := []string{
+		proto.String("server"), proto.String("redis"),
+		proto.String("version"), proto.String("7.2.0"),
+		proto.String("proto"), proto.Int(2),
+		proto.String("mode"), proto.String("standalone"),
+		proto.String("role"), proto.String("master"),
+	}
+	if resp3 {
+		fields[5] = proto.Int(3)
+		return proto.Map(fields...), resp3, true
+	}
+	return proto.Array(fields...), resp3, true
 }
