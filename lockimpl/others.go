@@ -148,6 +148,27 @@ var others = []Info{
 		SharedKeys: []string{"@simple-redis-mutex:fencing-tokens", "@simple-redis-mutex:locks-releases"},
 		New:        fenced(node("node-simple-redis-mutex", "node/adapters/simple_redis_mutex.js", nil)),
 	},
+	{
+		Name: "node-simple-redis-mutex-refresh",
+		Summary: text.Text{
+			EN: "npm's simple-redis-mutex 3.0.0 (JavaScript) with its refreshTimeout() called every TTL/3 while held, as an application with long work calls it: a GET, then a separate PEXPIRE",
+			ZH: "npm 的 simple-redis-mutex 3.0.0（JavaScript），持有期间每隔 TTL/3 调用一次它的 refreshTimeout()，就像业务较长的应用那样：先 GET，再另发一条 PEXPIRE",
+		},
+		Fixes: text.Text{
+			EN: "renewal: work that outlasts the lease keeps the lock while the refresh finds its value",
+			ZH: "续期：业务超过租期时，只要刷新时还读得到自己的值，锁就不会丢",
+		},
+		Misses: text.Text{
+			EN: "the owner check and the extension are two commands: a refresh whose GET saw its own value extends whatever holds the key when its PEXPIRE arrives, another holder's lock too",
+			ZH: "检查归属和延长过期时间是两条命令：GET 读到自己的值之后，PEXPIRE 到达时延长的是当时键上的锁，也可能是别人的锁",
+		},
+		Nodes:      1,
+		Needs:      external.NeedsNode,
+		KeyOf:      func(key string) string { return "@simple-redis-mutex:lock-" + key },
+		SharedKeys: []string{"@simple-redis-mutex:fencing-tokens", "@simple-redis-mutex:locks-releases"},
+		New: fenced(node("node-simple-redis-mutex-refresh", "node/adapters/simple_redis_mutex.js",
+			map[string]any{"refresh": true})),
+	},
 }
 
 // Others returns the locks in other languages, in order.
@@ -219,7 +240,7 @@ func own(path string) (Info, error) {
 		Needs: rt.needs,
 		New: func(env Env) Lock {
 			return otherLock{external.New(external.Spec{Name: path, Runtime: rt.runtime, Adapter: abs, Own: true},
-				external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock, Name: env.Name})}
+				externalEnv(env))}
 		},
 	}, nil
 }
@@ -229,7 +250,7 @@ func own(path string) (Info, error) {
 func python(name, adapter string, options map[string]any) Maker {
 	return func(env Env) Lock {
 		return otherLock{external.New(external.Spec{Name: name, Runtime: "python", Adapter: adapter, Options: options},
-			external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock, Name: env.Name})}
+			externalEnv(env))}
 	}
 }
 
@@ -238,8 +259,16 @@ func python(name, adapter string, options map[string]any) Maker {
 func node(name, adapter string, options map[string]any) Maker {
 	return func(env Env) Lock {
 		return otherLock{external.New(external.Spec{Name: name, Runtime: "node", Adapter: adapter, Options: options},
-			external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock, Name: env.Name})}
+			externalEnv(env))}
 	}
+}
+
+// externalEnv is what env gives a lock in another language: the watchdog of
+// a lock whose adapter renews runs as a goroutine of the client's, capped as
+// lockimpl's watchdogs are.
+func externalEnv(env Env) external.Env {
+	return external.Env{Nodes: env.Nodes, Key: env.Key, TTL: env.TTL, Clock: env.Clock, Name: env.Name,
+		Go: env.goroutine, MaxRenewals: DefaultMaxRenewals}
 }
 
 // fenced is make's locks as Fencers: their adapter's acquire returns the
@@ -255,7 +284,8 @@ type fencedLock struct{ otherLock }
 func (l fencedLock) Fence() int64 { return l.FenceToken() }
 
 // otherLock is a lock in another language as a Lock: its "not held" is
-// ErrNotHeld.
+// ErrNotHeld. It is a Watcher: Lost is nil for a lock whose adapter does
+// not renew.
 type otherLock struct{ *external.Lock }
 
 func (l otherLock) Release(ctx context.Context) error {

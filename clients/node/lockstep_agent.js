@@ -31,7 +31,7 @@ const path = require('path');
 
 // The commands lockstep's ports answer themselves, never moves of the run
 // (lockimpl/external/resp.go's Handshake).
-const HANDSHAKE = new Set(['HELLO', 'CLIENT', 'SELECT', 'AUTH', 'PING', 'INFO', 'COMMAND', 'READONLY', 'SUBSCRIBE']);
+const HANDSHAKE = new Set(['HELLO', 'CLIENT', 'SELECT', 'AUTH', 'PING', 'INFO', 'COMMAND', 'READONLY', 'SUBSCRIBE', 'UNSUBSCRIBE']);
 
 // The control channel is the process's own stdout; what the lock's code
 // prints goes to stderr, which lockstep shows with an agent's error.
@@ -121,6 +121,18 @@ function replyEnd(buf, pos) {
   throw new Error('lockstep agent: a reply of type ' + JSON.stringify(type));
 }
 
+// isMessage says whether the reply at pos is a Pub/Sub message: an array
+// (a push, in RESP3) whose first element is "message" or "pmessage".
+function isMessage(buf, pos) {
+  if (buf[pos] !== 0x2a /* * */ && buf[pos] !== 0x3e /* > */) return false;
+  const eol = buf.indexOf('\r\n', pos);
+  const len = buf.indexOf('\r\n', eol + 2);
+  if (buf[eol + 2] !== 0x24 /* $ */ || len < 0) return false;
+  const n = parseInt(buf.toString('latin1', eol + 3, len), 10);
+  const kind = buf.toString('latin1', len + 2, len + 2 + n);
+  return kind === 'message' || kind === 'pmessage';
+}
+
 // The name of the command at pos of what a client writes (an array of
 // bulk strings), and where it ends; null if buf does not hold all of it.
 function commandAt(buf, pos) {
@@ -146,6 +158,7 @@ class Tracked {
     this.expect = []; // what each reply to come answers: 'h' handshake, 'm' move
     this.connected = false;
     this.moves = 0; // moves written on it
+    this.subscribed = false; // it sent a SUBSCRIBE: messages may come on it
   }
 
   wrote(chunk, encoding) {
@@ -157,6 +170,7 @@ class Tracked {
       if (!c) break;
       pos = c.end;
       if (debug !== null) log('write', c.name);
+      if (c.name === 'SUBSCRIBE' || c.name === 'PSUBSCRIBE') this.subscribed = true;
       if (HANDSHAKE.has(c.name)) {
         this.expect.push('h');
       } else {
@@ -174,8 +188,12 @@ class Tracked {
     for (;;) {
       const end = replyEnd(this.inBuf, pos);
       if (end < 0) break;
+      const message = this.subscribed && isMessage(this.inBuf, pos);
       pos = end;
-      if (this.expect.shift() === 'm') given++;
+      // A message published to the connection is something lockstep gave;
+      // it answers no command.
+      if (message) given++;
+      else if (this.expect.shift() === 'm') given++;
     }
     this.inBuf = this.inBuf.subarray(pos);
   }
@@ -335,6 +353,11 @@ async function settle() {
   }
 }
 
+function subscribed() {
+  for (const t of tracked) if (t.subscribed) return true;
+  return false;
+}
+
 function moves() {
   let n = 0;
   for (const t of tracked) n += t.expect.filter((e) => e === 'm').length;
@@ -367,6 +390,10 @@ async function operate(lock, op) {
     if (op === 'release') {
       await lock.release();
       return { result: 'released' };
+    }
+    if (op === 'renew') {
+      // false: the lock was no longer its own.
+      return (await lock.renew()) === false ? { result: 'not-held' } : { result: 'renewed' };
     }
     throw new Error('lockstep agent: unknown op ' + JSON.stringify(op));
   } catch (e) {
@@ -405,7 +432,8 @@ async function run(promise) {
     const at = nextTimer();
     if (at !== null) {
       report({ state: 'sleep', until_ms: at });
-    } else if (moves() > 0) {
+    } else if (moves() > 0 || subscribed()) {
+      // A reply to come, or a message on a subscribed connection.
       report({ state: 'wait' });
     } else if (await stirs()) {
       continue;
@@ -455,7 +483,8 @@ async function main() {
     try {
       const adapter = require(path.resolve(init.adapter));
       lock = await adapter.make(nodes, init.key, init.ttl_ms, init.options || {});
-      return { result: 'ready' };
+      // A lock with renew() has it called while it holds, as a watchdog does.
+      return { result: 'ready', renews: typeof lock.renew === 'function' };
     } catch (e) {
       return { result: 'error', error: errorText(e) };
     }

@@ -31,7 +31,7 @@ import redis.lock
 
 # The commands lockstep's ports answer themselves, never moves of the run
 # (external/resp.go's handshake).
-HANDSHAKE = {b"HELLO", b"CLIENT", b"SELECT", b"AUTH", b"PING", b"INFO", b"COMMAND", b"READONLY", b"SUBSCRIBE"}
+HANDSHAKE = {b"HELLO", b"CLIENT", b"SELECT", b"AUTH", b"PING", b"INFO", b"COMMAND", b"READONLY", b"SUBSCRIBE", b"UNSUBSCRIBE"}
 
 # The control channel is the process's own stdout; what the lock's code
 # prints goes to stderr, which lockstep shows with an agent's error.
@@ -153,7 +153,8 @@ def main():
     adapter = load_adapter(init["adapter"])
     nodes = [redis.Redis(host=h, port=int(p)) for h, p in (a.rsplit(":", 1) for a in init["nodes"])]
     lock = adapter.make(nodes, init["key"], init["ttl_ms"], init.get("options") or {})
-    AGENT.report(state="done", result="ready")
+    # A lock with renew() has it called while it holds, as a watchdog does.
+    AGENT.report(state="done", result="ready", renews=callable(getattr(lock, "renew", None)))
     while True:
         msg = AGENT.read()
         op = msg.get("op")
@@ -170,6 +171,8 @@ def main():
             elif op == "release":
                 lock.release()
                 result = "released"
+            elif op == "renew":
+                result = "not-held" if lock.renew() is False else "renewed"
             else:
                 raise RuntimeError("lockstep agent: unknown op %r" % (op,))
         except Exception as e:

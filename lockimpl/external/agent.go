@@ -20,7 +20,7 @@ import (
 
 // order is what lockstep tells the agent.
 type order struct {
-	Op string `json:"op"` // init, acquire, release, tick
+	Op string `json:"op"` // init, acquire, release, renew, tick
 	// NowMS is the run's time, in milliseconds of the Unix epoch: every
 	// order carries it, so that an agent's clock, which stood still while
 	// the agent had nothing to do, comes to the run's time before it acts.
@@ -49,6 +49,8 @@ type report struct {
 	// Fence is the fencing token of a hold (result held), for a lock that
 	// hands one out; 0 otherwise.
 	Fence int64 `json:"fence,omitempty"`
+	// Renews says, with init's result ready, that the lock has renew().
+	Renews bool `json:"renews,omitempty"`
 	// gone: the agent's output ended (it exited, or was killed); err says
 	// why, with what it wrote to stderr.
 	gone bool

@@ -46,6 +46,7 @@ func (l *Lock) drive(ctx context.Context, o order) (report, error) {
 			return r, l.gone(r.err)
 		}
 		last = r
+		l.subscribe(ctx)
 		if r.Sent > 0 {
 			l.issue(ctx, r.Sent)
 			l.owed += r.Sent
@@ -65,8 +66,8 @@ func (l *Lock) drive(ctx context.Context, o order) (report, error) {
 }
 
 // answer gives the agent, which waits, what it waits for: the next reply
-// to come, or, if it sleeps, the run's time reaching until_ms, whichever
-// comes first. A reply for a connection already closed is nothing to the
+// to come, a message on a connection it subscribed with, or, if it sleeps,
+// the run's time reaching until_ms, whichever comes first. A reply for a connection already closed is nothing to the
 // agent, which then waits on.
 func (l *Lock) answer(ctx context.Context, last report) error {
 	var woke <-chan error
@@ -76,13 +77,17 @@ func (l *Lock) answer(ctx context.Context, last report) error {
 	}
 	defer func() { stop() }()
 	for {
-		if l.owed == 0 && woke == nil {
+		if l.owed == 0 && woke == nil && !l.subscribed() {
 			return l.gone(errors.New("the agent waits for a reply to a command it never sent"))
 		}
 		select {
 		case rep := <-l.replies:
 			l.owed--
 			if rep.c.deliver(rep.s, rep.raw, l.env.Clock.Now().UnixMilli()) {
+				return nil
+			}
+		case <-l.in.pushed:
+			if l.deliverPushes() {
 				return nil
 			}
 		case err := <-woke:

@@ -21,6 +21,8 @@ type Lock struct {
 	// commands' replies on their way back. Both are the run's channels.
 	sem     chan struct{}
 	replies chan reply
+	// in holds the messages the lock's subscriptions received (pubsub.go).
+	in inbox
 	// owed is how many of the lock's commands are still to be answered
 	// when its call ended: a Redlock that has its quorum does not wait for
 	// the other nodes. Their replies go to it as the next call drives it.
@@ -32,6 +34,10 @@ type Lock struct {
 	d  *door
 	// fence is the fencing token of the current hold, 0 when none.
 	fence int64
+	// renews is whether the adapter has renew() (its init said so); dog
+	// is the current hold's watchdog, nil when none runs (watchdog.go).
+	renews bool
+	dog    *watchdog
 	// broken is why the agent can take no more orders: it ended, or failed
 	// to start. Every later call returns it.
 	broken error
@@ -53,6 +59,11 @@ type Env struct {
 	// Math.random, so that each client draws its own values, the same run
 	// after run.
 	Name string
+	// Go starts the watchdog's goroutine (lockimpl.Env.Go), named for what
+	// it does; MaxRenewals caps its renewals (lockimpl.DefaultMaxRenewals),
+	// 0 for none.
+	Go          func(ctx context.Context, name string, fn func(ctx context.Context))
+	MaxRenewals int
 }
 
 // Clock is the run's time (lockimpl.Clock).
@@ -74,6 +85,7 @@ func (l *Lock) TryAcquire(ctx context.Context) (bool, error) {
 	switch r.Result {
 	case "held":
 		l.fence = r.Fence
+		l.watch(ctx)
 		return true, nil
 	case "refused":
 		return false, nil
@@ -88,6 +100,7 @@ func (l *Lock) FenceToken() int64 { return l.fence }
 
 // Release asks the agent's lock to give the lock back.
 func (l *Lock) Release(ctx context.Context) error {
+	l.unwatch()
 	r, err := l.call(ctx, "release")
 	l.fence = 0
 	if err != nil {
@@ -164,6 +177,7 @@ func (l *Lock) start(ctx context.Context) error {
 	if r.Result != "ready" {
 		return l.gone(fmt.Errorf("making the lock: %w", resultErr(r)))
 	}
+	l.renews = r.Renews
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/lockstep-sim/lockstep/lockimpl/external"
 	"github.com/lockstep-sim/lockstep/locktest"
 	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
 // needsNode skips a test on a machine without Node and clients/node's
@@ -255,4 +257,71 @@ func TestDoorSpeaksRESP3(t *testing.T) {
 	if lines[0] != lines[1] {
 		t.Errorf("the lock over RESP2 and over RESP3 differ:\n%s\n---\n%s", lines[0], lines[1])
 	}
+}
+
+// An adapter's renew() is called as a watchdog renews: renew_lock.js and
+// renew_lock.py, a Lua compare-and-PEXPIRE renewal each, hold where
+// uuid-lua-watchdog holds (del-other: the work outlasts the lease) and
+// break what it breaks (renew-other, where the paused holder's watchdog
+// finds the lock gone), renewal for renewal.
+func TestAdapterRenewIsAWatchdog(t *testing.T) {
+	t.Parallel()
+	for _, file := range []string{"testdata/renew_lock.js", "testdata/renew_lock.py"} {
+		if strings.HasSuffix(file, ".js") {
+			needsNode(t)
+		} else {
+			needsPython(t)
+		}
+		for _, lesson := range []string{"del-other", "renew-other"} {
+			want := run(t, lesson, "uuid-lua-watchdog")
+			got := run(t, lesson, file)
+			if !slices.Equal(got.Broken(), want.Broken()) {
+				t.Errorf("%s: %s broke %v, uuid-lua-watchdog %v\n%s", lesson, file, got.Broken(), want.Broken(), timeline(t, got))
+			}
+			// The renewals that extended the lease (redis-py's first also
+			// loads its script).
+			renewals := func(tr *trace.Trace) int {
+				return len(regexp.MustCompile(`watchdog(/redis-1)?'s renewal: \S+ is extended`).FindAllString(timeline(t, tr), -1))
+			}
+			if n, m := renewals(got), renewals(want); n != m || n == 0 {
+				t.Errorf("%s: %s renewed %d times, uuid-lua-watchdog %d\n%s", lesson, file, n, m, timeline(t, got))
+			}
+		}
+	}
+}
+
+// node-simple-redis-mutex-refresh calls the library's refreshTimeout() as
+// a watchdog: del-other's long work keeps the lock, which the library
+// without it loses.
+func TestSimpleRedisMutexRefreshKeepsTheLease(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	if tr := run(t, "del-other", "node-simple-redis-mutex"); !slices.Contains(tr.Broken(), "mutex") {
+		t.Errorf("node-simple-redis-mutex kept mutual exclusion in del-other\n%s", timeline(t, tr))
+	}
+	tr := run(t, "del-other", "node-simple-redis-mutex-refresh")
+	if len(tr.Broken()) > 0 || !strings.Contains(timeline(t, tr), "PEXPIRE @simple-redis-mutex:lock-") {
+		t.Errorf("node-simple-redis-mutex-refresh in del-other broke %v; want none, its lease extended by PEXPIRE\n%s", tr.Broken(), timeline(t, tr))
+	}
+}
+
+// A message the server publishes reaches a client that subscribed:
+// wait_lock.js waits for the holder's release message, or a minute, after
+// a refused attempt. In short-section A releases at t=25s while B waits:
+// B's next attempt comes at once, not a minute later; and twice, the same
+// trace. Before the run subscribed for the client, B waited out the minute.
+func TestPubSubWakesTheWaiter(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	tr := run(t, "short-section", "testdata/wait_lock.js")
+	line := regexp.MustCompile(`(?m)^\s+(\S+)\s+\d+\s+B\s+B now holds the lock`).FindStringSubmatch(timeline(t, tr))
+	if line == nil || line[1] != "25.000" {
+		t.Errorf("B took the lock at %v, want 25.000, as A's release is published\n%s", line, timeline(t, tr))
+	}
+	// The subscription's own connection says HELLO as it opens: plumbing,
+	// not a step of the client's.
+	if strings.Contains(timeline(t, tr), "HELLO") {
+		t.Errorf("the subscription's handshake is in the trace\n%s", timeline(t, tr))
+	}
+	sameTwiceOf(t, []string{"testdata/wait_lock.js"}, "short-section")
 }

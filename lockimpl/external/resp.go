@@ -44,6 +44,9 @@ type door struct {
 	waits  []int64
 	// addrs are the ports, node by node, as host:port.
 	addrs []string
+	// subOps are the subscriptions the connections asked for, and ended,
+	// since the run last took them (pubsub.go).
+	subOps []subOp
 }
 
 // conn is one connection to node's port.
@@ -179,6 +182,7 @@ func (d *door) read(c *conn) {
 		c.resp3 = resp3 // as it speaks from this command on
 		c.mu.Unlock()
 		if ok {
+			d.noteSubscription(c, args, reply)
 			c.fill(s, reply)
 			continue
 		}
@@ -267,10 +271,10 @@ func (d *door) close() {
 // answers: the agents leave them out of the commands they count
 // (clients/python/lockstep_agent.py's HANDSHAKE).
 //
-// SUBSCRIBE is among them: the door confirms a subscription to one channel
-// and delivers no message on it (simple-redis-mutex's tryLock subscribes
-// as it starts, and only its blocking lock waits on the messages).
-var Handshake = []string{"HELLO", "CLIENT", "SELECT", "AUTH", "PING", "INFO", "COMMAND", "READONLY", "SUBSCRIBE"}
+// SUBSCRIBE and UNSUBSCRIBE are among them: the door confirms a
+// subscription to one channel, or its end, at once, and the run subscribes
+// on the node's server for the connection (pubsub.go).
+var Handshake = []string{"HELLO", "CLIENT", "SELECT", "AUTH", "PING", "INFO", "COMMAND", "READONLY", "SUBSCRIBE", "UNSUBSCRIBE"}
 
 // handshake is the door's reply to a handshake's command on a connection
 // that speaks RESP3 if resp3, whether the connection speaks RESP3 after it,
@@ -296,11 +300,15 @@ func handshake(args []string, resp3 bool) (reply string, resp3After bool, ok boo
 		return proto.String("# Server\r\nredis_version:7.2.0\r\nredis_mode:standalone\r\n"), resp3, true
 	case "COMMAND":
 		return proto.Array(), resp3, true
-	case "SUBSCRIBE":
+	case "SUBSCRIBE", "UNSUBSCRIBE":
 		if len(args) != 2 {
-			return proto.Error("ERR lockstep's ports subscribe to one channel per SUBSCRIBE"), resp3, true
+			return proto.Error("ERR lockstep's ports (un)subscribe one channel per command"), resp3, true
 		}
-		confirm := []string{proto.String("subscribe"), proto.String(args[1]), proto.Int(1)}
+		n := 1
+		if name == "UNSUBSCRIBE" {
+			n = 0
+		}
+		confirm := []string{proto.String(strings.ToLower(name)), proto.String(args[1]), proto.Int(n)}
 		if resp3 {
 			return proto.Push(confirm...), resp3, true
 		}

@@ -1,6 +1,8 @@
 package external
 
 import (
+	"github.com/redis/go-redis/v9"
+
 	"crypto/sha256"
 	"fmt"
 	"io/fs"
@@ -34,7 +36,8 @@ type Spec struct {
 // New is a client's lock of s's, in env: its agent starts with its first
 // call.
 func New(s Spec, env Env) *Lock {
-	return &Lock{env: env, spec: s, sem: make(chan struct{}, 1), replies: make(chan reply, 64)}
+	return &Lock{env: env, spec: s, sem: make(chan struct{}, 1), replies: make(chan reply, 64),
+		in: inbox{pushed: make(chan struct{}, 1), subs: map[*conn]*redis.PubSub{}}}
 }
 
 // command is how to start the agent: its command line and the variables

@@ -32,10 +32,24 @@ func (b *Embedded) serve(srv *mrserver.Server) net.Conn {
 		defer server.Close()
 		r := bufio.NewReader(server)
 		peer := mrserver.NewPeer(bufio.NewWriter(server))
+		subscribed := false
+		// A subscriber's goroutines (miniredis's monitorPublish) end when
+		// its last subscription does: miniredis's own server ends them as
+		// the connection closes, by callbacks serve cannot reach.
+		defer func() {
+			if subscribed {
+				srv.Dispatch(peer, []string{"UNSUBSCRIBE"})
+				srv.Dispatch(peer, []string{"PUNSUBSCRIBE"})
+			}
+		}()
 		for {
 			args, err := readCommand(r)
 			if err != nil {
 				return
+			}
+			switch strings.ToUpper(args[0]) {
+			case "SUBSCRIBE", "PSUBSCRIBE":
+				subscribed = true
 			}
 			srv.Dispatch(peer, args)
 			peer.Flush()

@@ -39,16 +39,19 @@ const (
 // refuses them, see SessionRefusal). Not among
 // them: anything that reaches beyond one's keys (FLUSHALL, FLUSHDB, KEYS,
 // SCAN, MOVE, COPY, SWAPDB, SELECT, CONFIG, FUNCTION, SCRIPT FLUSH, CLIENT,
-// DEBUG, SHUTDOWN, MONITOR, SUBSCRIBE …). PUBLISH is among them: a lock may
-// tell its waiters it released; on a real server the run's ACL user has
-// no channel, so Redis refuses it there.
+// DEBUG, SHUTDOWN, MONITOR, PSUBSCRIBE …). PUBLISH, SUBSCRIBE and
+// UNSUBSCRIBE are among them: a lock may tell its waiters it released, and
+// wait to hear it; on a real server the run's ACL user has no channel, so
+// Redis refuses them there.
 var lockCommands = map[string]keySpec{
 	// connection, server, transactions
 	"hello": keysNone, "auth": keysNone, "ping": keysNone, "echo": keysNone,
 	"time": keysNone, "wait": keysNone,
-	// a lock that says it released (simple-redis-mutex's script)
-	"publish": keysNone,
-	"multi":   keysNone, "exec": keysNone, "discard": keysNone, "unwatch": keysNone,
+	// a lock that says it released (simple-redis-mutex's script), and one
+	// that waits to hear it (package external subscribes for a lock in
+	// another language)
+	"publish": keysNone, "subscribe": keysNone, "unsubscribe": keysNone,
+	"multi": keysNone, "exec": keysNone, "discard": keysNone, "unwatch": keysNone,
 	"watch": keysAll,
 	// scripts
 	"eval": keysNumkeys, "evalsha": keysNumkeys, "eval_ro": keysNumkeys, "evalsha_ro": keysNumkeys,

@@ -16,6 +16,14 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
+// plainHello says whether cmd is a HELLO with its protocol version alone:
+// a connection's handshake that changes nothing of whose connection it is.
+// A HELLO with AUTH or SETNAME goes through the gate, which refuses it
+// from lock code (command.SessionRefusal).
+func plainHello(cmd redis.Cmder) bool {
+	return cmd.Name() == "hello" && len(cmd.Args()) <= 2
+}
+
 // gate is the go-redis hook that parks every command of an actor until the
 // scheduler grants it. One gate per go-redis client; a client serves one
 // logical node for one simulated process.
@@ -29,9 +37,11 @@ func (g *gate) DialHook(next redis.DialHook) redis.DialHook { return next }
 
 func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if ctx.Value(model.NestedKey{}) != nil {
+		if ctx.Value(model.NestedKey{}) != nil || plainHello(cmd) {
 			// The connection handshake (HELLO) runs nested inside the first
-			// command: it is plumbing, not a step.
+			// command: it is plumbing, not a step. A connection that sends
+			// no command through the gate (a PubSub's: package external
+			// subscribes for a lock in another language) has it on its own.
 			return next(ctx, cmd)
 		}
 		a := model.ActorFrom(ctx)
