@@ -15,9 +15,13 @@ if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[1], ARGV[1])
 end
 return 0`)
 
+	// reentrantReleaseScript answers nil for a lock the caller does not
+	// hold, as Redisson's unlock script does (on which Redisson throws
+	// IllegalMonitorStateException); 0 for a hold counted down, 1 for the
+	// lock deleted.
 	reentrantReleaseScript = redis.NewScript(`-- reentrant-release: drop one hold, delete the lock at zero
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
-  return -1
+  return nil
 end
 if redis.call('HINCRBY', KEYS[1], ARGV[1], -1) > 0 then
   redis.call('PEXPIRE', KEYS[1], ARGV[2])
@@ -67,9 +71,9 @@ func (l *Reentrant) Release(ctx context.Context) error {
 	n, err := reentrantReleaseScript.Eval(ctx, l.env.Nodes[0], []string{l.env.Key},
 		token, ttlMillis(l.env.TTL)).Int64()
 	switch {
-	case err != nil:
+	case err != nil && err != redis.Nil:
 		return err // nothing changed locally: a retry can try again
-	case n < 0:
+	case err == redis.Nil:
 		// The lock is not ours (any more): forget every hold.
 		l.holds = 0
 		l.own.drop()

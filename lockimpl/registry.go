@@ -287,7 +287,7 @@ var catalogue = []Info{
 		},
 		Fixes: text.Text{
 			EN: "while the counters keep pace, a paused holder's late write is refused by the resource",
-			ZH: "计数器保持同步时，暂停醒来的旧持有者的写入会被资源端拒绝",
+			ZH: "计数器保持同步时，暂停后醒来的旧持有者，其迟到的写入会被资源端拒绝",
 		},
 		Misses: text.Text{
 			EN: "the counts are not one sequence: a node restarted without persistence, or one an acquire did not reach, can hand a later holder the same token",
@@ -304,7 +304,7 @@ var catalogue = []Info{
 		},
 		Fixes: text.Text{
 			EN: "on one Redis server, what fenced fixes: a paused holder's late write is rejected by the resource",
-			ZH: "在单个 Redis 上与 fenced 一样：暂停醒来的旧持有者写入会被资源端拒绝",
+			ZH: "在单个 Redis 上与 fenced 一样：暂停后醒来的旧持有者，其迟到的写入会被资源端拒绝",
 		},
 		Misses: text.Text{
 			EN: "on a Redis Cluster the counter hashes to another slot than the lock: the acquire script is refused (CROSSSLOT) and nobody ever gets the lock",
@@ -321,7 +321,7 @@ var catalogue = []Info{
 		},
 		Fixes: text.Text{
 			EN: "a paused holder's late write is rejected by the resource",
-			ZH: "暂停醒来的旧持有者写入会被资源端拒绝",
+			ZH: "暂停后醒来的旧持有者，其迟到的写入会被资源端拒绝",
 		},
 		Misses: text.Text{
 			EN: "two clients may still believe they hold it; tokens on one server",

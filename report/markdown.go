@@ -61,7 +61,7 @@ func Handout(w io.Writer, tr *trace.Trace, lang string) error {
 	for _, e := range tr.Events {
 		cmd := ""
 		if e.Kind == trace.KindCommand {
-			cmd = "`" + mdCode(e.Server+"> "+e.Command+" → "+e.Reply) + "`"
+			cmd = "`" + mdCode(e.Server+"> "+e.Command+" → "+e.ReplyIn(lang)) + "`"
 		}
 		what := e.Text.In(lang)
 		switch e.Kind {

@@ -68,7 +68,7 @@ func MermaidSteps(w io.Writer, tr *trace.Trace, lang string, from, to int) error
 				arrow = "--x"
 			}
 			line = fmt.Sprintf("    %s->>%s: %s\n    %s%s%s: %s\n",
-				clientID[actor], serverID[e.Server], mmd(prefix+e.Command), serverID[e.Server], arrow, clientID[actor], mmd(e.Reply))
+				clientID[actor], serverID[e.Server], mmd(prefix+e.Command), serverID[e.Server], arrow, clientID[actor], mmd(e.ReplyIn(lang)))
 		case trace.KindBelief:
 			if important(e) {
 				line = fmt.Sprintf("    Note over %s: %s\n", clientID[actor], mmd(e.Short.In(lang)))

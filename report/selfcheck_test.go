@@ -73,3 +73,45 @@ func TestSelfCheckPageWritesItsLinks(t *testing.T) {
 		t.Errorf("the English page's first row is not written as Markdown:\n%.900s", en)
 	}
 }
+
+// The self-check's points run in order (issue #41 item 12: 4a, 4c, 4b, 4d),
+// and its gc-pause cell names, of the leases that gc-pause breaks (mutex),
+// exactly those whose data stays right (resource kept): "every lease
+// breaks resource except fenced" left out redlock-fenced and fenced-no-tag.
+func TestSelfCheckPointsInOrderAndGCPauseNamesEveryKeeper(t *testing.T) {
+	var points []string
+	var cell text.Text
+	for _, p := range selfCheckParts {
+		if p.Table == nil {
+			continue
+		}
+		for _, r := range p.Table.Rows {
+			points = append(points, r[0].EN)
+			for _, c := range r {
+				if strings.Contains(c.EN, "[[gc-pause]]: every lease") {
+					cell = c
+				}
+			}
+		}
+	}
+	check := slices.DeleteFunc(slices.Clone(points), func(p string) bool { return len(p) == 0 || p[0] < '0' || p[0] > '9' })
+	if !slices.IsSorted(check) {
+		t.Errorf("the self-check's points run %v", check)
+	}
+	if cell.EN == "" {
+		t.Fatal("no self-check cell tells what gc-pause's leases break")
+	}
+	s, err := scenarios.Lookup("gc-pause")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for impl := range s.Expect {
+		broken, _ := s.Expected(impl)
+		keeps := slices.Contains(broken, "mutex") && !slices.Contains(broken, "resource")
+		for _, lang := range []string{"en", "zh"} {
+			if named := strings.Contains(cell.In(lang), "`"+impl+"`"); named != keeps {
+				t.Errorf("the self-check's gc-pause cell (%s) names %s: %v; gc-pause × %s breaks %v", lang, impl, named, impl, broken)
+			}
+		}
+	}
+}

@@ -48,7 +48,7 @@ func Timeline(w io.Writer, tr *trace.Trace, lang string) error {
 		head := fmt.Sprintf("%8s  %3d  %-11s", secs(e.T), e.Step, e.Actor)
 		switch e.Kind {
 		case trace.KindCommand:
-			p.printf("%s %-8s %s → %s\n", head, e.Server, e.Command, e.Reply)
+			p.printf("%s %-8s %s → %s\n", head, e.Server, e.Command, e.ReplyIn(lang))
 			p.printf("%s %s\n", indent, e.Text.In(lang))
 		case trace.KindViolation:
 			p.printf("%s ✗ %s%s\n", head, violationHead(strings.ToUpper(e.Invariant), e.Invariant, lang), e.Text.In(lang))

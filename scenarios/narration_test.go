@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -113,5 +114,98 @@ func TestFailoverSayTellsWhatTheNextCommandMeets(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// A write refused for a fencing token "already seen" follows a read or a
+// write that showed the store that token, and the read says so (issue #41
+// item 7: renew-other × fenced refused A's write for "1 < 2 already seen"
+// at step 29, before any write with token 2; the read that carried 2 said
+// nothing of it).
+func TestRefusedFenceWasShown(t *testing.T) {
+	seenIn := regexp.MustCompile(`with fencing token (\d+)`)
+	refused := regexp.MustCompile(`fencing token \d+ < (\d+) already seen`)
+	for _, r := range sharedCheck(t) {
+		if r.Trace == nil {
+			continue
+		}
+		shown := map[string]bool{}
+		for _, e := range r.Trace.Events {
+			if e.Kind != trace.KindResource {
+				continue
+			}
+			if m := refused.FindStringSubmatch(e.Text.EN); m != nil && !shown[m[1]] {
+				t.Errorf("%s × %s, step %d: %q, but no read or write before it showed the store token %s", r.Scenario, r.Impl, e.Step, e.Text.EN, m[1])
+			}
+			if m := seenIn.FindStringSubmatch(e.Text.EN); m != nil {
+				shown[m[1]] = true
+			}
+		}
+	}
+}
+
+// A watchdog's lost signal says what its renewal found: the lock gone only
+// when no node holds the key, taken by another client when one holds that
+// client's value (issue #41 item 8: renew-other × uuid-lua-watchdog's A
+// "found the lock gone" while the key held B#1).
+func TestLostSaysWhatTheRenewalFound(t *testing.T) {
+	taken := regexp.MustCompile(`found the lock taken by (\w+)`)
+	for _, r := range sharedCheck(t) {
+		if r.Trace == nil {
+			continue
+		}
+		for _, e := range r.Trace.Events {
+			if e.Kind != trace.KindBelief || !strings.Contains(e.Text.EN, "'s watchdog found the lock") {
+				continue
+			}
+			var writers []string
+			for _, srv := range e.Snap.Servers {
+				for _, k := range srv.Keys {
+					if k.Key == r.Trace.Key && k.Writer != e.Actor {
+						writers = append(writers, k.Writer)
+					}
+				}
+			}
+			m := taken.FindStringSubmatch(e.Text.EN)
+			switch {
+			case strings.Contains(e.Text.EN, "found the lock gone") && len(writers) > 0:
+				t.Errorf("%s × %s, step %d: the lost signal says the lock is gone; %v holds it", r.Scenario, r.Impl, e.Step, writers)
+			case m != nil && !slices.Contains(writers, m[1]):
+				t.Errorf("%s × %s, step %d: the lost signal says %s took the lock; the key's writers are %v", r.Scenario, r.Impl, e.Step, m[1], writers)
+			}
+		}
+	}
+}
+
+// A command a Redlock's acquire sends to take back a failed attempt (its
+// release script, a DEL) is narrated as a release, not as the acquire
+// (issue #41 item 9: "A/redis-1's acquire: … is deleted"; zh 加锁：删除了).
+func TestUndoOfAFailedAcquireIsARelease(t *testing.T) {
+	seen := 0
+	for _, r := range sharedCheck(t) {
+		if r.Trace == nil {
+			continue
+		}
+		for _, e := range r.Trace.Events {
+			if e.Kind != trace.KindCommand || !strings.Contains(e.Command, "<release>") {
+				continue
+			}
+			client, bg, _ := trace.SplitActor(e.Actor)
+			if bg {
+				continue
+			}
+			for _, lang := range []string{"en", "zh"} {
+				txt := e.Text.In(lang)
+				if strings.Contains(txt, "'s acquire") || strings.Contains(txt, "上加锁：") || strings.HasPrefix(txt, client+" 加锁：") {
+					t.Errorf("%s × %s, step %d (%s): a release script is narrated as an acquire: %q", r.Scenario, r.Impl, e.Step, lang, txt)
+				}
+			}
+			if strings.Contains(e.Text.EN, "release after the failed attempt") {
+				seen++
+			}
+		}
+	}
+	if seen == 0 {
+		t.Error("no Redlock in the matrix takes back a failed attempt; this test reads nothing")
 	}
 }

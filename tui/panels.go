@@ -173,14 +173,28 @@ var beliefs = map[trace.Belief]text.Text{
 	trace.BeliefGaveUp:   {EN: "gave up", ZH: "已放弃"},
 }
 
+// releasing is a client whose release is under way: the trace's belief is
+// already released (it no longer believes it holds the lock), but its
+// release has commands still to send — get-then-del's A between its GET
+// and its DEL (issue #41 item 14).
+var releasing = text.New("releasing", "释放中")
+
+// beliefWord is client c's belief as the client list shows it.
+func beliefWord(c trace.ClientState, lang string) string {
+	if c.Belief == trace.BeliefReleased && c.Op == trace.OpRelease {
+		return releasing.In(lang)
+	}
+	if t, ok := beliefs[c.Belief]; ok {
+		return t.In(lang)
+	}
+	return string(c.Belief) // a trace file's belief that lockstep does not know
+}
+
 func clientLines(st Styles, lang string, t *trace.Trace, i int) []string {
 	snap := t.Events[i].Snap
 	lines := []string{st.Dim.Render(text.New("Clients", "客户端").In(lang))}
 	for _, c := range snap.Clients {
-		b := string(c.Belief) // a trace file's belief that lockstep does not know
-		if t, ok := beliefs[c.Belief]; ok {
-			b = t.In(lang)
-		}
+		b := beliefWord(c, lang)
 		if c.Belief == trace.BeliefHolds {
 			b = st.Header.Render(b)
 			if c.Token != "" {
@@ -259,7 +273,7 @@ func (p playerView) commandLine(st Styles, lang string, w int) string {
 		if e.Kind != trace.KindCommand {
 			continue
 		}
-		line := fmt.Sprintf("%s> %s → %s", e.Server, e.Command, e.Reply)
+		line := fmt.Sprintf("%s> %s → %s", e.Server, e.Command, e.ReplyIn(lang))
 		if i == p.step {
 			return st.Command.Render(fit(line, w))
 		}

@@ -159,8 +159,10 @@ func laneCells(t *trace.Trace, i int, lang string) map[string]string {
 		cells[e.Server] = effect(t, i, e.Server)
 	case trace.KindResource:
 		cells[actor] = short
-		if i > 0 && t.Events[i-1].Snap.Resource != e.Snap.Resource {
-			cells["stock"] = fmt.Sprintf("= %d", e.Snap.Resource.Value)
+		if i > 0 {
+			if c := stockCell(t.Events[i-1].Snap.Resource, e.Snap.Resource, lang); c != "" {
+				cells["stock"] = c
+			}
 		}
 	default:
 		if actor != "" {
@@ -168,6 +170,21 @@ func laneCells(t *trace.Trace, i int, lang string) map[string]string {
 		}
 	}
 	return cells
+}
+
+// stockCell is what the stock lane shows for a resource event that took
+// the resource from before to after: the new value of a write that landed;
+// for one the store refused, that the value stays, so that "= 99" beside
+// "write 99 ✗" does not read as if the write landed (issue #41 item 15);
+// nothing for a read.
+func stockCell(before, after trace.ResourceState, lang string) string {
+	switch {
+	case after.Value != before.Value || after.Version != before.Version:
+		return fmt.Sprintf("= %d", after.Value)
+	case after.Rejected > before.Rejected:
+		return text.New(fmt.Sprintf("stays %d", after.Value), fmt.Sprintf("仍为 %d", after.Value)).In(lang)
+	}
+	return ""
 }
 
 // effect describes what command event i did to the lock key on server.

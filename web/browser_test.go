@@ -225,8 +225,10 @@ func check(t *testing.T, v view, tr *trace.Trace, i int, lang string) {
 	if want := fmt.Sprintf(map[string]string{"en": "step %d/%d", "zh": "第 %d/%d 步"}[lang], i, len(tr.Events)-1); !strings.Contains(v.Status, want) {
 		t.Errorf("%s: status %q lacks %q", where, v.Status, want)
 	}
-	if e.Kind == trace.KindCommand && !strings.Contains(v.Command, e.Server+"> "+e.Command+" → "+e.Reply) {
-		t.Errorf("%s: command line %q lacks %q", where, v.Command, e.Server+"> "+e.Command+" → "+e.Reply)
+	// The reply as the Go front ends say it in lang: lockstep's own errors
+	// in Chinese on a Chinese page (issue #41).
+	if line := e.Server + "> " + e.Command + " → " + e.ReplyIn(lang); e.Kind == trace.KindCommand && !strings.Contains(v.Command, line) {
+		t.Errorf("%s: command line %q lacks %q", where, v.Command, line)
 	}
 	checkLanes(t, where, v, tr, i, lang)
 	checkInvariants(t, where, v, tr, i, lang)

@@ -47,7 +47,7 @@
       keys: "→/l 下一步 · ←/h 上一步 · 空格 播放/暂停 · v 违规 · d 分歧 · c 对比 · i 切换实现 · s 遇 ✗ 即停 · g/G 第一步/最后一步 · +/− 速度 · L English/中文",
     },
   };
-  const BELIEFS = { idle: "未开始", waiting: "等待中", holds: "持有锁", lost: "丢锁", released: "已释放", "gave-up": "已放弃" };
+  const BELIEFS = { idle: "未开始", waiting: "等待中", holds: "持有锁", lost: "丢锁", released: "已释放", releasing: "释放中", "gave-up": "已放弃" };
   const ROLES = { primary: "主库", replica: "从库", "primary (down)": "主库（宕机）", "cluster master": "集群主节点" };
 
   const st = {
@@ -156,15 +156,36 @@
       case "command": cells[actor] = short; cells[e.server] = effect(t, i, e.server); break;
       case "resource":
         cells[actor] = short;
-        if (i > 0 && resourceKey(t.events[i - 1]) !== resourceKey(e)) cells.stock = "= " + e.snapshot.resource.value;
+        if (i > 0) {
+          const c = stockCell(t.events[i - 1].snapshot.resource, e.snapshot.resource);
+          if (c) cells.stock = c;
+        }
         break;
       default: if (actor) cells[actor] = short;
     }
     return cells;
   }
-  function resourceKey(e) {
-    const r = e.snapshot.resource;
-    return [r.name, r.value, r.version, r.max_fence || 0, r.rejected || 0].join("|");
+  // replyIn: a reply in the page's language. lockstep's own errors (a
+  // partition, a server down) are said in Chinese, as trace.Event.ReplyIn
+  // says them; the server's and the client's words stay.
+  const REPLY_ZH = [
+    [/^\(error\) (\S+) cannot reach (\S+): i\/o timeout \(network partition\)$/, "(error) 网络分区：$1 连不上 $2（i/o timeout）"],
+    [/^\(error\) (\S+)'s command ran on (\S+), but the reply was lost: i\/o timeout \(network partition\)$/, "(error) $1 的命令在 $2 上执行了，应答却因网络分区丢失（i/o timeout）"],
+    [/^\(error\) dial (\S+): connection refused: server is down$/, "(error) $1 已宕机，连不上（connection refused）"],
+    [/^\(error\) connection to (\S+) lost: server is down$/, "(error) $1 已宕机，连接中断"],
+    [/^\(error\) dial (\S+): server is down$/, "(error) $1 已宕机，连不上"],
+  ];
+  function replyIn(reply) {
+    if (st.lang !== "zh") return reply;
+    for (const [re, zh] of REPLY_ZH) if (re.test(reply)) return reply.replace(re, zh);
+    return reply;
+  }
+  // stockCell: the stock lane shows a write that landed as its new value,
+  // and one the store refused as the value that stays (as the TUI does).
+  function stockCell(before, after) {
+    if (after.value !== before.value || (after.version || 0) !== (before.version || 0)) return "= " + after.value;
+    if ((after.rejected || 0) > (before.rejected || 0)) return (st.lang === "zh" ? "仍为 " : "stays ") + after.value;
+    return "";
   }
   function lockKey(snap, server, key) {
     const srv = snap.servers.find((s) => s.name === server);
@@ -599,7 +620,7 @@
       const p = el("p", j === i ? "cmd" : "cmd dim");
       if (side) p.append(el("b", "", side + ": "));
       if (j !== i) p.append(el("span", "", ui("lastCmd")));
-      p.append(el("code", "", `${e.server}> ${e.command}`), el("span", "arrow", " → "), el("code", "reply", e.reply || ""));
+      p.append(el("code", "", `${e.server}> ${e.command}`), el("span", "arrow", " → "), el("code", "reply", replyIn(e.reply || "")));
       return p;
     }
     return el("p", "cmd dim", "");
@@ -639,7 +660,10 @@
       p.dataset.client = c.name;
       out.push(p);
       if (c.crashed) { p.append(el("span", "bad", ui("crashed"))); continue; }
-      const belief = st.lang === "zh" ? BELIEFS[c.belief] || c.belief : c.belief;
+      // A release under way: the belief is released already, commands of
+      // the release are still to go (the TUI's client list says so too).
+      const said = c.belief === "released" && c.op === "release" ? "releasing" : c.belief;
+      const belief = st.lang === "zh" ? BELIEFS[said] || said : said;
       p.append(el("span", c.belief === "holds" ? "holds" : "", belief));
       if (c.belief === "holds" && c.token) p.append(" " + c.token);
       if (c.belief === "holds" && c.fence > 0) p.append(" ⚑" + c.fence);

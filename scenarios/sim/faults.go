@@ -74,7 +74,8 @@ func (t *Timeline) StopServer(i int) {
 func (t *Timeline) RestartServer(i int) { t.w.Fleet.RestartServer(i) }
 
 // Slow makes node i's server slow: from now on every command reaches it d
-// late (a long fsync, swapping, a congested link), while the world runs on.
+// late (a delay on the link: a command sent after the node turns fast
+// again overtakes one still on its way), while the world runs on.
 // d = 0 makes it fast again; a command already on its way keeps its delay.
 // A world with fewer servers (a single-instance lock's) has no node i: as
 // with a partition, nothing changes there.

@@ -57,17 +57,17 @@ func TestQuorumIsCounted(t *testing.T) {
 	equal(t, quorums(t, tr), []string{
 		"0s A: 3 of 5 nodes said OK — a majority (3 needed); the SET failed on redis-4 and redis-5;" +
 			" validity = 30s TTL − 0s elapsed − 0.302s drift = 29.698s" +
-			" | A：5 个节点中 3 个返回 OK——过半数（需要 3 个）；发往 redis-4、redis-5 的 SET 失败；" +
+			" | A：5 个节点中 3 个返回 OK——达到多数派（需要 3 个）；发往 redis-4、redis-5 的 SET 失败；" +
 			"有效期 = TTL 30 秒 − 耗时 0 秒 − 时钟漂移 0.302 秒 = 29.698 秒",
 		"5s B: 2 of 5 nodes said OK — not a majority (3 needed); the SET failed on redis-1, redis-2 and redis-3" +
-			" | B：5 个节点中 2 个返回 OK——未过半数（需要 3 个）；发往 redis-1、redis-2、redis-3 的 SET 失败",
+			" | B：5 个节点中 2 个返回 OK——未达到多数派（需要 3 个）；发往 redis-1、redis-2、redis-3 的 SET 失败",
 	})
 	for _, e := range tr.Events {
 		if strings.Contains(e.Text.EN, " nodes said OK") {
 			if want := "3/5 OK: majority"; e.Actor == "A" && e.Short.EN != want {
 				t.Errorf("A's label = %q, want %q", e.Short.EN, want)
 			}
-			if want := "2/5 OK：未过半数"; e.Actor == "B" && e.Short.ZH != want {
+			if want := "2/5 OK：不到多数派"; e.Actor == "B" && e.Short.ZH != want {
 				t.Errorf("B's label = %q, want %q", e.Short.ZH, want)
 			}
 		}
@@ -84,11 +84,11 @@ func TestQuorumCountsEachAttempt(t *testing.T) {
 	})
 	equal(t, quorums(t, tr), []string{
 		"0s A: 3 of 3 nodes said OK — a majority (2 needed); validity = 30s TTL − 0s elapsed − 0.302s drift = 29.698s" +
-			" | A：3 个节点中 3 个返回 OK——过半数（需要 2 个）；有效期 = TTL 30 秒 − 耗时 0 秒 − 时钟漂移 0.302 秒 = 29.698 秒",
-		"1s B: 0 of 3 nodes said OK — not a majority (2 needed) | B：3 个节点中 0 个返回 OK——未过半数（需要 2 个）",
-		"11s B: 0 of 3 nodes said OK — not a majority (2 needed) | B：3 个节点中 0 个返回 OK——未过半数（需要 2 个）",
+			" | A：3 个节点中 3 个返回 OK——达到多数派（需要 2 个）；有效期 = TTL 30 秒 − 耗时 0 秒 − 时钟漂移 0.302 秒 = 29.698 秒",
+		"1s B: 0 of 3 nodes said OK — not a majority (2 needed) | B：3 个节点中 0 个返回 OK——未达到多数派（需要 2 个）",
+		"11s B: 0 of 3 nodes said OK — not a majority (2 needed) | B：3 个节点中 0 个返回 OK——未达到多数派（需要 2 个）",
 		"21s B: 3 of 3 nodes said OK — a majority (2 needed); validity = 30s TTL − 0s elapsed − 0.302s drift = 29.698s" +
-			" | B：3 个节点中 3 个返回 OK——过半数（需要 2 个）；有效期 = TTL 30 秒 − 耗时 0 秒 − 时钟漂移 0.302 秒 = 29.698 秒",
+			" | B：3 个节点中 3 个返回 OK——达到多数派（需要 2 个）；有效期 = TTL 30 秒 − 耗时 0 秒 − 时钟漂移 0.302 秒 = 29.698 秒",
 	})
 }
 
@@ -163,7 +163,7 @@ func TestQuorumCountsTheClientsGoroutines(t *testing.T) {
 	equal(t, actors, []string{"A.redis-1", "A.redis-2", "A.redis-3"})
 	equal(t, quorums(t, tr), []string{
 		"0.001s A: 2 of 3 nodes said OK — a majority (2 needed); the SET failed on redis-3" +
-			" | A：3 个节点中 2 个返回 OK——过半数（需要 2 个）；发往 redis-3 的 SET 失败",
+			" | A：3 个节点中 2 个返回 OK——达到多数派（需要 2 个）；发往 redis-3 的 SET 失败",
 	})
 
 	tr, err = Run(model.Setup{}, func(tl *Timeline) {
@@ -175,8 +175,8 @@ func TestQuorumCountsTheClientsGoroutines(t *testing.T) {
 		t.Fatal(err)
 	}
 	equal(t, quorums(t, tr), []string{
-		"0s A: 3 of 3 nodes said OK — a majority (2 needed) | A：3 个节点中 3 个返回 OK——过半数（需要 2 个）",
-		"0.5s B: 0 of 3 nodes said OK — not a majority (2 needed) | B：3 个节点中 0 个返回 OK——未过半数（需要 2 个）",
+		"0s A: 3 of 3 nodes said OK — a majority (2 needed) | A：3 个节点中 3 个返回 OK——达到多数派（需要 2 个）",
+		"0.5s B: 0 of 3 nodes said OK — not a majority (2 needed) | B：3 个节点中 0 个返回 OK——未达到多数派（需要 2 个）",
 	})
 }
 
@@ -191,9 +191,9 @@ func TestQuorumSaysTheValidity(t *testing.T) {
 		// redis-3 is never sent. Two OKs are a majority of three all the
 		// same, and the validity check turns the attempt down.
 		{"redlock", "33s A: 2 of 3 nodes said OK — a majority (2 needed); the SET failed on redis-3; validity = 30s TTL − 33s elapsed − 0.302s drift = -3.302s: no time left, so the attempt fails" +
-			" | A：3 个节点中 2 个返回 OK——过半数（需要 2 个）；发往 redis-3 的 SET 失败；有效期 = TTL 30 秒 − 耗时 33 秒 − 时钟漂移 0.302 秒 = -3.302 秒：已经没有剩余时间，所以这次加锁失败"},
+			" | A：3 个节点中 2 个返回 OK——达到多数派（需要 2 个）；发往 redis-3 的 SET 失败；有效期 = TTL 30 秒 − 耗时 33 秒 − 时钟漂移 0.302 秒 = -3.302 秒：已经没有剩余时间，所以这次加锁失败"},
 		{"redlock-no-validity", "33s A: 3 of 3 nodes said OK — a majority (2 needed); validity = 30s TTL − 33s elapsed − 0.302s drift = -3.302s: no time left, and the lock reports success anyway" +
-			" | A：3 个节点中 3 个返回 OK——过半数（需要 2 个）；有效期 = TTL 30 秒 − 耗时 33 秒 − 时钟漂移 0.302 秒 = -3.302 秒：已经没有剩余时间，锁却仍然报告加锁成功"},
+			" | A：3 个节点中 3 个返回 OK——达到多数派（需要 2 个）；有效期 = TTL 30 秒 − 耗时 33 秒 − 时钟漂移 0.302 秒 = -3.302 秒：已经没有剩余时间，锁却仍然报告加锁成功"},
 	} {
 		t.Run(tc.impl, func(t *testing.T) {
 			tr := run(t, model.Setup{Nodes: 3}, tc.impl, func(tl *Timeline) {

@@ -41,6 +41,12 @@ func CommandLate(actor string, op trace.Op, changes []Change, err error, client 
 	return commandText(en, zh, changes, err)
 }
 
+// OpUndo is not a stage of a trace but how the narration names a command
+// that an acquire sends to take back what a failed attempt wrote — a
+// Redlock's release on every node after too few said OK: a release, not
+// an acquire (issue #41 item 9).
+const OpUndo trace.Op = "undo"
+
 // commandOf names what a command of actor is for: "A/redis-3's acquire",
 // "A 在 redis-3 上加锁".
 func commandOf(actor string, op trace.Op) (en, zh string) {
@@ -51,6 +57,8 @@ func commandOf(actor string, op trace.Op) (en, zh string) {
 	switch op {
 	case trace.OpAcquire:
 		en, zh = actor+"'s acquire", zhCat(who, "加锁")
+	case OpUndo:
+		en, zh = actor+"'s release after the failed attempt", zhCat(who, "撤回没成功的加锁，释放锁")
 	case trace.OpRelease:
 		en, zh = actor+"'s release", zhCat(who, "释放锁")
 	case trace.OpRenew:

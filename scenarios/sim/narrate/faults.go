@@ -112,7 +112,7 @@ func ReplicatedReal(srv string) text.Text {
 func PrimaryDied(dead string, lost int, downAfter time.Duration) text.Text {
 	return text.Text{
 		EN: fmt.Sprintf("%s (primary) dies with %d write(s) not yet replicated; Sentinel fails it over only once it has been unreachable for down-after (%s): until then nothing answers for %s, and a client's command there fails", dead, lost, Secs(downAfter), dead),
-		ZH: fmt.Sprintf("%s（主库）宕机，还有 %d 条写入没复制出去；哨兵要等它连续 %s 无法访问，才会发起主从切换：在那之前没有谁替 %s 应答，客户端发往它的命令都会失败", dead, lost, SecsZH(downAfter), dead),
+		ZH: fmt.Sprintf("%s（主库）宕机，还有 %d 条写入没复制出去；哨兵要等它连续 %s无法访问，才会发起主从切换：在那之前没有谁替 %s 应答，客户端发往它的命令都会失败", dead, lost, SecsZH(downAfter), dead),
 	}
 }
 
@@ -120,7 +120,7 @@ func PrimaryDied(dead string, lost int, downAfter time.Duration) text.Text {
 func Promoted(dead, promoted string, downAfter time.Duration) text.Text {
 	return text.Text{
 		EN: fmt.Sprintf("Sentinel has found %s unreachable for down-after (%s): the Sentinels agree it is down and elect a leader, which promotes %s to primary with the writes it had received (failover); a client's next command reaches %s", dead, Secs(downAfter), promoted, promoted),
-		ZH: fmt.Sprintf("哨兵发现 %s 已连续 %s 无法访问：哨兵们确认它下线，选出领头的哨兵，由它把 %s 提升为主库（主从切换），%s 只带着它已经收到的写入；客户端的下一条命令就会发到 %s", dead, SecsZH(downAfter), promoted, promoted, promoted),
+		ZH: fmt.Sprintf("哨兵发现 %s 已连续 %s无法访问：哨兵们确认它下线，选出领头的哨兵，由它把 %s 提升为主库（主从切换），%s 只带着它已经收到的写入；客户端的下一条命令就会发到 %s", dead, SecsZH(downAfter), promoted, promoted, promoted),
 	}
 }
 

@@ -73,7 +73,10 @@ func actorZH(actor string) (who, node string) {
 // server down, a network partition) are said in Chinese only: their
 // English is lockstep's, not the client's. Any other error is the
 // client's own (go-redis's, a library's), quoted as it came after a
-// sentence that says what it is: 超时（客户端报错：`i/o timeout`）.
+// sentence that says what it is: 超时（客户端报错：`i/o timeout`). An error
+// that is no timeout and no refused connection is quoted alone: every
+// sentence that says one already says it failed (加锁出错：, 命令失败：),
+// and "出错（客户端报错：…）" after it said so twice (issue #41).
 func errZH(err error) string {
 	var down *command.NodeDownError
 	var cut *command.PartitionError
@@ -98,7 +101,7 @@ func errZH(err error) string {
 	case strings.Contains(raw, "connection refused"):
 		return "连接被拒绝" + quoted
 	}
-	return "出错" + quoted
+	return "`" + strings.ReplaceAll(raw, "`", "'") + "`"
 }
 
 // zhCat joins a subject and a Chinese verb: a space after a Latin name
@@ -193,16 +196,16 @@ func Quorum(c string, ok, nodes int, failed []string, acquired bool) text.Text {
 	switch {
 	case ok >= need && acquired:
 		en += fmt.Sprintf("a majority (%d needed)", need)
-		zh += fmt.Sprintf("过半数（需要 %d 个）", need)
+		zh += fmt.Sprintf("达到多数派（需要 %d 个）", need)
 	case ok >= need:
 		en += fmt.Sprintf("a majority (%d needed), yet the attempt fails", need)
-		zh += fmt.Sprintf("过半数（需要 %d 个），但这次加锁仍然失败", need)
+		zh += fmt.Sprintf("达到多数派（需要 %d 个），但这次加锁仍然失败", need)
 	case acquired:
 		en += fmt.Sprintf("not a majority (%d needed), yet the lock reports success", need)
-		zh += fmt.Sprintf("未过半数（需要 %d 个），锁却报告加锁成功", need)
+		zh += fmt.Sprintf("未达到多数派（需要 %d 个），锁却报告加锁成功", need)
 	default:
 		en += fmt.Sprintf("not a majority (%d needed)", need)
-		zh += fmt.Sprintf("未过半数（需要 %d 个）", need)
+		zh += fmt.Sprintf("未达到多数派（需要 %d 个）", need)
 	}
 	if len(failed) > 0 {
 		en += "; the SET failed on " + AndList(failed)
@@ -353,14 +356,20 @@ func Waited(attempts, cmds, servers int, waited time.Duration) text.Text {
 		ZH: fmt.Sprintf("，此前尝试了 %d 次（服务器收到 %d 条命令），等了 %s", attempts, cmds, SecsZH(waited))}
 }
 
-// Lost says client c's watchdog found the lock gone, and the program
-// ignores the signal.
-func Lost(c string) text.Text {
+// Lost says client c's watchdog found the lock no longer c's, and the
+// program ignores the signal. holder is the client whose value the lock's
+// key holds now ("" when the key is gone): a renewal that finds another's
+// lock did not find it gone (issue #41 item 8).
+func Lost(c, holder string) text.Text {
+	found := text.Text{EN: "found the lock gone", ZH: "发现锁已丢失"}
+	if holder != "" {
+		found = text.Text{EN: "found the lock taken by " + holder, ZH: "发现锁已被 " + holder + " 拿走"}
+	}
 	// The programs ignore the signal on purpose: code that never checks it
 	// is common, and a check before each write still races with the expiry.
-	return text.Text{EN: c + "'s watchdog found the lock gone and tells " + c + " it no longer holds it. This program ignores the signal and works on, as code that never checks it does; " +
+	return text.Text{EN: c + "'s watchdog " + found.EN + " and tells " + c + " it no longer holds it. This program ignores the signal and works on, as code that never checks it does; " +
 		"even a check before each write races with the expiry: only a resource that refuses old fencing tokens is safe",
-		ZH: c + " 的看门狗发现锁已丢失，通知 " + c + "：它不再持有锁。这个程序不理会这个信号，照样干活——从不检查这个信号的代码就是这样；" +
+		ZH: c + " 的看门狗" + found.ZH + "，通知 " + c + "：它不再持有锁。这个程序不理会这个信号，照样干活——从不检查这个信号的代码就是这样；" +
 			"即使每次写入前都检查，检查和写入之间锁仍可能过期：只有资源端拒绝旧的栅栏令牌（fencing token）才可靠"}
 }
 

@@ -43,7 +43,7 @@ func TestNarrationChinese(t *testing.T) {
 	if zh := Write("A", "stock", WriteResult{Rejected: true, Fence: 1, MaxFence: 2}).ZH; !strings.HasPrefix(zh, "资源端拒绝了") {
 		t.Errorf("the resource refuses a write: %q", zh)
 	}
-	if l := Lost("A"); !strings.Contains(l.EN, "ignores the signal") || !strings.Contains(l.ZH, "不理会这个信号") {
+	if l := Lost("A", ""); !strings.Contains(l.EN, "ignores the signal") || !strings.Contains(l.ZH, "不理会这个信号") {
 		t.Errorf("the lost signal's text must say the program ignores it: %q / %q", l.EN, l.ZH)
 	}
 }
@@ -56,11 +56,11 @@ func TestQuorumTexts(t *testing.T) {
 		want      text.Text
 	}{
 		{3, 5, false, text.Text{EN: "A: 3 of 5 nodes said OK — a majority (3 needed), yet the attempt fails",
-			ZH: "A：5 个节点中 3 个返回 OK——过半数（需要 3 个），但这次加锁仍然失败"}},
+			ZH: "A：5 个节点中 3 个返回 OK——达到多数派（需要 3 个），但这次加锁仍然失败"}},
 		{2, 5, true, text.Text{EN: "A: 2 of 5 nodes said OK — not a majority (3 needed), yet the lock reports success",
-			ZH: "A：5 个节点中 2 个返回 OK——未过半数（需要 3 个），锁却报告加锁成功"}},
+			ZH: "A：5 个节点中 2 个返回 OK——未达到多数派（需要 3 个），锁却报告加锁成功"}},
 		{2, 4, false, text.Text{EN: "A: 2 of 4 nodes said OK — not a majority (3 needed)",
-			ZH: "A：4 个节点中 2 个返回 OK——未过半数（需要 3 个）"}},
+			ZH: "A：4 个节点中 2 个返回 OK——未达到多数派（需要 3 个）"}},
 	} {
 		if got := Quorum("A", tc.ok, tc.nodes, nil, tc.acquired); got != tc.want {
 			t.Errorf("Quorum(%d, %d, %v) = %q / %q, want %q / %q", tc.ok, tc.nodes, tc.acquired, got.EN, got.ZH, tc.want.EN, tc.want.ZH)

@@ -11,10 +11,26 @@ import (
 // sale, and why the store refuses one (a guard, a fencing token), in English
 // and Chinese.
 
-// Read says client c reads resource res = v.
-func Read(c, res string, v int) text.Text {
-	return text.Text{EN: fmt.Sprintf("%s reads %s = %d", c, res, v),
+// Read says client c reads resource res = v, showing the store its
+// fencing token fence (0: none); raised says the token is the highest the
+// store has seen and above an earlier one, so that from now on it refuses
+// the lower tokens it used to accept (issue #41
+// item 7: a write refused for "token 1 < 2 already seen" before any write
+// with token 2, the read that carried 2 not shown).
+func Read(c, res string, v int, fence int64, raised bool) text.Text {
+	t := text.Text{EN: fmt.Sprintf("%s reads %s = %d", c, res, v),
 		ZH: fmt.Sprintf("%s 读取 %s = %d", c, res, v)}
+	if fence <= 0 {
+		return t
+	}
+	t.EN += fmt.Sprintf(" with fencing token %d", fence)
+	t.ZH += fmt.Sprintf("（栅栏令牌 %d", fence)
+	if raised {
+		t.EN += fmt.Sprintf(": the store now refuses any write with a token below %d", fence)
+		t.ZH += fmt.Sprintf("：资源端从此拒绝令牌小于 %d 的写入", fence)
+	}
+	t.ZH += "）"
+	return t
 }
 
 // Stamp adds to a read, with GuardToken, the stamp of the reader's lock

@@ -53,6 +53,6 @@ func Sentinel(kind, sentinel, instance, promoted string, since time.Duration) (t
 func PrimaryDiedSentinel(dead string, lost int, downAfter time.Duration) text.Text {
 	return text.Text{
 		EN: fmt.Sprintf("%s (primary) dies before its replica has received all of its writes (%d chunk(s) of the replication stream, the Sentinels' hellos among them, never arrive); the Sentinels can no longer reach it, and will fail it over once it has been unreachable for down-after (%s): until then nothing answers for %s, and a client's command there fails", dead, lost, Secs(downAfter), dead),
-		ZH: fmt.Sprintf("%s（主库）宕机，它的写入还没有全部传到从库（复制流里还有 %d 段没送到，其中也有哨兵的问候消息）；哨兵们再也连不上它，要等它连续 %s 无法访问才会发起主从切换：在那之前没有谁替 %s 应答，客户端发往它的命令都会失败", dead, lost, SecsZH(downAfter), dead),
+		ZH: fmt.Sprintf("%s（主库）宕机，它的写入还没有全部传到从库（复制流里还有 %d 段没送到，其中也有哨兵的问候消息）；哨兵们再也连不上它，要等它连续 %s无法访问才会发起主从切换：在那之前没有谁替 %s 应答，客户端发往它的命令都会失败", dead, lost, SecsZH(downAfter), dead),
 	}
 }

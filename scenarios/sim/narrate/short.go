@@ -92,9 +92,9 @@ func ShortAcquired(token string, fence int64) text.Text {
 // ShortQuorum is Quorum in a few words: "3/5 OK: majority".
 func ShortQuorum(ok, nodes int) text.Text {
 	if ok >= nodes/2+1 {
-		return text.Text{EN: fmt.Sprintf("%d/%d OK: majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：过半数", ok, nodes)}
+		return text.Text{EN: fmt.Sprintf("%d/%d OK: majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：多数派", ok, nodes)}
 	}
-	return text.Text{EN: fmt.Sprintf("%d/%d OK: no majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：未过半数", ok, nodes)}
+	return text.Text{EN: fmt.Sprintf("%d/%d OK: no majority", ok, nodes), ZH: fmt.Sprintf("%d/%d OK：不到多数派", ok, nodes)}
 }
 
 // ShortRefused is Refused in a few words.

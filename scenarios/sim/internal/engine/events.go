@@ -100,9 +100,13 @@ func (w *World) commandDone(a *model.Actor, m model.Msg) {
 	if h := model.HolderOf(a); h.Hold != nil && h.Hold.Op == h.Op && !h.Bg && !a.Orphan {
 		h.Hold.Count++
 	}
-	say := narrate.Command(a.Name, op, changes, m.Err)
+	said := op
+	if op == trace.OpAcquire && undoes(m.Cmd, changes) {
+		said = narrate.OpUndo
+	}
+	say := narrate.Command(a.Name, said, changes, m.Err)
 	if a.Orphan {
-		say = narrate.CommandLate(a.Name, op, changes, m.Err, a.Client.Name, a.GaveUp)
+		say = narrate.CommandLate(a.Name, said, changes, m.Err, a.Client.Name, a.GaveUp)
 	}
 	if ic, ok := m.Cmd.(*redis.IntCmd); ok && m.Cmd.Name() == "wait" && len(changes) == 0 {
 		if wc, ok := model.ParseWait(m.Cmd, m.Server); ok {
@@ -244,9 +248,21 @@ func (w *World) checkLost(c *model.Client) {
 	case <-c.Lost:
 		c.Belief = trace.BeliefLost
 		c.Lost = nil
-		w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Lost(c.Name), Short: text.Text{EN: "lost!", ZH: "丢锁!"}})
+		w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Lost(c.Name, w.otherHolder(c)), Short: text.Text{EN: "lost!", ZH: "丢锁!"}})
 	default:
 	}
+}
+
+// otherHolder is the client whose value the lock's key of client c holds,
+// on the first node where another client wrote it, as the engine last read
+// the nodes; "" when no node holds another's value.
+func (w *World) otherHolder(c *model.Client) string {
+	for i := range w.Fleet.Route {
+		if k, ok := model.FindKey(w.Fleet.Node(i).Keys, c.Key); ok && k.Writer != "" && k.Writer != c.Name {
+			return k.Writer
+		}
+	}
+	return ""
 }
 
 // bgStopped narrates a goroutine of the lock (a watchdog) that ends on its
@@ -308,8 +324,9 @@ func (w *World) passPoint(a *model.Actor) {
 	case trace.OpRead:
 		res := w.rowOf(c)
 		c.ReadVal, c.ReadVer = res.Value, res.Version
+		seen := res.MaxFence
 		res.Read(c.Fence, c.Claim)
-		txt := narrate.Read(c.Name, res.Name, c.ReadVal)
+		txt := narrate.Read(c.Name, res.Name, c.ReadVal, c.Fence, seen > 0 && c.Fence > seen)
 		if res.Guard == trace.GuardToken {
 			txt = narrate.Stamp(txt, c.Claim)
 		}
@@ -358,4 +375,21 @@ func (w *World) CheckHold(a *model.Actor) {
 	}
 	w.Emit(trace.Event{Kind: trace.KindSchedule, Actor: a.Name, Text: narrate.Held(a.Name, next, a.Point),
 		Short: text.Text{EN: "⏸ held", ZH: "⏸ 被挂起"}})
+}
+
+// undoes says a command sent while its client acquires takes back what
+// the attempt wrote: a DEL, a script named a release or an unlock, or any
+// command that deletes a key. A Redlock sends one to every node after too
+// few said OK.
+func undoes(cmd redis.Cmder, changes []narrate.Change) bool {
+	switch strings.ToLower(cmd.Name()) {
+	case "del", "unlink":
+		return true
+	case "eval", "evalsha", "eval_ro", "evalsha_ro":
+		f := strings.ToLower(command.Format(cmd))
+		if strings.Contains(f, "release") || strings.Contains(f, "unlock") {
+			return true
+		}
+	}
+	return slices.ContainsFunc(changes, func(ch narrate.Change) bool { return ch.Kind == narrate.ChangeDeleted })
 }
