@@ -82,6 +82,9 @@ func Agreement(w io.Writer, cells []scenarios.Agreement, lessons []scenarios.Sce
 		if q.Reenter {
 			desc += text.New(", nested acquire", "，嵌套加锁").In(lang)
 		}
+		if q.Check {
+			desc += text.New(", a check before each write", "，每次写入前先检查").In(lang)
+		}
 		if q.Lease > 0 {
 			desc += text.New(", each client's own lease ", "，客户端自己传入租约 ").In(lang) + q.Lease.String()
 		}

@@ -90,6 +90,9 @@ func worldLine(o explore.Options, lang string) string {
 	if o.Reenter {
 		parts = append(parts, text.New("nested acquire", "嵌套加锁").In(lang))
 	}
+	if o.Check {
+		parts = append(parts, text.New("a check before each write", "每次写入前先检查").In(lang))
+	}
 	if o.Lease > 0 {
 		parts = append(parts, text.New("each client passes a lease of ", "每个客户端自己传入租约 ").In(lang)+o.Lease.String())
 	}

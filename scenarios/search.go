@@ -37,6 +37,9 @@ type Search struct {
 	// Reenter: the lesson's clients take the lock again inside their
 	// critical sections.
 	Reenter bool
+	// Check: the lesson's clients check that they still hold the lock
+	// before they write.
+	Check bool
 	// Lease: a lease the explorer's clients pass to the lock themselves,
 	// the shortest a lesson's client passes, in the explorer's time (the
 	// same part of the lease); 0: none.
@@ -77,7 +80,7 @@ func Budget(impl string) int {
 func (s Scenario) Options(impl string) explore.Options {
 	q := s.Search
 	o := explore.Options{Clients: q.Clients, Attempts: q.Attempts, Faults: q.Faults, Depth: q.Depth,
-		Liveness: q.Liveness, Guard: s.Setup.Guard, Stock: s.Setup.Stock, Reenter: q.Reenter, Lease: q.Lease, MaxStates: Budget(impl)}
+		Liveness: q.Liveness, Guard: s.Setup.Guard, Stock: s.Setup.Stock, Reenter: q.Reenter, Check: q.Check, Lease: q.Lease, MaxStates: Budget(impl)}
 	if in, err := lockimpl.Lookup(impl); err == nil && in.Nodes > 1 {
 		o.Nodes = q.Nodes
 	}
@@ -101,6 +104,9 @@ func (s Scenario) Command(impl string) string {
 	}
 	if o.Reenter {
 		b.WriteString(" --reenter")
+	}
+	if o.Check {
+		b.WriteString(" --check")
 	}
 	if o.Lease > 0 {
 		fmt.Fprintf(&b, " --lease %s", o.Lease)
@@ -158,6 +164,7 @@ func (p *lessonParser) deriveSearch() Search {
 			q.Lacks = append(q.Lacks, "key")
 		}
 		q.Reenter = q.Reenter || prog.Reenter
+		q.Check = q.Check || prog.Check
 		once = once && prog.Attempts == 1
 	}
 	for _, name := range p.used {

@@ -28,7 +28,7 @@ type exploreFlags struct {
 	clients, nodes, attempts, depth, stock int
 	maxStates                              int
 	timeout, liveness, lease               time.Duration
-	json, reenter                          bool
+	json, reenter, check                   bool
 }
 
 func (a *cli) exploreCmd() *cobra.Command {
@@ -53,6 +53,7 @@ it found one. docs/explore.md has the model and the bounds.`,
 	fs.StringVar(&f.guard, "guard", "", "the resource's own check on every write, `NAME`: "+guardNames())
 	fs.IntVar(&f.stock, "stock", 100, "the resource's starting stock, `N`")
 	fs.BoolVar(&f.reenter, "reenter", false, "each client's critical section takes the lock again (a nested call)")
+	fs.BoolVar(&f.check, "check", false, "each client checks that it still holds the lock before it writes")
 	fs.DurationVar(&f.lease, "lease", 0, "each client passes the lease `D` to its lock itself, as Redisson's lock(leaseTime) (0: none)")
 	fs.IntVar(&f.maxStates, "max-states", explore.MaxStatesBound, "stop once the search has seen more than `N` states, at most the default (the search keeps every state it has seen: a million take about 1.3 GB); unlike --timeout, the same on every machine")
 	fs.DurationVar(&f.timeout, "timeout", time.Minute, "stop searching after `D` (0: no limit)")
@@ -183,7 +184,7 @@ func (f *exploreFlags) options(impl lockimpl.Info) (explore.Options, error) {
 		return explore.Options{}, errUsage{fmt.Errorf("--nodes is for a lock on several servers (%s); %s runs on one", strings.Join(multiNode(), ", "), impl.Name)}
 	}
 	opts := explore.Options{Clients: f.clients, Nodes: f.nodes, Attempts: f.attempts, Faults: faults, Depth: f.depth, Timeout: f.timeout,
-		Liveness: f.liveness, Guard: guard, Stock: f.stock, Reenter: f.reenter, Lease: f.lease, MaxStates: f.maxStates}
+		Liveness: f.liveness, Guard: guard, Stock: f.stock, Reenter: f.reenter, Check: f.check, Lease: f.lease, MaxStates: f.maxStates}
 	if err := opts.Validate(); err != nil {
 		return explore.Options{}, errUsage{err}
 	}

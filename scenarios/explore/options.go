@@ -41,6 +41,9 @@ type Options struct {
 	// Reenter makes each client's critical section call code that takes
 	// the same lock again, as a lesson's "client … reenter" does.
 	Reenter bool
+	// Check makes each client check that it still holds the lock before it
+	// writes, as a lesson's "client … check" does.
+	Check bool
 	// Lease is a lease each client passes to its lock explicitly, as a
 	// lesson's "client … lease=D" does; 0: none.
 	Lease time.Duration

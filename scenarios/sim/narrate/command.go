@@ -63,6 +63,8 @@ func commandOf(actor string, op trace.Op) (en, zh string) {
 		en, zh = actor+"'s release", zhCat(who, "释放锁")
 	case trace.OpRenew:
 		en, zh = actor+"'s renewal", zhCat(who, "续期")
+	case trace.OpCheck:
+		en, zh = actor+"'s check before its write", zhCat(who, "写入前检查锁")
 	case trace.OpReenter:
 		en, zh = actor+"'s nested acquire", zhCat(who, "嵌套加锁")
 	case trace.OpLeave:

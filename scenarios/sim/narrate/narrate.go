@@ -360,10 +360,14 @@ func Waited(attempts, cmds, servers int, waited time.Duration) text.Text {
 // program ignores the signal. holder is the client whose value the lock's
 // key holds now ("" when the key is gone): a renewal that finds another's
 // lock did not find it gone (issue #41 item 8).
-func Lost(c, holder string) text.Text {
+func Lost(c, holder string, checks bool) text.Text {
 	found := text.Text{EN: "found the lock gone", ZH: "发现锁已丢失"}
 	if holder != "" {
 		found = text.Text{EN: "found the lock taken by " + holder, ZH: "发现锁已被 " + holder + " 拿走"}
+	}
+	if checks {
+		return text.Text{EN: c + "'s watchdog " + found.EN + " and tells " + c + " it no longer holds it; " + c + " looks at that signal before it writes",
+			ZH: c + " 的看门狗" + found.ZH + "，通知 " + c + "：它不再持有锁；" + c + " 写入之前会先看这个信号"}
 	}
 	// The programs ignore the signal on purpose: code that never checks it
 	// is common, and a check before each write still races with the expiry.
@@ -371,6 +375,38 @@ func Lost(c, holder string) text.Text {
 		"even a check before each write races with the expiry: only a resource that refuses old fencing tokens is safe",
 		ZH: c + " 的看门狗" + found.ZH + "，通知 " + c + "：它不再持有锁。这个程序不理会这个信号，照样干活——从不检查这个信号的代码就是这样；" +
 			"即使每次写入前都检查，检查和写入之间锁仍可能过期：只有资源端拒绝旧的栅栏令牌（fencing token）才可靠"}
+}
+
+// Checking says client c, its work done, checks that it still holds the
+// lock before it writes.
+func Checking(c string) text.Text {
+	return text.Text{EN: c + " checks that it still holds the lock before it writes",
+		ZH: c + " 写入之前先检查锁是否还是自己的"}
+}
+
+// Checked says what client c's check before its write found: held, or
+// not (by its watchdog's signal, or the value found on the key in place of
+// its own claim); with no claim, there was nothing of its own to check.
+func Checked(c string, held, byWatchdog bool, claim, found string, err error) text.Text {
+	switch {
+	case err != nil:
+		return text.Text{EN: c + "'s check failed (" + err.Error() + "): it cannot tell that it holds the lock, so it writes nothing and releases",
+			ZH: c + " 的检查失败了（" + errZH(err) + "）：它无法确认自己还持有锁，于是不写入，直接释放"}
+	case byWatchdog:
+		return text.Text{EN: c + "'s watchdog has said the lock is lost: " + c + " writes nothing and releases",
+			ZH: c + " 的看门狗已经报告丢锁：" + c + " 不写入，直接释放"}
+	case claim == "":
+		return text.Text{EN: c + "'s acquire wrote nothing of its own on the lock's key, so there is nothing to check: " + c + " writes",
+			ZH: c + " 加锁时没有在锁的键上写下自己的值，无从检查：" + c + " 照常写入"}
+	case held:
+		return text.Text{EN: c + " still finds its own value (" + claim + ") on the lock's key: it writes. Nothing stops the lock from expiring between this check and the write",
+			ZH: c + " 在锁的键上仍然看到自己的值（" + claim + "）：它写入。但检查和写入之间，锁仍可能过期"}
+	case found == "":
+		return text.Text{EN: c + " finds the lock's key no longer holds its value (" + claim + "): it writes nothing and releases",
+			ZH: c + " 发现锁的键上已不是自己的值（" + claim + "）：它不写入，直接释放"}
+	}
+	return text.Text{EN: c + " finds " + found + " on the lock's key in place of its own " + claim + ": it writes nothing and releases",
+		ZH: c + " 发现锁的键上是 " + found + "，不再是自己的 " + claim + "：它不写入，直接释放"}
 }
 
 // Wait says how client c's WAIT for want replicas ended: got of them, or

@@ -43,8 +43,12 @@ func TestNarrationChinese(t *testing.T) {
 	if zh := Write("A", "stock", WriteResult{Rejected: true, Fence: 1, MaxFence: 2}).ZH; !strings.HasPrefix(zh, "资源端拒绝了") {
 		t.Errorf("the resource refuses a write: %q", zh)
 	}
-	if l := Lost("A", ""); !strings.Contains(l.EN, "ignores the signal") || !strings.Contains(l.ZH, "不理会这个信号") {
+	if l := Lost("A", "", false); !strings.Contains(l.EN, "ignores the signal") || !strings.Contains(l.ZH, "不理会这个信号") {
 		t.Errorf("the lost signal's text must say the program ignores it: %q / %q", l.EN, l.ZH)
+	}
+	// A program that checks before it writes does not ignore the signal.
+	if l := Lost("A", "", true); strings.Contains(l.EN, "ignores") || !strings.Contains(l.ZH, "写入之前会先看这个信号") {
+		t.Errorf("the lost signal's text for a program that checks: %q / %q", l.EN, l.ZH)
 	}
 }
 

@@ -69,6 +69,9 @@ type Schedule struct {
 	// Reenter: each client's critical section takes the lock again
 	// (Program.Reenter).
 	Reenter bool `json:"reenter,omitempty"`
+	// Check: each client checks that it still holds the lock before it
+	// writes (Program.Check).
+	Check bool `json:"check,omitempty"`
 	// Lease: each client passes this lease to its lock explicitly
 	// (Program.Lease); none means the TTL, not passed.
 	Lease time.Duration `json:"lease_ns,omitempty"`
@@ -240,6 +243,9 @@ const (
 	OpRead    Op = "read"
 	OpWork    Op = "work"
 	OpWrite   Op = "write"
+	// OpCheck: before its write, the client checks that it still holds
+	// the lock (Program.Check).
+	OpCheck   Op = "check"
 	OpFail    Op = "fail"
 	OpRelease Op = "release"
 	OpRenew   Op = "renew"

@@ -186,6 +186,9 @@ func (w *World) noted(a *model.Actor, n model.Note) {
 		case trace.OpFail:
 			w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Fail(c.Name, c.Prog.Fail),
 				Short: text.Text{EN: "fails " + narrate.Secs(c.Prog.Fail), ZH: "出错 " + narrate.SecsZH(c.Prog.Fail)}})
+		case trace.OpCheck:
+			w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Checking(c.Name),
+				Short: text.Text{EN: "checks", ZH: "检查"}})
 		case trace.OpRelease:
 			c.Belief, c.RelCmds = trace.BeliefReleased, 0
 			w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Leaves(c.Name), Short: text.Text{EN: "releases", ZH: "释放"}})
@@ -201,7 +204,7 @@ func (w *World) noted(a *model.Actor, n model.Note) {
 			break
 		}
 		c.Belief, c.Fence, c.Lost = trace.BeliefHolds, n.Fence, n.Lost
-		c.Claim = w.claimOf(c)
+		c.Claim, c.ClaimField = w.claimOf(c)
 		txt := narrate.Acquired(c.Name, c.Token, n.Fence)
 		waited := narrate.Waited(c.Attempts, c.AcqCmds, len(w.Fleet.Route), w.Now-c.WantSince)
 		txt.EN, txt.ZH = txt.EN+waited.EN, txt.ZH+waited.ZH
@@ -233,6 +236,14 @@ func (w *World) noted(a *model.Actor, n model.Note) {
 		c.Fence, c.Lost = 0, nil
 		c.Op = trace.OpDone
 		w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Released(c.Name, n.Err, c.RelCmds > 0), Short: narrate.ShortReleased(n.Err, c.RelCmds > 0)})
+	case model.NoteChecked:
+		// A client that finds the lock no longer its own believes so.
+		txt := narrate.Checked(c.Name, n.Held, n.Watchdog, c.Claim, n.Found, n.Err)
+		short := text.Text{EN: "still holds", ZH: "仍持有"}
+		if !n.Held {
+			c.Belief, short = trace.BeliefLost, text.Text{EN: "lost: no write", ZH: "已丢锁，不写"}
+		}
+		w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: txt, Short: short})
 	case model.NoteGaveUp:
 		c.Belief, c.Op = trace.BeliefGaveUp, trace.OpDone
 		w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.GaveUp(c.Name, c.Attempts, c.AcqCmds, len(w.Fleet.Route), w.Now-c.WantSince), Short: text.Text{EN: "gives up", ZH: "放弃"}})
@@ -248,7 +259,7 @@ func (w *World) checkLost(c *model.Client) {
 	case <-c.Lost:
 		c.Belief = trace.BeliefLost
 		c.Lost = nil
-		w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Lost(c.Name, w.otherHolder(c)), Short: text.Text{EN: "lost!", ZH: "丢锁!"}})
+		w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Lost(c.Name, w.otherHolder(c), c.Prog.Check), Short: text.Text{EN: "lost!", ZH: "丢锁!"}})
 	default:
 	}
 }
@@ -301,8 +312,9 @@ func (w *World) lockKeyHeld(key string) bool {
 
 // claimOf is the lock token client c shows the resource (GuardToken): the
 // value its acquire left on the lock's key, on the first node where c wrote
-// it (a hash's owner field); "" when it wrote none (no lock at all).
-func (w *World) claimOf(c *model.Client) string {
+// it (a hash's owner field, and field true); "" when it wrote none (no lock
+// at all).
+func (w *World) claimOf(c *model.Client) (claim string, field bool) {
 	for i := range w.Fleet.Route {
 		k, ok := model.FindKey(w.Fleet.Node(i).Keys, c.Key)
 		if !ok || k.Writer != c.Name {
@@ -310,11 +322,11 @@ func (w *World) claimOf(c *model.Client) string {
 		}
 		if fields := strings.Fields(k.Value); k.Type == "hash" && len(fields) > 0 {
 			f, _ := trace.CutField(fields[0])
-			return f
+			return f, true
 		}
-		return k.Value
+		return k.Value, false
 	}
-	return ""
+	return "", false
 }
 
 // passPoint performs the resource access the actor is parked at.

@@ -93,9 +93,15 @@ func (s *ActorSide) runProgram(ctx context.Context, a *model.Actor) {
 		if s.sleep(ctx, p.Work) != nil {
 			return
 		}
-		s.report(a, model.Note{Kind: model.NoteOp, Op: trace.OpWrite})
-		if s.pointAt(a, trace.OpWrite) != nil {
+		held, err := s.check(ctx, a)
+		if errors.Is(err, redis.ErrClosed) {
 			return
+		}
+		if held {
+			s.report(a, model.Note{Kind: model.NoteOp, Op: trace.OpWrite})
+			if s.pointAt(a, trace.OpWrite) != nil {
+				return
+			}
 		}
 	}
 	s.report(a, model.Note{Kind: model.NoteOp, Op: trace.OpRelease})
@@ -104,6 +110,49 @@ func (s *ActorSide) runProgram(ctx context.Context, a *model.Actor) {
 		return
 	}
 	s.report(a, model.Note{Kind: model.NoteReleased, Err: err})
+}
+
+// check is a Check program's look, before its write, at whether the client
+// still holds the lock: its watchdog's lost signal, else a GET of the
+// lock's key on the first node (HEXISTS of its field, for a hash) against
+// the value its acquire wrote. A program without Check, or a client whose
+// acquire wrote nothing on the key (no lock at all), holds as far as it can
+// tell. A check that fails (the server is unreachable) does not hold: the
+// client cannot tell, and careful code does not write then.
+func (s *ActorSide) check(ctx context.Context, a *model.Actor) (bool, error) {
+	c := a.Client
+	if !c.Prog.Check {
+		return true, nil
+	}
+	s.report(a, model.Note{Kind: model.NoteOp, Op: trace.OpCheck})
+	n := model.Note{Kind: model.NoteChecked, Held: true}
+	if wt, ok := c.Lock.(lockimpl.Watcher); ok && isClosed(wt.Lost()) {
+		n.Held, n.Watchdog = false, true
+	} else if c.Claim != "" && c.ClaimField {
+		found, err := c.Rdb[0].HExists(ctx, c.Key, c.Claim).Result()
+		n.Held, n.Err = found && err == nil, err
+	} else if c.Claim != "" {
+		v, err := c.Rdb[0].Get(ctx, c.Key).Result()
+		if errors.Is(err, redis.Nil) {
+			err = nil
+		}
+		n.Held, n.Found, n.Err = v == c.Claim && err == nil, v, err
+	}
+	if errors.Is(n.Err, redis.ErrClosed) {
+		return false, n.Err
+	}
+	s.report(a, n)
+	return n.Held, nil
+}
+
+// isClosed says whether ch is closed; a nil channel never is.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
 }
 
 // reenter is the nested call of a Reenter program: it takes the lock the

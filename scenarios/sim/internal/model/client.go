@@ -38,8 +38,10 @@ type Client struct {
 	// Key is the lock's key the client takes (Program.Key, or the setup's).
 	Key string
 	// Claim is the lock token the client shows the resource (GuardToken):
-	// what its last acquire wrote on the lock's key.
-	Claim string
+	// what its last acquire wrote on the lock's key. ClaimField: the key is
+	// a hash, and Claim its field (a reentrant lock's owner).
+	Claim      string
+	ClaimField bool
 
 	Belief  trace.Belief
 	Op      trace.Op

@@ -49,6 +49,12 @@ type Program struct {
 	// of its own (lock:order:8801 beside lock:orders), judged apart, with
 	// a row of data of its own. Embedded servers only.
 	Key string
+	// Check makes the client check, after its work and before its write,
+	// that it still holds the lock, as careful code does (if GET key ==
+	// my token): on the first node, the value its acquire wrote on the
+	// lock's key (a hash's field: HEXISTS), or its watchdog's lost signal.
+	// A client that finds the lock gone writes nothing and releases.
+	Check bool
 }
 
 // DefaultRetry is the wait between acquire attempts when a Program gives none.
@@ -105,6 +111,12 @@ type Note struct {
 	Last bool
 	// Retry: how long the program waits before its next attempt.
 	Retry time.Duration
+	// Held: what a check found (NoteChecked); Found, the value the check
+	// read on the lock's key; Watchdog, that the lock's watchdog had said
+	// it was lost, and the check sent nothing.
+	Held     bool
+	Found    string
+	Watchdog bool
 }
 
 type noteKind int
@@ -115,4 +127,5 @@ const (
 	NoteRefused                  // TryAcquire said no (or failed)
 	NoteReleased                 // Release returned
 	NoteGaveUp                   // no attempts left
+	NoteChecked                  // a check before the write (Program.Check)
 )

@@ -1,0 +1,68 @@
+package scenarios
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+)
+
+// check-then-write (issue #41): a client that checks before it writes is
+// caught by a pause before its check (A writes nothing) and not by one
+// after it (B writes what it read before the pause); only a resource that
+// checks the fencing token keeps the data.
+func TestCheckCatchesAPauseBeforeItNotAfter(t *testing.T) {
+	tr := traceOf(t, "check-then-write", "uuid-lua-watchdog")
+	lines := eventTexts(tr)
+	for _, want := range []string{
+		`^A finds B#1 on the lock's key in place of its own A#1: it writes nothing and releases$`,
+		`^B still finds its own value \(B#1\) on the lock's key: it writes`,
+	} {
+		if !slices.ContainsFunc(lines, regexp.MustCompile(want).MatchString) {
+			t.Errorf("check-then-write × uuid-lua-watchdog says nothing like %q:\n%s", want, strings.Join(lines, "\n"))
+		}
+	}
+	if slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, "A writes stock") }) {
+		t.Errorf("A wrote after its check found the lock gone")
+	}
+	if !slices.Equal(tr.Broken(), []string{"mutex", "resource"}) {
+		t.Errorf("check-then-write × uuid-lua-watchdog broke %v; want mutex and resource, by B's write after its check", tr.Broken())
+	}
+	if got := traceOf(t, "check-then-write", "fenced").Broken(); slices.Contains(got, "resource") {
+		t.Errorf("check-then-write × fenced broke %v: the store's token check should refuse B's write", got)
+	}
+	// Without the check, A's pause is not caught either: A writes.
+	orig, _ := Lookup("check-then-write")
+	s, err := ParseLesson("mine.lesson", []byte(strings.ReplaceAll(string(orig.Source), " check\n", "\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := s.Run(mustImpl(t, "uuid-lua-watchdog"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(eventTexts(plain), func(l string) bool { return strings.HasPrefix(l, "A writes stock") }) {
+		t.Errorf("without its check A does not write after its pause:\n%s", strings.Join(eventTexts(plain), "\n"))
+	}
+}
+
+// check is a flag of a client line, and the search's clients check too.
+func TestCheckIsAClientFlag(t *testing.T) {
+	if _, err := ParseLesson("mine.lesson", lessonWith(t, "client C start=2s retry=10s work=5s", "client C start=2s retry=10s work=5s check=yes")); err == nil || !strings.Contains(err.Error(), "check is a flag") {
+		t.Errorf("check=yes: %v", err)
+	}
+	s, _ := Lookup("check-then-write")
+	if !s.Search.Check || !strings.Contains(s.Command("uuid-lua"), " --check") {
+		t.Errorf("check-then-write's search does not check before writes: %+v, %s", s.Search, s.Command("uuid-lua"))
+	}
+}
+
+func eventTexts(tr *trace.Trace) []string {
+	var out []string
+	for _, e := range tr.Events {
+		out = append(out, e.Text.EN)
+	}
+	return out
+}
