@@ -16,6 +16,7 @@ import (
 	"github.com/lockstep-sim/lockstep/report"
 	"github.com/lockstep-sim/lockstep/scenarios"
 	"github.com/lockstep-sim/lockstep/scenarios/explore"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // checkFlags are check's flags.
@@ -28,11 +29,13 @@ type checkFlags struct {
 
 func (a *cli) checkCmd() *cobra.Command {
 	c := command("check [--lessons DIR | --course FILE] [--json] [--junit FILE]",
-		"run the matrix: every failure mode against every implementation",
-		`check runs every failure mode (or every lesson file in DIR, or every lesson
+		text.New("run the matrix: every failure mode against every implementation", "运行矩阵：每个故障模式对每个锁实现"),
+		text.New(`check runs every failure mode (or every lesson file in DIR, or every lesson
 of a course) against every implementation and compares what broke with each
 lesson's expect block. It exits 1 if any cell differs from its expectation,
 2 if a cell could not run.`,
+			"check 让每个故障模式（或 DIR 里的每个课程文件，或一份课程表的每一课）对每个锁实现运行，"+
+				"并把被破坏的不变量与每一课的 expect 块比较。只要有一个组合与预期不符就以 1 退出；有组合无法运行则以 2 退出。"),
 		`  lockstep check
   lockstep check --impl uuid-lua,fenced --scenario get-then-del,gc-pause
   lockstep check --lessons mine --junit results.xml
@@ -50,9 +53,20 @@ lesson's expect block. It exits 1 if any cell differs from its expectation,
 	fs.StringVar(&f.junit, "junit", "", "also write the results as JUnit XML to `FILE`")
 	fs.BoolVar(&f.explore, "explore", false, "search each lesson's faults with the explorer and compare, cell by cell, with what the lesson breaks (docs/explore.md)")
 	fs.StringVar(&f.lang, "lang", "en", "the key and the summary in `LANG`: en or zh")
+	usagesZH(fs, map[string]string{
+		"scenario": "只运行这些故障模式：`ID[,ID...]`",
+		"impl":     "只运行这些锁实现：`NAME[,NAME...]`",
+		"lessons":  "检查 `DIR` 里的课程文件，而不是内置的各课",
+		"course":   "按顺序检查课程表文件 `FILE` 里的各课，不打开终端界面",
+		"json":     "以 JSON 打印结果，每个组合一个对象",
+		"junit":    "同时把结果以 JUnit XML 写入 `FILE`",
+		"explore":  "用 explore 的搜索探索每一课的故障，并逐个组合地与该课破坏的不变量比较（docs/explore.md）",
+		"lang":     "图例和汇总的语言 `LANG`：en 或 zh",
+	})
 	f.real = addRealFlags(fs)
-	inOverview(c, entry("check [--lessons DIR | --course FILE] [--json] [--junit FILE]", "run every failure mode (or every lesson",
-		"file in DIR, or a course's) against every", "implementation; exit 1 if any result", "differs from its lesson's expectation"))
+	inOverview(c, entry("check [--lessons DIR | --course FILE] [--json] [--junit FILE]", text.New("run every failure mode (or every lesson\n"+
+		"file in DIR, or a course's) against every\nimplementation; exit 1 if any result\ndiffers from its lesson's expectation",
+		"让每个故障模式（或 DIR 里的每个课程文件，或一份课程表的各课）对每个锁实现运行；有结果与该课的预期不符时以 1 退出")))
 	c.ValidArgsFunction = noFiles
 	completeFlags(c, map[string]completeFunc{
 		"scenario": list(scenarioNames), "impl": list(implNames), "lang": one(langs), "lessons": dirs,

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/lockstep-sim/lockstep/realredis"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // cleanFlags are clean's flags: the servers, as the runs were given them.
@@ -20,8 +21,8 @@ type cleanFlags struct {
 
 func (a *cli) cleanCmd() *cobra.Command {
 	c := command("clean --redis LIST [--replica ADDR] [--sentinel LIST] [--dry-run]",
-		"remove what killed lockstep runs left on real servers",
-		`clean finds and removes what lockstep runs that were killed outright
+		text.New("remove what killed lockstep runs left on real servers", "清除被杀掉的 lockstep 运行在真实服务器上留下的东西"),
+		text.New(`clean finds and removes what lockstep runs that were killed outright
 (SIGKILL, a crash) left on real servers: their ACL users (lockstep-run-…,
 lockstep-probe-…), their keys (lockstep:<8 hex>:…, {lockstep:<8 hex>:…}…,
 bench's lockstep-bench:<8 hex>:…), the lease on the replica, their master
@@ -31,6 +32,12 @@ the first server (REPLICAOF). It matches only the names lockstep makes;
 nothing else is read or written. Give the servers as the runs were given
 them. Every run says so, with this command, when it finds such leftovers;
 run it when no other lockstep run is using the servers.`,
+			"clean 找出并删除被直接杀掉（SIGKILL、崩溃）的 lockstep 运行在真实服务器上留下的东西："+
+				"它们的 ACL 用户（lockstep-run-…、lockstep-probe-…）、它们的键（lockstep:<8 hex>:…、{lockstep:<8 hex>:…}…、"+
+				"bench 的 lockstep-bench:<8 hex>:…）、从库上的租约、它们在哨兵上的主库名（lockstep-lockstep-<8 hex>-…），"+
+				"以及某次运行的主从切换留下的、成了主库或仍跟随其中继的从库：clean 把它重新指回第一台服务器（REPLICAOF）。"+
+				"它只匹配 lockstep 起的名字，别的一概不读不写。服务器要按当初交给那些运行的方式给出。"+
+				"每次运行发现这类残留时都会提示这条命令；请在没有别的 lockstep 运行使用这些服务器时执行。"),
 		`  lockstep clean --redis 127.0.0.1:6379 --dry-run
   lockstep clean --redis $R --replica 127.0.0.1:6395
   lockstep clean --redis $R --replica $P --sentinel $LOCKSTEP_SENTINELS
@@ -42,8 +49,16 @@ run it when no other lockstep run is using the servers.`,
 	fs.StringVar(&f.replica, "replica", "", "the runs' replica `ADDR`: its ACL users, and pointed back at the first server if a run left it a primary or following its relay")
 	fs.StringVar(&f.sentinel, "sentinel", "", "the runs' Sentinels `ADDR[,ADDR...]`: the master names runs gave them")
 	fs.BoolVar(&f.dryRun, "dry-run", false, "only list what would be removed")
-	inOverview(c, entry("clean --redis ADDR[,ADDR…] [--replica ADDR] [--sentinel ADDR[,ADDR…]]", "remove what killed runs left on real",
-		"servers: ACL users, keys, the replica", "lease, Sentinel master names, a promoted", "replica; --dry-run only lists"))
+	usagesZH(fs, map[string]string{
+		"redis":    "真实服务器 `ADDR[,ADDR...]`，按当初交给那些运行的方式（play --redis）",
+		"cluster":  "Redis Cluster 的节点 `ADDR[,ADDR...]`，代替 --redis：清理它的各个主节点",
+		"replica":  "那些运行的从库 `ADDR`：清除它上面的 ACL 用户；某次运行让它成了主库或仍跟随其中继时，把它指回第一台服务器",
+		"sentinel": "那些运行的哨兵 `ADDR[,ADDR...]`：清除运行在上面起的主库名",
+		"dry-run":  "只列出将被删除的东西",
+	})
+	inOverview(c, entry("clean --redis ADDR[,ADDR…] [--replica ADDR] [--sentinel ADDR[,ADDR…]]", text.New("remove what killed runs left on real\n"+
+		"servers: ACL users, keys, the replica\nlease, Sentinel master names, a promoted\nreplica; --dry-run only lists",
+		"清除被杀掉的运行在真实服务器上留下的东西：ACL 用户、键、从库上的租约、哨兵的主库名、被提升的从库；--dry-run 只列出")))
 	c.ValidArgsFunction = noFiles
 	completeFlags(c, cleanCompletions)
 	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdClean(c.Context(), f, pos, a.stdout)) }

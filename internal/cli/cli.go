@@ -106,6 +106,7 @@ type cli struct {
 	code    int
 	tui     *tuiFlags // the terminal UI's flags, once parsed
 	helpErr error     // help asked of a command that does not exist
+	lang    string    // the language of help: --lang as typed (helpLang)
 }
 
 // done records a command's exit code and returns its error to cobra.
@@ -124,6 +125,7 @@ func (a *cli) execute(ctx context.Context, args []string, stderr io.Writer) (int
 		if err := flagsBeforeCommand(root, args); err != nil {
 			return 0, err
 		}
+		a.lang, args = helpLang(root, args)
 	}
 	// A nil args would make cobra read os.Args.
 	root.SetArgs(append([]string{}, args...))

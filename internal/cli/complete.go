@@ -10,6 +10,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // Shell completion: lockstep completion bash|zsh|fish writes the script;
@@ -200,7 +201,9 @@ func completionCmd(root *cobra.Command) *cobra.Command {
 	if err != nil || bash.Name() != "bash" || bash.RunE == nil {
 		panic(fmt.Sprintf("no completion bash command: %v", err))
 	}
-	inOverview(bash.Parent(), entry("completion bash|zsh|fish", "a shell completion script: commands,", "flags, lesson and implementation names"))
+	inOverview(bash.Parent(), entry("completion bash|zsh|fish", text.New("a shell completion script: commands,\nflags, lesson and implementation names",
+		"shell 补全脚本：命令、选项、课程和锁实现的名字")))
+	completionZH(bash.Parent())
 	script := bash.RunE
 	bash.RunE = func(c *cobra.Command, args []string) error {
 		if err := script(c, args); err != nil {
@@ -210,4 +213,42 @@ func completionCmd(root *cobra.Command) *cobra.Command {
 		return err
 	}
 	return bash.Parent()
+}
+
+// completionZH sets the Chinese of cobra's completion commands, which
+// cobra writes in English: what the command says, then each shell's, the
+// commands to type as cobra has them (TestCompletionHelpInChinese).
+func completionZH(completion *cobra.Command) {
+	inChinese(completion, "生成指定 shell 的自动补全脚本",
+		"为 lockstep 生成指定 shell 的自动补全脚本。生成的脚本怎么用，见各子命令的帮助。")
+	const (
+		now   = "\n在当前的 shell 会话中加载补全：\n\n"
+		every = "\n要让以后每个新会话都加载补全，执行一次：\n\n"
+		takes = "\n要启动一个新的 shell，设置才会生效。"
+	)
+	zh := map[string]string{
+		"bash": "为 bash 生成自动补全脚本。\n\n这个脚本依赖 bash-completion 软件包。如果还没装，可以用操作系统的软件包管理器安装。\n" +
+			now + "\tsource <(lockstep completion bash)\n" +
+			every + "#### Linux:\n\n\tlockstep completion bash > /etc/bash_completion.d/lockstep\n\n" +
+			"#### macOS:\n\n\tlockstep completion bash > $(brew --prefix)/etc/bash_completion.d/lockstep\n" + takes,
+		"zsh": "为 zsh 生成自动补全脚本。\n\n如果你的环境还没有启用 shell 补全，需要先启用它。可以执行一次：\n\n" +
+			"\techo \"autoload -U compinit; compinit\" >> ~/.zshrc\n" +
+			now + "\tsource <(lockstep completion zsh)\n" +
+			every + "#### Linux:\n\n\tlockstep completion zsh > \"${fpath[1]}/_lockstep\"\n\n" +
+			"#### macOS:\n\n\tlockstep completion zsh > $(brew --prefix)/share/zsh/site-functions/_lockstep\n" + takes,
+		"fish": "为 fish 生成自动补全脚本。\n" +
+			now + "\tlockstep completion fish | source\n" +
+			every + "\tlockstep completion fish > ~/.config/fish/completions/lockstep.fish\n" + takes,
+		"powershell": "为 powershell 生成自动补全脚本。\n" +
+			now + "\tlockstep completion powershell | Out-String | Invoke-Expression\n" +
+			"\n要让以后每个新会话都加载补全，把上面那条命令的输出加进你的 powershell 配置文件。",
+	}
+	for _, c := range completion.Commands() {
+		long, ok := zh[c.Name()]
+		if !ok {
+			panic("completionZH: no Chinese for completion " + c.Name())
+		}
+		inChinese(c, "生成 "+c.Name()+" 的自动补全脚本", long)
+		usagesZH(c.Flags(), map[string]string{"no-descriptions": "补全时不显示说明"})
+	}
 }

@@ -15,17 +15,22 @@ import (
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/report"
 	"github.com/lockstep-sim/lockstep/scenarios"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 func (a *cli) docsCmd() *cobra.Command {
-	c := command("docs [--lang zh] DIR", "regenerate the failure-mode pages of docs/",
-		`docs writes the failure-mode pages (README.md and one page per failure mode)
+	c := command("docs [--lang zh] DIR", text.New("regenerate the failure-mode pages of docs/", "重新生成 docs/ 里的故障模式页面"),
+		text.New(`docs writes the failure-mode pages (README.md and one page per failure mode)
 into DIR, from the engine's traces, and the self-check (self-check.md): docs/
 is lockstep docs docs (go generate runs it). With --lang zh the same pages in
 Chinese.`,
+			"docs 根据引擎的轨迹，把故障模式页面（README.md 和每个故障模式一页）以及自查清单（self-check.md）写入 DIR："+
+				"docs/ 就是 lockstep docs docs 生成的（go generate 会运行它）。加 --lang zh 则生成同样的中文页面。"),
 		"  lockstep docs docs\n  lockstep docs --lang zh /tmp/docs-zh")
 	lang := c.Flags().String("lang", "en", "the pages in `LANG`: en or zh")
-	inOverview(c, entry("docs [--lang zh] DIR", "regenerate the failure-mode pages (docs/)", "from the engine's traces; in Chinese"))
+	usagesZH(c.Flags(), map[string]string{"lang": "页面的语言 `LANG`：en 或 zh"})
+	inOverview(c, entry("docs [--lang zh] DIR", text.New("regenerate the failure-mode pages (docs/)\nfrom the engine's traces; in Chinese",
+		"根据引擎的轨迹重新生成故障模式页面（docs/）；也可以是中文的")))
 	completeFlags(c, map[string]completeFunc{"lang": one(langs)})
 	c.ValidArgsFunction = dirArg
 	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdDocs(c.Context(), *lang, pos, a.stdout)) }

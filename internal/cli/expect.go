@@ -13,6 +13,7 @@ import (
 
 	"github.com/lockstep-sim/lockstep/internal/derive"
 	"github.com/lockstep-sim/lockstep/lockimpl"
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // modulePath is lockstep's module, whose go.mod marks the repository
@@ -27,8 +28,8 @@ type expectFlags struct {
 
 func (a *cli) expectCmd() *cobra.Command {
 	c := command("expect [--lessons DIR] [--write]",
-		"the expect rows the lessons lack, for every implementation",
-		`expect runs every lock implementation of the catalogue through every lesson
+		text.New("the expect rows the lessons lack, for every implementation", "各课缺少的 expect 行，每个锁实现一行"),
+		text.New(`expect runs every lock implementation of the catalogue through every lesson
 file in DIR whose expect block does not name it, and prints the row the run
 gives: what the lock broke in that lesson. By default DIR is scenarios/lessons
 of the lockstep repository expect runs in. Without --write nothing is written,
@@ -36,6 +37,11 @@ and expect exits 1 when a row is missing: a check for CI. With --write the
 rows go into the lesson files, each in the catalogue's place, as go generate
 ./... writes them; the rows that are there stay as they are. Review the diff:
 each new row is the verdict the lesson holds the lock to from then on.`,
+			"expect 让锁实现目录里的每个锁实现跑一遍 DIR 里 expect 块没有提到它的每个课程文件，并打印这次运行得出的那一行："+
+				"这把锁在这一课里破坏了什么。DIR 默认是 expect 运行所在的 lockstep 仓库的 scenarios/lessons。"+
+				"不加 --write 时什么都不写，缺行时 expect 以 1 退出：给 CI 用的检查。"+
+				"加 --write 时，这些行写入课程文件，各在目录中的位置，与 go generate ./... 写的一样；已有的行保持原样。"+
+				"请审查改动：每一新行都是从此这一课对这把锁要求的结论。"),
 		`  lockstep expect
   lockstep expect --write
   lockstep expect --lessons mine --write`)
@@ -43,7 +49,13 @@ each new row is the verdict the lesson holds the lock to from then on.`,
 	fs := c.Flags()
 	fs.StringVar(&f.lessons, "lessons", "", "the lesson files `DIR` (default: scenarios/lessons of the repository)")
 	fs.BoolVar(&f.write, "write", false, "write the missing rows into the lesson files")
-	inOverview(c, entry("expect [--lessons DIR] [--write]", "the expect rows the lessons lack, for", "every implementation; --write writes", "them (go generate ./... does)"))
+	usagesZH(fs, map[string]string{
+		"lessons": "课程文件的目录 `DIR`（默认：仓库的 scenarios/lessons）",
+		"write":   "把缺少的行写入课程文件",
+	})
+	inOverview(c, entry("expect [--lessons DIR] [--write]", text.New("the expect rows the lessons lack, for\n"+
+		"every implementation; --write writes\nthem (go generate ./... does)",
+		"各课缺少的 expect 行，每个锁实现一行；--write 把它们写入（go generate ./... 就这样做）")))
 	c.ValidArgsFunction = noFiles
 	completeFlags(c, map[string]completeFunc{"lessons": dirs})
 	c.RunE = func(c *cobra.Command, pos []string) error { return a.done(cmdExpect(f, pos, a.stdout)) }

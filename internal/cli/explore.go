@@ -33,11 +33,13 @@ type exploreFlags struct {
 
 func (a *cli) exploreCmd() *cobra.Command {
 	c := command("explore --impl NAME [--clients 2|3] [--faults LIST] [--depth N]",
-		"search every schedule for counterexamples",
-		`explore tries every order of the clients' Redis commands, the passing of
+		text.New("search every schedule for counterexamples", "搜索每一种调度，寻找反例"),
+		text.New(`explore tries every order of the clients' Redis commands, the passing of
 time and the allowed faults against one implementation, and reports the
 shortest schedule that breaks each invariant, as a trace. It exits 1 if
 it found one. docs/explore.md has the model and the bounds.`,
+			"explore 针对一个锁实现，尝试客户端各条 Redis 命令的每一种顺序、时间的流逝和允许的故障，"+
+				"并把破坏每个不变量的最短调度作为轨迹报告出来。找到反例时以 1 退出。模型和边界见 docs/explore.md。"),
 		`  lockstep explore --impl uuid-get-del
   lockstep explore --impl fenced --faults expiry,pause --depth 12
   lockstep explore --impl set-nx-ex --out /tmp/cx`)
@@ -60,8 +62,27 @@ it found one. docs/explore.md has the model and the bounds.`,
 	fs.StringVar(&f.out, "out", "", "write each counterexample's trace to `DIR`/<impl>-<invariant>.json, each file named on stderr")
 	fs.BoolVar(&f.json, "json", false, "print the result as JSON")
 	fs.StringVar(&f.lang, "lang", "en", "the report in `LANG`: en or zh")
-	inOverview(c, entry("explore --impl NAME [--clients 2|3] [--faults LIST] [--depth N]", "search every schedule of the clients'",
-		"commands, time and faults for the", "shortest counterexample of each", "invariant; exit 1 if one is found"))
+	usagesZH(fs, map[string]string{
+		"impl":       "要搜索的锁实现 `NAME`",
+		"clients":    "`N` 个客户端：2 或 3",
+		"nodes":      "多台服务器上的锁（Redlock）在 `N` 台上运行：3 或 5",
+		"attempts":   "每个客户端尝试加锁 `N` 次，每隔 TTL/2 一次（1：不重试）",
+		"faults":     "允许的故障，逗号分隔的 `LIST`，可选：" + strings.Join(faultNames(), "、"),
+		"depth":      "尝试最多 `N` 步的调度",
+		"liveness":   "有客户端等了 `D`，而其间没有活着的客户端持有锁时，活性被破坏",
+		"guard":      "资源端对每次写入自己做的检查 `NAME`：" + guardNames(),
+		"stock":      "资源的初始库存 `N`",
+		"reenter":    "每个客户端的临界区再获取一次这把锁（嵌套调用）",
+		"lease":      "每个客户端自己把租约（过期时间）`D` 交给锁，如 Redisson 的 lock(leaseTime)（0：不交）",
+		"max-states": "搜索见过的状态超过 `N` 个时停止，最多为默认值（搜索会保留见过的每个状态：一百万个约占 1.3 GB）；与 --timeout 不同，在每台机器上都一样",
+		"timeout":    "搜索 `D` 后停止（0：不限）",
+		"out":        "把每个反例的轨迹写入 `DIR`/<impl>-<invariant>.json，并在 stderr 上给出每个文件名",
+		"json":       "以 JSON 打印结果",
+		"lang":       "报告的语言 `LANG`：en 或 zh",
+	})
+	inOverview(c, entry("explore --impl NAME [--clients 2|3] [--faults LIST] [--depth N]", text.New("search every schedule of the clients'\n"+
+		"commands, time and faults for the\nshortest counterexample of each\ninvariant; exit 1 if one is found",
+		"搜索客户端命令、时间和故障的每一种调度，为每个不变量找出最短的反例；找到时以 1 退出")))
 	c.ValidArgsFunction = noFiles
 	completeFlags(c, map[string]completeFunc{
 		"impl": one(implNames), "faults": list(faultWords), "lang": one(langs),

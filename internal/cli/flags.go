@@ -11,8 +11,14 @@ import (
 )
 
 func langFlag(fs *pflag.FlagSet) *string {
-	return fs.String("lang", "en", "narration and messages in `LANG`: en or zh")
+	lang := fs.String("lang", "en", "narration and messages in `LANG`: en or zh")
+	usagesZH(fs, map[string]string{"lang": langZH})
+	return lang
 }
+
+// langZH is the usage of --lang where it is the language of the narration
+// and messages, in Chinese.
+const langZH = "旁白和消息的语言 `LANG`：en 或 zh"
 
 // flagError says what was wrong with a flag as it was typed, and where the
 // command's flags are listed.

@@ -15,11 +15,13 @@ import (
 )
 
 func (a *cli) lessonsCmd() *cobra.Command {
-	c := command("lessons list | show ID", "the built-in lesson files",
-		`lessons list names the built-in lesson files; lessons show ID prints one,
+	c := command("lessons list | show ID", text.New("the built-in lesson files", "内置的课程文件"),
+		text.New(`lessons list names the built-in lesson files; lessons show ID prints one,
 a start for a lesson of your own (docs/lessons.md describes the format).`,
+			"lessons list 列出内置的课程文件；lessons show ID 打印其中一个，作为你自己写一课的起点（格式见 docs/lessons.md）。"),
 		"  lockstep lessons list\n  lockstep lessons show get-then-del > mine/010-my-race.lesson")
-	inOverview(c, entry("lessons list | show ID", "the built-in lesson files; show prints", "one, a start for your own"))
+	inOverview(c, entry("lessons list | show ID", text.New("the built-in lesson files; show prints\none, a start for your own",
+		"内置的课程文件；show 打印其中一个，作为你自己写一课的起点")))
 	c.ValidArgsFunction = func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		switch {
 		case len(args) == 0:

@@ -31,8 +31,8 @@ type playFlags struct {
 
 func (a *cli) playCmd() *cobra.Command {
 	c := command("play SCENARIO [--impl NAME] [--format text|md|mermaid|json|html]",
-		"play one failure mode as a timeline",
-		`play runs one failure mode (or a lesson file of your own, or a saved trace)
+		text.New("play one failure mode as a timeline", "把一个故障模式放成一条时间线"),
+		text.New(`play runs one failure mode (or a lesson file of your own, or a saved trace)
 against a lock implementation and prints the trace: every command and reply,
 what each one means, and the step where an invariant breaks. The default
 implementation is the naive one the failure mode is about. When the run does
@@ -40,6 +40,11 @@ not break what the lesson's expect block says for the implementation, play
 says so and exits 1, as check does. --format html writes one self-contained
 page, the player in a browser (it opens from file://, fetches nothing), with
 the run of the lesson's fix beside it for compare mode.`,
+			"play 让一个故障模式（或你自己的课程文件，或一条保存的轨迹）对一个锁实现运行，并打印轨迹："+
+				"每条命令和回复、各自的含义，以及不变量被破坏的那一步。默认的实现是该故障模式针对的朴素实现。"+
+				"运行结果与课程的 expect 块为该实现写下的不符时，play 会说明，并以 1 退出，与 check 相同。"+
+				"--format html 写出一个自包含的页面：浏览器里的播放器（从 file:// 就能打开，不从网络获取任何东西），"+
+				"旁边附上本课修复方案的运行，供对比模式使用。"),
 		`  lockstep play get-then-del
   lockstep play get-then-del --impl uuid-lua
   lockstep play gc-pause --impl fenced --lang zh --format md
@@ -57,12 +62,23 @@ the run of the lesson's fix beside it for compare mode.`,
 	fs.StringVar(&f.lang, "lang", "en", "narration and messages in `LANG`: en or zh")
 	fs.StringVar(&f.lesson, "lesson", "", "play a lesson `FILE` of your own instead of a built-in failure mode")
 	fs.StringVar(&f.trace, "trace", "", "play a saved trace `FILE` (play --format json, explore --out) instead of a failure mode")
+	usagesZH(fs, map[string]string{
+		"impl":   "锁实现 `NAME`（默认：故障模式针对的朴素实现）",
+		"format": "输出格式 `FORMAT`：text、md（Markdown 讲义）、mermaid（时序图）、json（轨迹）或 html（自包含的播放器页面）",
+		"from":   "配合 --format mermaid：图从第 `N` 步开始（从 0 起编号，与文本时间线的编号相同）",
+		"to":     "配合 --format mermaid：图到第 `M` 步为止，包括这一步（默认：最后一步）",
+		"lang":   langZH,
+		"lesson": "播放你自己的课程文件 `FILE`，代替内置的故障模式",
+		"trace":  "播放保存的轨迹文件 `FILE`（play --format json、explore --out 的输出），而不是故障模式",
+	})
 	f.real = addRealFlags(fs)
 	inOverview(c,
-		entry("play SCENARIO [--impl NAME] [--format text|md|mermaid|json|html]", "play one failure mode as a text timeline",
-			"(default impl: the naive one it is about);", "html: one page, the player in a browser"),
-		entry("play --lesson FILE [--impl NAME] [--format …]", "play a lesson file of your own"),
-		entry("play --trace FILE [--format …]", "play a saved trace (a schedule found by", "explore is made again and checked)"))
+		entry("play SCENARIO [--impl NAME] [--format text|md|mermaid|json|html]", text.New("play one failure mode as a text timeline\n"+
+			"(default impl: the naive one it is about);\nhtml: one page, the player in a browser",
+			"把一个故障模式放成文本时间线（默认实现：它针对的朴素实现）；html：一个页面，浏览器里的播放器")),
+		entry("play --lesson FILE [--impl NAME] [--format …]", text.New("play a lesson file of your own", "播放你自己的课程文件")),
+		entry("play --trace FILE [--format …]", text.New("play a saved trace (a schedule found by\nexplore is made again and checked)",
+			"播放一条保存的轨迹（explore 找到的调度会重新生成并校验）")))
 	c.ValidArgsFunction = positional(scenarioNames)
 	completeFlags(c, map[string]completeFunc{
 		"impl": one(implNames), "format": one(formatNames), "lang": one(langs),

@@ -38,6 +38,23 @@ func addRealFlags(fs *pflag.FlagSet) *realFlags {
 	fs.BoolVar(&r.noACL, "no-acl", false, "run the locks as the user --redis names, not as an ACL user made for each run and allowed only its keys (for Redis before 6, or a user who may not run ACL SETUSER); lockstep then checks each command's name and keys itself, but not what a Lua script does")
 	fs.DurationVar(&r.second, "time-scale", realredis.DefaultSecond,
 		fmt.Sprintf("on real servers, one scenario second lasts `D` (%s to %s)", realredis.MinSecond, realredis.MaxSecond))
+	usagesZH(fs, map[string]string{
+		"redis": "用真实服务器 `ADDR[,ADDR...]` 代替内嵌的服务器，每个写成 host:port、[ipv6]:port、" +
+			"redis://[user:password@]host:port[/db]、rediss://… 或 unix://[:password@]/path；" +
+			"单实例的锁用第一台，Redlock 用前五台",
+		"replica": "第一台 --redis 服务器的从库 `ADDR`，用于主从切换的各课（需配合 --disposable）",
+		"cluster": "用 Redis Cluster 代替 --redis：`ADDR[,ADDR...]`，它的任意节点（第一个应答的节点告知各槽在哪里）；" +
+			"每次运行的锁都在负责其键所在槽的主节点上运行，集群的课程（cluster-slots）也在那里运行；Redlock 需要 --redis",
+		"sentinel": "Redis 哨兵 `ADDR[,ADDR...]`（比如三个），在真实服务器上决定主从切换各课的切换，" +
+			"需配合 --redis、--replica 和 --disposable：它们经由一个代理、以本次运行自己的名字监视第一台服务器；" +
+			"课程让它宕机时，哨兵发现它下线（+sdown、+odown），并把从库提升为主库（+switch-master），" +
+			"按真实时间进行，每个场景秒 500ms 或更慢；第一台服务器本身从不被重新配置",
+		"disposable": "允许 lockstep 重新配置 --replica（REPLICAOF）并替换它的数据",
+		"no-acl": "以 --redis 指定的用户运行各把锁，而不是每次运行新建一个只能访问自己键的 ACL 用户" +
+			"（用于 Redis 6 之前的版本，或无权执行 ACL SETUSER 的用户）；此时 lockstep 自己检查每条命令的名字和键，" +
+			"但不检查 Lua 脚本做了什么",
+		"time-scale": fmt.Sprintf("在真实服务器上，一个场景秒持续 `D`（%s 到 %s）", realredis.MinSecond, realredis.MaxSecond),
+	})
 	return r
 }
 

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
+
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // The commands and their flags. Each command's RunE hands its flags and
@@ -50,9 +52,9 @@ func (a *cli) newRoot() *cobra.Command {
 			a.helpErr = unknownSubcommand(c, pos[0])
 			return
 		}
-		writeHelp(c.OutOrStdout(), c)
+		writeHelp(c.OutOrStdout(), c, a.lang)
 	})
-	root.SetUsageFunc(func(c *cobra.Command) error { writeHelp(c.OutOrStdout(), c); return nil })
+	root.SetUsageFunc(func(c *cobra.Command) error { writeHelp(c.OutOrStdout(), c, a.lang); return nil })
 	root.SetFlagErrorFunc(flagError)
 	root.SetVersionTemplate("lockstep version {{.Version}}\n")
 	root.InitDefaultVersionFlag() // now, so that -version is known as --version
@@ -73,16 +75,20 @@ func (a *cli) newRoot() *cobra.Command {
 
 // command is a subcommand with lockstep's defaults: no "[flags]" added to
 // its usage line, and positional arguments left to the command to check,
-// so that its errors say what it wants.
-func command(use, short, long, example string) *cobra.Command {
-	return &cobra.Command{
+// so that its errors say what it wants. cobra keeps short and long in
+// English (Short, Long: what completion and cobra show); the Chinese goes
+// beside them (inChinese), for help --lang zh.
+func command(use string, short, long text.Text, example string) *cobra.Command {
+	c := &cobra.Command{
 		Use:                   use,
-		Short:                 short,
-		Long:                  long,
+		Short:                 short.EN,
+		Long:                  long.EN,
 		Example:               example,
 		Args:                  cobra.ArbitraryArgs,
 		DisableFlagsInUseLine: true,
 	}
+	inChinese(c, short.ZH, long.ZH)
+	return c
 }
 
 // The annotations of lockstep's commands.
@@ -93,7 +99,20 @@ const (
 	// in an unknown command's list of valid ones. cobra lists commands by
 	// name; lockstep lists them in the order newRoot adds them.
 	rankKey = "lockstep.rank"
+	// zhKey ends the key of a text's Chinese: overviewKey+zhKey, shortKey
+	// and longKey, a flag's usage (usagesZH).
+	zhKey = ".zh"
+	// shortKey and longKey hold a command's Short and Long in Chinese.
+	shortKey = "lockstep.short" + zhKey
+	longKey  = "lockstep.long" + zhKey
 )
+
+// inChinese sets c's Short and Long in Chinese; long may be empty when
+// short says it all, as Long may.
+func inChinese(c *cobra.Command, short, long string) {
+	annotate(c, shortKey, short)
+	annotate(c, longKey, long)
+}
 
 // ranked gives c its place among the commands, rank, and returns it.
 func ranked(c *cobra.Command, rank int) *cobra.Command {
@@ -142,9 +161,18 @@ func commandNames(root *cobra.Command) []string {
 const overviewColumn = 38
 
 // entry is one usage of a command in the overview: "lockstep " and usage,
-// then what it does, its lines as given, from overviewColumn; the first on
-// the usage's line when there is room.
-func entry(usage string, does ...string) string {
+// then what it does from overviewColumn, the first line on the usage's
+// line when there is room. does.EN is in its lines as given ("\n" between
+// them); does.ZH is one line, which entry wraps (wrapWide) to the columns
+// left of 80: the English keeps the breaks a writer chose, and Chinese,
+// which needs no spaces to break at, is wrapped by its width.
+func entry(usage string, does text.Text) text.Text {
+	return text.New(entryIn(usage, strings.Split(does.EN, "\n")),
+		entryIn(usage, wrapWide(does.ZH, helpWidth-overviewColumn)))
+}
+
+// entryIn is an entry with its description in lines.
+func entryIn(usage string, does []string) string {
 	var b strings.Builder
 	head := "  lockstep " + usage
 	indent := strings.Repeat(" ", overviewColumn)
@@ -160,7 +188,14 @@ func entry(usage string, does ...string) string {
 	return b.String()
 }
 
-// inOverview sets c's lines in the overview: its entries, in order.
-func inOverview(c *cobra.Command, entries ...string) {
-	annotate(c, overviewKey, strings.Join(entries, ""))
+// inOverview sets c's lines in the overview: its entries, in order, in
+// English and in Chinese.
+func inOverview(c *cobra.Command, entries ...text.Text) {
+	var en, zh strings.Builder
+	for _, e := range entries {
+		en.WriteString(e.EN)
+		zh.WriteString(e.ZH)
+	}
+	annotate(c, overviewKey, en.String())
+	annotate(c, overviewKey+zhKey, zh.String())
 }

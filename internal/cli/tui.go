@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
+	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -45,19 +46,38 @@ func addTUIFlags(fs *pflag.FlagSet) *tuiFlags {
 	fs.StringVar(&f.trace, "trace", "", "open the player on a saved trace `FILE` (play --format json, explore --out)")
 	fs.StringVar(&f.lessons, "lessons", "", "list the lesson files in `DIR` beside the built-in lessons")
 	fs.StringVar(&f.course, "course", "", "open a course `FILE`: a class's lessons, in order (docs/lessons.md)")
+	usagesZH(fs, map[string]string{
+		"scenario":          "打开播放器，放故障模式 `ID`",
+		"impl":              "用锁实现 `NAME`（默认：故障模式针对的朴素实现）",
+		"lang":              langZH,
+		"autoplay":          "立即开始自动播放",
+		"speed":             "自动播放每秒 `N` 步：0.5、1、2、4、8 或 16",
+		"step":              "在第 `N` 步打开播放器（从 0 起编号，与 play 打印的编号相同）",
+		"stop-at-violation": "自动播放在每个有不变量被破坏的步骤停下",
+		"no-spoilers":       "隐藏课程预期会破坏什么，以及光标以下的行，供先让学生猜的课堂使用",
+		"live": "实时播放每一课：每个 → 处发出一条 Redis 命令（配合 --redis 时，" +
+			"lockstep monitor --redis ADDR 会显示它在那一刻到达；两步之间课程的时间静止不动）",
+		"trace":   "打开播放器，放保存的轨迹文件 `FILE`（play --format json、explore --out 的输出）",
+		"lessons": "把 `DIR` 里的课程文件列在内置课程旁边",
+		"course":  "打开课程表文件 `FILE`：一堂课的各课，按顺序（docs/lessons.md）",
+	})
 	f.real = addRealFlags(fs)
 	return f
 }
 
 // tuiOverview are lockstep's own lines in the overview: the terminal UI's.
-var tuiOverview = []string{
-	entry("[--scenario ID [--impl NAME]] [--autoplay [--speed N]]", "the terminal UI: pick a failure mode and",
-		"an implementation, step through it,", "compare; x on the start screen opens the", "sandbox"),
-	entry("--scenario ID --step N [--stop-at-violation] [--no-spoilers]", "for a class: open at step N, stop",
-		"autoplay where an invariant breaks, keep", "the verdict hidden until it shows"),
-	entry("--trace FILE", "the player, on a saved trace"),
-	entry("--lessons DIR", "the TUI, with your lesson files beside the", "built-in lessons"),
-	entry("--course FILE", "the TUI on a course: a class's lessons in", "order (docs/lessons.md)"),
+var tuiOverview = []text.Text{
+	entry("[--scenario ID [--impl NAME]] [--autoplay [--speed N]]", text.New("the terminal UI: pick a failure mode and\n"+
+		"an implementation, step through it,\ncompare; x on the start screen opens the\nsandbox",
+		"终端界面：选一个故障模式和一个锁实现，一步一步执行，对比；在开始界面按 x 打开沙盒")),
+	entry("--scenario ID --step N [--stop-at-violation] [--no-spoilers]", text.New("for a class: open at step N, stop\n"+
+		"autoplay where an invariant breaks, keep\nthe verdict hidden until it shows",
+		"课堂用：在第 N 步打开，自动播放在不变量被破坏处停下，结论出现之前一直隐藏")),
+	entry("--trace FILE", text.New("the player, on a saved trace", "播放器，播放一条保存的轨迹")),
+	entry("--lessons DIR", text.New("the TUI, with your lesson files beside the\nbuilt-in lessons",
+		"终端界面，把你的课程文件列在内置课程旁边")),
+	entry("--course FILE", text.New("the TUI on a course: a class's lessons in\norder (docs/lessons.md)",
+		"终端界面打开一份课程表：一堂课的各课，按顺序（docs/lessons.md）")),
 }
 
 // tuiCompletions complete the terminal UI's flags, but for the real
