@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
@@ -21,7 +22,14 @@ import (
 // A HELLO with AUTH or SETNAME goes through the gate, which refuses it
 // from lock code (command.SessionRefusal).
 func plainHello(cmd redis.Cmder) bool {
-	return cmd.Name() == "hello" && len(cmd.Args()) <= 2
+	// Without cmd.Name, which lowers the name into a new string: the gate
+	// sees every command of every run.
+	args := cmd.Args()
+	if len(args) == 0 || len(args) > 2 {
+		return false
+	}
+	name, ok := args[0].(string)
+	return ok && strings.EqualFold(name, "hello")
 }
 
 // gate is the go-redis hook that parks every command of an actor until the
