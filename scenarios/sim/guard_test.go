@@ -183,7 +183,7 @@ func TestParseGuard(t *testing.T) {
 			t.Errorf("ParseGuard(%q) = %q, %v", g, got, err)
 		}
 	}
-	if _, err := trace.ParseGuard("versions"); err == nil || err.Error() != `unknown guard "versions"; did you mean version? valid: version, in-stock, relative, unique, token` {
+	if _, err := trace.ParseGuard("versions"); err == nil || err.Error() != `unknown guard "versions"; did you mean version? valid: version, in-stock, relative, unique, token, idempotent` {
 		t.Errorf("unknown guard: err = %v, want a suggestion and the valid names", err)
 	}
 }

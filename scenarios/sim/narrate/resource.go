@@ -76,6 +76,9 @@ func Write(c, res string, r WriteResult) text.Text {
 	if r.Relative {
 		return relative(c, res, r)
 	}
+	if r.Idempotent && !r.Rejected {
+		return idempotent(c, res, r)
+	}
 	if r.Rejected {
 		return text.Text{
 			EN: fmt.Sprintf("the store rejects %s's write of %s = %d: fencing token %d < %d already seen", c, res, r.Value, r.Fence, r.MaxFence),
@@ -120,6 +123,21 @@ func relative(c, res string, r WriteResult) text.Text {
 	return text.Text{EN: en, ZH: zh}
 }
 
+// idempotent is an idempotent job's write that landed: the first run's,
+// or a run again that changes nothing.
+func idempotent(c, res string, r WriteResult) text.Text {
+	if r.Repeat {
+		return text.Text{
+			EN: fmt.Sprintf("%s runs the job again: order 8801 is recorded already, and %s stays %d (ON CONFLICT DO NOTHING). Nothing is lost; the work was done twice", c, res, r.Stock),
+			ZH: fmt.Sprintf("%s 又执行了一遍这个任务：订单 8801 已经记过了，%s 仍为 %d（ON CONFLICT DO NOTHING）。什么都没丢，只是活干了两遍", c, res, r.Stock),
+		}
+	}
+	return text.Text{
+		EN: fmt.Sprintf("%s runs the job: it records order 8801 under its idempotency key and %s = %d, the same whoever runs it", c, res, r.Value),
+		ZH: fmt.Sprintf("%s 执行任务：以幂等键记下订单 8801，%s = %d，不管谁来执行结果都一样", c, res, r.Value),
+	}
+}
+
 // SoldOut says client c read a stock of read: sold out, it writes nothing.
 func SoldOut(c string, read int) text.Text {
 	return text.Text{EN: fmt.Sprintf("%s read a stock of %d: sold out, it sells nothing and writes nothing", c, read),
@@ -152,4 +170,7 @@ type WriteResult struct {
 	// Relative says the write is a decrement of the stock as it is
 	// (GuardRelative), not a value computed from the read.
 	Relative bool
+	// Idempotent says the write is an idempotent job's result
+	// (GuardIdempotent); Repeat, that an earlier run had written it.
+	Idempotent, Repeat bool
 }

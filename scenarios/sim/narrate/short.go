@@ -126,6 +126,8 @@ func ShortWrite(r WriteResult) text.Text {
 		return text.Text{EN: "−1 ✗", ZH: "减 1 被拒"}
 	case r.Relative:
 		return text.Text{EN: fmt.Sprintf("−1 → %d", r.Value), ZH: fmt.Sprintf("减 1 → %d", r.Value)}
+	case r.Repeat && !r.Rejected:
+		return text.Text{EN: fmt.Sprintf("again: %d", r.Value), ZH: fmt.Sprintf("重复：%d", r.Value)}
 	}
 	if r.Rejected {
 		return text.Text{EN: fmt.Sprintf("write %d ✗", r.Value), ZH: fmt.Sprintf("写 %d 被拒", r.Value)}

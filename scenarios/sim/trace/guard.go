@@ -45,11 +45,19 @@ const (
 	// replaces the token, so an earlier holder's write matches no row. No
 	// counter, no order: only a token that tells the holders apart.
 	GuardToken Guard = "token"
+	// GuardIdempotent makes the critical section idempotent: the job's
+	// write is its result, the same whoever runs it and however often —
+	// the sale of order 8801 recorded under its idempotency key (INSERT …
+	// ON CONFLICT (order_id) DO NOTHING), a cache rebuilt from its source.
+	// A second run leaves the row as the first left it: nothing is lost,
+	// and the work is done twice. Not a check that refuses anything: the
+	// section needs no lock for its safety, only for its efficiency.
+	GuardIdempotent Guard = "idempotent"
 )
 
 // Guards are the guards a lesson can switch on, in the order the docs list
 // them.
-var Guards = []Guard{GuardVersion, GuardInStock, GuardRelative, GuardUnique, GuardToken}
+var Guards = []Guard{GuardVersion, GuardInStock, GuardRelative, GuardUnique, GuardToken, GuardIdempotent}
 
 // ParseGuard returns the guard named s.
 func ParseGuard(s string) (Guard, error) {

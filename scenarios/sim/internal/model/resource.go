@@ -35,7 +35,8 @@ func (r *Resource) Write(writer string, value, readVer int, fence int64, token s
 	}
 	res := narrate.WriteResult{Value: value, Fence: fence, MaxFence: r.MaxFence, ReadVer: readVer, Version: r.Version,
 		Read: value + 1, Initial: r.initial, Stock: r.Value,
-		Token: token, Owner: r.Owner, Stamped: r.Guard == trace.GuardToken, Relative: r.Guard == trace.GuardRelative}
+		Token: token, Owner: r.Owner, Stamped: r.Guard == trace.GuardToken, Relative: r.Guard == trace.GuardRelative,
+		Idempotent: r.Guard == trace.GuardIdempotent}
 	if fence > 0 && fence < r.MaxFence {
 		r.Rejected++
 		res.Rejected = true
@@ -52,9 +53,14 @@ func (r *Resource) Write(writer string, value, readVer int, fence int64, token s
 		}
 		r.Sold[res.Read] = true
 	}
-	if r.Guard == trace.GuardRelative {
+	switch r.Guard {
+	case trace.GuardRelative:
 		value, res.Value = r.Value-1, r.Value-1
-	} else {
+	case trace.GuardIdempotent:
+		// The job's result, whatever the read: the one sale it records.
+		value, res.Value = r.initial-1, r.initial-1
+		res.Repeat = r.Version > 0
+	default:
 		res.LostUpdate = readVer != r.Version
 	}
 	if res.LostUpdate && readVer < len(r.writers) {

@@ -66,3 +66,35 @@ func eventTexts(tr *trace.Trace) []string {
 	}
 	return out
 }
+
+// idempotent-section (issue #41): gc-pause's timeline over a job with an
+// idempotency key. Both holders run the job, the second run changes
+// nothing, and no lock loses an update; gc-pause, the same pause over a
+// decrement, loses B's.
+func TestIdempotentSectionRunsTwiceLosesNothing(t *testing.T) {
+	tr := traceOf(t, "idempotent-section", "uuid-lua-watchdog")
+	lines := eventTexts(tr)
+	for _, want := range []string{
+		`^B runs the job: it records order 8801 under its idempotency key and stock:product:1001 = 99`,
+		`^A runs the job again: order 8801 is recorded already, and stock:product:1001 stays 99`,
+	} {
+		if !slices.ContainsFunc(lines, regexp.MustCompile(want).MatchString) {
+			t.Errorf("idempotent-section × uuid-lua-watchdog says nothing like %q:\n%s", want, strings.Join(lines, "\n"))
+		}
+	}
+	if last := tr.Events[len(tr.Events)-1].Snap.Resource; last.Value != 99 || last.Version != 2 {
+		t.Errorf("after both runs the stock is %d after %d writes; want 99 after 2", last.Value, last.Version)
+	}
+	if !slices.Equal(tr.Broken(), []string{"mutex"}) {
+		t.Errorf("idempotent-section × uuid-lua-watchdog broke %v; want mutex alone", tr.Broken())
+	}
+	if got := traceOf(t, "gc-pause", "uuid-lua-watchdog").Broken(); !slices.Contains(got, "resource") {
+		t.Errorf("gc-pause × uuid-lua-watchdog broke %v: the same pause over a decrement should lose B's update", got)
+	}
+	s, _ := Lookup("idempotent-section")
+	for impl, broken := range s.Expect {
+		if slices.Contains(broken, "resource") {
+			t.Errorf("idempotent-section expects %s to break resource: a second run of an idempotent job loses nothing", impl)
+		}
+	}
+}
