@@ -243,8 +243,8 @@ var selfCheckParts = []selfCheckPart{
 			{
 				text.New("**Redlock**: do the nodes persist what they hold, and are their clocks stepped?",
 					"**Redlock**：节点是否持久化它们持有的锁，时钟会不会被拨动？"),
-				text.New("[[redlock-restart]], [[redlock-clock-jump]]: a second majority; [[redlock-delayed-restart]]: staying down for a TTL keeps it safe; [[redlock-shared-host]]: nodes that share a machine fail together; [[redlock-acquire-pause]] and [[redlock-slow-node]]: the acquire must bound how long it takes: a short timeout per node (TTL/200, 50 ms for a 10s lease) and the check validity = TTL − elapsed − drift; [[redlock-partial]]: a failed acquire releases on every node, also one whose reply was lost",
-					"[[redlock-restart]]、[[redlock-clock-jump]]：出现第二个多数派；[[redlock-delayed-restart]]：宕机后等满一个 TTL 再回来就是安全的；[[redlock-shared-host]]：共用一台机器的节点会一起失效；[[redlock-acquire-pause]] 和 [[redlock-slow-node]]：加锁必须限定自己花多长时间：每个节点一个很短的超时（TTL/200，10 秒的租约是 50 毫秒），再检查有效期 = TTL − 耗时 − 时钟漂移；[[redlock-partial]]：加锁失败后要在每个节点上释放，包括应答丢失的那个"),
+				text.New("[[redlock-restart]], [[redlock-clock-jump]]: a second majority; [[clock-back]]: a clock set back only makes a key live longer, a wait and never a second holder; [[redlock-delayed-restart]]: staying down for a TTL keeps it safe; [[redlock-shared-host]]: nodes that share a machine fail together; [[redlock-acquire-pause]] and [[redlock-slow-node]]: the acquire must bound how long it takes: a short timeout per node (TTL/200, 50 ms for a 10s lease) and the check validity = TTL − elapsed − drift; [[redlock-partial]]: a failed acquire releases on every node, also one whose reply was lost",
+					"[[redlock-restart]]、[[redlock-clock-jump]]：出现第二个多数派；[[clock-back]]：时钟回拨只会让 key 活得更久，代价是等待，不会出现第二个持有者；[[redlock-delayed-restart]]：宕机后等满一个 TTL 再回来就是安全的；[[redlock-shared-host]]：共用一台机器的节点会一起失效；[[redlock-acquire-pause]] 和 [[redlock-slow-node]]：加锁必须限定自己花多长时间：每个节点一个很短的超时（TTL/200，10 秒的租约是 50 毫秒），再检查有效期 = TTL − 耗时 − 时钟漂移；[[redlock-partial]]：加锁失败后要在每个节点上释放，包括应答丢失的那个"),
 			},
 			{
 				text.New("**Redlock** and a fencing token?",

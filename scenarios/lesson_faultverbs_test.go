@@ -86,7 +86,7 @@ func TestParserNamesNoFaultVerb(t *testing.T) {
 // kind of argument.
 func TestFaultVerbErrors(t *testing.T) {
 	for _, tc := range []struct{ setup, line, want string }{
-		{"", "explode A", `x.lesson:12:1: unknown verb "explode"; valid: client, say, run, hold, unhold, pause, resume, hang, unhang, crash, partition, drop-replies, heal, failover, rejoin, stop-server, restart-server, clock-jump, slow, expect`},
+		{"", "explode A", `x.lesson:12:1: unknown verb "explode"; valid: client, say, run, hold, unhold, pause, resume, hang, unhang, crash, partition, drop-replies, heal, failover, rejoin, stop-server, restart-server, clock-jump, clock-back, slow, expect`},
 		{"", "pause", "x.lesson:12:6: want a client name after pause"},
 		{"", "pause D", `x.lesson:12:7: unknown client "D"; declared: A, B`},
 		{"", "crash A B", "x.lesson:12:9: crash takes one client"},

@@ -98,3 +98,34 @@ func TestIdempotentSectionRunsTwiceLosesNothing(t *testing.T) {
 		}
 	}
 }
+
+// clock-back (issue #41): a server's clock set back makes its keys live
+// longer, never shorter. A single server's crashed holder keeps B out 40s
+// past the lease; Redlock's majority on the other servers lets B in on
+// time; no lock breaks mutex, ownership or resource for it.
+func TestClockBackCostsWaitingNotSafety(t *testing.T) {
+	took := func(impl string) string {
+		tr := traceOf(t, "clock-back", impl)
+		for _, e := range tr.Events {
+			if strings.HasPrefix(e.Text.EN, "B now holds the lock") {
+				return e.T.String()
+			}
+		}
+		return "never"
+	}
+	if got := took("uuid-lua"); got != "1m18s" {
+		t.Errorf("clock-back × uuid-lua: B got the lock at %s; want 1m18s, 40s after a crashed holder's lease", got)
+	}
+	if got := took("redlock"); got != "38s" {
+		t.Errorf("clock-back × redlock: B got the lock at %s; want 38s, its majority on time", got)
+	}
+	s, _ := Lookup("clock-back")
+	for impl, broken := range s.Expect {
+		if impl == "no-lock" || impl == "local-mutex" {
+			continue // no lock at all: two holders, clock or not
+		}
+		if i := slices.IndexFunc(broken, func(b string) bool { return b != "liveness" }); i >= 0 {
+			t.Errorf("clock-back expects %s to break %s: a clock set back only delays", impl, broken[i])
+		}
+	}
+}

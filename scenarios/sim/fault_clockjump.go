@@ -23,7 +23,10 @@ const MoveClockJump MoveKind = "clock-jump"
 
 func init() {
 	registerFault(faultSpec{rank: 7, moveRank: 6, verbRank: 7, FaultInfo: FaultInfo{Fault: FaultClockJump, Moves: "clock-jump redis-N",
-		Verbs: []LessonVerb{{Name: "clock-jump", Takes: TakesServerBy, Search: SearchFault, Do: onServerBy((*Timeline).ClockJump)}},
+		Verbs: []LessonVerb{{Name: "clock-jump", Takes: TakesServerBy, Search: SearchFault, Do: onServerBy((*Timeline).ClockJump)},
+			// Set back: the server's keys live longer. The explorer has no
+			// move for it.
+			{Name: "clock-back", Takes: TakesServerBy, Search: SearchLacks, Do: onServerBy((*Timeline).ClockBack)}},
 		Doc: text.Text{
 			EN: "the server's clock jumps a whole lease ahead, and every key there with a TTL expires at once (an NTP step); once per server, while it holds such a key",
 			ZH: "服务器的时钟向前跳一整个租约，那里所有带 TTL 的键同时过期（NTP 校时）；每台服务器一次，且要它上面有这样的键"}},

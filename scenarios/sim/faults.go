@@ -92,6 +92,13 @@ func (t *Timeline) Slow(i int, d time.Duration) {
 
 // ClockJump moves node i's server clock forward by d (an NTP step, an
 // operator's date command): keys there expire d early.
+// ClockBack sets server i's clock back by d (an NTP step back, a manual
+// date change): a key with a TTL there now lives d longer than its lease,
+// as Redis keeps expiry times by the server's clock. Nothing expires early.
+func (t *Timeline) ClockBack(i int, d time.Duration) {
+	t.ClockJump(i, -d)
+}
+
 func (t *Timeline) ClockJump(i int, d time.Duration) {
 	w := t.w
 	srv := w.Fleet.Node(i)
@@ -102,8 +109,11 @@ func (t *Timeline) ClockJump(i int, d time.Duration) {
 	srv.Ahead += d
 	before := srv.Keys
 	srv.Keys = w.Fleet.ReadKeys(srv, before)
-	w.Emit(trace.Event{Kind: trace.KindFault, Server: srv.Name, Text: narrate.ClockJump(srv.Name, d),
-		Short: text.Text{EN: "clock +" + narrate.Secs(d), ZH: "时钟 +" + narrate.SecsZH(d)}})
+	short := text.Text{EN: "clock +" + narrate.Secs(d), ZH: "时钟 +" + narrate.SecsZH(d)}
+	if d < 0 {
+		short = text.Text{EN: "clock −" + narrate.Secs(-d), ZH: "时钟 −" + narrate.SecsZH(-d)}
+	}
+	w.Emit(trace.Event{Kind: trace.KindFault, Server: srv.Name, Text: narrate.ClockJump(srv.Name, d), Short: short})
 	for _, k := range before {
 		if _, still := model.FindKey(srv.Keys, k.Key); !still {
 			w.Emit(trace.Event{Kind: trace.KindExpire, Server: srv.Name, Text: narrate.ExpiredEarly(k, srv.Name),

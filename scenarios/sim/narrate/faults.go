@@ -159,8 +159,12 @@ func ServerRestarted(srv string) text.Text {
 		ZH: srv + " 重启后是空的：它已经不记得自己持有过哪些锁"}
 }
 
-// ClockJump says server srv's clock jumps d forward.
+// ClockJump says server srv's clock jumps d forward, or, for d < 0, is set back.
 func ClockJump(srv string, d time.Duration) text.Text {
+	if d < 0 {
+		return text.Text{EN: fmt.Sprintf("%s's clock is set back %s (an NTP step back, a manual date change): its keys' TTLs run out %s late, and nothing expires early", srv, Secs(-d), Secs(-d)),
+			ZH: fmt.Sprintf("%s 的系统时钟被回拨了 %s（NTP 往回校时、手动改时间）：它上面的 key 晚 %s才过期，没有任何 key 提前过期", srv, SecsZH(-d), SecsZH(-d))}
+	}
 	return text.Text{EN: fmt.Sprintf("%s's clock jumps %s forward (an NTP step, a manual date change): its keys' TTLs run out %s early", srv, Secs(d), Secs(d)),
 		ZH: fmt.Sprintf("%s 的系统时钟拨快了 %s（NTP 校时、手动改时间）：它上面的 key 提前 %s过期", srv, SecsZH(d), SecsZH(d))}
 }
