@@ -80,22 +80,9 @@ func (w *World) commandDone(a *model.Actor, m model.Msg) {
 	// left, which once read as an expiry).
 	var expired []trace.KeyState
 	if w.Wall.Real != nil {
-		ranDown := w.Wall.toVirtual(time.Since(readAt) + 3*time.Millisecond)
-		changes = slices.DeleteFunc(changes, func(ch narrate.Change) bool {
-			gone := ch.Kind == narrate.ChangeDeleted && ch.Before.TTL > 0 && ch.Before.TTL <= ranDown
-			if gone {
-				expired = append(expired, ch.Before)
-			}
-			return gone
-		})
+		changes, expired = ranOut(changes, w.Wall.toVirtual(time.Since(readAt)+3*time.Millisecond))
 	}
-	for j, ch := range changes {
-		if ch.Kind == narrate.ChangeCreated || ch.Kind == narrate.ChangeValue {
-			i := slices.IndexFunc(after, func(k trace.KeyState) bool { return k.Key == ch.Key })
-			after[i].Writer = c.Name
-			changes[j].After.Writer = c.Name
-		}
-	}
+	attribute(changes, after, c.Name)
 	srv.Keys = after
 	if h := model.HolderOf(a); h.Hold != nil && h.Hold.Op == h.Op && !h.Bg && !a.Orphan {
 		h.Hold.Count++
@@ -159,39 +146,8 @@ func (w *World) noted(a *model.Actor, n model.Note) {
 		if n.Op == trace.OpAcquire || n.Op == trace.OpReenter {
 			w.beginAttempt(c)
 		}
-		switch n.Op {
-		case trace.OpReenter:
-			c.Reentering = true
-			w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Reenter(c.Name),
-				Short: text.Text{EN: "takes it again", ZH: "再次加锁"}})
-		case trace.OpLeave:
-			c.RelCmds = 0
-			w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Leave(c.Name),
-				Short: text.Text{EN: "inner release", ZH: "内层释放"}})
-		case trace.OpAcquire:
-			if c.Belief != trace.BeliefWaiting {
-				c.WantSince, c.Attempts, c.AcqCmds = w.Now, 0, 0
-			}
-			c.Attempts++
-			if c.Belief != trace.BeliefWaiting {
-				c.Belief = trace.BeliefWaiting
-				w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Wants(c.Name), Short: text.Text{EN: "wants", ZH: "想要锁"}})
-			}
-		case trace.OpPrep:
-			w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Prep(c.Name, c.Prog.Prep),
-				Short: text.Text{EN: "prepares " + narrate.Secs(c.Prog.Prep), ZH: "准备 " + narrate.SecsZH(c.Prog.Prep)}})
-		case trace.OpWork:
-			w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Work(c.Name, c.Prog.Work),
-				Short: text.Text{EN: "works " + narrate.Secs(c.Prog.Work), ZH: "干活 " + narrate.SecsZH(c.Prog.Work)}})
-		case trace.OpFail:
-			w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Fail(c.Name, c.Prog.Fail),
-				Short: text.Text{EN: "fails " + narrate.Secs(c.Prog.Fail), ZH: "出错 " + narrate.SecsZH(c.Prog.Fail)}})
-		case trace.OpCheck:
-			w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Checking(c.Name),
-				Short: text.Text{EN: "checks", ZH: "检查"}})
-		case trace.OpRelease:
-			c.Belief, c.RelCmds = trace.BeliefReleased, 0
-			w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.Leaves(c.Name), Short: text.Text{EN: "releases", ZH: "释放"}})
+		if txt, short, ok := opBelief(c, n.Op, w.Now); ok {
+			w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: txt, Short: short})
 		}
 	case model.NoteAcquired:
 		w.quorum(c, true, n)
@@ -248,6 +204,64 @@ func (w *World) noted(a *model.Actor, n model.Note) {
 		c.Belief, c.Op = trace.BeliefGaveUp, trace.OpDone
 		w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: narrate.GaveUp(c.Name, c.Attempts, c.AcqCmds, len(w.Fleet.Route), w.Now-c.WantSince), Short: text.Text{EN: "gives up", ZH: "放弃"}})
 	}
+}
+
+// ranOut takes out of changes the keys deleted that had no more than
+// ranDown of TTL left: they expired, the command did not delete them.
+func ranOut(changes []narrate.Change, ranDown time.Duration) (kept []narrate.Change, expired []trace.KeyState) {
+	kept = slices.DeleteFunc(changes, func(ch narrate.Change) bool {
+		gone := ch.Kind == narrate.ChangeDeleted && ch.Before.TTL > 0 && ch.Before.TTL <= ranDown
+		if gone {
+			expired = append(expired, ch.Before)
+		}
+		return gone
+	})
+	return kept, expired
+}
+
+// attribute names writer as the writer of every key changes created or
+// changed, in changes and in after.
+func attribute(changes []narrate.Change, after []trace.KeyState, writer string) {
+	for j, ch := range changes {
+		if ch.Kind == narrate.ChangeCreated || ch.Kind == narrate.ChangeValue {
+			i := slices.IndexFunc(after, func(k trace.KeyState) bool { return k.Key == ch.Key })
+			after[i].Writer = writer
+			changes[j].After.Writer = writer
+		}
+	}
+}
+
+// opBelief is what client c believes, and says, as its program begins
+// stage op at now; ok false: the stage says nothing.
+func opBelief(c *model.Client, op trace.Op, now time.Duration) (txt, short text.Text, ok bool) {
+	switch op {
+	case trace.OpReenter:
+		c.Reentering = true
+		return narrate.Reenter(c.Name), text.Text{EN: "takes it again", ZH: "再次加锁"}, true
+	case trace.OpLeave:
+		c.RelCmds = 0
+		return narrate.Leave(c.Name), text.Text{EN: "inner release", ZH: "内层释放"}, true
+	case trace.OpAcquire:
+		if c.Belief == trace.BeliefWaiting {
+			c.Attempts++
+			return text.Text{}, text.Text{}, false
+		}
+		c.WantSince, c.Attempts, c.AcqCmds = now, 1, 0
+		c.Belief = trace.BeliefWaiting
+		return narrate.Wants(c.Name), text.Text{EN: "wants", ZH: "想要锁"}, true
+	case trace.OpPrep:
+		return narrate.Prep(c.Name, c.Prog.Prep), text.Text{EN: "prepares " + narrate.Secs(c.Prog.Prep), ZH: "准备 " + narrate.SecsZH(c.Prog.Prep)}, true
+	case trace.OpWork:
+		return narrate.Work(c.Name, c.Prog.Work), text.Text{EN: "works " + narrate.Secs(c.Prog.Work), ZH: "干活 " + narrate.SecsZH(c.Prog.Work)}, true
+	case trace.OpFail:
+		return narrate.Fail(c.Name, c.Prog.Fail), text.Text{EN: "fails " + narrate.Secs(c.Prog.Fail), ZH: "出错 " + narrate.SecsZH(c.Prog.Fail)}, true
+	case trace.OpCheck:
+		return narrate.Checking(c.Name), text.Text{EN: "checks", ZH: "检查"}, true
+	case trace.OpRelease:
+		c.Belief, c.RelCmds = trace.BeliefReleased, 0
+		return narrate.Leaves(c.Name), text.Text{EN: "releases", ZH: "释放"}, true
+	}
+	return text.Text{}, text.Text{}, false
 }
 
 // checkLost turns a watchdog's "lock lost" signal into a belief change.
