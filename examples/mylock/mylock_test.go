@@ -19,6 +19,9 @@ var unrenewed = []locktest.Option{
 	locktest.Allow("redisson-lease", "mutex", "resource"),
 	// A holder whose call hangs loses its lease while it still works.
 	locktest.Allow("hung-holder", "mutex", "resource"),
+	// A server's clock set back: a crashed holder's unrenewed key lives
+	// past the lease, and the waiter waits past the bound.
+	locktest.Allow("clock-back", "liveness"),
 }
 
 // weaknesses are what a lease lock with a checked release still cannot do,
@@ -28,6 +31,10 @@ var weaknesses = []locktest.Option{
 	// A pause longer than the lease, or a holder cut off from Redis: nothing
 	// but a fencing token at the resource would catch it.
 	locktest.Allow("gc-pause", "mutex", "resource"),
+	// A check before the write catches a pause before it, not one after.
+	locktest.Allow("check-then-write", "mutex", "resource"),
+	// The same pause over an idempotent job: two holders, nothing lost.
+	locktest.Allow("idempotent-section", "mutex"),
 	locktest.Allow("renew-other", "mutex", "resource"),
 	locktest.Allow("partition", "mutex", "resource"),
 	locktest.Allow("redlock-acquire-pause", "mutex", "resource"),
