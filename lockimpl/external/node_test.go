@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/lockstep-sim/lockstep/internal/race"
 	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/lockimpl/external"
 	"github.com/lockstep-sim/lockstep/locktest"
@@ -83,7 +84,13 @@ func TestRedisLockDeletesTheNewHoldersLock(t *testing.T) {
 func TestNodeLocksGiveTheSameTraceTwice(t *testing.T) {
 	needsNode(t)
 	t.Parallel()
-	sameTwiceOf(t, nodeLocks(), "del-other", "redlock-restart")
+	locks := nodeLocks()
+	if race.Enabled {
+		// Under the race detector, lockstep's goroutines are what it
+		// watches: one lock of the libraries runs them as every one does.
+		locks = locks[:1]
+	}
+	sameTwiceOf(t, locks, "del-other", "redlock-restart")
 }
 
 // TestNodeLocksSameTwiceLong is TestNodeLocksGiveTheSameTraceTwice through
@@ -166,7 +173,7 @@ func TestNodeExample(t *testing.T) {
 	needsNode(t)
 	t.Parallel()
 	example := filepath.Join("..", "..", "examples", "node", "mylock.js")
-	asUUIDLua(t, example, scenarios.All()[:6])
+	asUUIDLua(t, example, firstLessons())
 	plainDelBreaksOwnership(t, example, "const PLAIN_DEL = false;", "const PLAIN_DEL = true;")
 }
 
