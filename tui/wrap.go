@@ -3,11 +3,12 @@ package tui
 import (
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // wrapItems lays items out on lines of at most w columns (terminal cells: a
@@ -89,73 +90,24 @@ func helpLines(hm help.Model, keys []key.Binding, w, n int) string {
 	return strings.Join(lines[:min(n, len(lines))], "\n")
 }
 
-// noBreakBefore and noBreakAfter are the punctuation a line does not
-// break before (closing) and after (opening), in Chinese and in English.
-const (
-	noBreakBefore = "，。、；：！？）」』】》〉”’,.;:!?)]}…—"
-	noBreakAfter  = "（「『【《〈“‘([{"
-)
-
 // trimBeforeEllipsis is what a cut text drops at its end before the "…".
 const trimBeforeEllipsis = " ,;:，；：、。—"
 
-// piece is a part of a text that a line does not break inside: a word, or
-// a Chinese character with the punctuation that holds on to it. space: a
-// space comes before it (a line that breaks there drops it).
-type piece struct {
-	text  string
-	space bool
-}
-
-// pieces splits s where a line may break: at its spaces, and next to a
-// wide character (a Chinese one), which needs no space — but never before
-// closing punctuation or after opening punctuation.
-func pieces(s string) []piece {
-	var out []piece
-	var cur strings.Builder
-	space := false
-	var prev rune
-	flush := func() {
-		if cur.Len() > 0 {
-			out = append(out, piece{cur.String(), space})
-			cur.Reset()
-			space = false
-		}
-	}
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			flush()
-			space, prev = true, ' '
-			continue
-		}
-		if cur.Len() > 0 && (isWide(prev) || isWide(r)) &&
-			!strings.ContainsRune(noBreakBefore, r) && !strings.ContainsRune(noBreakAfter, prev) {
-			flush()
-		}
-		cur.WriteRune(r)
-		prev = r
-	}
-	flush()
-	return out
-}
-
-func isWide(r rune) bool { return ansi.StringWidth(string(r)) > 1 }
-
 // joinPiece is line with p after it.
-func joinPiece(line string, p piece) string {
-	if line != "" && p.space {
-		return line + " " + p.text
+func joinPiece(line string, p text.Piece) string {
+	if line != "" && p.Space {
+		return line + " " + p.Text
 	}
-	return line + p.text
+	return line + p.Text
 }
 
-// wrapText wraps s to lines of at most w columns, breaking where pieces
+// wrapText wraps s to lines of at most w columns, breaking where text.Pieces
 // says a line may break, on at most n lines: where s needs more, the last
 // ends with "…", cut where a line may break (a word wider than a line
 // alone is cut in it, with the "…"). Unlike lipgloss, it breaks neither a
 // file name at its hyphens nor an English word in Chinese text.
 func wrapText(s string, w, n int) []string {
-	ps := pieces(s)
+	ps := text.Pieces(s)
 	var lines []string
 	for len(ps) > 0 && len(lines) < n-1 {
 		line, i := "", 0
@@ -181,12 +133,12 @@ func cutAtWord(s string, w int) string {
 	if ansi.StringWidth(s) <= w {
 		return s
 	}
-	return cutPieces(pieces(s), w)
+	return cutPieces(text.Pieces(s), w)
 }
 
 // cutPieces is ps on one line of w columns, cut with "…" where they do
 // not fit.
-func cutPieces(ps []piece, w int) string {
+func cutPieces(ps []text.Piece, w int) string {
 	line := ""
 	for _, p := range ps {
 		line = joinPiece(line, p)
@@ -204,7 +156,7 @@ func cutPieces(ps []piece, w int) string {
 	}
 	if line = strings.TrimRight(line, trimBeforeEllipsis); line == "" {
 		// Its first word alone is wider than the line.
-		return ansi.Truncate(ps[0].text, w, "…")
+		return ansi.Truncate(ps[0].Text, w, "…")
 	}
 	return line + "…"
 }

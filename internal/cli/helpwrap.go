@@ -4,11 +4,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/lockstep-sim/lockstep/text"
 )
 
 // usageKey is the annotation of a flag that holds its usage in Chinese.
@@ -123,60 +124,27 @@ func wrapText(s string) string {
 	return b.String()
 }
 
-// noBreakBefore and noBreakAfter are the punctuation a line does not
-// break before, or after (as the TUI's wrapping).
-const (
-	noBreakBefore = "，。、；：！？）」』】》〉”’,.;:!?)]}…—"
-	noBreakAfter  = "（「『【《〈“‘([{"
-)
-
 // wrapWide wraps s to lines of at most width columns, a wide (Chinese)
-// character two: it breaks at a space, which the break drops, and next to
-// a wide character, but not before closing punctuation or after opening
-// punctuation, and never inside a run of narrow characters without a
-// space (a flag, a file name, an address), which is wider than width only
-// if it is so alone.
+// character two: it breaks where text.Pieces says a line may (at a space,
+// which the break drops, and next to a wide character, but not before
+// closing punctuation or after opening punctuation), and never inside a
+// run of narrow characters without a space (a flag, a file name, an
+// address), which is wider than width only if it is so alone.
 func wrapWide(s string, width int) []string {
 	var lines []string
 	line, lineW := "", 0
-	add := func(word string, space bool) {
-		w := ansi.StringWidth(word)
+	for _, p := range text.Pieces(s) {
+		w := ansi.StringWidth(p.Text)
 		gap := 0
-		if space && line != "" {
+		if p.Space && line != "" {
 			gap = 1
 		}
 		if line != "" && lineW+gap+w > width {
 			lines = append(lines, line)
 			line, lineW, gap = "", 0, 0
 		}
-		line += strings.Repeat(" ", gap) + word
+		line += strings.Repeat(" ", gap) + p.Text
 		lineW += gap + w
 	}
-	var word strings.Builder
-	space := false
-	var prev rune
-	flush := func() {
-		if word.Len() > 0 {
-			add(word.String(), space)
-			word.Reset()
-			space = false
-		}
-	}
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			flush()
-			space, prev = true, ' '
-			continue
-		}
-		if word.Len() > 0 && (isWide(prev) || isWide(r)) &&
-			!strings.ContainsRune(noBreakBefore, r) && !strings.ContainsRune(noBreakAfter, prev) {
-			flush()
-		}
-		word.WriteRune(r)
-		prev = r
-	}
-	flush()
 	return append(lines, line)
 }
-
-func isWide(r rune) bool { return ansi.StringWidth(string(r)) > 1 }

@@ -231,7 +231,7 @@ func TestHelpLangOnlyForHelp(t *testing.T) {
 // TTL/2) is code, and so left as it is.
 func englishWords(line string) []string {
 	var out []string
-	for _, w := range strings.FieldsFunc(line, func(r rune) bool { return unicode.IsSpace(r) || isWide(r) }) {
+	for _, w := range strings.FieldsFunc(line, func(r rune) bool { return unicode.IsSpace(r) || ansi.StringWidth(string(r)) > 1 }) {
 		w = strings.Trim(w, `,.;:!?"'()`)
 		if w == "" || strings.ToUpper(w) == w || namesInHelp[w] {
 			continue
