@@ -120,11 +120,20 @@ func (b *browser) open(file, hash string) {
 	b.wait(`document.body.dataset.ready === "true"`)
 }
 
-// wait waits until the expression is true in the page.
+// wait waits until the expression is true in the page. A poll begun in
+// the document a navigation is replacing loses its execution context
+// ("Cannot find context with specified id", seen once in CI on a loaded
+// machine): it polls again, in the new document.
 func (b *browser) wait(expr string) {
 	b.t.Helper()
-	_, err := chromedp.Run(b.ctx, chromedp.Poll[chromedp.Void](expr,
-		chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(time.Minute)))
+	var err error
+	for range 3 {
+		_, err = chromedp.Run(b.ctx, chromedp.Poll[chromedp.Void](expr,
+			chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(time.Minute)))
+		if err == nil || !strings.Contains(err.Error(), "Cannot find context with specified id") {
+			break
+		}
+	}
 	if err != nil {
 		b.t.Fatalf("waiting for %s: %v", expr, err)
 	}
