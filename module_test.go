@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -145,4 +146,20 @@ func readString(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// examples/mylock is a module of its own with a replace to this tree: a
+// package of this module that imports a new dependency needs its go.sum
+// entries there too, or the example does not build. go list with
+// -mod=readonly fails as go test there would, in a second, here rather
+// than at CI's last step.
+func TestExampleModuleIsTidy(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the go command")
+	}
+	cmd := exec.Command("go", "list", "-mod=readonly", "-deps", "-test", "./...")
+	cmd.Dir = "examples/mylock"
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("examples/mylock does not load (cd examples/mylock && go mod tidy): %v\n%s", err, out)
+	}
 }
