@@ -398,6 +398,42 @@ var catalogue = []Info{
 		Nodes: 1,
 		New:   NewRedisson,
 	},
+	// The read-write lock, and its trap: a read release built from the
+	// reentrant lock's.
+	{
+		Name: "redisson-rw",
+		Summary: text.Text{
+			EN: "Redisson's RReadWriteLock: many readers or one writer in one hash, each read hold with a key and TTL of its own",
+			ZH: "Redisson 的 RReadWriteLock（读写锁）：一个 Hash 里要么多个读者、要么一个写者，每个读锁另有一个带 TTL 的键",
+		},
+		Fixes: text.Text{
+			EN: "readers share the lock; a reader that leaves keeps it for the readers still inside",
+			ZH: "读者之间共享锁；一个读者离开时，锁仍为还在读的读者保留",
+		},
+		Misses: text.Text{
+			EN: "what redisson misses; readers that keep coming keep a writer waiting (not fair)",
+			ZH: "redisson 没解决的它都没解决；读者源源不断时写者一直等（非公平）",
+		},
+		Nodes: 1,
+		New:   NewRedissonRW,
+	},
+	{
+		Name: "rw-unchecked",
+		Summary: text.Text{
+			EN: "redisson-rw whose read release is the reentrant lock's: a reader's last release deletes the whole hash",
+			ZH: "redisson-rw，但读锁的释放用的是可重入锁的脚本：读者最后一次释放时删掉整个 Hash",
+		},
+		Fixes: text.Text{
+			EN: "nothing over redisson-rw: it is the trap",
+			ZH: "比 redisson-rw 没有任何改进：这是个陷阱",
+		},
+		Misses: text.Text{
+			EN: "when the first reader leaves, a writer gets in beside the readers still reading",
+			ZH: "第一个读者离开后，写者就能进来，和还在读的读者同时在临界区里",
+		},
+		Nodes: 1,
+		New:   NewRWUnchecked,
+	},
 	// Two popular Go libraries, each through an adapter of ordinary library
 	// calls.
 	{

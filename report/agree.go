@@ -85,6 +85,9 @@ func Agreement(w io.Writer, cells []scenarios.Agreement, lessons []scenarios.Sce
 		if q.Check {
 			desc += text.New(", a check before each write", "，每次写入前先检查").In(lang)
 		}
+		if q.Readers > 0 {
+			desc += text.New(fmt.Sprintf(", %d readers", q.Readers), fmt.Sprintf("，%d 个读者", q.Readers)).In(lang)
+		}
 		if q.Lease > 0 {
 			desc += text.New(", each client's own lease ", "，客户端自己传入租约 ").In(lang) + q.Lease.String()
 		}

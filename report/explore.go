@@ -93,6 +93,9 @@ func worldLine(o explore.Options, lang string) string {
 	if o.Check {
 		parts = append(parts, text.New("a check before each write", "每次写入前先检查").In(lang))
 	}
+	if o.Readers > 0 {
+		parts = append(parts, text.New(fmt.Sprintf("%d of them readers", o.Readers), fmt.Sprintf("其中 %d 个是读者", o.Readers)).In(lang))
+	}
 	if o.Lease > 0 {
 		parts = append(parts, text.New("each client passes a lease of ", "每个客户端自己传入租约 ").In(lang)+o.Lease.String())
 	}

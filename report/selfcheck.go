@@ -237,8 +237,14 @@ var selfCheckParts = []selfCheckPart{
 			{
 				text.New("Does the lock need to be **reentrant** (nested code takes it again)?",
 					"锁需要**可重入**吗（嵌套的代码再次获取它）？"),
-				text.New("[[reentrant-call]]: every lock but the reentrant ones (`reentrant`, `reentrant-local`, `reentrant-getset`, `redisson`) deadlocks on itself; [[reentrant-race]]: a reentrant lock that checks with `GET` and writes with a plain `SET` (`reentrant-getset`, the course's own) lets two clients in",
-					"[[reentrant-call]]：除了可重入的锁（`reentrant`、`reentrant-local`、`reentrant-getset`、`redisson`），都会自己锁死自己；[[reentrant-race]]：用 `GET` 检查、用不带 NX 的 `SET` 写入的可重入锁（`reentrant-getset`，课程自己的写法）会放两个客户端进来"),
+				text.New("[[reentrant-call]]: every lock but the reentrant ones (`reentrant`, `reentrant-local`, `reentrant-getset`, `redisson`, `redisson-rw`, `rw-unchecked`) deadlocks on itself; [[reentrant-race]]: a reentrant lock that checks with `GET` and writes with a plain `SET` (`reentrant-getset`, the course's own) lets two clients in",
+					"[[reentrant-call]]：除了可重入的锁（`reentrant`、`reentrant-local`、`reentrant-getset`、`redisson`、`redisson-rw`、`rw-unchecked`），都会自己锁死自己；[[reentrant-race]]：用 `GET` 检查、用不带 NX 的 `SET` 写入的可重入锁（`reentrant-getset`，课程自己的写法）会放两个客户端进来"),
+			},
+			{
+				text.New("Do **readers** wait for each other (a read-write lock)?",
+					"**读者**之间要互相等吗（读写锁）？"),
+				text.New("[[read-write]]: `redisson-rw` lets readers in together and a writer in alone; a read release that deletes the whole hash (`rw-unchecked`) lets a writer in beside a reader still reading; a lock with no read mode is safe and makes readers take turns",
+					"[[read-write]]：`redisson-rw` 让读者一起进、写者单独进；一个删掉整个 Hash 的读锁释放（`rw-unchecked`）会让写者在读者还在读时进来；没有读模式的锁是安全的，只是读者要轮流"),
 			},
 			{
 				text.New("**Redlock**: do the nodes persist what they hold, and are their clocks stepped?",

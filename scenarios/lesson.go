@@ -219,6 +219,8 @@ func (p *lessonParser) parse() error {
 	// A verb the explore line gave the search a move for is no longer
 	// lacking.
 	q := &p.s.Search
+	// One of the search's clients writes, however many the lesson reads.
+	q.Readers = min(q.Readers, q.Clients-1)
 	q.Lacks = slices.DeleteFunc(q.Lacks, func(name string) bool {
 		v := faultVerbs[name]
 		return v.Search == sim.SearchAsked && slices.Contains(q.Faults, v.Fault)

@@ -173,14 +173,15 @@ func TestLessonFix(t *testing.T) {
 // lease — and its explore line overrides that.
 func TestLessonSearch(t *testing.T) {
 	for id, want := range map[string]string{
-		"get-then-del":    "{Faults:[expiry] Clients:3 Nodes:0 Attempts:6 Depth:12 Liveness:1m0s Reenter:false Check:false Lease:0s Lacks:[]}",
-		"gc-pause":        "{Faults:[expiry pause] Clients:2 Nodes:0 Attempts:6 Depth:12 Liveness:1m0s Reenter:false Check:false Lease:0s Lacks:[]}",
-		"setnx-no-ex":     "{Faults:[expiry crash] Clients:2 Nodes:0 Attempts:6 Depth:18 Liveness:1m0s Reenter:false Check:false Lease:0s Lacks:[]}",
-		"lease-too-short": "{Faults:[expiry hang] Clients:2 Nodes:0 Attempts:6 Depth:14 Liveness:1m0s Reenter:false Check:false Lease:0s Lacks:[]}",
-		"short-section":   "{Faults:[expiry] Clients:2 Nodes:0 Attempts:6 Depth:12 Liveness:1m0s Reenter:false Check:false Lease:0s Lacks:[]}",
-		"hung-holder":     "{Faults:[expiry hang] Clients:2 Nodes:0 Attempts:12 Depth:14 Liveness:2m30s Reenter:false Check:false Lease:0s Lacks:[]}",
-		"reentrant-call":  "{Faults:[expiry] Clients:2 Nodes:0 Attempts:1 Depth:12 Liveness:10s Reenter:true Check:false Lease:0s Lacks:[]}",
-		"redlock-restart": "{Faults:[expiry restart] Clients:2 Nodes:0 Attempts:6 Depth:12 Liveness:1m0s Reenter:false Check:false Lease:0s Lacks:[partition]}",
+		"get-then-del":    "{Faults:[expiry] Clients:3 Nodes:0 Attempts:6 Depth:12 Liveness:1m0s Reenter:false Check:false Readers:0 Lease:0s Lacks:[]}",
+		"gc-pause":        "{Faults:[expiry pause] Clients:2 Nodes:0 Attempts:6 Depth:12 Liveness:1m0s Reenter:false Check:false Readers:0 Lease:0s Lacks:[]}",
+		"setnx-no-ex":     "{Faults:[expiry crash] Clients:2 Nodes:0 Attempts:6 Depth:18 Liveness:1m0s Reenter:false Check:false Readers:0 Lease:0s Lacks:[]}",
+		"lease-too-short": "{Faults:[expiry hang] Clients:2 Nodes:0 Attempts:6 Depth:14 Liveness:1m0s Reenter:false Check:false Readers:0 Lease:0s Lacks:[]}",
+		"short-section":   "{Faults:[expiry] Clients:2 Nodes:0 Attempts:6 Depth:12 Liveness:1m0s Reenter:false Check:false Readers:0 Lease:0s Lacks:[]}",
+		"hung-holder":     "{Faults:[expiry hang] Clients:2 Nodes:0 Attempts:12 Depth:14 Liveness:2m30s Reenter:false Check:false Readers:0 Lease:0s Lacks:[]}",
+		"reentrant-call":  "{Faults:[expiry] Clients:2 Nodes:0 Attempts:1 Depth:12 Liveness:10s Reenter:true Check:false Readers:0 Lease:0s Lacks:[]}",
+		"read-write":      "{Faults:[expiry] Clients:3 Nodes:0 Attempts:6 Depth:12 Liveness:1m0s Reenter:false Check:false Readers:2 Lease:0s Lacks:[]}",
+		"redlock-restart": "{Faults:[expiry restart] Clients:2 Nodes:0 Attempts:6 Depth:12 Liveness:1m0s Reenter:false Check:false Readers:0 Lease:0s Lacks:[partition]}",
 	} {
 		s, err := Lookup(id)
 		if err != nil {
@@ -194,7 +195,7 @@ func TestLessonSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := fmt.Sprintf("%+v", s.Search), "{Faults:[expiry crash] Clients:2 Nodes:0 Attempts:2 Depth:9 Liveness:45s Reenter:false Check:false Lease:0s Lacks:[]}"; got != want {
+	if got, want := fmt.Sprintf("%+v", s.Search), "{Faults:[expiry crash] Clients:2 Nodes:0 Attempts:2 Depth:9 Liveness:45s Reenter:false Check:false Readers:0 Lease:0s Lacks:[]}"; got != want {
 		t.Errorf("with an explore line: %s, want %s", got, want)
 	}
 	if got, want := s.Command("uuid-lua"), "lockstep explore --impl uuid-lua --clients 2 --attempts 2 --faults expiry,crash --depth 9 --liveness 45s --max-states 2500"; got != want {
@@ -207,7 +208,7 @@ func TestLessonSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := fmt.Sprintf("%+v", s.Search), "{Faults:[expiry hang] Clients:3 Nodes:0 Attempts:6 Depth:14 Liveness:1m0s Reenter:false Check:false Lease:4s Lacks:[]}"; got != want {
+	if got, want := fmt.Sprintf("%+v", s.Search), "{Faults:[expiry hang] Clients:3 Nodes:0 Attempts:6 Depth:14 Liveness:1m0s Reenter:false Check:false Readers:0 Lease:4s Lacks:[]}"; got != want {
 		t.Errorf("with a client's lease: %s, want %s", got, want)
 	}
 	// A client's own key: the explorer's clients take one lock.

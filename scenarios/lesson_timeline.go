@@ -229,7 +229,7 @@ func (p *lessonParser) server(l line, i int) (int, error) {
 
 func (p *lessonParser) client(l line) error {
 	if len(l.fields) < 2 {
-		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [backoff=D] [jitter] [prep=D] [work=D] [fail=D] [attempts=N] [reenter] [check] [lease=D] [key=NAME]")
+		return p.errAt(l, 1, "want client NAME [start=D] [retry=D] [backoff=D] [jitter] [prep=D] [work=D] [fail=D] [attempts=N] [reenter] [check] [read] [lease=D] [key=NAME]")
 	}
 	name := l.fields[1]
 	if p.clients[name] {
@@ -246,7 +246,7 @@ func (p *lessonParser) client(l line) error {
 	if len(p.clients) == MaxLessonClients {
 		return p.errAt(l, 1, "client %s is the %s; a lesson has at most %d clients", name, ordinal(MaxLessonClients+1), MaxLessonClients)
 	}
-	vals, at, err := p.args(l, 2, "start", "retry", "backoff", "jitter", "prep", "work", "fail", "attempts", "reenter", "lease", "key", "check")
+	vals, at, err := p.args(l, 2, "start", "retry", "backoff", "jitter", "prep", "work", "fail", "attempts", "reenter", "lease", "key", "check", "read")
 	if err != nil {
 		return err
 	}
@@ -254,13 +254,14 @@ func (p *lessonParser) client(l line) error {
 	for k, v := range vals {
 		f := at[k]
 		switch k {
-		case "reenter", "jitter", "check":
+		case "reenter", "jitter", "check", "read":
 			if v != "" {
 				return p.errAt(l, f, "%s is a flag: write it without a value", k)
 			}
 			prog.Reenter = prog.Reenter || k == "reenter"
 			prog.Jitter = prog.Jitter || k == "jitter"
 			prog.Check = prog.Check || k == "check"
+			prog.Read = prog.Read || k == "read"
 		case "attempts":
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {

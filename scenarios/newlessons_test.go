@@ -129,3 +129,59 @@ func TestClockBackCostsWaitingNotSafety(t *testing.T) {
 		}
 	}
 }
+
+// read-write (issue #41): readers share a read-write lock and a writer
+// comes in alone; a read release that deletes the whole hash lets the
+// writer in beside a reader still reading; a lock with no read mode keeps
+// everyone apart, its readers taking turns.
+func TestReadWriteLesson(t *testing.T) {
+	fix := traceOf(t, "read-write", "redisson-rw")
+	if got := fix.Broken(); len(got) != 0 {
+		t.Errorf("read-write × redisson-rw broke %v; want nothing", got)
+	}
+	lines := eventTexts(fix)
+	for _, want := range []string{
+		`^A now holds the read lock \(token A#1\)$`,
+		`^B now holds the read lock \(token B#1\)$`, // beside A
+		`^C now holds the lock \(token C#1\), after 5 attempts`,
+		`^D does not get the lock; it retries in 5s$`, // C writes
+	} {
+		if !slices.ContainsFunc(lines, regexp.MustCompile(want).MatchString) {
+			t.Errorf("read-write × redisson-rw says nothing like %q:\n%s", want, strings.Join(lines, "\n"))
+		}
+	}
+	naive := traceOf(t, "read-write", "rw-unchecked")
+	if !slices.Equal(naive.Broken(), []string{"mutex", "ownership"}) {
+		t.Errorf("read-write × rw-unchecked broke %v; want mutex and ownership", naive.Broken())
+	}
+	lines = eventTexts(naive)
+	for _, want := range []string{
+		`^A deleted the lock with B#1's hold still in it$`,
+		`^B \(reader\) and C both believe they hold the lock at the same time$`,
+	} {
+		if !slices.ContainsFunc(lines, regexp.MustCompile(want).MatchString) {
+			t.Errorf("read-write × rw-unchecked says nothing like %q:\n%s", want, strings.Join(lines, "\n"))
+		}
+	}
+	plain := traceOf(t, "read-write", "uuid-lua-watchdog")
+	if got := plain.Broken(); len(got) != 0 {
+		t.Errorf("read-write × uuid-lua-watchdog broke %v; want nothing: readers take the whole lock", got)
+	}
+	lines = eventTexts(plain)
+	if !slices.ContainsFunc(lines, regexp.MustCompile(`^B wants the lock to read: this lock has no read mode`).MatchString) ||
+		!slices.ContainsFunc(lines, regexp.MustCompile(`^B now holds the lock \(token B#1\), after 3 attempts .* 20s of waiting$`).MatchString) {
+		t.Errorf("read-write × uuid-lua-watchdog: B does not wait its turn for the whole lock:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// read is a flag of a client line; the search has as many readers as the
+// lesson, less one writer.
+func TestReadIsAClientFlag(t *testing.T) {
+	if _, err := ParseLesson("mine.lesson", lessonWith(t, "client C start=2s retry=10s work=5s", "client C start=2s retry=10s work=5s read=yes")); err == nil || !strings.Contains(err.Error(), "read is a flag") {
+		t.Errorf("read=yes: %v", err)
+	}
+	s, _ := Lookup("read-write")
+	if o := s.Options("rw-unchecked"); o.Readers != 2 || o.Clients != 3 || !strings.Contains(s.Command("rw-unchecked"), " --readers 2") {
+		t.Errorf("read-write's search: %d readers of %d clients, %s; want 2 of 3", o.Readers, o.Clients, s.Command("rw-unchecked"))
+	}
+}

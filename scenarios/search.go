@@ -40,6 +40,10 @@ type Search struct {
 	// Check: the lesson's clients check that they still hold the lock
 	// before they write.
 	Check bool
+	// Readers: how many of the search's clients only read, as the
+	// lesson's readers do: as many as the lesson has, and one client of
+	// the search writes.
+	Readers int
 	// Lease: a lease the explorer's clients pass to the lock themselves,
 	// the shortest a lesson's client passes, in the explorer's time (the
 	// same part of the lease); 0: none.
@@ -80,7 +84,7 @@ func Budget(impl string) int {
 func (s Scenario) Options(impl string) explore.Options {
 	q := s.Search
 	o := explore.Options{Clients: q.Clients, Attempts: q.Attempts, Faults: q.Faults, Depth: q.Depth,
-		Liveness: q.Liveness, Guard: s.Setup.Guard, Stock: s.Setup.Stock, Reenter: q.Reenter, Check: q.Check, Lease: q.Lease, MaxStates: Budget(impl)}
+		Liveness: q.Liveness, Guard: s.Setup.Guard, Stock: s.Setup.Stock, Reenter: q.Reenter, Check: q.Check, Readers: q.Readers, Lease: q.Lease, MaxStates: Budget(impl)}
 	if in, err := lockimpl.Lookup(impl); err == nil && in.Nodes > 1 {
 		o.Nodes = q.Nodes
 	}
@@ -107,6 +111,9 @@ func (s Scenario) Command(impl string) string {
 	}
 	if o.Check {
 		b.WriteString(" --check")
+	}
+	if o.Readers > 0 {
+		fmt.Fprintf(&b, " --readers %d", o.Readers)
 	}
 	if o.Lease > 0 {
 		fmt.Fprintf(&b, " --lease %s", o.Lease)
@@ -165,6 +172,9 @@ func (p *lessonParser) deriveSearch() Search {
 		}
 		q.Reenter = q.Reenter || prog.Reenter
 		q.Check = q.Check || prog.Check
+		if prog.Read {
+			q.Readers++
+		}
 		once = once && prog.Attempts == 1
 	}
 	for _, name := range p.used {

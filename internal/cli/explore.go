@@ -24,11 +24,11 @@ import (
 
 // exploreFlags are explore's flags.
 type exploreFlags struct {
-	lang, impl, faults, out, guard         string
-	clients, nodes, attempts, depth, stock int
-	maxStates                              int
-	timeout, liveness, lease               time.Duration
-	json, reenter, check                   bool
+	lang, impl, faults, out, guard                  string
+	clients, nodes, attempts, depth, stock, readers int
+	maxStates                                       int
+	timeout, liveness, lease                        time.Duration
+	json, reenter, check                            bool
 }
 
 func (a *cli) exploreCmd() *cobra.Command {
@@ -56,6 +56,7 @@ it found one. docs/explore.md has the model and the bounds.`,
 	fs.IntVar(&f.stock, "stock", 100, "the resource's starting stock, `N`")
 	fs.BoolVar(&f.reenter, "reenter", false, "each client's critical section takes the lock again (a nested call)")
 	fs.BoolVar(&f.check, "check", false, "each client checks that it still holds the lock before it writes")
+	fs.IntVar(&f.readers, "readers", 0, "the first `N` clients only read: a read-write lock's readers (at least one client writes)")
 	fs.DurationVar(&f.lease, "lease", 0, "each client passes the lease `D` to its lock itself, as Redisson's lock(leaseTime) (0: none)")
 	fs.IntVar(&f.maxStates, "max-states", explore.MaxStatesBound, "stop once the search has seen more than `N` states, at most the default (the search keeps every state it has seen: a million take about 1.3 GB); unlike --timeout, the same on every machine")
 	fs.DurationVar(&f.timeout, "timeout", time.Minute, "stop searching after `D` (0: no limit)")
@@ -74,6 +75,7 @@ it found one. docs/explore.md has the model and the bounds.`,
 		"stock":      "资源的初始库存 `N`",
 		"reenter":    "每个客户端的临界区再获取一次这把锁（嵌套调用）",
 		"check":      "每个客户端写入之前先检查锁是否还是自己的",
+		"readers":    "前 `N` 个客户端只读：读写锁的读者（至少有一个客户端写）",
 		"lease":      "每个客户端自己把租约（过期时间）`D` 交给锁，如 Redisson 的 lock(leaseTime)（0：不交）",
 		"max-states": "搜索见过的状态超过 `N` 个时停止，最多为默认值（搜索会保留见过的每个状态：一百万个约占 1.3 GB）；与 --timeout 不同，在每台机器上都一样",
 		"timeout":    "搜索 `D` 后停止（0：不限）",
@@ -206,7 +208,7 @@ func (f *exploreFlags) options(impl lockimpl.Info) (explore.Options, error) {
 		return explore.Options{}, errUsage{fmt.Errorf("--nodes is for a lock on several servers (%s); %s runs on one", strings.Join(multiNode(), ", "), impl.Name)}
 	}
 	opts := explore.Options{Clients: f.clients, Nodes: f.nodes, Attempts: f.attempts, Faults: faults, Depth: f.depth, Timeout: f.timeout,
-		Liveness: f.liveness, Guard: guard, Stock: f.stock, Reenter: f.reenter, Check: f.check, Lease: f.lease, MaxStates: f.maxStates}
+		Liveness: f.liveness, Guard: guard, Stock: f.stock, Reenter: f.reenter, Check: f.check, Readers: f.readers, Lease: f.lease, MaxStates: f.maxStates}
 	if err := opts.Validate(); err != nil {
 		return explore.Options{}, errUsage{err}
 	}

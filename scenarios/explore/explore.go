@@ -121,7 +121,7 @@ func NewWorld(impl lockimpl.Info, s trace.Schedule) (*sim.Stepper, error) {
 	}
 	progs := make([]sim.Program, s.Clients)
 	for i := range progs {
-		progs[i] = sim.Program{Work: Work, Retry: TTL / 2, Attempts: s.Attempts, Reenter: s.Reenter, Check: s.Check, Lease: s.Lease}
+		progs[i] = sim.Program{Work: Work, Retry: TTL / 2, Attempts: s.Attempts, Reenter: s.Reenter, Check: s.Check, Lease: s.Lease, Read: i < s.Readers}
 	}
 	return sim.NewStepper(setup, progs, impl, s.Faults)
 }
@@ -133,7 +133,7 @@ func (o Options) schedule(moves []string) *trace.Schedule {
 		nodes = 0 // a schedule in the default world says nothing of it
 	}
 	return &trace.Schedule{Clients: o.Clients, Nodes: nodes, Attempts: o.Attempts, Faults: o.Faults,
-		Liveness: o.Liveness, Guard: o.Guard, Stock: o.Stock, Reenter: o.Reenter, Check: o.Check, Lease: o.Lease, Moves: moves}
+		Liveness: o.Liveness, Guard: o.Guard, Stock: o.Stock, Reenter: o.Reenter, Check: o.Check, Readers: o.Readers, Lease: o.Lease, Moves: moves}
 }
 
 // node is a schedule in the search tree: its last move and its parent.

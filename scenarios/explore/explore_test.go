@@ -620,3 +620,28 @@ func TestSearchOfABlockedReleaseIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// With readers (issue #41, read-write): two readers and a writer. The read
+// release that deletes the whole hash is found at once — the first
+// reader's release takes the other's hold (ownership, 7 moves), and the
+// writer gets in beside it (mutex, 9) — and Redisson's read-write lock
+// keeps every invariant to the same depth. Readers inside together break
+// nothing: without a writer, none of it breaks mutex.
+func TestReadersSearch(t *testing.T) {
+	opts := Options{Clients: 3, Readers: 2, Depth: 9}
+	r := search(t, "rw-unchecked", opts)
+	for id, moves := range map[string]int{invariant.Ownership: 7, invariant.Mutex: 9} {
+		if f, ok := r.Broken(id); !ok || f.Moves != moves {
+			t.Errorf("rw-unchecked with 2 readers: %s found %v in %d moves; want %d", id, ok, f.Moves, moves)
+		}
+	}
+	if f, ok := r.Broken(invariant.Mutex); ok && f.Trace.Schedule.Readers != 2 {
+		t.Errorf("the counterexample's schedule has %d readers, want 2: it would not replay", f.Trace.Schedule.Readers)
+	}
+	if got := brokenIDs(search(t, "redisson-rw", opts)); len(got) != 0 {
+		t.Errorf("redisson-rw with 2 readers broke %v", got)
+	}
+	if err := (Options{Clients: 2, Readers: 2}).Validate(); err == nil {
+		t.Error("2 readers of 2 clients: no error; one client must write")
+	}
+}

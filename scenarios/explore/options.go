@@ -44,6 +44,10 @@ type Options struct {
 	// Check makes each client check that it still holds the lock before it
 	// writes, as a lesson's "client … check" does.
 	Check bool
+	// Readers makes the first Readers clients readers, as a lesson's
+	// "client … read" does: they take a read-write lock's read lock and
+	// write nothing; at least one client writes.
+	Readers int
 	// Lease is a lease each client passes to its lock explicitly, as a
 	// lesson's "client … lease=D" does; 0: none.
 	Lease time.Duration
@@ -122,6 +126,8 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--nodes must be 3 or 5, not %d", o.Nodes)
 	case o.Depth < 1 || o.Depth > MaxMoves:
 		return fmt.Errorf("--depth must be 1 to %d, not %d", MaxMoves, o.Depth)
+	case o.Readers < 0 || o.Readers >= o.Clients:
+		return fmt.Errorf("--readers must be 0 to %d (one client writes), not %d", o.Clients-1, o.Readers)
 	case o.MaxStates < 0 || o.MaxStates > MaxStatesBound:
 		return fmt.Errorf("--max-states must be 0 (no bound) to %d (the memory bound), not %d", MaxStatesBound, o.MaxStates)
 	}
@@ -188,6 +194,9 @@ func ValidateSchedule(s *trace.Schedule) error {
 	}
 	if s.Attempts < 1 || s.Attempts > MaxAttempts {
 		return fmt.Errorf("schedule.attempts: %d, want 1 to %d", s.Attempts, MaxAttempts)
+	}
+	if s.Readers < 0 || s.Readers >= s.Clients {
+		return fmt.Errorf("schedule.readers: %d, want 0 to %d", s.Readers, s.Clients-1)
 	}
 	if s.Nodes != 0 && !validNodes(s.Nodes) {
 		return fmt.Errorf("schedule.nodes: %d, want 3 or 5 (none: 3)", s.Nodes)

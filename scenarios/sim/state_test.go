@@ -94,6 +94,7 @@ var notInState = map[string]map[string]string{
 		"Prog":        "its program: the same in every state (Alike says whether all clients run the same)",
 		"Rdb":         "its go-redis clients",
 		"ClaimField":  "whether Claim is a hash's field: follows from the type of the lock's key the client wrote, which the servers' keys show",
+		"Shares":      "whether its lock is a read lock: follows from its program (Prog.Read) and the implementation, the same in every state",
 		"Conn":        "which server each connection goes to: follows from the route and the servers up",
 		"Lock":        "the lock's own state, hidden: assumed to follow from the rest (the keys it wrote, the commands it sends)",
 		"Biz":         "its business actor (in Actors)",

@@ -83,12 +83,33 @@ func NewStepper(setup model.Setup, progs []model.Program, impl lockimpl.Info, fa
 	})
 	w.Trace.Scenario = "explore"
 	w.Trace.Title = text.Text{EN: "Explored schedule", ZH: "搜索到的调度"}
-	names := strings.Join(w.Trace.Clients, ", ")
-	w.Record(trace.Event{Kind: trace.KindNarration, Text: text.Text{
-		EN: fmt.Sprintf("Clients %s each take the lock (TTL %s), work inside it, write and release it. Every move — whose command goes next, when time passes, which fault strikes — is chosen one at a time.", names, narrate.Secs(w.Setup.TTL)),
-		ZH: fmt.Sprintf("客户端 %s 各自加锁（TTL %s），在锁内干活、写入、释放。每一步——谁的命令先发、时间何时流逝、发生哪种故障——都逐一选择。", names, narrate.SecsZH(w.Setup.TTL)),
-	}})
+	w.Record(trace.Event{Kind: trace.KindNarration, Text: stepperOpening(w.Trace.Clients, progs, w.Setup.TTL)})
 	return s, nil
+}
+
+// stepperOpening is the first narration of an explored schedule: what the
+// clients do, and that every move is chosen.
+func stepperOpening(clients []string, progs []model.Program, ttl time.Duration) text.Text {
+	names := strings.Join(clients, ", ")
+	var readers []string
+	for i, p := range progs {
+		if p.Read {
+			readers = append(readers, clients[i])
+		}
+	}
+	t := text.Text{
+		EN: fmt.Sprintf("Clients %s each take the lock (TTL %s), work inside it, write and release it.", names, narrate.Secs(ttl)),
+		ZH: fmt.Sprintf("客户端 %s 各自加锁（TTL %s），在锁内干活、写入、释放。", names, narrate.SecsZH(ttl)),
+	}
+	if len(readers) > 0 {
+		t = text.Text{
+			EN: fmt.Sprintf("Clients %s each take the lock (TTL %s), work inside it and release it; %s only read (a read-write lock's read lock), the others write.", names, narrate.Secs(ttl), narrate.AndList(readers)),
+			ZH: fmt.Sprintf("客户端 %s 各自加锁（TTL %s），在锁内干活、释放；%s 只读（读写锁的读锁），其余的写入。", names, narrate.SecsZH(ttl), narrate.AndListZH(readers)),
+		}
+	}
+	t.EN += " Every move — whose command goes next, when time passes, which fault strikes — is chosen one at a time."
+	t.ZH += "每一步——谁的命令先发、时间何时流逝、发生哪种故障——都逐一选择。"
+	return t
 }
 
 // Close stops the world's goroutines and servers.

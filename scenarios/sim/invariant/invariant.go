@@ -96,6 +96,12 @@ type Client struct {
 	// business goroutine is stuck (its watchdog runs on); Reentering: a
 	// nested call waits for the lock the client holds itself.
 	Crashed, Paused, Hung, Reentering bool
+	// Reads: its critical section only reads (a reader of a read-write
+	// lock); readers inside together break nothing.
+	Reads bool
+	// Claim is what its last acquire wrote on the lock's key: the value,
+	// or its field of a hash.
+	Claim string
 }
 
 // Kind is the kind of moment an observation is.

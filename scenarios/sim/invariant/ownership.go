@@ -2,10 +2,14 @@ package invariant
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/lockstep-sim/lockstep/text"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/narrate"
+	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -40,6 +44,17 @@ func (ownershipCheck) Observe(_ World, o Observation) []text.Text {
 	c := o.Client
 	var out []text.Text
 	for _, ch := range o.Changes {
+		if own, others := shares(ch.Before, c); own {
+			// A holder's change to a hash it holds a share of is its
+			// own, unless it deletes the others' holds with it.
+			if ch.Kind == narrate.ChangeDeleted && ch.Key == c.Key && len(others) > 0 {
+				out = append(out, textShares(c.Name, others))
+			}
+			continue
+		}
+		if ch.Kind == narrate.ChangeValue && joins(ch.Before, ch.After) {
+			continue // a reader's field beside the others'
+		}
 		switch ch.Kind {
 		case narrate.ChangeValue, narrate.ChangeDeleted, narrate.ChangeExtended:
 			// An overwrite takes another client's lock from under it.
@@ -52,7 +67,7 @@ func (ownershipCheck) Observe(_ World, o Observation) []text.Text {
 		// An expire command that said yes renewed the lock, whether or not
 		// its TTL moved by more than a real server's reading can tell
 		// (ttlTolerance): a renewal of another client's lock is one.
-		if k, ok := findKey(o.Before, c.Key); ok && k.Writer != "" && k.Writer != c.Name {
+		if k, ok := findKey(o.Before, c.Key); ok && k.Writer != "" && k.Writer != c.Name && !sharedBy(k, c) {
 			after, _ := findKey(o.After, c.Key)
 			out = append(out, textOwnership(c.Name, narrate.Change{Key: k.Key, Kind: narrate.ChangeExtended, Before: k, After: after}))
 		}
@@ -74,6 +89,57 @@ func extendedOther(cmd redis.Cmder, err error, key string) bool {
 	args := cmd.Args()
 	ic, ok := cmd.(*redis.BoolCmd)
 	return ok && ic.Val() && len(args) > 1 && fmt.Sprint(args[1]) == key
+}
+
+// shares says, of a hash lock key before a command of client c, whether c
+// holds a share of it (its claim is a field: a read-write lock's readers
+// each have one) and which other holds it keeps: the other fields whose
+// value is a count.
+func shares(k trace.KeyState, c Client) (own bool, others []string) {
+	if k.Key != c.Key || !sharedBy(k, c) {
+		return false, nil
+	}
+	for _, pair := range strings.Fields(k.Value) {
+		f, v := trace.CutField(pair)
+		if _, err := strconv.Atoi(v); err == nil && f != c.Claim {
+			others = append(others, f)
+		}
+	}
+	return true, others
+}
+
+// joins says whether a change of hash before into after only adds fields:
+// every field before keeps its value, as when a reader joins the readers of
+// a read-write lock. It takes nothing from whoever wrote them.
+func joins(before, after trace.KeyState) bool {
+	if before.Type != "hash" || after.Type != "hash" {
+		return false
+	}
+	kept := strings.Fields(after.Value)
+	for _, pair := range strings.Fields(before.Value) {
+		if !slices.Contains(kept, pair) {
+			return false
+		}
+	}
+	return true
+}
+
+// sharedBy says whether hash k holds client c's claim as a field.
+func sharedBy(k trace.KeyState, c Client) bool {
+	if k.Type != "hash" || c.Claim == "" {
+		return false
+	}
+	for _, pair := range strings.Fields(k.Value) {
+		if f, _ := trace.CutField(pair); f == c.Claim {
+			return true
+		}
+	}
+	return false
+}
+
+func textShares(c string, others []string) text.Text {
+	return text.Text{EN: fmt.Sprintf("%s deleted the lock with %s's hold still in it", c, narrate.AndList(others)),
+		ZH: fmt.Sprintf("%s 删除了锁，而 %s 的持有还在其中（误删）", c, narrate.AndListZH(others))}
 }
 
 func textOwnership(c string, ch narrate.Change) text.Text {

@@ -440,3 +440,21 @@ func Plural(n int) string {
 	}
 	return "s"
 }
+
+// ReadLock turns a reader's Wants or Acquired into the read lock's: "A
+// wants the read lock", "A now holds the read lock". shares false: the
+// client only reads, and its lock has no read mode, which Wants says.
+func ReadLock(t text.Text, shares bool) text.Text {
+	if !shares {
+		if strings.HasSuffix(t.EN, " wants the lock") {
+			t.EN += " to read: this lock has no read mode, so it takes the whole lock"
+			t.ZH += "来读：这种锁没有读模式，只能整把锁拿下"
+		}
+		return t
+	}
+	t.EN = strings.Replace(t.EN, " the lock", " the read lock", 1)
+	for _, zh := range []string{"获取锁", "拿到了锁"} {
+		t.ZH = strings.Replace(t.ZH, zh, strings.TrimSuffix(zh, "锁")+"读锁", 1)
+	}
+	return t
+}

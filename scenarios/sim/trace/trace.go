@@ -72,6 +72,8 @@ type Schedule struct {
 	// Check: each client checks that it still holds the lock before it
 	// writes (Program.Check).
 	Check bool `json:"check,omitempty"`
+	// Readers: the first Readers clients only read (Program.Read).
+	Readers int `json:"readers,omitempty"`
 	// Lease: each client passes this lease to its lock explicitly
 	// (Program.Lease); none means the TTL, not passed.
 	Lease time.Duration `json:"lease_ns,omitempty"`

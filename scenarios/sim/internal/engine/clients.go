@@ -46,6 +46,9 @@ func (w *World) AddClient(name string, p model.Program) *model.Client {
 		Fan:      w.Act.fan,
 		Replicas: w.Fleet.Replicas(),
 	})
+	if rw, ok := c.Lock.(lockimpl.ReadWriter); ok && p.Read {
+		c.Lock, c.Shares = rw.ReadLock(), true
+	}
 	w.Clients = append(w.Clients, c)
 	w.Trace.Clients = append(w.Trace.Clients, name)
 

@@ -162,6 +162,9 @@ func (w *World) noted(a *model.Actor, n model.Note) {
 		c.Belief, c.Fence, c.Lost = trace.BeliefHolds, n.Fence, n.Lost
 		c.Claim, c.ClaimField = w.claimOf(c)
 		txt := narrate.Acquired(c.Name, c.Token, n.Fence)
+		if c.Prog.Read {
+			txt = narrate.ReadLock(txt, c.Shares)
+		}
 		waited := narrate.Waited(c.Attempts, c.AcqCmds, len(w.Fleet.Route), w.Now-c.WantSince)
 		txt.EN, txt.ZH = txt.EN+waited.EN, txt.ZH+waited.ZH
 		w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: txt,
@@ -248,6 +251,9 @@ func opBelief(c *model.Client, op trace.Op, now time.Duration) (txt, short text.
 		}
 		c.WantSince, c.Attempts, c.AcqCmds = now, 1, 0
 		c.Belief = trace.BeliefWaiting
+		if c.Prog.Read {
+			return narrate.ReadLock(narrate.Wants(c.Name), c.Shares), text.Text{EN: "wants to read", ZH: "想要读"}, true
+		}
 		return narrate.Wants(c.Name), text.Text{EN: "wants", ZH: "想要锁"}, true
 	case trace.OpPrep:
 		return narrate.Prep(c.Name, c.Prog.Prep), text.Text{EN: "prepares " + narrate.Secs(c.Prog.Prep), ZH: "准备 " + narrate.SecsZH(c.Prog.Prep)}, true
@@ -335,12 +341,25 @@ func (w *World) claimOf(c *model.Client) (claim string, field bool) {
 			continue
 		}
 		if fields := strings.Fields(k.Value); k.Type == "hash" && len(fields) > 0 {
-			f, _ := trace.CutField(fields[0])
-			return f, true
+			return ownField(fields, c.Token), true
 		}
 		return k.Value, false
 	}
 	return "", false
+}
+
+// ownField is the field of a hash lock's field=value pairs that token
+// wrote: the token itself, or the token and a suffix (a write hold's
+// "A#1:write"); the first field when none is (a lock that keeps a token of
+// its own making).
+func ownField(fields []string, token string) string {
+	first, _ := trace.CutField(fields[0])
+	for _, pair := range fields {
+		if f, _ := trace.CutField(pair); token != "" && (f == token || strings.HasPrefix(f, token+":")) {
+			return f
+		}
+	}
+	return first
 }
 
 // passPoint performs the resource access the actor is parked at.

@@ -97,7 +97,7 @@ func (s *ActorSide) runProgram(ctx context.Context, a *model.Actor) {
 		if errors.Is(err, redis.ErrClosed) {
 			return
 		}
-		if held {
+		if held && !p.Read {
 			s.report(a, model.Note{Kind: model.NoteOp, Op: trace.OpWrite})
 			if s.pointAt(a, trace.OpWrite) != nil {
 				return

@@ -42,6 +42,9 @@ type Client struct {
 	// a hash, and Claim its field (a reentrant lock's owner).
 	Claim      string
 	ClaimField bool
+	// Shares: its lock handle is a read-write lock's read lock
+	// (Program.Read with a lockimpl.ReadWriter).
+	Shares bool
 
 	Belief  trace.Belief
 	Op      trace.Op

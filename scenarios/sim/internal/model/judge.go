@@ -55,6 +55,6 @@ func (j *Judge) Due() (time.Duration, bool) {
 
 // Facts is what the invariants read of c.
 func (c *Client) Facts() invariant.Client {
-	return invariant.Client{Name: c.Name, Key: c.Key, Belief: c.Belief, Op: c.Op,
+	return invariant.Client{Name: c.Name, Key: c.Key, Belief: c.Belief, Op: c.Op, Claim: c.Claim, Reads: c.Prog.Read,
 		Crashed: c.Crashed, Paused: c.Paused, Hung: c.Hung, Reentering: c.Reentering}
 }

@@ -55,6 +55,11 @@ type Program struct {
 	// lock's key (a hash's field: HEXISTS), or its watchdog's lost signal.
 	// A client that finds the lock gone writes nothing and releases.
 	Check bool
+	// Read makes the client a reader: its critical section reads the
+	// resource and writes nothing. It takes the read lock of a lock that
+	// has one (lockimpl.ReadWriter), the whole lock of one that has not;
+	// two readers inside together break nothing.
+	Read bool
 }
 
 // DefaultRetry is the wait between acquire attempts when a Program gives none.
