@@ -160,6 +160,8 @@ const indexOutro = `
 
 - [Self-check](self-check.md): the usual questions for a Redis lock, each
   with the failure modes that show what a "no" costs.
+- [The course, point by point](course.md): each point of the course texts
+  and the lesson that shows it.
 - [Find the bug yourself](explore.md): ` + "`lockstep explore`" + ` searches every
   schedule for counterexamples; the TUI's sandbox lets you be the scheduler.
 - [How the engine works](engine.md): the gate, virtual time, faults,
@@ -186,6 +188,7 @@ const indexOutroZH = `
 ## 更多
 
 - [自查清单](self-check.md)：关于 Redis 锁的常见问题，每个问题都配上演示答“否”代价的故障模式。
+- ` + "`docs/course.md`" + `（英文）：课程文本的每个要点，以及演示它的课。
 - ` + "`docs/explore.md`" + `（英文）：` + "`lockstep explore`" + ` 搜索所有调度寻找反例；终端界面的沙盒让你自己当调度器。
 - ` + "`docs/engine.md`" + `（英文）：引擎如何工作——闸门、虚拟时间、故障、不变量、真实服务器。
 - ` + "`docs/trace-schema.md`" + `（英文）：` + "`lockstep play --format json`" + ` 输出的字段说明。

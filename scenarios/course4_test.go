@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/lockimpl"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 
 	"github.com/redis/go-redis/v9"
@@ -382,5 +383,49 @@ func TestSharedHostNamesEveryFencedLock(t *testing.T) {
 		if !strings.Contains(para, "`"+impl+"`") {
 			t.Errorf("redlock-shared-host's story says why fencing fails without naming %s: %q", impl, para)
 		}
+	}
+}
+
+// docs/course.md lists the course texts' points and where lockstep shows
+// each (issue #41's re-score): every row links lessons that exist and
+// names implementations that exist, its status is one of the page's four,
+// and the tally under the table counts the rows.
+func TestCoursePointsPage(t *testing.T) {
+	page, err := os.ReadFile("../docs/course.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile(`(?m)^\| (\d+) \| .* \| (shown|partly|docs|contradicted) \|$`)
+	link := regexp.MustCompile(`\]\(([a-z0-9-]+)\.md\)`)
+	code := regexp.MustCompile("`([a-z0-9-]+)`")
+	count := map[string]int{}
+	rows := row.FindAllStringSubmatch(string(page), -1)
+	for i, r := range rows {
+		if r[1] != fmt.Sprint(i+1) {
+			t.Errorf("row %d is numbered %s", i+1, r[1])
+		}
+		count[r[2]]++
+		for _, l := range link.FindAllStringSubmatch(r[0], -1) {
+			if _, err := Lookup(l[1]); err != nil && l[1] != "self-check" {
+				t.Errorf("point %s links %s.md, no lesson", r[1], l[1])
+			}
+		}
+		// The implementations the row names: every code span of one word
+		// but the invariants, lesson families and server programs.
+		others := []string{"mutex", "ownership", "liveness", "resource", "redis-server", "redis-cli", "guard-"}
+		for _, c := range code.FindAllStringSubmatch(strings.Split(r[0], " | ")[3], -1) {
+			if !slices.ContainsFunc(others, func(o string) bool { return strings.HasPrefix(c[1], o) }) {
+				if _, err := lockimpl.Lookup(c[1]); err != nil {
+					t.Errorf("point %s names %s, no implementation", r[1], c[1])
+				}
+			}
+		}
+	}
+	if len(rows) == 0 {
+		t.Fatal("no rows in docs/course.md")
+	}
+	tally := fmt.Sprintf("**%d shown, %d partly, %d docs, %d contradicted, of %d.**", count["shown"], count["partly"], count["docs"], count["contradicted"], len(rows))
+	if !strings.Contains(string(page), tally) {
+		t.Errorf("docs/course.md's tally is not %s", tally)
 	}
 }
