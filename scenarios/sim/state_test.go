@@ -98,6 +98,7 @@ var notInState = map[string]map[string]string{
 		"Conn":        "which server each connection goes to: follows from the route and the servers up",
 		"Lock":        "the lock's own state, hidden: assumed to follow from the rest (the keys it wrote, the commands it sends)",
 		"Biz":         "its business actor (in Actors)",
+		"Spawned":     "how many actors Env.Go started for it: they are in Actors",
 		"Minted":      "Env.Token's draws as lock code makes them: token and count, taken from it, are the scheduler's copy",
 		"Key":         "the lock's key it takes: the setup's, in the explorer",
 		"HungAt":      "when its hang began, for the unhang's narration",

@@ -62,6 +62,7 @@ func (s *ActorSide) spawn(ctx context.Context, name string, fn func(context.Cont
 	c := parent.Client
 	child := s.W.newActor(c, c.Name+"."+name, true)
 	ctx = model.WithActor(ctx, child)
+	c.Spawned.Add(1)
 	go s.runActor(child, func() { fn(ctx) })
 	s.Send(model.Msg{A: parent, Kind: model.MsgSpawn, Child: child})
 	_ = parent.Wait()

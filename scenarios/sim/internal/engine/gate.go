@@ -54,11 +54,15 @@ func (g *gate) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		}
 		a := model.ActorFrom(ctx)
 		root := goroutineRoot()
-		if root == model.RootActor {
+		if root == model.RootActor && !(a == g.c.Biz && g.c.Spawned.Load() == 0) {
 			// An actor's own goroutine (the business one, Env.Go's): the
 			// command is that actor's, whatever context it was sent with
 			// (context.Background, or the context of the TryAcquire that
-			// started a watchdog).
+			// started a watchdog). Own reads the goroutine's traceback;
+			// where the context names the business actor and the client
+			// has no other, the answer is that actor either way (Own's, or
+			// the context's when the goroutine is not the client's), and
+			// the traceback is not read.
 			if own := g.w.Sched.Goroutines.Own(g.c); own != nil {
 				a = own
 			}

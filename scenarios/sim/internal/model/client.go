@@ -28,6 +28,11 @@ type Client struct {
 	Conn []atomic.Int32
 	Lock lockimpl.Lock
 	Biz  *Actor
+	// Spawned counts the actors Env.Go started for it (a watchdog), each
+	// counted before its goroutine starts: while none is, the only actor
+	// goroutine that sends on its connections is Biz's (the gate's fast
+	// path).
+	Spawned atomic.Int32
 	// Token and count are the last Env.Token handed out and how many: the
 	// scheduler's copy, taken from Minted when it handles a message of the
 	// client's (TakeToken). Lock code may call Env.Token while the
