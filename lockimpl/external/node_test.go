@@ -332,3 +332,28 @@ func TestPubSubWakesTheWaiter(t *testing.T) {
 	}
 	sameTwiceOf(t, []string{"testdata/wait_lock.js"}, "short-section")
 }
+
+// Messages published while a client was between calls (C's release at
+// t=13s and D's at t=20s in read-write, on the channel every
+// simple-redis-mutex lock subscribes to) wait until the client waits for
+// no reply. Given while B's SET reply was owed, they at times left
+// node-redis's INCR unwritten when the agent reported, and B's acquire
+// waited for good (one run in two); six runs, one trace.
+func TestMessagesWaitForNoReplyOwed(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	var first []byte
+	for i := range 6 {
+		tr := run(t, "read-write", "node-simple-redis-mutex")
+		tr.Tokens = nil
+		b, err := json.Marshal(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = b
+		} else if !bytes.Equal(b, first) {
+			t.Fatalf("run %d of read-write × node-simple-redis-mutex differs from the first", i+1)
+		}
+	}
+}
