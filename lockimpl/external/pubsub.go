@@ -18,8 +18,9 @@ import (
 // server publishes, from a PUBLISH or from inside a script (a release that
 // announces itself), comes back on it as the publishing command runs: the
 // publish is the move, and the delivery is part of it. The message waits
-// for the client to wait: a client in a call gets it at once, as the reply
-// to a command would come; a client between calls, as its next call waits.
+// for the client to wait for no reply (answer): a client in a call gets it
+// once its replies have come, a client between calls as its next call
+// waits so; whatever the goroutines' timing, one order.
 //
 // Not modelled: a delivery a fault delays or drops on its own (it comes
 // with the publishing move), and a subscription after a failover (the
