@@ -20,16 +20,23 @@ func (cl *cluster) reader(t *testing.T, name, prefix string) *handle {
 	return h
 }
 
+// readersInside is implementation name's readers A and B, both holding the
+// read lock, and its writer W, on a server of their own.
+func readersInside(t *testing.T, name string) (cl *cluster, a, b, w *handle) {
+	t.Helper()
+	cl = newCluster(t, 1)
+	a, b, w = cl.reader(t, name, "A"), cl.reader(t, name, "B"), cl.handle(t, name, "W")
+	mustAcquire(t, a)
+	mustAcquire(t, b)
+	return cl, a, b, w
+}
+
 // Many readers or one writer: readers share the lock, a writer waits for
 // all of them, and a reader waits for the writer.
 func TestReadWriteLockSharesReadsAndExcludesWrites(t *testing.T) {
 	for _, name := range []string{"redisson-rw", "rw-unchecked"} {
 		t.Run(name, func(t *testing.T) {
-			cl := newCluster(t, 1)
-			a, b := cl.reader(t, name, "A"), cl.reader(t, name, "B")
-			w := cl.handle(t, name, "W")
-			mustAcquire(t, a)
-			mustAcquire(t, b)
+			cl, a, b, w := readersInside(t, name)
 			mustNotAcquire(t, w)
 			if got := cl.servers[0].HGet(testKey, "mode"); got != "read" {
 				t.Errorf("mode = %q, want read", got)
@@ -57,11 +64,7 @@ func TestReadWriteLockSharesReadsAndExcludesWrites(t *testing.T) {
 func TestFirstReaderLeaving(t *testing.T) {
 	for name, writerGetsIn := range map[string]bool{"redisson-rw": false, "rw-unchecked": true} {
 		t.Run(name, func(t *testing.T) {
-			cl := newCluster(t, 1)
-			a, b := cl.reader(t, name, "A"), cl.reader(t, name, "B")
-			w := cl.handle(t, name, "W")
-			mustAcquire(t, a)
-			mustAcquire(t, b)
+			cl, a, b, w := readersInside(t, name)
 			mustRelease(t, a)
 			ok, err := w.TryAcquire(t.Context())
 			if err != nil || ok != writerGetsIn {
