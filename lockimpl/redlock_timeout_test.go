@@ -73,11 +73,13 @@ func TestRedlockNoValidityWaits(t *testing.T) {
 	stallNodes(a, 1, 2, 3)
 	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	if ok, _ := a.TryAcquire(ctx); ok {
 		t.Fatal("acquired with two nodes of five")
 	}
-	if took := time.Since(start); took < 500*time.Millisecond {
-		t.Errorf("gave up after %s, before its caller's 500ms", took)
+	// The deadline, not a stopwatch: the context's 500ms run from its
+	// creation, so a time taken after it reads a little less on a busy
+	// machine (498ms in a CI run).
+	if ctx.Err() == nil {
+		t.Error("gave up while its caller's context was still live; want it to wait for the silent nodes until the deadline")
 	}
 }
