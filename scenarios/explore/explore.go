@@ -142,6 +142,9 @@ type node struct {
 	move   string
 	depth  int
 	broken int // invariants broken on the way, as a bit set
+	// ahead, when set, is the node's expansion, made ahead of its level
+	// (lookahead).
+	ahead *expansion
 }
 
 func (n *node) moves() []string {
@@ -152,213 +155,320 @@ func (n *node) moves() []string {
 	return out
 }
 
+// lookahead is how many levels below its own a worker expands a new state
+// on the spot, in the world its move was just made in, rather than leave it
+// to a replay at its own level: the world is at hand and its memory is
+// still in the core's cache, where a world kept for later would not be. A
+// state counts as new here when no level before has it and no other worker
+// has taken it (searcher.take); the level's merge decides, in order, as
+// before, and an expansion made for a state that turns out not to be new
+// is dropped. The expansion of a state is the same wherever it is made,
+// so what the search finds is the same.
+const lookahead = 2
+
 // Search explores impl's schedules breadth first, so that the first
 // counterexample found for each invariant is a shortest one. Each level of
 // the search tree is expanded in parallel and merged in order, so the same
 // arguments give the same result — unless the timeout strikes first.
+//
+// A state is expanded in a world in that state: a replay of its schedule,
+// or (lookahead) the world its move was made in. Its first move goes on in
+// that world; each other move needs a replay of its own.
 func Search(ctx context.Context, impl lockimpl.Info, opts Options) (Result, error) {
+	return searchAhead(ctx, impl, opts, lookahead)
+}
+
+// searchAhead is Search, expanding new states up to ahead levels ahead
+// (lookahead).
+func searchAhead(ctx context.Context, impl lockimpl.Info, opts Options, ahead int) (Result, error) {
 	opts = opts.withDefaults()
 	if err := opts.Validate(); err != nil {
 		return Result{}, err
 	}
-	start := time.Now()
-	res := Result{Impl: impl.Name, Options: opts}
-	replay := func(moves []string) (*sim.Stepper, error) {
-		st, err := NewWorld(impl, *opts.schedule(nil))
-		if err != nil {
-			return nil, err
-		}
-		if err := st.DoAll(slices.Concat(opts.Prefix, moves)); err != nil {
-			st.Close()
-			return nil, fmt.Errorf("replaying %v: %w", moves, err)
-		}
-		return st, nil
-	}
-	root := &node{}
-	st, err := replay(nil)
-	if err != nil {
-		return res, err
-	}
-	invs := invariant.IDs()
-	bits := func(st *sim.Stepper) int {
-		b := 0
-		for i, inv := range invs {
-			if slices.Contains(st.Broken(), inv) {
-				b |= 1 << i
-			}
-		}
-		return b
-	}
-	hash := func(st *sim.Stepper) uint64 { return Hash(st.State()) }
+	s := &searcher{ctx: ctx, impl: impl, opts: opts, ahead: ahead, start: time.Now(), invs: invariant.IDs(),
+		res: Result{Impl: impl.Name, Options: opts}}
+	s.hash = func(st *sim.Stepper) uint64 { return Hash(st.State()) }
 	if opts.Named {
-		hash = func(st *sim.Stepper) uint64 { return HashNamed(st.State()) }
+		s.hash = func(st *sim.Stepper) uint64 { return HashNamed(st.State()) }
 	}
-	visited := map[uint64]bool{hash(st): true}
-	root.broken = bits(st)
-	st.Close()
+	if err := s.run(); err != nil {
+		return s.res, err
+	}
+	if !s.served && s.unserved != nil {
+		return Result{Impl: impl.Name, Options: opts}, fmt.Errorf("no verdict: %s did not run in any of the %d states the search reached: %w", impl.Name, len(s.visited), s.unserved)
+	}
+	res := s.res
+	res.TimedOut = s.timedOut.Load()
+	res.States = len(s.visited)
+	res.Complete = len(s.frontier) == 0 && !res.TimedOut && !res.OverBudget
+	res.Elapsed = time.Since(s.start)
+	slices.SortFunc(res.Found, func(a, b Finding) int {
+		return slices.Index(s.invs, a.Invariant) - slices.Index(s.invs, b.Invariant)
+	})
+	return res, nil
+}
+
+// searcher is one Search under way.
+type searcher struct {
+	ctx   context.Context
+	impl  lockimpl.Info
+	opts  Options
+	ahead int // lookahead
+	start time.Time
+	invs  []string
+	hash  func(*sim.Stepper) uint64
+	res   Result
+
+	// visited is written by the merge, between the expansions of a
+	// level's chunks; the workers read it during them.
+	visited  map[uint64]bool
+	taken    sync.Map // the states expanded ahead of their level
+	frontier []*node
+	found    int // the invariants found broken, as a bit set
+	timedOut atomic.Bool
 	// served: the lock ran in some state the search reached (a command
 	// went through, a call returned without error). A search where it
 	// never did has no verdict: what it "found" the lock broke by not
-	// running (liveness, a lock nobody ever gets).
-	var served atomic.Bool
-	var unserved struct {
-		sync.Mutex
-		err error
+	// running (liveness, a lock nobody ever gets). unserved is why, from
+	// the first state merged that says.
+	served   bool
+	unserved error
+}
+
+// expansion is every move from a node, in order, and what each led to.
+type expansion struct {
+	children []child
+	err      error
+}
+
+// child is one move from a node and the state it led to.
+type child struct {
+	move      string
+	hash      uint64
+	broken    int
+	served    bool
+	noVerdict error
+	ahead     *expansion // the state's own expansion, made ahead (lookahead)
+}
+
+// run searches level by level from the root.
+func (s *searcher) run() error {
+	root := &node{}
+	st, err := s.replay(nil)
+	if err != nil {
+		return err
 	}
-	seen := func(st *sim.Stepper) {
-		if st.Served() {
-			served.Store(true)
-		} else if err := st.NoVerdict(); err != nil {
-			unserved.Lock()
-			if unserved.err == nil {
-				unserved.err = err
+	s.visited = map[uint64]bool{s.hash(st): true}
+	root.broken = s.bits(st)
+	st.Close()
+	s.frontier = []*node{root}
+	for len(s.frontier) > 0 && s.res.Depth < s.opts.Depth && s.found != 1<<len(s.invs)-1 && !s.stopped() && !s.res.OverBudget {
+		level, err := s.level()
+		if err != nil || s.timedOut.Load() || s.res.OverBudget {
+			return err
+		}
+		s.frontier = level
+		s.res.Depth++
+		if s.opts.First && len(s.res.Found) > 0 {
+			return nil
+		}
+		if s.opts.MaxStates > 0 && len(s.visited) > s.opts.MaxStates && len(s.frontier) > 0 && s.res.Depth < s.opts.Depth {
+			s.res.OverBudget = true
+			return nil
+		}
+	}
+	return nil
+}
+
+// level expands the frontier, in chunks when the search has a state
+// budget (so that it stops within a chunk of the budget, at the same place
+// on every machine), and returns the next level: the new states, in order.
+func (s *searcher) level() ([]*node, error) {
+	step := len(s.frontier)
+	if s.opts.MaxStates > 0 {
+		step = min(step, budgetChunk)
+	}
+	var level []*node
+	for lo := 0; lo < len(s.frontier); lo += step {
+		part := s.frontier[lo:min(lo+step, len(s.frontier))]
+		for i, x := range s.expandAll(part, lo) {
+			if x == nil {
+				break // the timeout: the rest of this level was not expanded
 			}
-			unserved.Unlock()
+			if x.err != nil {
+				return nil, x.err
+			}
+			next, err := s.merge(part[i], x.children)
+			if err != nil {
+				return nil, err
+			}
+			level = append(level, next...)
+		}
+		if s.timedOut.Load() {
+			return level, nil
+		}
+		if s.opts.MaxStates > 0 && len(s.visited) > s.opts.MaxStates && lo+len(part) < len(s.frontier) {
+			// A part of the level: what it found is still shortest, but
+			// the level does not count as searched.
+			s.res.OverBudget = true
+			return level, nil
 		}
 	}
-	var timedOut atomic.Bool
-	stopped := func() bool {
-		if ctx.Err() != nil || opts.Timeout > 0 && time.Since(start) > opts.Timeout {
-			timedOut.Store(true)
-		}
-		return timedOut.Load()
-	}
-	// expand makes every move from n, each on its own replay of n.
-	type child struct {
-		move   string
-		hash   uint64
-		broken int
-	}
-	expand := func(n *node) ([]child, error) {
-		moves := n.moves()
-		parent, err := replay(moves)
-		if err != nil {
-			return nil, err
-		}
-		enabled := parent.Moves()
-		var out []child
-		for i, m := range enabled {
-			st := parent // the first move goes on from the parent's own replay
-			if i > 0 {
-				if st, err = replay(moves); err != nil {
-					return nil, err
+	return level, nil
+}
+
+// expandAll expands part on every core, each node's expansion in its place
+// (nil where the timeout struck first); lo is where part starts in its
+// level, for the progress reports.
+func (s *searcher) expandAll(part []*node, lo int) []*expansion {
+	out := make([]*expansion, len(part))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(runtime.GOMAXPROCS(0), 1) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(part) || s.stopped() {
+					return
+				}
+				out[i] = s.expand(part[i])
+				if s.opts.Progress != nil && (lo+i)%50 == 0 {
+					s.opts.Progress(Progress{Depth: s.res.Depth + 1, States: len(s.visited), Elapsed: time.Since(s.start)})
 				}
 			}
-			if err := st.Do(m.ID); err != nil {
-				// A call blocked for good, a panic: the schedule that
-				// led there makes it again.
-				st.Close()
-				return nil, fmt.Errorf("the search stopped after the moves %s: %w", strings.Join(slices.Concat(opts.Prefix, moves, []string{m.ID}), ", "), err)
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// merge adds n's children to the search, in order: a finding for each
+// invariant one of them breaks first, and the states not seen before,
+// which it returns.
+func (s *searcher) merge(n *node, children []child) ([]*node, error) {
+	var next []*node
+	for _, c := range children {
+		s.seen(c)
+		cn := &node{parent: n, move: c.move, depth: n.depth + 1, broken: n.broken | c.broken, ahead: c.ahead}
+		for j, inv := range s.invs {
+			if c.broken&(1<<j) == 0 || n.broken&(1<<j) != 0 || s.found&(1<<j) != 0 {
+				continue
 			}
-			out = append(out, child{m.ID, hash(st), bits(st)})
-			seen(st)
+			s.found |= 1 << j
+			f, err := finding(s.ctx, s.impl, s.opts, inv, slices.Concat(s.opts.Prefix, cn.moves()))
+			if err != nil {
+				return next, err
+			}
+			s.res.Found = append(s.res.Found, f)
+		}
+		if !s.visited[c.hash] {
+			s.visited[c.hash] = true
+			next = append(next, cn)
+		}
+	}
+	return next, nil
+}
+
+// expand is n's expansion: made ahead, or made now in a replay of n.
+func (s *searcher) expand(n *node) *expansion {
+	if x := n.ahead; x != nil {
+		n.ahead = nil
+		return x
+	}
+	moves := n.moves()
+	parent, err := s.replay(moves)
+	if err != nil {
+		return &expansion{err: err}
+	}
+	return s.expandIn(parent, moves, s.ahead)
+}
+
+// expandIn makes every move from the state a schedule of moves leads to,
+// parent a world in it, which it closes: the first move goes on in
+// parent, the others each in a replay. A new state a move leads to is
+// expanded on the spot, up to ahead levels deeper (lookahead).
+func (s *searcher) expandIn(parent *sim.Stepper, moves []string, ahead int) *expansion {
+	enabled := parent.Moves()
+	if len(enabled) == 0 {
+		parent.Close()
+	}
+	x := &expansion{}
+	for i, m := range enabled {
+		st := parent // the first move goes on from the parent's own world
+		if i > 0 {
+			var err error
+			if st, err = s.replay(moves); err != nil {
+				return &expansion{err: err}
+			}
+		}
+		if err := st.Do(m.ID); err != nil {
+			// A call blocked for good, a panic: the schedule that led
+			// there makes it again.
+			st.Close()
+			return &expansion{err: fmt.Errorf("the search stopped after the moves %s: %w", strings.Join(slices.Concat(s.opts.Prefix, moves, []string{m.ID}), ", "), err)}
+		}
+		c := child{move: m.ID, hash: s.hash(st), broken: s.bits(st), served: st.Served()}
+		if !c.served {
+			c.noVerdict = st.NoVerdict()
+		}
+		if ahead > 0 && len(moves)+1 < s.opts.Depth && s.take(c.hash) {
+			c.ahead = s.expandIn(st, append(moves[:len(moves):len(moves)], m.ID), ahead-1)
+		} else {
 			st.Close()
 		}
-		if len(enabled) == 0 {
-			parent.Close()
-		}
-		return out, nil
+		x.children = append(x.children, c)
 	}
-	frontier := []*node{root}
-	found := 0
-	workers := max(runtime.GOMAXPROCS(0), 1)
-	// With a state budget a level is expanded in chunks, merged in order,
-	// so that the search stops within a chunk of the budget, at the same
-	// place on every machine.
-	chunk := func(n int) int {
-		if opts.MaxStates > 0 {
-			return min(n, budgetChunk)
-		}
-		return n
+	return x
+}
+
+// take says whether a worker expands a state ahead of its level: one no
+// level before has, that no worker has taken, while the search goes on.
+func (s *searcher) take(hash uint64) bool {
+	if s.visited[hash] || s.stopped() {
+		return false
 	}
-	for len(frontier) > 0 && res.Depth < opts.Depth && found != 1<<len(invs)-1 && !stopped() && !res.OverBudget {
-		var level []*node
-		for lo := 0; lo < len(frontier) && !res.OverBudget; lo += chunk(len(frontier)) {
-			part := frontier[lo:min(lo+chunk(len(frontier)), len(frontier))]
-			type result struct {
-				children []child
-				err      error
-				done     bool
-			}
-			results := make([]result, len(part))
-			var next atomic.Int64
-			var wg sync.WaitGroup
-			for range workers {
-				wg.Go(func() {
-					for {
-						i := int(next.Add(1) - 1)
-						if i >= len(part) || stopped() {
-							return
-						}
-						c, err := expand(part[i])
-						results[i] = result{c, err, true}
-						if opts.Progress != nil && (lo+i)%50 == 0 {
-							opts.Progress(Progress{Depth: res.Depth + 1, States: len(visited), Elapsed: time.Since(start)})
-						}
-					}
-				})
-			}
-			wg.Wait()
-			for i, r := range results {
-				if !r.done {
-					break // the timeout: the rest of this level was not expanded
-				}
-				if r.err != nil {
-					return res, r.err
-				}
-				n := part[i]
-				for _, c := range r.children {
-					cn := &node{parent: n, move: c.move, depth: n.depth + 1, broken: n.broken | c.broken}
-					for j, inv := range invs {
-						if c.broken&(1<<j) == 0 || n.broken&(1<<j) != 0 || found&(1<<j) != 0 {
-							continue
-						}
-						found |= 1 << j
-						f, err := finding(ctx, impl, opts, inv, slices.Concat(opts.Prefix, cn.moves()))
-						if err != nil {
-							return res, err
-						}
-						res.Found = append(res.Found, f)
-					}
-					if !visited[c.hash] {
-						visited[c.hash] = true
-						level = append(level, cn)
-					}
-				}
-			}
-			if timedOut.Load() {
-				break
-			}
-			if opts.MaxStates > 0 && len(visited) > opts.MaxStates && lo+len(part) < len(frontier) {
-				// A part of the level: what it found is still shortest,
-				// but the level does not count as searched.
-				res.OverBudget = true
-			}
-		}
-		if timedOut.Load() || res.OverBudget {
-			break
-		}
-		frontier = level
-		res.Depth++
-		if opts.First && len(res.Found) > 0 {
-			break
-		}
-		if opts.MaxStates > 0 && len(visited) > opts.MaxStates && len(frontier) > 0 && res.Depth < opts.Depth {
-			res.OverBudget = true
-			break
+	_, taken := s.taken.LoadOrStore(hash, true)
+	return !taken
+}
+
+// replay makes a new world and the search's prefix and moves in it.
+func (s *searcher) replay(moves []string) (*sim.Stepper, error) {
+	st, err := NewWorld(s.impl, *s.opts.schedule(nil))
+	if err != nil {
+		return nil, err
+	}
+	if err := st.DoAll(slices.Concat(s.opts.Prefix, moves)); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("replaying %v: %w", moves, err)
+	}
+	return st, nil
+}
+
+// bits is the invariants st's world has broken, as a bit set.
+func (s *searcher) bits(st *sim.Stepper) int {
+	b := 0
+	for i, inv := range s.invs {
+		if slices.Contains(st.Broken(), inv) {
+			b |= 1 << i
 		}
 	}
-	if !served.Load() && unserved.err != nil {
-		return Result{Impl: impl.Name, Options: opts}, fmt.Errorf("no verdict: %s did not run in any of the %d states the search reached: %w", impl.Name, len(visited), unserved.err)
+	return b
+}
+
+// seen notes whether the lock ran in the state c led to (searcher.served).
+func (s *searcher) seen(c child) {
+	if c.served {
+		s.served = true
+	} else if s.unserved == nil {
+		s.unserved = c.noVerdict
 	}
-	res.TimedOut = timedOut.Load()
-	res.States = len(visited)
-	res.Complete = len(frontier) == 0 && !res.TimedOut && !res.OverBudget
-	res.Elapsed = time.Since(start)
-	slices.SortFunc(res.Found, func(a, b Finding) int {
-		return slices.Index(invs, a.Invariant) - slices.Index(invs, b.Invariant)
-	})
-	return res, nil
+}
+
+func (s *searcher) stopped() bool {
+	if s.ctx.Err() != nil || s.opts.Timeout > 0 && time.Since(s.start) > s.opts.Timeout {
+		s.timedOut.Store(true)
+	}
+	return s.timedOut.Load()
 }
 
 // finding makes the counterexample of inv again, for its trace. It runs even
