@@ -84,9 +84,9 @@ func hash(st view.State, perms [][]int, nodes bool) uint64 {
 	tok := newTokenNames(st.Tokens)
 	nodes = nodes && nodesSymmetric(st)
 	var best string
-	for i, perm := range perms {
+	for _, perm := range perms {
 		clear(tok.names)
-		if s := newWriter(st, perm, tok, nodes).state(); i == 0 || s < best {
+		if s, ok := newWriter(st, perm, tok, nodes).stateUnder(best); ok && (best == "" || s < best) {
 			best = s
 		}
 	}

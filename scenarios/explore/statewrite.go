@@ -19,6 +19,10 @@ type writer struct {
 	tok   *tokenNames
 	nodes bool
 	b     strings.Builder
+	// bound and below are stateUnder's: the writing to beat, and whether
+	// this one already sorts before it.
+	bound string
+	below bool
 	// index finds a client by name; order is the nodes' order, pos[j]
 	// where logical node j is written; nodeOf finds a logical node by its
 	// server's name.
@@ -121,11 +125,30 @@ func (w *writer) nodeOrder() []int {
 
 // state writes the whole state.
 func (w *writer) state() string {
+	s, _ := w.stateUnder("")
+	return s
+}
+
+// stateUnder is state, given up (false) as soon as what it has written
+// already sorts after bound: Hash keeps the least of a state's writings
+// under its symmetries, and one that starts greater cannot be it. An empty
+// bound gives nothing up.
+func (w *writer) stateUnder(bound string) (string, bool) {
+	w.bound = bound
 	w.servers()
 	w.faults()
 	w.repl()
+	if w.over() {
+		return "", false
+	}
 	clients := w.clients()
+	if w.over() {
+		return "", false
+	}
 	w.actors()
+	if w.over() {
+		return "", false
+	}
 	r := w.st.Resource
 	fmt.Fprintf(&w.b, "Q%d %d %d %d|", r.Value, r.Version, r.MaxFence, r.Rejected)
 	if r.TokenGuard {
@@ -140,7 +163,25 @@ func (w *writer) state() string {
 	if w.st.Orphan {
 		w.b.WriteString("orphan " + rel(w.st.OrphanFor))
 	}
-	return w.b.String()
+	return w.b.String(), true
+}
+
+// over says whether what w has written so far sorts after as much of its
+// bound: then so does the whole of it. Once it sorts before, it is not
+// asked again.
+func (w *writer) over() bool {
+	if w.bound == "" || w.below {
+		return false
+	}
+	done := w.b.String()
+	n := min(len(done), len(w.bound))
+	switch strings.Compare(done[:n], w.bound[:n]) {
+	case -1:
+		w.below = true
+	case 1:
+		return true
+	}
+	return false
 }
 
 // servers writes every server and its keys, in the nodes' order when they
