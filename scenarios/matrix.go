@@ -122,8 +122,24 @@ func CheckOn(ctx context.Context, target *backend.Target, parallel int) ([]Resul
 }
 
 // CheckCellsOn is CheckOn for the given lessons and implementations.
-func CheckCellsOn(ctx context.Context, target *backend.Target, scs []Scenario, impls []lockimpl.Info, parallel int) ([]Result, error) {
-	return checkOn(ctx, target, scs, impls, parallel)
+func CheckCellsOn(ctx context.Context, target *backend.Target, scs []Scenario, impls []lockimpl.Info, parallel int, opts ...CheckOption) ([]Result, error) {
+	return checkOn(ctx, target, scs, impls, parallel, opts...)
+}
+
+// A CheckOption changes what a check keeps of its cells.
+type CheckOption func(*checkConfig)
+
+type checkConfig struct {
+	keep func(Result) bool
+}
+
+// KeepTraces keeps the trace (Result.Trace) of only the cells keep says yes
+// to, and drops each other's as soon as its cell is judged; by default a
+// check keeps every cell's. A trace is most of what a cell leaves: the
+// whole matrix's (988 cells) held 150 MB until the check returned, where
+// lockstep check, which reports verdicts, needs none.
+func KeepTraces(keep func(Result) bool) CheckOption {
+	return func(c *checkConfig) { c.keep = keep }
 }
 
 // slowerRuns is how often a cell on real servers runs again when its run
@@ -190,7 +206,11 @@ func runLanes[J any](jobs []J, exclusive func(J) bool, parallel int, run func(J)
 // minute-long lesson then takes a minute of real time.
 const maxSlowerSecond = time.Second
 
-func checkOn(ctx context.Context, target *backend.Target, scs []Scenario, impls []lockimpl.Info, parallel int) ([]Result, error) {
+func checkOn(ctx context.Context, target *backend.Target, scs []Scenario, impls []lockimpl.Info, parallel int, opts ...CheckOption) ([]Result, error) {
+	var cfg checkConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	type job struct {
 		i    int
 		s    Scenario
@@ -232,6 +252,9 @@ func checkOn(ctx context.Context, target *backend.Target, scs []Scenario, impls 
 		}
 		if r := &results[j.i]; errs[j.i] == nil && r.Skipped == "" && r.Margin > 0 && r.Drift > r.Margin {
 			r.Untrusted, r.Pass = true, false
+		}
+		if r := &results[j.i]; cfg.keep != nil && !cfg.keep(*r) {
+			r.Trace = nil
 		}
 	}
 	var jobs []job

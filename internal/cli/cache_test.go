@@ -37,4 +37,12 @@ func init() {
 		results, err := f.(func() ([]scenarios.Result, error))()
 		return slices.Clone(results), err
 	}
+	// check's own cells are the same cells, without their traces.
+	checkVerdicts = func(ctx context.Context, scs []scenarios.Scenario, impls []lockimpl.Info) ([]scenarios.Result, error) {
+		results, err := checkCells(ctx, scs, impls)
+		for i := range results {
+			results[i].Trace = nil
+		}
+		return results, err
+	}
 }

@@ -112,6 +112,9 @@ func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout, stderr i
 	if err != nil {
 		return 0, err
 	}
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(explore.GCPercent))
+	}
 	if f.explore {
 		return cmdCheckExplore(ctx, f, lessons, impls, stdout, stderr)
 	}
@@ -122,9 +125,9 @@ func cmdCheck(ctx context.Context, f *checkFlags, pos []string, stdout, stderr i
 	defer closeTarget(target, &err)
 	var results []scenarios.Result
 	if target != nil {
-		results, err = scenarios.CheckCellsOn(ctx, target, lessons, impls, realParallel)
+		results, err = scenarios.CheckCellsOn(ctx, target, lessons, impls, realParallel, scenarios.KeepTraces(noTrace))
 	} else {
-		results, err = checkCells(ctx, lessons, impls)
+		results, err = checkVerdicts(ctx, lessons, impls)
 	}
 	if err != nil {
 		return 0, err
@@ -196,6 +199,15 @@ var checkCells = func(ctx context.Context, scs []scenarios.Scenario, impls []loc
 	return scenarios.CheckCellsOn(ctx, nil, scs, impls, runtime.GOMAXPROCS(0))
 }
 
+// checkVerdicts is checkCells for check itself, which reports the cells'
+// verdicts and keeps none of their traces (scenarios.KeepTraces): with
+// them, the whole matrix held 150 MB until it was done.
+var checkVerdicts = func(ctx context.Context, scs []scenarios.Scenario, impls []lockimpl.Info) ([]scenarios.Result, error) {
+	return scenarios.CheckCellsOn(ctx, nil, scs, impls, runtime.GOMAXPROCS(0), scenarios.KeepTraces(noTrace))
+}
+
+func noTrace(scenarios.Result) bool { return false }
+
 // agreeCells is how check --explore gets its cells: a variable, so that the
 // package's tests share one run of the searches (see cache_test.go).
 var agreeCells = scenarios.Agree
@@ -208,9 +220,6 @@ func cmdCheckExplore(ctx context.Context, f *checkFlags, lessons []scenarios.Sce
 		return 0, errUsage{fmt.Errorf("--explore searches on embedded servers only; leave out --redis, --cluster and --replica")}
 	case f.junit != "":
 		return 0, errUsage{fmt.Errorf("--explore has no JUnit report; leave out --junit")}
-	}
-	if os.Getenv("GOGC") == "" {
-		defer debug.SetGCPercent(debug.SetGCPercent(explore.GCPercent))
 	}
 	var progress func(done, total int)
 	if isTerminal(stderr) {
