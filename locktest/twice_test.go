@@ -24,7 +24,7 @@ func TestVerdictsThatDifferBetweenRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	info := randtoken.Jitter(rand.New(rand.NewPCG(1, 0)), 5*time.Second)
-	_, err = locktest.Check(info, locktest.Lessons(s), locktest.NoSearch())
+	_, err = locktest.Check(info, locktest.Lessons(s), locktest.NoSearch(), locktest.TraceDir(t.TempDir()))
 	if err == nil {
 		t.Fatal("no error for a lock whose verdicts differ between two runs")
 	}
@@ -37,7 +37,7 @@ func TestVerdictsThatDifferBetweenRuns(t *testing.T) {
 		}
 	}
 	// Once runs each lesson once: no second run to differ from.
-	if _, err := locktest.Check(info, locktest.Lessons(s), locktest.NoSearch(), locktest.Once()); err != nil && strings.Contains(err.Error(), "differ") {
+	if _, err := locktest.Check(info, locktest.Lessons(s), locktest.NoSearch(), locktest.Once(), locktest.TraceDir(t.TempDir())); err != nil && strings.Contains(err.Error(), "differ") {
 		t.Errorf("with Once: %v", err)
 	}
 }
@@ -50,7 +50,7 @@ func TestVerdictsTheSameTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, info := range []lockimpl.Info{randtoken.Hex, uuidLua} {
-		if _, err := locktest.Check(info, locktest.NoSearch()); err != nil && strings.Contains(err.Error(), "differ") {
+		if _, err := locktest.Check(info, locktest.NoSearch(), locktest.TraceDir(t.TempDir())); err != nil && strings.Contains(err.Error(), "differ") {
 			t.Errorf("%s: %v", info.Name, err)
 		}
 	}

@@ -231,7 +231,7 @@ func TestLocktestTakesANodeLock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	problems, err := locktest.Check(info, locktest.Lessons(del), locktest.NoSearch())
+	problems, err := locktest.Check(info, locktest.Lessons(del), locktest.NoSearch(), locktest.TraceDir(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
