@@ -425,15 +425,20 @@ func (s *searcher) expandIn(parent *sim.Stepper, moves []string, ahead int) *exp
 
 // take says whether a worker expands a state ahead of its level: one no
 // level before has, that no worker has taken, while the search goes on —
-// and, under a state budget, while the states seen and taken are fewer
-// than it allows. A search stopped by its budget stops within a level:
-// work ahead of it is work for nothing (gc-pause × uuid-lua-watchdog, at
-// its budget of 2,500 states, took twice as long without this bound).
+// and, under a state budget, while the states seen, and three times those
+// taken, are fewer than it allows. A search stopped by its budget stops
+// within a level, and work ahead of where it stops is work for nothing
+// (gc-pause × uuid-lua-watchdog, at its budget of 2,500 states, took twice
+// as long with no bound). A state taken is of the next level, which the
+// search reaches only if that level, and the part of the one after it
+// that comes first, fit in the budget: each state brings about two more.
+// Counting taken states once, three budgeted searches made 4% fewer to 8%
+// more replays than without looking ahead; three times, 3% to 8% fewer.
 func (s *searcher) take(hash uint64) bool {
 	if s.visited[hash] || s.stopped() {
 		return false
 	}
-	if s.opts.MaxStates > 0 && len(s.visited)+int(s.takenN.Load()) >= s.opts.MaxStates {
+	if s.opts.MaxStates > 0 && len(s.visited)+3*int(s.takenN.Load()) >= s.opts.MaxStates {
 		return false
 	}
 	if _, taken := s.taken.LoadOrStore(hash, true); taken {
