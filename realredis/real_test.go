@@ -150,6 +150,7 @@ func TestRealMatrixEqualsEmbeddedAndTouchesOnlyItsKeys(t *testing.T) {
 	if len(real) != len(embedded) {
 		t.Fatalf("%d real cells, %d embedded", len(real), len(embedded))
 	}
+	untrusted, compared := 0, 0
 	for i, r := range real {
 		e := embedded[i]
 		if r.Scenario != e.Scenario || r.Impl != e.Impl {
@@ -169,9 +170,22 @@ func TestRealMatrixEqualsEmbeddedAndTouchesOnlyItsKeys(t *testing.T) {
 		if r.Skipped != "" {
 			continue
 		}
-		if !slices.Equal(r.Broken, e.Broken) {
-			t.Errorf("%s × %s: real servers broke %v, embedded %v", r.Scenario, r.Impl, r.Broken, e.Broken)
+		// A verdict is only as good as the run's clock: a cell that kept
+		// to it more loosely than its margins, again at the slower runs,
+		// is untrusted (it neither passes nor fails), and the comparison
+		// says nothing of it.
+		if r.Untrusted {
+			untrusted++
+			t.Logf("%s × %s untrusted (drift %s past the %s margin, slower runs drifted %v): verdicts not compared", r.Scenario, r.Impl, r.Drift, r.Margin, r.Slower)
+			continue
 		}
+		compared++
+		if !slices.Equal(r.Broken, e.Broken) {
+			t.Errorf("%s × %s: real servers broke %v, embedded %v (drift %s, margin %s, slower runs drifted %v)", r.Scenario, r.Impl, r.Broken, e.Broken, r.Drift, r.Margin, r.Slower)
+		}
+	}
+	if untrusted > compared {
+		t.Errorf("%d cells untrusted, %d compared: the machine kept the run's clock for too few cells to compare the matrix", untrusted, compared)
 	}
 
 	for id, b := range before {
