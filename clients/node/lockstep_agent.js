@@ -46,12 +46,14 @@ const realSetTimeout = global.setTimeout;
 
 // The kinds of libuv's work that end by themselves and that the lock waits
 // for, as process.getActiveResourcesInfo names them: a file read (ioredis
-// reads its package.json as it connects), a name looked up. Sockets, pipes
-// and timers are not among them: a socket's replies are counted, and the
-// lock's timers are fake.
+// reads its package.json as it connects, and waits for it before its ready
+// check), a name looked up. A file read by fs.promises is FSReqPromise, and
+// then CloseReq while its file closes: the read's promise settles after
+// that. Sockets, pipes and timers are not among them: a socket's replies
+// are counted, and the lock's timers are fake.
 function pendingWork() {
   return process.getActiveResourcesInfo().some((r) => r.startsWith('FSReq') || r.startsWith('FileHandle') ||
-    r.startsWith('GetAddrInfo') || r.startsWith('GetNameInfo') || r === 'ZlibWrap');
+    r === 'CloseReq' || r.startsWith('GetAddrInfo') || r.startsWith('GetNameInfo') || r === 'ZlibWrap');
 }
 
 // LOCKSTEP_AGENT_DEBUG=PREFIX writes what the agent sees and says to

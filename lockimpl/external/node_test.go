@@ -107,7 +107,7 @@ func TestNodeLocksSameTwiceLong(t *testing.T) {
 func sameTwiceOf(t *testing.T, impls []string, lessons ...string) {
 	for _, impl := range impls {
 		for _, id := range lessons {
-			var body [2][]byte
+			var body, text [2][]byte
 			for i := range body {
 				tr := run(t, id, impl)
 				tr.Tokens = nil
@@ -115,7 +115,10 @@ func sameTwiceOf(t *testing.T, impls []string, lessons ...string) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				body[i] = b
+				body[i], text[i] = b, []byte(timeline(t, tr))
+			}
+			if bytes.Equal(text[0], text[1]) {
+				text = body
 			}
 			if !bytes.Equal(body[0], body[1]) {
 				dir := t.TempDir()
@@ -125,10 +128,26 @@ func sameTwiceOf(t *testing.T, impls []string, lessons ...string) {
 				for i, b := range body {
 					_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s-%d.json", id, impl, i+1)), b, 0o644)
 				}
-				t.Errorf("%s × %s: two runs differ beyond their tokens' raw values (LOCKSTEP_KEEP_DIFF=DIR keeps both)", id, impl)
+				t.Errorf("%s × %s: two runs differ beyond their tokens' raw values (LOCKSTEP_KEEP_DIFF=DIR keeps both)\n%s",
+					id, impl, around(string(text[0]), string(text[1])))
 			}
 		}
 	}
+}
+
+// around is where two texts first part, a few lines each side, each
+// text's own: so that a difference seen once (in CI) says what it was.
+// The texts are the runs' timelines, or, when those agree, their JSON.
+func around(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	i := 0
+	for i < len(la) && i < len(lb) && la[i] == lb[i] {
+		i++
+	}
+	lines := func(l []string) string {
+		return strings.Join(l[max(0, i-3):min(len(l), i+8)], "\n")
+	}
+	return fmt.Sprintf("they part at line %d; the first run:\n%s\nthe second:\n%s", i+1, lines(la), lines(lb))
 }
 
 // A lesson's run of a JavaScript lock, its agents' processes started and
@@ -354,6 +373,31 @@ func TestMessagesWaitForNoReplyOwed(t *testing.T) {
 			first = b
 		} else if !bytes.Equal(b, first) {
 			t.Fatalf("run %d of read-write × node-simple-redis-mutex differs from the first", i+1)
+		}
+	}
+}
+
+// A file read is the lock's own work, however it ends: file_lock.js reads
+// a file a hundred times between its SET and its GET, and the agent waits
+// for the last read, its file's close included, before it says the lock
+// waits. Both commands are in flight at once, and the run takes the GET
+// first. The agent once missed a read's close (Node's CloseReq), reported
+// the SET alone, and the GET came after it: how ioredis, whose connect
+// reads its package.json, sent a Redlock's command to one node late (two
+// runs of del-other × node-sesamecare-redlock differed).
+func TestAFileReadIsTheLocksOwnWork(t *testing.T) {
+	needsNode(t)
+	t.Parallel()
+	for range 3 {
+		tr := run(t, "del-other", "testdata/file_lock.js")
+		var first []string
+		for _, e := range tr.Events {
+			if strings.HasPrefix(e.Actor, "A/") && e.Command != "" && len(first) < 2 {
+				first = append(first, strings.Fields(e.Command)[0])
+			}
+		}
+		if !slices.Equal(first, []string{"GET", "SET"}) {
+			t.Fatalf("A's first commands: %v, want [GET SET]: both in flight at once, the run takes the GET first\n%s", first, timeline(t, tr))
 		}
 	}
 }
