@@ -12,6 +12,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/lockstep-sim/lockstep/internal/bubble"
 	"github.com/lockstep-sim/lockstep/lockimpl"
 )
 
@@ -78,12 +79,48 @@ func newClient(t *testing.T, m *miniredis.Miniredis, failFast bool) *redis.Clien
 
 // handle is one client's lock handle with everything the test needs to
 // observe it: its own go-redis clients, token source, clock and goroutines.
+//
+// A lock over several nodes (Redlock, redsync) bounds each node's command
+// with a deadline of its own (context.WithTimeout: Redlock's per-node
+// timeout is 150ms under the tests' lease), on the clock the time package
+// gives it. Its handle's TryAcquire and Release run in a synctest bubble, as
+// the simulator runs lock code: the bubble's clock stands still while a
+// command waits on the network, so a node times out when it says nothing
+// (the stall hook), never because a loaded machine was slow to answer. The
+// single-node locks keep time by env.Clock only, the test's fakeClock, whose
+// channels are used from the test's goroutine: they run outside a bubble.
 type handle struct {
 	lockimpl.Lock
 	env    lockimpl.Env
 	tokens *tokenSource
 	clock  *fakeClock
 	gos    *goTracker
+	bubble *bubble.Bubble // nil for a single-node lock
+}
+
+// TryAcquire is the lock's, run in the handle's bubble.
+func (h *handle) TryAcquire(ctx context.Context) (ok bool, err error) {
+	h.do(ctx, func() { ok, err = h.Lock.TryAcquire(ctx) })
+	return ok, err
+}
+
+// Release is the lock's, run in the handle's bubble.
+func (h *handle) Release(ctx context.Context) (err error) {
+	h.do(ctx, func() { err = h.Lock.Release(ctx) })
+	return err
+}
+
+// do runs f in the handle's bubble, if it has one. ctx comes from outside
+// the bubble: its Done channel, made on the first call, is made here, so
+// that it belongs to no bubble (a channel made in one handle's bubble cannot
+// be used from another's, and the tests share t.Context() between handles).
+func (h *handle) do(ctx context.Context, f func()) {
+	if h.bubble == nil {
+		f()
+		return
+	}
+	ctx.Done()
+	h.bubble.Do(f)
 }
 
 // handle builds implementation name's lock for a client whose tokens start
@@ -92,6 +129,14 @@ func (cl *cluster) handle(t *testing.T, name, prefix string) *handle {
 	t.Helper()
 	info := lookup(t, name)
 	h := &handle{tokens: &tokenSource{prefix: prefix}, clock: newFakeClock(), gos: &goTracker{}}
+	if info.Nodes > 1 {
+		h.bubble = bubble.New()
+		t.Cleanup(func() {
+			if err := h.bubble.Close(hangGuard); err != nil {
+				t.Errorf("%s's bubble: %v", prefix, err)
+			}
+		})
+	}
 	var nodes []*redis.Client
 	for _, m := range cl.servers[:info.Nodes] {
 		nodes = append(nodes, newClient(t, m, cl.failFast))
