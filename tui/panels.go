@@ -179,6 +179,11 @@ var beliefs = map[trace.Belief]text.Text{
 // and its DEL (issue #41 item 14).
 var releasing = text.New("releasing", "释放中")
 
+// readHold marks a reader's hold of a read-write lock, after its token:
+// shared with the other readers, so two clients that hold it at once break
+// nothing (the timeline's lane says it too, narrate.ShortAcquired).
+var readHold = text.New(" (read)", "（读）")
+
 // beliefWord is client c's belief as the client list shows it.
 func beliefWord(c trace.ClientState, lang string) string {
 	if c.Belief == trace.BeliefReleased && c.Op == trace.OpRelease {
@@ -202,6 +207,9 @@ func clientLines(st Styles, lang string, t *trace.Trace, i int) []string {
 			}
 			if c.Fence > 0 {
 				b += fmt.Sprintf(" ⚑%d", c.Fence)
+			}
+			if c.ReadLock {
+				b += readHold.In(lang)
 			}
 		}
 		if c.Crashed {

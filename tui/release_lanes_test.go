@@ -81,3 +81,40 @@ func TestStockLaneShowsARefusedWriteAsRefused(t *testing.T) {
 		t.Fatal("gc-pause × fenced has no refused write")
 	}
 }
+
+// A reader of a read-write lock holds it "(read)": in read-write ×
+// redisson-rw, A and B hold the lock at once, and a list that said "holds"
+// twice would read as the mutual exclusion the lesson says is kept. The
+// writer, C, holds it plainly; under a lock with no read mode every client
+// does.
+func TestClientListSaysAReaderHoldsToRead(t *testing.T) {
+	says := func(impl, lang string) map[string]bool {
+		m := newTest(t, Options{Scenario: "read-write", Impl: impl}, 120, 40)
+		tr, st := m.player.tr, NewStyles()
+		seen := map[string]bool{}
+		for i := range tr.Events {
+			for _, l := range clientLines(st, lang, tr, i) {
+				seen[l] = true
+			}
+		}
+		return seen
+	}
+	rw := says("redisson-rw", "en")
+	for _, reader := range []string{"A", "B", "D"} {
+		if !rw[reader+" holds "+reader+"#1 (read)"] {
+			t.Errorf("redisson-rw: no step where the list says %s holds %s#1 (read)", reader, reader)
+		}
+		if rw[reader+" holds "+reader+"#1"] {
+			t.Errorf("redisson-rw: reader %s holds without (read)", reader)
+		}
+	}
+	if !rw["C holds C#1"] || rw["C holds C#1 (read)"] {
+		t.Error("redisson-rw: the writer C does not hold plainly")
+	}
+	if !says("redisson-rw", "zh")["B 持有锁 B#1（读）"] {
+		t.Error("redisson-rw: the Chinese list never says B 持有锁 B#1（读）")
+	}
+	if mutex := says("uuid-lua", "en"); mutex["B holds B#1 (read)"] || !mutex["B holds B#1"] {
+		t.Error("uuid-lua: a reader under a lock with no read mode holds it whole, and the list should say holds")
+	}
+}

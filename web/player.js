@@ -667,6 +667,8 @@
       p.append(el("span", c.belief === "holds" ? "holds" : "", belief));
       if (c.belief === "holds" && c.token) p.append(" " + c.token);
       if (c.belief === "holds" && c.fence > 0) p.append(" ⚑" + c.fence);
+      // A reader's hold of a read-write lock, shared with the other readers.
+      if (c.belief === "holds" && c.read_lock) p.append(st.lang === "zh" ? "（读）" : " (read)");
       if (c.paused) p.append(" ", el("span", "warn", ui("paused")));
       if (c.held) p.append(" ", el("span", "warn", ui("parked")));
       if (c.hung) p.append(" ", el("span", "warn", ui("hung")));

@@ -75,8 +75,10 @@ func ShortCommand(cmd redis.Cmder, err error) string {
 	return name + " → " + reply
 }
 
-// ShortAcquired is Acquired in a few words: "holds A#1 ⚑3".
-func ShortAcquired(token string, fence int64) text.Text {
+// ShortAcquired is Acquired in a few words: "holds A#1 ⚑3"; a read-write
+// lock's reader, whose hold is shared, "holds A#1 (read)", as the client
+// list says it. The token comes first: a narrow lane cuts the end.
+func ShortAcquired(token string, fence int64, read bool) text.Text {
 	t := text.Text{EN: "holds", ZH: "持有"}
 	if token != "" {
 		t.EN += " " + token
@@ -85,6 +87,10 @@ func ShortAcquired(token string, fence int64) text.Text {
 	if fence > 0 {
 		t.EN += fmt.Sprintf(" ⚑%d", fence)
 		t.ZH += fmt.Sprintf(" ⚑%d", fence)
+	}
+	if read {
+		t.EN += " (read)"
+		t.ZH += "（读）"
 	}
 	return t
 }

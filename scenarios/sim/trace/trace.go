@@ -179,6 +179,9 @@ type ClientState struct {
 	Crashed bool   `json:"crashed,omitempty"`
 	Held    bool   `json:"held,omitempty"`
 	Hung    bool   `json:"hung,omitempty"`
+	// ReadLock: the client's lock is a read-write lock's read lock, so
+	// what it holds it shares with other readers.
+	ReadLock bool `json:"read_lock,omitempty"`
 }
 
 // ResourceState is the protected data.

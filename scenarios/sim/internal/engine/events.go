@@ -168,7 +168,7 @@ func (w *World) noted(a *model.Actor, n model.Note) {
 		waited := narrate.Waited(c.Attempts, c.AcqCmds, len(w.Fleet.Route), w.Now-c.WantSince)
 		txt.EN, txt.ZH = txt.EN+waited.EN, txt.ZH+waited.ZH
 		w.Emit(trace.Event{Kind: trace.KindBelief, Actor: c.Name, Text: txt,
-			Short: narrate.ShortAcquired(c.Token, n.Fence)})
+			Short: narrate.ShortAcquired(c.Token, n.Fence, c.Shares)})
 	case model.NoteRefused:
 		w.quorum(c, false, n)
 		if n.Nested {

@@ -60,7 +60,7 @@ func (w *World) Snapshot() trace.Snapshot {
 	for _, c := range w.Clients {
 		cs := trace.ClientState{Name: c.Name, Belief: c.Belief, Op: c.Op, Token: c.Token,
 			Fence: c.Fence, Paused: c.Paused, Crashed: c.Crashed, Held: c.Biz.Held,
-			Hung: c.Hung}
+			Hung: c.Hung, ReadLock: c.Shares}
 		s.Clients = append(s.Clients, cs)
 	}
 	s.Resource = w.Res.State()
