@@ -187,6 +187,7 @@ func TestRealMatrixEqualsEmbeddedAndTouchesOnlyItsKeys(t *testing.T) {
 	if untrusted > compared {
 		t.Errorf("%d cells untrusted, %d compared: the machine kept the run's clock for too few cells to compare the matrix", untrusted, compared)
 	}
+	logSlower(t, real)
 
 	for id, b := range before {
 		var i int
@@ -208,6 +209,16 @@ func TestRealMatrixEqualsEmbeddedAndTouchesOnlyItsKeys(t *testing.T) {
 	if left := leftovers(t, cs); len(left) > 0 {
 		t.Errorf("lockstep keys left behind: %v", left)
 	}
+}
+
+// logSlower says how many cells ran again, slower, and how often: where a
+// slow matrix spent its time.
+func logSlower(t *testing.T, results []scenarios.Result) {
+	runs := map[int]int{}
+	for _, r := range results {
+		runs[len(r.Slower)]++
+	}
+	t.Logf("cells by their runs again, slower: none %d, once %d, twice %d", runs[0], runs[1], runs[2])
 }
 
 // Cancelling a run (Ctrl-C) stops it and still removes its keys.
