@@ -270,11 +270,15 @@ func TestRedlockSlowAcquire(t *testing.T) {
 }
 
 // meetHook holds node 0's commands until the last node has received one:
-// a lock that asks its nodes one after another never gets there.
+// a lock that asks its nodes one after another never gets there, and node
+// 0's command gives up when giveUp is closed. The handle runs Redlock in a
+// bubble, whose clock stands still while a command waits on this hook's
+// channels (made outside it): giveUp is on the wall clock.
 type meetHook struct {
-	last bool
-	met  chan struct{}
-	once *sync.Once
+	last   bool
+	met    chan struct{}
+	once   *sync.Once
+	giveUp <-chan struct{}
 }
 
 func (h meetHook) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -292,7 +296,12 @@ func (h meetHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 		select {
 		case <-h.met:
 			return next(ctx, cmd)
-		case <-time.After(2 * time.Second):
+		default:
+		}
+		select {
+		case <-h.met:
+			return next(ctx, cmd)
+		case <-h.giveUp:
 			return errors.New("node 0's command waited 2s for the last node's")
 		}
 	}
@@ -307,7 +316,9 @@ func TestRedlockAsksEveryNodeAtOnce(t *testing.T) {
 			cl := newCluster(t, lockimpl.RedlockNodes)
 			a := cl.handle(t, name, "A")
 			met, once := make(chan struct{}), &sync.Once{}
-			a.env.Nodes[0].AddHook(meetHook{met: met, once: once})
+			wall, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			a.env.Nodes[0].AddHook(meetHook{met: met, once: once, giveUp: wall.Done()})
 			a.env.Nodes[len(a.env.Nodes)-1].AddHook(meetHook{last: true, met: met, once: once})
 
 			ok, err := a.TryAcquire(t.Context())
