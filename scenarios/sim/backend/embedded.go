@@ -17,6 +17,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	mrserver "github.com/alicebob/miniredis/v2/server"
 	"github.com/redis/go-redis/v9"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // This file is the engine's own backend, an embedded server (Embedded):
@@ -34,7 +35,9 @@ type Embedded struct {
 	now    time.Duration // the world's time at the last advance
 	skew   time.Duration // how far the server's clock runs ahead of the world's
 	killed bool
-	conns  []net.Conn // the server's ends of the connections serve made
+	conns  []net.Conn  // the server's ends of the connections serve made
+	lua    *lua.LState // the world's Lua interpreter (script.go); nil: none yet
+	evals  int         // the scripts that interpreter ran
 }
 
 // memServers are embedded servers that ran a world before and were emptied
@@ -82,8 +85,8 @@ var scriptFlush = []string{"SCRIPT", "FLUSH"}
 // Dial connects to the embedded server. The first connection of a new
 // server starts it (miniredis's own Dial); a server that served a world
 // before serves the next one's connections with the engine's loop
-// (memserve.go). A guarded server gets its hook then (miniredis keeps hooks
-// on the running server).
+// (memserve.go). The server gets the world's hook then (miniredis keeps
+// hooks on the running server).
 func (b *Embedded) Dial(context.Context) (net.Conn, error) {
 	var c net.Conn
 	var err error
@@ -92,8 +95,8 @@ func (b *Embedded) Dial(context.Context) (net.Conn, error) {
 	} else {
 		c = b.serve(srv)
 	}
-	if err == nil && (len(b.guard) > 0 || b.slots != nil) {
-		b.m.Server().SetPreHook(b.refuse)
+	if err == nil {
+		b.m.Server().SetPreHook(b.hook)
 	}
 	return c, err
 }
@@ -117,12 +120,33 @@ func (b *Embedded) Share(key string) {
 	}
 }
 
-// refuse is the guarded server's hook: it answers a command outside the
-// guard's rules with Redis's refusal, and lets the rest run. A script's
-// commands come through it too, each on a peer of its own. A cluster node
-// refuses a command across slots first, as Redis checks the slot before
-// the ACL.
+// hook sees every command before miniredis runs it: it refuses what the
+// guard and a cluster's slots refuse, runs scripts in the world's
+// interpreter (script.go), and ends that interpreter at SCRIPT FLUSH. It
+// says whether it answered the command.
+func (b *Embedded) hook(p *mrserver.Peer, cmd string, args ...string) bool {
+	if b.refuse(p, cmd, args...) {
+		return true
+	}
+	switch cmd {
+	case "EVAL", "EVALSHA":
+		return b.eval(p, cmd, args)
+	case "SCRIPT":
+		if len(args) > 0 && strings.EqualFold(args[0], "FLUSH") {
+			b.dropInterpreter()
+		}
+	}
+	return false
+}
+
+// refuse answers a command outside the guard's rules with Redis's refusal,
+// and lets the rest run. A script's commands come through it too, each on
+// a peer of its own. A cluster node refuses a command across slots first,
+// as Redis checks the slot before the ACL.
 func (b *Embedded) refuse(p *mrserver.Peer, cmd string, args ...string) bool {
+	if len(b.guard) == 0 && b.slots == nil {
+		return false
+	}
 	all := append([]string{cmd}, args...)
 	nested := inScript(p)
 	r := ""
@@ -160,6 +184,7 @@ func (b *Embedded) Advance(t, delta time.Duration) {
 // Kill closes the server and every connection it serves.
 func (b *Embedded) Kill() {
 	b.killed = true
+	b.dropInterpreter()
 	b.m.Close()
 	for _, c := range b.conns {
 		c.Close()
@@ -177,12 +202,11 @@ func (b *Embedded) Stop() {}
 // client, and the hook is back before the server is up again.
 func (b *Embedded) Start() error {
 	b.m.FlushAll()
+	b.dropInterpreter()
 	if srv := b.m.Server(); srv != nil {
 		srv.SetPreHook(nil)
 		srv.Dispatch(mrserver.NewPeer(bufio.NewWriter(io.Discard)), scriptFlush)
-		if len(b.guard) > 0 || b.slots != nil {
-			srv.SetPreHook(b.refuse)
-		}
+		srv.SetPreHook(b.hook)
 	}
 	return nil
 }
@@ -208,6 +232,7 @@ func (b *Embedded) Close() {
 		return
 	}
 	b.m.FlushAll()
+	b.dropInterpreter()
 	srv.SetPreHook(nil)
 	srv.Dispatch(mrserver.NewPeer(bufio.NewWriter(io.Discard)), scriptFlush)
 	memServers.Lock()

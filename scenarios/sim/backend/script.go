@@ -1,0 +1,226 @@
+package backend
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"reflect"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/alicebob/miniredis/v2"
+	luajson "github.com/alicebob/miniredis/v2/gopher-json"
+	mrserver "github.com/alicebob/miniredis/v2/server"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// This file runs EVAL and EVALSHA on an embedded server in one Lua
+// interpreter a world keeps, as Redis keeps one for all its scripts.
+// miniredis builds a new interpreter, with its libraries, for every script:
+// that was 41% of lockstep check's CPU. The script itself still runs in
+// miniredis's own glue (redis.call and redis.pcall on a nested connection,
+// the replies' conversion both ways, the globals' protection), reached by
+// go:linkname; only the interpreter's lifetime is lockstep's. A world's
+// interpreter ends with the world, a restart, or SCRIPT FLUSH (as Redis
+// resets its own), so every replay of a schedule starts from a new one.
+//
+// The linknamed functions are miniredis v2.40.0's: their signatures are
+// checked by nothing but the version, so the fast path runs only when the
+// build has exactly that version of miniredis (fastScripts), and a test
+// fails when it does not, to have the signatures read again.
+
+//go:linkname mrMkLua github.com/alicebob/miniredis/v2.mkLua
+func mrMkLua(srv *mrserver.Server, c *mrserver.Peer, sha string, readOnly bool) (map[string]lua.LGFunction, map[string]lua.LValue)
+
+//go:linkname mrLuaToRedis github.com/alicebob/miniredis/v2.luaToRedis
+func mrLuaToRedis(l *lua.LState, c *mrserver.Peer, value lua.LValue)
+
+//go:linkname mrDoScript github.com/alicebob/miniredis/v2.doScript
+func mrDoScript(l *lua.LState, script string) error
+
+//go:linkname mrMkLuaOS github.com/alicebob/miniredis/v2.mkLuaOS
+func mrMkLuaOS() map[string]lua.LGFunction
+
+//go:linkname mrRequireGlobal github.com/alicebob/miniredis/v2.requireGlobal
+func mrRequireGlobal(l *lua.LState, id, modName string)
+
+//go:linkname mrProtectGlobals github.com/alicebob/miniredis/v2.protectGlobals
+var mrProtectGlobals string
+
+// miniredisVersion is the version whose unexported functions this file
+// calls.
+const miniredisVersion = "v2.40.0"
+
+// fastScripts says whether the build has miniredisVersion, by the path of
+// miniredis's source the build recorded (the module cache's, or -trimpath's
+// module path, both with the version; a test binary records no module
+// versions in its build information, and a library user's tests are test
+// binaries too). Any other build, a vendored or replaced miniredis among
+// them, runs every script in miniredis itself, as without this file.
+var fastScripts = sync.OnceValue(func() bool {
+	pc := reflect.ValueOf(miniredis.NewMiniRedis).Pointer()
+	f := runtime.FuncForPC(pc)
+	if f == nil {
+		return false
+	}
+	file, _ := f.FileLine(pc)
+	return strings.Contains(file, "github.com/alicebob/miniredis/v2@"+miniredisVersion+"/")
+})
+
+// The unexported fields the fast path reads: a connection's context
+// (connCtx) and a server's scripts and passwords.
+var mrFields = sync.OnceValue(func() (f struct {
+	scripts, passwords int
+	ok                 bool
+}) {
+	t := reflect.TypeFor[miniredis.Miniredis]()
+	s, ok1 := t.FieldByName("scripts")
+	p, ok2 := t.FieldByName("passwords")
+	f.ok = ok1 && ok2 && s.Type == reflect.TypeFor[map[string]string]() && p.Type.Kind() == reflect.Map
+	f.scripts, f.passwords = s.Index[0], p.Index[0]
+	return f
+})
+
+// scriptsOf is m's script cache, SHA1 to body (miniredis's m.scripts).
+func scriptsOf(m *miniredis.Miniredis) *map[string]string {
+	f := reflect.ValueOf(m).Elem().Field(mrFields().scripts)
+	return (*map[string]string)(unsafe.Pointer(f.UnsafeAddr()))
+}
+
+// plainPeer says whether the fast path may answer p's script: p is not in
+// a script, a transaction (which queues it) or a subscription (which
+// refuses it), and the server asks no password. Miniredis answers the
+// others, and every malformed call, itself.
+func plainPeer(m *miniredis.Miniredis, p *mrserver.Peer) bool {
+	if reflect.ValueOf(m).Elem().Field(mrFields().passwords).Len() > 0 {
+		return false
+	}
+	v := reflect.ValueOf(p.Ctx)
+	if p.Ctx == nil {
+		return true
+	}
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return false
+	}
+	c := v.Elem()
+	nested, tx, sub := c.FieldByName("nested"), c.FieldByName("transaction"), c.FieldByName("subscriber")
+	if !nested.IsValid() || !tx.IsValid() || !sub.IsValid() {
+		return false
+	}
+	return !nested.Bool() && tx.IsNil() && sub.IsNil()
+}
+
+// eval answers an EVAL or EVALSHA (cmd, upper case) of a plain peer with
+// the world's interpreter, and says whether it did; a call it leaves
+// (false) goes on to miniredis's own command.
+func (b *Embedded) eval(p *mrserver.Peer, cmd string, args []string) bool {
+	if !fastScripts() || !mrFields().ok || len(args) < 2 || !plainPeer(b.m, p) {
+		return false
+	}
+	n, err := strconv.Atoi(args[1])
+	if err != nil || n < 0 || n > len(args)-2 {
+		return false
+	}
+	m := b.m
+	m.Lock()
+	defer m.Unlock()
+	scripts := scriptsOf(m)
+	script, sha := args[0], args[0]
+	if cmd == "EVAL" {
+		sum := sha1.Sum([]byte(script))
+		sha = hex.EncodeToString(sum[:])
+	} else if script = (*scripts)[sha]; script == "" {
+		return false // NOSCRIPT, in miniredis's words
+	}
+	b.evals++
+	if runScript(m.Server(), b.interpreter(), p, sha, script, args[2:2+n], args[2+n:]) && cmd == "EVAL" {
+		(*scripts)[sha] = script
+	}
+	return true
+}
+
+// runScript runs script on l, as miniredis's runLuaScript does on a new
+// interpreter, and writes its reply to c; false: it failed.
+func runScript(srv *mrserver.Server, l *lua.LState, c *mrserver.Peer, sha, script string, keys, argv []string) bool {
+	l.SetTop(0)
+	l.SetGlobal("KEYS", stringTable(l, keys))
+	l.SetGlobal("ARGV", stringTable(l, argv))
+	funcs, consts := mrMkLua(srv, c, sha, false)
+	mod := l.CreateTable(0, len(funcs)+len(consts))
+	for name, fn := range funcs {
+		mod.RawSetString(name, l.NewFunction(fn))
+	}
+	for name, v := range consts {
+		mod.RawSetString(name, v)
+	}
+	l.SetGlobal("redis", mod)
+	l.SetGlobal("server", mod)
+	// A script may call redis.setresp: its protocol lasts the script.
+	oldresp := c.Resp3
+	if err := mrDoScript(l, script); err != nil {
+		c.WriteError(err.Error())
+		return false
+	}
+	mrLuaToRedis(l, c, l.Get(1))
+	c.Resp3 = oldresp
+	c.SwitchResp3 = nil
+	l.SetTop(0)
+	return true
+}
+
+func stringTable(l *lua.LState, s []string) *lua.LTable {
+	t := l.CreateTable(len(s), 0)
+	for i, v := range s {
+		l.RawSet(t, lua.LNumber(i+1), lua.LString(v))
+	}
+	return t
+}
+
+// interpreter is the world's Lua interpreter, made on its first script with
+// what miniredis gives each of its own: the libraries, cjson, os.clock, and
+// globals a script may not create.
+func (b *Embedded) interpreter() *lua.LState {
+	if b.lua != nil {
+		return b.lua
+	}
+	l := lua.NewState(lua.Options{SkipOpenLibs: true})
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{lua.LoadLibName, lua.OpenPackage},
+		{lua.BaseLibName, lua.OpenBase},
+		{lua.CoroutineLibName, lua.OpenCoroutine},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.DebugLibName, lua.OpenDebug},
+	} {
+		if err := l.CallByParam(lua.P{Fn: l.NewFunction(lib.open), Protect: true}, lua.LString(lib.name)); err != nil {
+			panic(err)
+		}
+	}
+	luajson.Preload(l)
+	mrRequireGlobal(l, "cjson", "json")
+	// The globals each script sets exist before the protection, which
+	// guards only the creation of new ones.
+	for _, g := range []string{"KEYS", "ARGV", "redis", "server"} {
+		l.SetGlobal(g, l.NewTable())
+	}
+	l.RegisterModule("os", mrMkLuaOS())
+	_ = mrDoScript(l, mrProtectGlobals)
+	l.SetTop(0)
+	b.lua = l
+	return l
+}
+
+// dropInterpreter ends the world's interpreter: the next script gets a new
+// one, as after Redis's SCRIPT FLUSH or a restart.
+func (b *Embedded) dropInterpreter() {
+	if b.lua != nil {
+		b.lua.Close()
+		b.lua = nil
+	}
+}
