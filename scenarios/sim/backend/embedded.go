@@ -17,7 +17,6 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	mrserver "github.com/alicebob/miniredis/v2/server"
 	"github.com/redis/go-redis/v9"
-	lua "github.com/yuin/gopher-lua"
 )
 
 // This file is the engine's own backend, an embedded server (Embedded):
@@ -35,9 +34,9 @@ type Embedded struct {
 	now    time.Duration // the world's time at the last advance
 	skew   time.Duration // how far the server's clock runs ahead of the world's
 	killed bool
-	conns  []net.Conn  // the server's ends of the connections serve made
-	lua    *lua.LState // the world's Lua interpreter (script.go); nil: none yet
-	evals  int         // the scripts that interpreter ran
+	conns  []net.Conn // the server's ends of the connections serve made
+	lua    *interp    // the world's Lua interpreter (script.go); nil: none yet
+	evals  int        // the scripts that interpreter ran
 }
 
 // memServers are embedded servers that ran a world before and were emptied
@@ -122,7 +121,8 @@ func (b *Embedded) Share(key string) {
 
 // hook sees every command before miniredis runs it: it refuses what the
 // guard and a cluster's slots refuse, runs scripts in the world's
-// interpreter (script.go), and ends that interpreter at SCRIPT FLUSH. It
+// interpreter (script.go), and ends that interpreter at SCRIPT FLUSH (from
+// a client: a script's is refused, and runs under the server's lock). It
 // says whether it answered the command.
 func (b *Embedded) hook(p *mrserver.Peer, cmd string, args ...string) bool {
 	if b.refuse(p, cmd, args...) {
@@ -132,7 +132,7 @@ func (b *Embedded) hook(p *mrserver.Peer, cmd string, args ...string) bool {
 	case "EVAL", "EVALSHA":
 		return b.eval(p, cmd, args)
 	case "SCRIPT":
-		if len(args) > 0 && strings.EqualFold(args[0], "FLUSH") {
+		if len(args) > 0 && strings.EqualFold(args[0], "FLUSH") && !inScript(p) {
 			b.dropInterpreter()
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -178,13 +179,28 @@ func stringTable(l *lua.LState, s []string) *lua.LTable {
 	return t
 }
 
-// interpreter is the world's Lua interpreter, made on its first script with
-// what miniredis gives each of its own: the libraries, cjson, os.clock, and
-// globals a script may not create.
+// An interp is a Lua interpreter and its fingerprint when it was new.
+type interp struct {
+	l    *lua.LState
+	mark []lua.LValue
+}
+
+// interpreter is the world's Lua interpreter: a clean one an earlier world
+// left (interpreters), or a new one.
 func (b *Embedded) interpreter() *lua.LState {
-	if b.lua != nil {
-		return b.lua
+	if b.lua == nil {
+		b.lua = interpreters.take()
 	}
+	if b.lua == nil {
+		l := newInterpreter()
+		b.lua = &interp{l: l, mark: fingerprint(l, nil)}
+	}
+	return b.lua.l
+}
+
+// newInterpreter is an interpreter with what miniredis gives each of its
+// own: the libraries, cjson, os.clock, and globals a script may not create.
+func newInterpreter() *lua.LState {
 	l := lua.NewState(lua.Options{SkipOpenLibs: true})
 	for _, lib := range []struct {
 		name string
@@ -206,21 +222,121 @@ func (b *Embedded) interpreter() *lua.LState {
 	mrRequireGlobal(l, "cjson", "json")
 	// The globals each script sets exist before the protection, which
 	// guards only the creation of new ones.
-	for _, g := range []string{"KEYS", "ARGV", "redis", "server"} {
+	for _, g := range scriptGlobals {
 		l.SetGlobal(g, l.NewTable())
 	}
 	l.RegisterModule("os", mrMkLuaOS())
 	_ = mrDoScript(l, mrProtectGlobals)
 	l.SetTop(0)
-	b.lua = l
 	return l
 }
 
-// dropInterpreter ends the world's interpreter: the next script gets a new
-// one, as after Redis's SCRIPT FLUSH or a restart.
+// scriptGlobals are the globals every script gets anew.
+var scriptGlobals = []string{"KEYS", "ARGV", "redis", "server"}
+
+// dropInterpreter ends the world's interpreter: the next script gets
+// another, as after Redis's SCRIPT FLUSH or a restart. Under the server's
+// lock, which a running script holds.
 func (b *Embedded) dropInterpreter() {
+	b.m.Lock()
+	defer b.m.Unlock()
 	if b.lua != nil {
-		b.lua.Close()
+		interpreters.give(b.lua)
 		b.lua = nil
 	}
+}
+
+// interpreters keeps the interpreters of ended worlds that their scripts
+// left as they were made, for the next worlds: building one (its libraries'
+// hundred-odd functions) was a tenth of a search's CPU.
+var interpreters luaPool
+
+// interpretersMax is how many interpreters are kept at most.
+const interpretersMax = 32
+
+type luaPool struct {
+	sync.Mutex
+	free []*interp
+	off  bool // keep none (a test's comparison)
+}
+
+func (p *luaPool) take() *interp {
+	p.Lock()
+	defer p.Unlock()
+	n := len(p.free)
+	if n == 0 {
+		return nil
+	}
+	in := p.free[n-1]
+	p.free = p.free[:n-1]
+	return in
+}
+
+// give keeps in for another world if it is clean, and closes it otherwise.
+// Clean: everything a script can reach and keep is as it was made
+// (fingerprint).
+func (p *luaPool) give(in *interp) {
+	p.Lock()
+	defer p.Unlock()
+	if p.off || len(p.free) >= interpretersMax || in.l.Dead || in.l.GetTop() != 0 ||
+		!slices.Equal(fingerprint(in.l, make([]lua.LValue, 0, len(in.mark))), in.mark) {
+		in.l.Close()
+		return
+	}
+	p.free = append(p.free, in)
+}
+
+// fingerprint appends to fp everything of l a script can reach and change:
+// the tables and functions reachable from the globals, the registry and
+// the metatables of the types (debug.setmetatable), each table's metatable,
+// keys and values in its own order, each function's environment (setfenv)
+// and upvalues (debug.setupvalue). The globals every script gets anew are
+// left out. Values compare as Lua's rawequal does; a table or function
+// by identity, so a fingerprint compares only with its own interpreter's.
+func fingerprint(l *lua.LState, fp []lua.LValue) []lua.LValue {
+	seen := map[lua.LValue]bool{}
+	var walk func(v lua.LValue)
+	walk = func(v lua.LValue) {
+		fp = append(fp, v)
+		switch x := v.(type) {
+		case *lua.LTable:
+			if x == nil || seen[x] {
+				return
+			}
+			seen[x] = true
+			walk(x.Metatable)
+			for k, e := x.Next(lua.LNil); k != lua.LNil; k, e = x.Next(k) {
+				if x == l.G.Global && k.Type() == lua.LTString && slices.Contains(scriptGlobals, k.String()) {
+					continue
+				}
+				walk(k)
+				walk(e)
+			}
+			fp = append(fp, lua.LNil) // the table's end
+		case *lua.LFunction:
+			if x == nil || seen[x] {
+				return
+			}
+			seen[x] = true
+			walk(x.Env)
+			for _, u := range x.Upvalues {
+				walk(u.Value())
+			}
+			fp = append(fp, lua.LNil)
+		case *lua.LUserData:
+			if x == nil || seen[x] {
+				return
+			}
+			seen[x] = true
+			walk(x.Metatable)
+			walk(x.Env)
+		}
+	}
+	walk(l.Env)
+	walk(l.G.Global)
+	walk(l.G.Registry)
+	for _, v := range []lua.LValue{lua.LNil, lua.LTrue, lua.LNumber(0), lua.LString(""), l.NewFunction(nil), l, lua.LChannel(nil)} {
+		walk(l.GetMetatable(v))
+	}
+	return fp
 }

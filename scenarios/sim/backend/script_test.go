@@ -167,3 +167,57 @@ func TestInterpreterEndsWithTheWorld(t *testing.T) {
 		}
 	}
 }
+
+// A clean interpreter serves the next world, and one a script changed in a
+// way the next could see does not: each script below leaves something
+// behind that the reading script after it would find.
+func TestOnlyACleanInterpreterServesTheNextWorld(t *testing.T) {
+	ctx := context.Background()
+	run := func(b *Embedded, script string) string {
+		conn, err := b.Dial(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		return fmt.Sprint(respConn{conn, bufio.NewReader(conn)}.do(t, "EVAL", script, "0"))
+	}
+	// world runs script in a world of its own and says which interpreter
+	// ran it.
+	world := func(script string) (*interp, string) {
+		b := NewEmbedded(epoch, false)
+		defer b.Close()
+		got := run(b, script)
+		return b.lua, got
+	}
+	// A script reaches the debug library, which the globals' guard hides,
+	// as package.loaded.debug.
+	const pristine = "local dbg = package.loaded.debug return table.concat({tostring(rawget(_G, 'left')), " +
+		"type(string.rep), tostring(getmetatable('').__index == string), tostring(dbg.getmetatable(1)), " +
+		"tostring(package.loaded.left), tostring(select(2, dbg.getupvalue(getmetatable(_G).__newindex, 1)) == dbg), " +
+		"tostring(getfenv(0) == _G), tostring(getfenv(getmetatable(_G).__index) == _G)}, ' ')"
+	_, want := world(pristine)
+	if want != "nil function true nil nil true true true" {
+		t.Fatalf("a new interpreter reads %q", want)
+	}
+	clean, _ := world("return redis.call('SET', 'k', 'v')")
+	if again, _ := world("return 1"); again != clean {
+		t.Error("a clean interpreter did not serve the next world")
+	}
+	leaves := []string{
+		"rawset(_G, 'left', 'behind') return 1",
+		"string.rep = nil return 1",
+		"getmetatable('').__index = {} return 1",
+		"package.loaded.debug.setmetatable(1, {}) return 1",
+		"package.loaded.left = true return 1",
+		"package.loaded.debug.setupvalue(getmetatable(_G).__newindex, 1, {}) return 1",
+		"setfenv(0, setmetatable({}, {__index = _G})) return 1",
+		"setfenv(getmetatable(_G).__index, {}) return 1",
+	}
+	for _, leave := range leaves {
+		used, _ := world(leave)
+		next, got := world(pristine)
+		if next == used || got != want {
+			t.Errorf("after %q the next world read %q (same interpreter: %v), want %q", leave, got, next == used, want)
+		}
+	}
+}
