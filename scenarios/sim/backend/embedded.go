@@ -36,7 +36,7 @@ type Embedded struct {
 	killed bool
 	conns  []net.Conn // the server's ends of the connections serve made
 	lua    *interp    // the world's Lua interpreter (script.go); nil: none yet
-	evals  int        // the scripts that interpreter ran
+	evals  int        // the scripts the world's interpreters ran (script.go)
 }
 
 // memServers are embedded servers that ran a world before and were emptied
