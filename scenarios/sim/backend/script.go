@@ -25,7 +25,8 @@ import (
 // the replies' conversion both ways, the globals' protection), reached by
 // go:linkname; only the interpreter's lifetime is lockstep's. A world's
 // interpreter ends with the world, a restart, or SCRIPT FLUSH (as Redis
-// resets its own), so every replay of a schedule starts from a new one.
+// resets its own), and goes to another world only if it is as it was made
+// (luaPool.give), so every replay of a schedule starts from one as new.
 //
 // The linknamed functions are miniredis v2.40.0's: their signatures are
 // checked by nothing but the version, so the fast path runs only when the
@@ -70,8 +71,9 @@ var fastScripts = sync.OnceValue(func() bool {
 	return strings.Contains(file, "github.com/alicebob/miniredis/v2@"+miniredisVersion+"/")
 })
 
-// The unexported fields the fast path reads: a connection's context
-// (connCtx) and a server's scripts and passwords.
+// The unexported fields of a server the fast path reads: its scripts and
+// its passwords. A connection's context (connCtx) is read by name
+// (plainPeer, inScript).
 var mrFields = sync.OnceValue(func() (f struct {
 	scripts, passwords int
 	ok                 bool
@@ -106,11 +108,11 @@ func plainPeer(m *miniredis.Miniredis, p *mrserver.Peer) bool {
 		return false
 	}
 	c := v.Elem()
-	nested, tx, sub := c.FieldByName("nested"), c.FieldByName("transaction"), c.FieldByName("subscriber")
-	if !nested.IsValid() || !tx.IsValid() || !sub.IsValid() {
+	tx, sub := c.FieldByName("transaction"), c.FieldByName("subscriber")
+	if !tx.IsValid() || !sub.IsValid() {
 		return false
 	}
-	return !nested.Bool() && tx.IsNil() && sub.IsNil()
+	return !inScript(p) && tx.IsNil() && sub.IsNil()
 }
 
 // eval answers an EVAL or EVALSHA (cmd, upper case) of a plain peer with
