@@ -118,6 +118,11 @@ func (s *Stepper) actorView(a *model.Actor) view.ActorView {
 		v.Sleeping, v.SleepIn = true, a.Deadline-w.Now
 		v.OnItsWay = a.InCmd && a.Cmd != nil
 	case model.StateParked, model.StateFan, model.StateLib:
+		if a.State == model.StateParked && (a.Park == model.ParkNone || a.Park == model.ParkStart) {
+			// Not started since it left its sleep (or ever): starting it
+			// sets Woke, and what Woke says now nothing will read.
+			break
+		}
 		v.Waking, v.WokeAgo = true, a.Woke-w.Now
 	}
 	return v
