@@ -428,7 +428,7 @@ func (c *config) explore(info lockimpl.Info) ([]Problem, *Searched, error) {
 	}
 	o := res.Options
 	searched := &Searched{Clients: o.Clients, Attempts: o.Attempts, Faults: faults(o.Faults), Depth: o.Depth,
-		Reached: res.Depth, States: res.States, Finished: !res.TimedOut && !res.OverBudget, Elapsed: time.Since(start)}
+		Reached: res.Depth, States: res.States, Finished: !res.TimedOut && !res.OverBudget, Complete: res.Complete, Elapsed: time.Since(start)}
 	var problems []Problem
 	for _, f := range res.Found {
 		v := f.Trace.Verdict(f.Invariant)

@@ -38,8 +38,10 @@ type Searched struct {
 	States         int
 	// Finished says the search reached its depth, or ran out of schedules
 	// before it; not when it stopped at its time bound or its budget.
-	Finished bool
-	Elapsed  time.Duration
+	// Complete says it ran out of schedules: every reachable state was
+	// explored, none more than Reached moves in.
+	Finished, Complete bool
+	Elapsed            time.Duration
 }
 
 func (s *Searched) String() string {
@@ -51,8 +53,13 @@ func (s *Searched) String() string {
 	if s.Attempts == 1 {
 		attempts = "attempt"
 	}
-	return fmt.Sprintf("the search (%d clients, %d %s, faults %s) %s: every schedule of up to %d moves of the %d asked, %d states, in %s",
-		s.Clients, s.Attempts, attempts, s.Faults, how, s.Reached, s.Depth, s.States, s.Elapsed.Round(time.Millisecond))
+	head := fmt.Sprintf("the search (%d clients, %d %s, faults %s) %s", s.Clients, s.Attempts, attempts, s.Faults, how)
+	if s.Complete {
+		return fmt.Sprintf("%s: every reachable state explored, %d states, none more than %d moves in, in %s",
+			head, s.States, s.Reached, s.Elapsed.Round(time.Millisecond))
+	}
+	return fmt.Sprintf("%s: every schedule of up to %d moves of the %d asked, %d states, in %s",
+		head, s.Reached, s.Depth, s.States, s.Elapsed.Round(time.Millisecond))
 }
 
 // add puts r's parts after a's.

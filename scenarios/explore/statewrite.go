@@ -347,11 +347,12 @@ func (w *writer) actors() {
 				// On its way to a slow server: what it will run there.
 				fmt.Fprintf(&w.b, " %d %s", w.pos[a.Node], w.tok.command(a.Cmd))
 			}
-		case a.Waking:
+		case a.Waking && !w.st.ClockFree:
 			// Lock code reads the clock when it wakes (Redlock's start
-			// time): how long ago that was is part of the state — also
-			// while it waits for its nodes' answers, parked at the gate
-			// in goroutines of its own.
+			// time), or sets a timer of its own then: how long ago that
+			// was is part of the state — also while it waits for its
+			// nodes' answers, parked at the gate in goroutines of its
+			// own. A lock that keeps no time remembers none of it.
 			w.b.WriteString(" woke " + rel(a.WokeAgo))
 		}
 		w.b.WriteString("|")

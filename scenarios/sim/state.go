@@ -26,6 +26,7 @@ func (s *Stepper) State() view.State {
 	st := view.State{
 		Key:       w.Setup.Key,
 		Alike:     s.alike(),
+		ClockFree: w.Impl.ClockFree,
 		Orphan:    orphan,
 		OrphanFor: since - w.Now,
 		Promoting: w.Fleet.Promoting,

@@ -28,9 +28,12 @@ type State struct {
 	// world.
 	Clients []ClientView
 	Alike   bool
-	// Actors in creation order.
-	Actors   []ActorView
-	Resource ResourceView
+	// Actors in creation order. ClockFree: the lock keeps no time of its
+	// own (lockimpl.Info.ClockFree), so that when an actor last woke
+	// (ActorView.WokeAgo) tells no two states apart.
+	Actors    []ActorView
+	ClockFree bool
+	Resource  ResourceView
 	// Broken is each invariant's verdict, in invariant order.
 	Broken []bool
 	// Orphan: liveness's clock runs (a client waits while no live client

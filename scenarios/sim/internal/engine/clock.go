@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
@@ -14,8 +15,14 @@ import (
 // servers, real time, one virtual second lasting backend.Target.Second.
 type vclock struct{ w *World }
 
-// Now is the virtual time, or the wall clock against real servers.
+// Now is the virtual time, or the wall clock against real servers. A lock
+// marked ClockFree (lockimpl.Info) that reads it breaks its word: the
+// explorer leaves out of a state what only a clock reading remembers. The
+// panic fails the run, naming the actor, as lock code that panics does.
 func (c vclock) Now() time.Time {
+	if c.w.Impl.ClockFree {
+		panic(fmt.Sprintf("%s is marked ClockFree (lockimpl.Info) but read the clock (Env.Clock.Now)", c.w.Impl.Name))
+	}
 	if c.w.Wall.Real != nil {
 		return time.Now()
 	}
