@@ -30,6 +30,7 @@ var notHashed = map[string]string{
 	"ActorView.Node":       "written only with Cmd",
 	"ActorView.SleepIn":    "written only when Sleeping",
 	"ActorView.WokeAgo":    "written only when Waking",
+	"ActorView.WatchedAgo": "written only when Watching",
 	"ActorView.WaitWant":   "written only when Waiting",
 	"ActorView.WaitAhead":  "written only when Waiting",
 	"State.PromoteIn":      "written only when Promoting",
@@ -48,7 +49,8 @@ var writtenWith = map[string]string{
 	"ActorView.Cmd": "ActorView.Gated", "ActorView.Node": "ActorView.Gated",
 	"ActorView.SleepIn": "ActorView.Sleeping", "ActorView.WokeAgo": "ActorView.Waking",
 	"ActorView.WaitWant": "ActorView.Waiting", "ActorView.WaitAhead": "ActorView.Waiting",
-	"State.PromoteIn": "State.Promoting", "State.OrphanFor": "State.Orphan",
+	"ActorView.WatchedAgo": "ActorView.Watching",
+	"State.PromoteIn":      "State.Promoting", "State.OrphanFor": "State.Orphan",
 }
 
 // indexes are the bounds of the index fields the test changes: the

@@ -340,6 +340,9 @@ func (w *writer) actors() {
 		if a.Gated {
 			fmt.Fprintf(&w.b, " %d %s", w.pos[a.Node], w.tok.command(a.Cmd))
 		}
+		if a.Watching {
+			w.b.WriteString(" watch " + rel(a.WatchedAgo))
+		}
 		switch {
 		case a.Sleeping:
 			w.b.WriteString(" " + rel(a.SleepIn))

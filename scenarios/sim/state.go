@@ -106,6 +106,7 @@ func (s *Stepper) actorView(a *model.Actor) view.ActorView {
 		v.Cmd = command.Args(a.Cmd)
 	}
 	v.Gated = a.Park == model.ParkGate && a.Cmd != nil
+	v.Watching, v.WatchedAgo = a.Watching, a.WatchedAt-w.Now
 	if wc := a.WaitFor; wc != nil {
 		v.Waiting, v.WaitWant = true, wc.Want
 		for _, e := range w.Fleet.Repl {

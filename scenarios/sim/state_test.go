@@ -111,7 +111,7 @@ var notInState = map[string]map[string]string{
 	},
 	"Actor": {
 		"Name": "", "Client": "", "Flight": "", "State": "", "Park": "", "Point": "", "Held": "", "Sent": "",
-		"Orphan": "", "Cmd": "", "Node": "", "Deadline": "", "Woke": "", "WaitFor": "",
+		"Orphan": "", "Cmd": "", "Node": "", "Deadline": "", "Woke": "", "Watching": "", "WatchedAt": "", "WaitFor": "",
 		"ID":        "creation order: the order of Actors",
 		"Bg":        "a goroutine of Env.Go: its name says so (A.watchdog)",
 		"Fan":       "a flight of Env.Fan: how the lock sends, the same in every state of a lock",

@@ -145,6 +145,10 @@ type ActorView struct {
 	// WokeAgo ago (negative): lock code reads the clock when it wakes.
 	Sleeping, Waking bool
 	SleepIn, WokeAgo time.Duration
+	// Watching: its WATCH is on, since WatchedAgo (negative): whether a
+	// watched key changed since, which decides its EXEC, follows from when.
+	Watching   bool
+	WatchedAgo time.Duration
 }
 
 // ResourceView is the protected resource.

@@ -261,6 +261,12 @@ func (w *World) handle(m model.Msg) {
 	case model.MsgCmdDone:
 		a.InCmd = false
 		w.commandDone(a, m)
+		switch m.Cmd.Name() {
+		case "watch":
+			a.Watching, a.WatchedAt = true, w.Now
+		case "exec", "unwatch", "discard":
+			a.Watching = false
+		}
 		if a.Orphan {
 			// Its goroutine, the gate's, ends.
 			w.Sched.running--

@@ -53,6 +53,12 @@ type Actor struct {
 	Point    trace.Op    // the program point waiting
 	Deadline time.Duration
 	Woke     time.Duration // when it last started or left a sleep
+	// Watching: its WATCH is on, since WatchedAt, until its EXEC, UNWATCH
+	// or DISCARD. The server remembers whether a watched key changed since
+	// (a write, an expiry), and EXEC fails if one did: the state shows
+	// that only as when the WATCH was.
+	Watching  bool
+	WatchedAt time.Duration
 
 	Op   trace.Op // what the business goroutine is doing now
 	Hold *Hold
