@@ -3,7 +3,6 @@ package explore
 import (
 	"context"
 	"maps"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,25 +14,29 @@ import (
 
 // A lock marked ClockFree is searched without when its goroutines last
 // woke: fewer states, the same findings at the same depths as the search
-// that keeps it. Every built-in marked so, with a pause and with a crash,
-// and in gc-pause's search (six attempts, a liveness bound): there
-// watch-multi's mutex needs a WATCH sent before the lease ran out told
-// apart from one sent after (ActorView.Watching). The long step takes them
-// deeper.
+// that keeps it. Every built-in marked so, with a pause and with a crash;
+// and watch-multi in gc-pause's search (six attempts, a liveness bound),
+// where its mutex needs a WATCH sent before the lease ran out told apart
+// from one sent after (ActorView.Watching).
 func TestClockFreeFindsTheSame(t *testing.T) {
-	depth, gcDepth := 6, 10
-	if os.Getenv("LOCKSTEP_LONG") != "" {
-		depth, gcDepth = 10, 12
-	}
+	clockFreeFindsTheSame(t, 6, 10, func(in lockimpl.Info) bool { return in.Name == "watch-multi" })
+}
+
+// The same deeper, and every one through gc-pause's search.
+func TestLongClockFreeFindsTheSame(t *testing.T) {
+	long(t)
+	clockFreeFindsTheSame(t, 8, 12, func(lockimpl.Info) bool { return true })
+}
+
+func clockFreeFindsTheSame(t *testing.T, depth, gcDepth int, gc func(lockimpl.Info) bool) {
 	pause, crash := []trace.Fault{sim.FaultExpiry, sim.FaultPause}, []trace.Fault{sim.FaultExpiry, sim.FaultCrash}
-	searches := []Options{
-		{Faults: pause, Depth: depth, Attempts: 2},
-		{Faults: crash, Depth: depth, Attempts: 2},
-		{Faults: pause, Depth: gcDepth, Attempts: 6, Liveness: time.Minute, MaxStates: 1000},
-	}
 	for _, in := range lockimpl.All() {
 		if !in.ClockFree {
 			continue
+		}
+		searches := []Options{{Faults: pause, Depth: depth, Attempts: 2}, {Faults: crash, Depth: depth, Attempts: 2}}
+		if gc(in) {
+			searches = append(searches, Options{Faults: pause, Depth: gcDepth, Attempts: 6, Liveness: time.Minute, MaxStates: 2500})
 		}
 		for _, opts := range searches {
 			free := searchInfo(t, in, opts)
