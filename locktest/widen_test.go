@@ -17,10 +17,10 @@ import (
 // C, crash B, time, C"). What a pause breaks — mutex and the stale write,
 // as for every lease lock — the search still finds, and is allowed here;
 // the search finishes at Widen's depth, and Run passes and says in its log
-// how long the search took. About a minute on two cores: LOCKSTEP_LONG=1.
+// how long the search took. About 25 s on two cores: LOCKSTEP_LONG=1.
 func TestLongWidenUUIDLua(t *testing.T) {
 	if os.Getenv("LOCKSTEP_LONG") != "1" {
-		t.Skip("the wide search, a minute: LOCKSTEP_LONG=1 runs it")
+		t.Skip("the wide search, 25 s: LOCKSTEP_LONG=1 runs it")
 	}
 	info, err := lockimpl.Lookup("uuid-lua")
 	if err != nil {
