@@ -33,12 +33,13 @@ type UUIDLuaCopy struct {
 
 // uuidLuaCopy is its catalogue entry.
 var uuidLuaCopy = Info{
-	Name:    "uuid-lua-copy",
-	Summary: text.Text{EN: "uuid-lua under another name", ZH: "换了名字的 uuid-lua"},
-	Fixes:   text.Text{EN: "what uuid-lua fixes", ZH: "与 uuid-lua 相同"},
-	Misses:  text.Text{EN: "what uuid-lua misses", ZH: "与 uuid-lua 相同"},
-	Nodes:   1,
-	New:     func(env Env) Lock { return &UUIDLuaCopy{env: env, own: owner{env: env}} },
+	Name:      "uuid-lua-copy",
+	Summary:   text.Text{EN: "uuid-lua under another name", ZH: "换了名字的 uuid-lua"},
+	Fixes:     text.Text{EN: "what uuid-lua fixes", ZH: "与 uuid-lua 相同"},
+	Misses:    text.Text{EN: "what uuid-lua misses", ZH: "与 uuid-lua 相同"},
+	Nodes:     1,
+	ClockFree: true,
+	New:       func(env Env) Lock { return &UUIDLuaCopy{env: env, own: owner{env: env}} },
 }
 
 // TryAcquire sends SET key token NX EX ttl.
