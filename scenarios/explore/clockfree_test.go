@@ -53,15 +53,6 @@ func clockFreeFindsTheSame(t *testing.T, depth, gcDepth int, gc func(lockimpl.In
 	}
 }
 
-func searchInfo(t *testing.T, in lockimpl.Info, opts Options) Result {
-	t.Helper()
-	res, err := Search(context.Background(), in, opts)
-	if err != nil {
-		t.Fatalf("%s: %v", in.Name, err)
-	}
-	return res
-}
-
 // A lock marked ClockFree that reads Env.Clock.Now fails its run, naming
 // itself: the search cannot trust what it said.
 func TestClockFreeLockThatReadsTheClockFails(t *testing.T) {

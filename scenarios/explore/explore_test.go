@@ -46,9 +46,16 @@ func search(t *testing.T, name string, opts Options) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return searchInfo(t, in, opts)
+}
+
+// searchInfo is search of an implementation not looked up by name (one
+// with a field changed).
+func searchInfo(t *testing.T, in lockimpl.Info, opts Options) Result {
+	t.Helper()
 	r, err := Search(context.Background(), in, opts)
 	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+		t.Fatalf("%s: %v", in.Name, err)
 	}
 	return r
 }
