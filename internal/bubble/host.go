@@ -26,8 +26,9 @@ var hostFlags = [][2]string{
 
 // host is the process's bubble host.
 var host struct {
-	once sync.Once
-	reqs chan func(*testing.T)
+	once    sync.Once
+	reqs    chan func(*testing.T)
+	serving chan struct{} // closed when the host runs
 }
 
 // hostT runs fn on the host's goroutine for a new bubble, starting the host
@@ -39,6 +40,7 @@ func hostT(fn func(*testing.T)) {
 
 func startHost() {
 	host.reqs = make(chan func(*testing.T))
+	host.serving = make(chan struct{})
 	tests := []testing.InternalTest{{Name: hostName, F: serve}}
 	if testing.Testing() {
 		// A test binary: its testing flags are the user's, and its own M
@@ -46,7 +48,7 @@ func startHost() {
 		// set-up (profiles, the alarm, fuzzing workers) done twice. Under
 		// -v it prints one line, "=== RUN   LockstepBubbleHost"; the
 		// bubbles themselves report nothing (a synctest T never does).
-		go testing.RunTests(matchAll, tests)
+		unskipped(func() { go testing.RunTests(matchAll, tests) })
 		return
 	}
 	// Any other binary: the testing flags are registered here and set from
@@ -66,19 +68,32 @@ func startHost() {
 
 // serve hosts bubbles until the process ends.
 func serve(t *testing.T) {
+	close(host.serving)
 	for fn := range host.reqs {
 		go fn(t)
 	}
 }
 
-// matchAll runs the host whatever -test.run a test binary was given, and
-// whatever -test.skip: RunTests asks the same function whether the skip
-// pattern matches, and a yes would skip the host, leaving every bubble
-// waiting for it (go test -skip '^TestReal' hung each package for its whole
-// timeout).
-func matchAll(pat, str string) (bool, error) {
-	if f := flag.Lookup("test.skip"); f != nil && pat != "" && pat == f.Value.String() {
-		return false, nil
+// unskipped starts the host (start) with the test binary's skip pattern
+// (-test.skip) set aside, until the host runs: RunTests reads the pattern
+// once, as it begins, and would skip the host if it matched, leaving every
+// bubble waiting for it until the binary's timeout. A pattern can match any
+// name: testing splits it at its top-level "|" and "/" and asks of each
+// part alone (go test -skip 'TestReal|Browser' hung every package that
+// runs a world). The binary's own tests were matched long before.
+func unskipped(start func()) {
+	skip := flag.Lookup("test.skip")
+	if skip == nil {
+		start()
+		<-host.serving
+		return
 	}
-	return true, nil
+	pattern := skip.Value.String()
+	_ = skip.Value.Set("")
+	start()
+	<-host.serving
+	_ = skip.Value.Set(pattern)
 }
+
+// matchAll runs the host whatever -test.run a test binary was given.
+func matchAll(string, string) (bool, error) { return true, nil }
