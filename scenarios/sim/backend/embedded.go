@@ -205,7 +205,7 @@ func (b *Embedded) Start() error {
 	b.dropInterpreter()
 	if srv := b.m.Server(); srv != nil {
 		srv.SetPreHook(nil)
-		srv.Dispatch(mrserver.NewPeer(bufio.NewWriter(io.Discard)), scriptFlush)
+		srv.Dispatch(discardPeer(), scriptFlush)
 		srv.SetPreHook(b.hook)
 	}
 	return nil
@@ -234,12 +234,19 @@ func (b *Embedded) Close() {
 	b.m.FlushAll()
 	b.dropInterpreter()
 	srv.SetPreHook(nil)
-	srv.Dispatch(mrserver.NewPeer(bufio.NewWriter(io.Discard)), scriptFlush)
+	srv.Dispatch(discardPeer(), scriptFlush)
 	memServers.Lock()
 	defer memServers.Unlock()
 	if len(memServers.free) < memServersMax {
 		memServers.free = append(memServers.free, b.m)
 	}
+}
+
+// discardPeer is a connection whose replies go nowhere: a small buffer
+// (SCRIPT FLUSH answers +OK), not bufio's 4 KiB, which every world's end
+// allocated.
+func discardPeer() *mrserver.Peer {
+	return mrserver.NewPeer(bufio.NewWriterSize(io.Discard, 16))
 }
 
 // Addr is empty: an embedded server has no address of its own.
