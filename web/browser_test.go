@@ -24,24 +24,28 @@ import (
 // The player page in a real browser: headless Chromium, driven through the
 // DevTools protocol. The page's step, lanes, narration and invariants must
 // be what the trace (play --format json) says at that step, the lanes as
-// the TUI draws them. Without a Chromium the tests skip.
+// the TUI draws them. They run with LOCKSTEP_BROWSER=1.
 
 // chromium is the browser to drive: $LOCKSTEP_CHROMIUM, else the usual
-// names on PATH.
+// names on PATH. The browser tests take half a minute: they run with
+// LOCKSTEP_BROWSER=1 (.ci/run sets it), and fail then without a Chromium.
 func chromium(t *testing.T) string {
 	t.Helper()
+	if os.Getenv("LOCKSTEP_BROWSER") != "1" {
+		t.Skip("skipped: the player page's browser tests run with LOCKSTEP_BROWSER=1 (and Chromium: apt-get install chromium, or LOCKSTEP_CHROMIUM)")
+	}
 	if p := os.Getenv("LOCKSTEP_CHROMIUM"); p != "" {
 		if found, err := exec.LookPath(p); err == nil {
 			return found
 		}
-		t.Skipf("LOCKSTEP_CHROMIUM=%s: no such program: the player page's browser tests are skipped", p)
+		t.Fatalf("LOCKSTEP_CHROMIUM=%s: no such program", p)
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p
 		}
 	}
-	t.Skip("no Chromium on PATH (apt-get install chromium, or set LOCKSTEP_CHROMIUM): the player page's browser tests are skipped")
+	t.Fatal("LOCKSTEP_BROWSER=1, and no Chromium on PATH (apt-get install chromium, or set LOCKSTEP_CHROMIUM)")
 	return ""
 }
 

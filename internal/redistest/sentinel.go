@@ -16,7 +16,8 @@ import (
 // StartSentinel starts a Redis Sentinel of the test's own (redis-server
 // CONF --sentinel) on a free port of 127.0.0.1, with a config file of its
 // own that it may rewrite, monitoring nothing, and returns its address once
-// it answers. Without redis-server on the PATH the test is skipped.
+// it answers. With LOCKSTEP_REAL=1 and no redis-server on the PATH the test
+// fails; without LOCKSTEP_REAL=1 it is skipped.
 func StartSentinel(t testing.TB) string {
 	t.Helper()
 	bin := serverBinary(t)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/lockstep-sim/lockstep/internal/redistest"
 )
 
 // sentinelsScript runs .ci/redis-sentinels with args, bounded: it returns
@@ -31,11 +33,7 @@ func sentinelsScript(t *testing.T, env []string, args ...string) (string, bool) 
 // monitoring nothing, prints them and writes them to DIR/env; a second
 // start in the same directory is refused; stop stops them all.
 func TestRealSentinelsScript(t *testing.T) {
-	for _, bin := range []string{"bash", "redis-server", "redis-cli"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("skipped: %s is not installed (.ci/run installs it)", bin)
-		}
-	}
+	redistest.Need(t, "bash", "redis-server", "redis-cli")
 	held, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

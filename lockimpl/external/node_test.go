@@ -19,16 +19,16 @@ import (
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
 )
 
-// needsNode skips a test on a machine without Node and clients/node's
-// libraries, saying how to run it; with LOCKSTEP_REQUIRE_NODE set (CI) it
-// fails.
+// needsNode skips a test unless LOCKSTEP_REQUIRE_NODE=1 (.ci/run sets
+// it): the JavaScript locks' tests start a Node process for every client.
+// With it, a machine without Node and clients/node's libraries fails them.
 func needsNode(t *testing.T) {
 	t.Helper()
+	if os.Getenv("LOCKSTEP_REQUIRE_NODE") != "1" {
+		t.Skip("skipped: the JavaScript locks' tests run with LOCKSTEP_REQUIRE_NODE=1 (and Node, with (cd clients/node && npm ci))")
+	}
 	if err := external.NeedsNode(); err != nil {
-		if os.Getenv("LOCKSTEP_REQUIRE_NODE") != "" {
-			t.Fatalf("LOCKSTEP_REQUIRE_NODE is set, and the JavaScript locks' tests need: %v", err)
-		}
-		t.Skipf("the JavaScript locks' tests need it: %v", err)
+		t.Fatalf("LOCKSTEP_REQUIRE_NODE=1, and the JavaScript locks' tests need: %v", err)
 	}
 }
 
