@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	mrserver "github.com/alicebob/miniredis/v2/server"
+
+	"github.com/lockstep-sim/lockstep/internal/prestack"
 )
 
 // An embedded server serves the worlds of a process one after another
@@ -30,6 +32,7 @@ func (b *Embedded) serve(srv *mrserver.Server) net.Conn {
 	client, server := net.Pipe()
 	b.conns = append(b.conns, server)
 	go func() {
+		prestack.Grow()
 		defer server.Close()
 		r, w := connBuffers(server)
 		peer := mrserver.NewPeer(w)

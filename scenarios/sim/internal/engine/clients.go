@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/lockstep-sim/lockstep/internal/prestack"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/trace"
@@ -76,6 +77,7 @@ func (w *World) AddClient(name string, p model.Program) *model.Client {
 //
 //go:noinline
 func (s *ActorSide) runActor(a *model.Actor, fn func()) {
+	prestack.Grow()
 	s.W.Sched.Goroutines.Label(a)
 	var crash error
 	func() {

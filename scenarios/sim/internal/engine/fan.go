@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/lockstep-sim/lockstep/internal/prestack"
 	"github.com/lockstep-sim/lockstep/scenarios/sim/internal/model"
 )
 
@@ -47,6 +48,7 @@ func (s *ActorSide) fan(ctx context.Context, n int, f func(ctx context.Context, 
 //
 //go:noinline
 func (s *ActorSide) fanCall(run *model.FanRun, ctx context.Context, i int, f func(ctx context.Context, i int)) {
+	prestack.Grow()
 	var crash error
 	func() {
 		defer func() {
