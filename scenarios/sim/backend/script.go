@@ -185,6 +185,7 @@ func stringTable(l *lua.LState, s []string) *lua.LTable {
 type interp struct {
 	l    *lua.LState
 	mark []lua.LValue
+	seen map[lua.LValue]bool // the check's (unchanged), kept for the next
 }
 
 // interpreter is the world's Lua interpreter: a clean one an earlier world
@@ -280,8 +281,7 @@ func (p *luaPool) take() *interp {
 func (p *luaPool) give(in *interp) {
 	p.Lock()
 	defer p.Unlock()
-	if p.off || len(p.free) >= interpretersMax || in.l.Dead || in.l.GetTop() != 0 ||
-		!slices.Equal(fingerprint(in.l, make([]lua.LValue, 0, len(in.mark))), in.mark) {
+	if p.off || len(p.free) >= interpretersMax || in.l.Dead || in.l.GetTop() != 0 || !in.unchanged() {
 		in.l.Close()
 		return
 	}
@@ -296,10 +296,47 @@ func (p *luaPool) give(in *interp) {
 // left out. Values compare as Lua's rawequal does; a table or function
 // by identity, so a fingerprint compares only with its own interpreter's.
 func fingerprint(l *lua.LState, fp []lua.LValue) []lua.LValue {
-	seen := map[lua.LValue]bool{}
+	walkState(l, map[lua.LValue]bool{}, func(v lua.LValue) bool {
+		fp = append(fp, v)
+		return true
+	})
+	return fp
+}
+
+// unchanged says whether l's fingerprint is still in.mark: the same walk,
+// compared as it goes, and stopped at the first difference, with nothing
+// kept but the tables and functions it has seen (in.seen, cleared for it).
+func (in *interp) unchanged() bool {
+	if in.seen == nil {
+		in.seen = make(map[lua.LValue]bool, len(in.mark)/2)
+	}
+	clear(in.seen)
+	i := 0
+	walkState(in.l, in.seen, func(v lua.LValue) bool {
+		if i >= len(in.mark) || in.mark[i] != v {
+			i = -1
+			return false
+		}
+		i++
+		return true
+	})
+	return i == len(in.mark)
+}
+
+// walkState calls visit with everything of l a script can reach and
+// change, in fingerprint's order, until visit returns false; seen holds
+// the tables, functions and userdata it has walked.
+func walkState(l *lua.LState, seen map[lua.LValue]bool, visit func(lua.LValue) bool) {
+	stopped := false
 	var walk func(v lua.LValue)
 	walk = func(v lua.LValue) {
-		fp = append(fp, v)
+		if stopped {
+			return
+		}
+		if !visit(v) {
+			stopped = true
+			return
+		}
 		switch x := v.(type) {
 		case *lua.LTable:
 			if x == nil || seen[x] {
@@ -307,14 +344,14 @@ func fingerprint(l *lua.LState, fp []lua.LValue) []lua.LValue {
 			}
 			seen[x] = true
 			walk(x.Metatable)
-			for k, e := x.Next(lua.LNil); k != lua.LNil; k, e = x.Next(k) {
+			for k, e := x.Next(lua.LNil); k != lua.LNil && !stopped; k, e = x.Next(k) {
 				if x == l.G.Global && k.Type() == lua.LTString && slices.Contains(scriptGlobals, k.String()) {
 					continue
 				}
 				walk(k)
 				walk(e)
 			}
-			fp = append(fp, lua.LNil) // the table's end
+			walk(lua.LNil) // the table's end
 		case *lua.LFunction:
 			if x == nil || seen[x] {
 				return
@@ -324,7 +361,7 @@ func fingerprint(l *lua.LState, fp []lua.LValue) []lua.LValue {
 			for _, u := range x.Upvalues {
 				walk(u.Value())
 			}
-			fp = append(fp, lua.LNil)
+			walk(lua.LNil)
 		case *lua.LUserData:
 			if x == nil || seen[x] {
 				return
@@ -340,5 +377,4 @@ func fingerprint(l *lua.LState, fp []lua.LValue) []lua.LValue {
 	for _, v := range []lua.LValue{lua.LNil, lua.LTrue, lua.LNumber(0), lua.LString(""), l.NewFunction(nil), l, lua.LChannel(nil)} {
 		walk(l.GetMetatable(v))
 	}
-	return fp
 }
