@@ -14,17 +14,24 @@ package prestack
 // come from the heap).
 const frameSize = 8 << 10
 
-// at and sink keep the compiler from leaving the frame out.
-var (
-	at   int
-	sink byte
-)
+// at is where Grow reads its frame: a variable, so that the compiler keeps
+// the frame whole. Nothing writes it, so goroutines growing at once share
+// it without a race.
+var at int
 
 // Grow grows the calling goroutine's stack to at least 16 KiB.
 //
 //go:noinline
 func Grow() {
 	var frame [frameSize]byte
-	frame[at] = sink
-	sink = frame[(at+1)%frameSize]
+	read(&frame)
+}
+
+// read reads one byte of frame, which keeps the frame on Grow's stack (the
+// pointer does not escape) and in it (a call the compiler cannot see
+// through reads it).
+//
+//go:noinline
+func read(frame *[frameSize]byte) byte {
+	return frame[at]
 }

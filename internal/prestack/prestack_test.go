@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -29,6 +30,17 @@ func TestGrowGrowsTheStack(t *testing.T) {
 	if err == nil || !strings.Contains(string(out), "stack exceeds") || !strings.Contains(string(out), "prestack.Grow") {
 		t.Fatalf("a goroutine's Grow under a stack limit of %d bytes: %v\n%s", frameSize/2, err, out)
 	}
+}
+
+// Goroutines grow their stacks at once, as a world's actors start: under
+// the race detector (CI's go test -race) this fails if Grow writes
+// anything they share.
+func TestGrowAtOnce(t *testing.T) {
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(Grow)
+	}
+	wg.Wait()
 }
 
 // A goroutine that goes some kilobytes deep, as lock code through
