@@ -104,18 +104,21 @@ func TestPythonLocksGiveTheSameTraceTwice(t *testing.T) {
 }
 
 // TestPythonLocksSameTwiceLong is TestPythonLocksGiveTheSameTraceTwice
-// through every lesson, with LOCKSTEP_LONG=1 (CI's long tests).
+// through every lesson, with LOCKSTEP_LONG=1 (CI's long tests): every
+// lesson with each lock, and twice with one of them (everyLessonOf).
 func TestPythonLocksSameTwiceLong(t *testing.T) {
 	if os.Getenv("LOCKSTEP_LONG") == "" {
-		t.Skip("every lesson twice with each Python lock: LOCKSTEP_LONG=1")
+		t.Skip("every lesson with each Python lock: LOCKSTEP_LONG=1")
 	}
 	needsPython(t)
 	t.Parallel()
-	sameTwice(t, scenarios.IDs()...)
+	everyLessonOf(t, pythonLocks, scenarios.IDs())
 }
 
+var pythonLocks = []string{"py-redis-lock", "py-redis-lock-timeout", "py-course-reentrant"}
+
 func sameTwice(t *testing.T, lessons ...string) {
-	sameTwiceOf(t, []string{"py-redis-lock", "py-redis-lock-timeout", "py-course-reentrant"}, lessons...)
+	sameTwiceOf(t, pythonLocks, lessons...)
 }
 
 // A lesson's run of a Python lock, its agents' processes started and ended
