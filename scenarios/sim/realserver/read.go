@@ -3,9 +3,11 @@ package realserver
 import (
 	"context"
 	"errors"
+	"io"
 	"maps"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/lockstep-sim/lockstep/scenarios/sim/command"
@@ -57,7 +59,27 @@ func (b *server) served(names []string) []string {
 // snapshot keeps (sim.CutHead): a lock's 512 MB value is never downloaded.
 // Keys that reading leaves unsettled (their type changed, a string grew
 // past MaxValue, or is empty) are read again in full, a second round trip.
+//
+// A reading the server cut off (it closed the connection: io.EOF, or a
+// reset) is made once more, on a new connection: a Sentinel closes every
+// ordinary client's connection to the replica it promotes (CLIENT KILL
+// TYPE normal), the observer's among them, and a reading changes nothing.
+// A timeout is not read again: a stalled server would take twice as long
+// to be named.
 func (b *server) read(ctx context.Context, names []string, now time.Duration) ([]trace.KeyState, error) {
+	keys, err := b.readOnce(ctx, names, now)
+	if cutOff(err) && ctx.Err() == nil {
+		keys, err = b.readOnce(ctx, names, now)
+	}
+	return keys, err
+}
+
+// cutOff says the server closed the connection under a call.
+func cutOff(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+func (b *server) readOnce(ctx context.Context, names []string, now time.Duration) ([]trace.KeyState, error) {
 	if len(names) == 0 {
 		return nil, nil
 	}

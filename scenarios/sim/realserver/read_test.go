@@ -2,6 +2,7 @@ package realserver
 
 import (
 	"context"
+	"io"
 	"net"
 	"slices"
 	"strconv"
@@ -230,5 +231,61 @@ func TestReadALongStringIsNotDownloaded(t *testing.T) {
 		if w := prefixed(ObserverName+" ", sent); !slices.Equal(log.take(), w) || trips.Load() != int32(len(sent)/4+1) {
 			t.Errorf("read %d: want %q in %d round trips, got %d", i, w, len(sent)/4+1, trips.Load())
 		}
+	}
+}
+
+// killable is a connection the server can be said to have closed: once
+// killed, its next read ends with io.EOF, as a connection does that
+// CLIENT KILL ended while a reading was on its way.
+type killable struct {
+	net.Conn
+	kill *atomic.Bool // the next read of any connection ends it
+	dead *atomic.Bool // this one's
+}
+
+func (k killable) Read(b []byte) (int, error) {
+	if k.kill.CompareAndSwap(true, false) {
+		k.dead.Store(true)
+	}
+	if k.dead.Load() {
+		return 0, io.EOF
+	}
+	return k.Conn.Read(b)
+}
+
+// A server may close the observer's connection between two snapshots, as
+// a Sentinel does to every ordinary client of the replica it promotes
+// (CLIENT KILL TYPE normal): the reading after it is made again on a new
+// connection, since reading changes nothing. It stopped a run of the
+// failover lesson with Sentinels in a CI run ("read redis-2: EOF").
+func TestReadAgainOnANewConnectionAfterAKill(t *testing.T) {
+	m := miniredis.RunT(t)
+	m.Set("p:lock", "A#1")
+	run := &backend.RealRun{Target: &backend.Target{Prefix: "p:"}, Ctx: t.Context()}
+	b := New(run, &redis.Options{Addr: m.Addr()}).(*server)
+	t.Cleanup(b.Close)
+	killed, dials := new(atomic.Bool), new(atomic.Int32)
+	o := observerOptions(b.opts, ioTimeout)
+	o.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		dials.Add(1)
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		return killable{c, killed, new(atomic.Bool)}, err
+	}
+	b.obs.Close()
+	b.obs = redis.NewClient(o)
+	for i := range 3 {
+		if i == 1 {
+			killed.Store(true)
+		}
+		keys, err := b.read(t.Context(), []string{"p:lock"}, 0)
+		if err != nil {
+			t.Fatalf("reading %d: %v", i, err)
+		}
+		if len(keys) != 1 || keys[0].Value != "A#1" {
+			t.Fatalf("reading %d: %+v", i, keys)
+		}
+	}
+	if n := dials.Load(); n != 2 {
+		t.Errorf("the observer connected %d times; want 2 (once more after the kill)", n)
 	}
 }
