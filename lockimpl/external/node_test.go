@@ -105,20 +105,32 @@ func TestNodeLocksSameTwiceLong(t *testing.T) {
 	everyLessonOf(t, nodeLocks(), scenarios.IDs())
 }
 
-// everyLessonOf runs every lesson with each of impls, and a lesson twice,
-// to compare the runs (sameTwiceOf), with one of them in turn: the first
-// lesson with the first lock, the second with the second, and so on round,
-// so that every lesson is run twice with some lock and every lock runs a
-// share of the lessons twice. Each run starts a process for each client,
-// most of a run's CPU: twice with every lock was 187 s of a CI run's
-// long tests for the five JavaScript locks.
+// everyLessonOf runs every lesson with each of impls and requires the
+// lesson's expectation row for it (its expect block has one for every
+// lock lockstep lists, these among them); and it runs a lesson twice, to
+// compare the runs (sameTwiceOf), with one of them in turn: the first
+// lesson with the first lock, the second with the second, and so on
+// round, so that every lesson is run twice with some lock and every lock
+// runs a share of the lessons twice. Each run starts a process for each
+// client, most of a run's CPU: twice with every lock was 187 s of a CI
+// run's long tests for the five JavaScript locks.
 func everyLessonOf(t *testing.T, impls, lessons []string) {
 	for i, id := range lessons {
+		s, err := scenarios.Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for j, impl := range impls {
+			var tr *trace.Trace
 			if i%len(impls) == j {
-				sameTwiceOf(t, []string{impl}, id)
+				tr = twice(t, id, impl)
 			} else {
-				run(t, id, impl)
+				tr = run(t, id, impl)
+			}
+			if want, ok := s.Expect[impl]; !ok {
+				t.Errorf("%s has no expectation row for %s", id, impl)
+			} else if got := tr.Broken(); !slices.Equal(got, want) {
+				t.Errorf("%s × %s broke %v; its row says %v", id, impl, got, want)
 			}
 		}
 	}
@@ -127,32 +139,45 @@ func everyLessonOf(t *testing.T, impls, lessons []string) {
 func sameTwiceOf(t *testing.T, impls []string, lessons ...string) {
 	for _, impl := range impls {
 		for _, id := range lessons {
-			var body, text [2][]byte
-			for i := range body {
-				tr := run(t, id, impl)
-				tr.Tokens = nil
-				b, err := json.MarshalIndent(tr, "", "  ")
-				if err != nil {
-					t.Fatal(err)
-				}
-				body[i], text[i] = b, []byte(timeline(t, tr))
-			}
-			if bytes.Equal(text[0], text[1]) {
-				text = body
-			}
-			if !bytes.Equal(body[0], body[1]) {
-				dir := t.TempDir()
-				if d := os.Getenv("LOCKSTEP_KEEP_DIFF"); d != "" {
-					dir = d
-				}
-				for i, b := range body {
-					_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s-%d.json", id, impl, i+1)), b, 0o644)
-				}
-				t.Errorf("%s × %s: two runs differ beyond their tokens' raw values (LOCKSTEP_KEEP_DIFF=DIR keeps both)\n%s",
-					id, impl, around(string(text[0]), string(text[1])))
-			}
+			twice(t, id, impl)
 		}
 	}
+}
+
+// twice runs a lesson twice with impl, requires the same trace of both
+// but for the tokens' raw values, and returns the first.
+func twice(t *testing.T, id, impl string) *trace.Trace {
+	var body, text [2][]byte
+	var first *trace.Trace
+	for i := range body {
+		tr := run(t, id, impl)
+		if i == 0 {
+			first = tr
+		}
+		tokens := tr.Tokens
+		tr.Tokens = nil
+		b, err := json.MarshalIndent(tr, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body[i], text[i] = b, []byte(timeline(t, tr))
+		tr.Tokens = tokens
+	}
+	if bytes.Equal(text[0], text[1]) {
+		text = body
+	}
+	if !bytes.Equal(body[0], body[1]) {
+		dir := t.TempDir()
+		if d := os.Getenv("LOCKSTEP_KEEP_DIFF"); d != "" {
+			dir = d
+		}
+		for i, b := range body {
+			_ = os.WriteFile(filepath.Join(dir, fmt.Sprintf("%s-%s-%d.json", id, impl, i+1)), b, 0o644)
+		}
+		t.Errorf("%s × %s: two runs differ beyond their tokens' raw values (LOCKSTEP_KEEP_DIFF=DIR keeps both)\n%s",
+			id, impl, around(string(text[0]), string(text[1])))
+	}
+	return first
 }
 
 // around is where two texts first part, a few lines each side, each
