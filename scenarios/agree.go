@@ -40,7 +40,7 @@ func (a Agreement) Agrees() bool { return len(a.Missing) == 0 && len(a.Extra) ==
 
 // Agree searches every lesson × implementation cell as the lesson's Search
 // says and sets the result beside the lesson's expectation. Lessons whose
-// searches are the same share them. progress, when set, is called after
+// searches are the same (explore.Options.Key) share them. progress, when set, is called after
 // each search with how many of how many are done.
 func Agree(ctx context.Context, lessons []Scenario, impls []lockimpl.Info, progress func(done, total int)) ([]Agreement, error) {
 	type key struct {
@@ -51,7 +51,7 @@ func Agree(ctx context.Context, lessons []Scenario, impls []lockimpl.Info, progr
 	var todo []key
 	for _, s := range lessons {
 		for _, in := range impls {
-			k := key{in.Name, fmt.Sprintf("%+v", s.Options(in.Name))}
+			k := key{in.Name, s.Options(in.Name).Key()}
 			if _, ok := results[k]; !ok && !slices.Contains(todo, k) {
 				todo = append(todo, k)
 			}
@@ -62,7 +62,7 @@ func Agree(ctx context.Context, lessons []Scenario, impls []lockimpl.Info, progr
 	for _, s := range lessons {
 		for _, in := range impls {
 			opts := s.Options(in.Name)
-			k := key{in.Name, fmt.Sprintf("%+v", opts)}
+			k := key{in.Name, opts.Key()}
 			r, ok := results[k]
 			if !ok {
 				var err error

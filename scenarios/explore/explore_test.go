@@ -652,3 +652,21 @@ func TestReadersSearch(t *testing.T) {
 		t.Error("2 readers of 2 clients: no error; one client must write")
 	}
 }
+
+// Options name the same search when they ask for the same world and
+// bounds, whatever leaves a default to the world; a stock of its own is
+// another search.
+func TestOptionsKey(t *testing.T) {
+	if (Options{Stock: 100}).Key() != (Options{}).Key() {
+		t.Error("a stock of 100 and the default stock name different searches")
+	}
+	if (Options{Clients: 2, Attempts: 1, Depth: DefaultDepth}).Key() != (Options{}).Key() {
+		t.Error("the defaults said and left out name different searches")
+	}
+	if (Options{Stock: 1}).Key() == (Options{}).Key() {
+		t.Error("a stock of 1 and the default stock name the same search")
+	}
+	if (Options{Progress: func(Progress) {}}).Key() != (Options{}).Key() {
+		t.Error("a progress report makes another search")
+	}
+}

@@ -81,6 +81,18 @@ type Options struct {
 // expands before it looks at the budget again.
 const budgetChunk = 64
 
+// Key names the search o asks for: options with the same key search the
+// same world to the same bounds, and find the same — a stock of 0 is the
+// world's default stock, 100, for one (lessons that say neither and
+// oversell, which says 100). What o reports its progress to is no part of
+// it.
+func (o Options) Key() string {
+	o = o.withDefaults()
+	o.Stock = sim.Setup{Stock: o.Stock}.WithDefaults().Stock
+	o.Progress = nil
+	return fmt.Sprintf("%+v", o)
+}
+
 func (o Options) withDefaults() Options {
 	if o.Clients == 0 {
 		o.Clients = 2
