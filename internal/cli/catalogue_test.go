@@ -41,7 +41,7 @@ func refreshTable(was, now map[string]string) string {
 	if len(was) < len(now) || !changed {
 		return "run go generate ./..., which searches the cells the table lacks; then explain every new disagreement under \"Why they disagree\"."
 	}
-	return "cells it has changed, which go generate ./... keeps: LOCKSTEP_WRITE_EXPLORE_TABLE=1 go test -count=1 -timeout 60m -run TestExploreTableIsFresh ./internal/cli/ searches the whole table afresh (about 340 s); then explain every new disagreement under \"Why they disagree\"."
+	return "cells it has changed, which go generate ./... keeps: LOCKSTEP_WRITE_EXPLORE_TABLE=1 go test -count=1 -timeout 60m -run TestExploreTableIsFresh ./internal/cli/ searches the whole table afresh (about 270 s); then explain every new disagreement under \"Why they disagree\"."
 }
 
 // The README's "Adding an implementation" and lockimpl's package doc give
