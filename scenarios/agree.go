@@ -40,8 +40,8 @@ func (a Agreement) Agrees() bool { return len(a.Missing) == 0 && len(a.Extra) ==
 
 // Agree searches every lesson × implementation cell as the lesson's Search
 // says and sets the result beside the lesson's expectation. Lessons whose
-// searches are the same (explore.Options.Key) share them. progress, when set, is called after
-// each search with how many of how many are done.
+// searches are the same (explore.Options.Key) share them. progress, when
+// set, is called after each search with how many of how many are done.
 func Agree(ctx context.Context, lessons []Scenario, impls []lockimpl.Info, progress func(done, total int)) ([]Agreement, error) {
 	type key struct {
 		impl string

@@ -83,9 +83,9 @@ const budgetChunk = 64
 
 // Key names the search o asks for: options with the same key search the
 // same world to the same bounds, and find the same — a stock of 0 is the
-// world's default stock, 100, for one (lessons that say neither and
-// oversell, which says 100). What o reports its progress to is no part of
-// it.
+// world's default stock, 100, for one (the lessons that leave the stock to
+// the world, and oversell, which says 100). What o reports its progress
+// to is no part of it.
 func (o Options) Key() string {
 	o = o.withDefaults()
 	o.Stock = sim.Setup{Stock: o.Stock}.WithDefaults().Stock
