@@ -14,14 +14,7 @@ func TestAgreeSharesTheSameSearch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var lessons []Scenario
-	for _, id := range []string{"oversell", "short-section"} {
-		s, err := Lookup(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lessons = append(lessons, s)
-	}
+	lessons := lessonsByID(t, "oversell", "short-section")
 	if a, b := lessons[0].Options(in.Name), lessons[1].Options(in.Name); a.Stock == b.Stock {
 		t.Fatalf("oversell and short-section both give stock %d: the test needs one that says it and one that does not", a.Stock)
 	}

@@ -47,9 +47,11 @@ func spinUntil(done <-chan struct{}) {
 	}
 }
 
-func twoLessons(t *testing.T) []Scenario {
+// lessonsByID looks the lessons ids up, in order.
+func lessonsByID(t *testing.T, ids ...string) []Scenario {
+	t.Helper()
 	var out []Scenario
-	for _, id := range []string{"oversell", "setnx-no-ex"} {
+	for _, id := range ids {
 		s, err := Lookup(id)
 		if err != nil {
 			t.Fatal(err)
@@ -76,7 +78,7 @@ func TestStalledCellRunsAgainAlone(t *testing.T) {
 	// The run given up ends once its call returns: before the leak check.
 	defer func() { <-spun }()
 	ctx := sim.WithStallTimeout(t.Context(), 300*time.Millisecond)
-	results, err := CheckCellsOn(ctx, nil, twoLessons(t), []lockimpl.Info{info}, 2)
+	results, err := CheckCellsOn(ctx, nil, lessonsByID(t, "oversell", "setnx-no-ex"), []lockimpl.Info{info}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,7 @@ func TestEndlessCellSaysItStalledAlone(t *testing.T) {
 		spinUntil(stop) // until the test ends
 	})
 	ctx := sim.WithStallTimeout(t.Context(), 200*time.Millisecond)
-	results, err := CheckCellsOn(ctx, nil, twoLessons(t), []lockimpl.Info{info}, 2)
+	results, err := CheckCellsOn(ctx, nil, lessonsByID(t, "oversell", "setnx-no-ex"), []lockimpl.Info{info}, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
